@@ -1,0 +1,70 @@
+import type { ICredentialType, INodeProperties, Icon } from 'n8n-workflow';
+
+/**
+ * One credential for both API groups (messaging and rates): they share the base URL and the
+ * client key pair. Its test is `messagingRateApiTest` on the Messaging node: the API needs GET
+ * requests with a JSON body, which n8n's declarative credential test cannot send.
+ */
+export class MessagingRateApi implements ICredentialType {
+	name = 'messagingRateApi';
+
+	displayName = 'Messaging & Rate API';
+
+	icon: Icon = { light: 'file:../icons/messaging.svg', dark: 'file:../icons/messaging.dark.svg' };
+
+	documentationUrl = 'https://github.com/n8n-nodes-messaging-rate/n8n-nodes-messaging-rate#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'https://gateway.example.com',
+			required: true,
+			description:
+				'Address of the service, http:// or https://, without /api/... (a trailing slash is fine). For the local sandbox: http://127.0.0.1:8069.',
+		},
+		{
+			displayName: 'Client ID',
+			name: 'clientId',
+			type: 'string',
+			default: '',
+			required: true,
+			description: 'The client key of your account',
+		},
+		{
+			displayName: 'Client Secret',
+			name: 'clientSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: 'The client secret of your account. It is sent inside request bodies, never logged or shown.',
+		},
+		{
+			displayName: 'Token Lifetime (Minutes)',
+			name: 'tokenLifetimeMinutes',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 60,
+			description:
+				'How long a token is reused when the service does not say when it expires. An expired token is renewed automatically either way.',
+		},
+		{
+			displayName: 'Request Timeout (Seconds)',
+			name: 'timeoutSeconds',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 30,
+			description: 'How long to wait for an answer before failing the item',
+		},
+		{
+			displayName: 'Ignore SSL Issues (Insecure)',
+			name: 'allowUnauthorizedCerts',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to connect even if the SSL certificate cannot be verified (self-signed test servers only)',
+		},
+	];
+}

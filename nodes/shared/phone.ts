@@ -1,0 +1,35 @@
+import { parsePhoneNumberWithError, type CountryCode, getCountries } from 'libphonenumber-js';
+
+/**
+ * A phone number as people paste it ("+62 812-8877-6713", "0812 8877 6713", "6281288776713")
+ * → the API's form: digits with country code, no plus. Local numbers (leading 0, no country
+ * code) need `defaultCountry`, an ISO code like "ID".
+ *
+ * Returns the digits, or a sentence saying what is wrong (the caller names the item and field).
+ */
+export function normalizePhone(input: string, defaultCountry?: string): { phone: string } | { problem: string } {
+	const raw = input.trim();
+	if (!raw) return { problem: 'is empty' };
+	if (/[a-z]/i.test(raw.replace(/^tel:/i, '').replace(/\s*(ext\.?|x)\s*\d+$/i, ''))) {
+		return { problem: `is not a phone number: "${input}"` };
+	}
+	const country = defaultCountry ? (defaultCountry.trim().toUpperCase() as CountryCode) : undefined;
+	if (country && !getCountries().includes(country)) {
+		return { problem: `cannot be read: the default country "${defaultCountry}" is not an ISO country code such as ID or US` };
+	}
+	// Digits with country code and no plus (the API's own form) are read as international.
+	const text = /^\d{10,15}$/.test(raw) && !raw.startsWith('0') ? `+${raw}` : raw;
+	try {
+		const parsed = parsePhoneNumberWithError(text, country ? { defaultCountry: country } : undefined);
+		if (!parsed.isPossible()) return { problem: `is not a possible phone number: "${input}"` };
+		return { phone: parsed.number.replace(/^\+/, '') };
+	} catch (error) {
+		const reason = error instanceof Error ? error.message : '';
+		if (reason === 'INVALID_COUNTRY') {
+			return {
+				problem: `has no country code: "${input}". Write it with its country code (e.g. +62…) or set the "Default Country" option`,
+			};
+		}
+		return { problem: `is not a phone number: "${input}"` };
+	}
+}

@@ -1,0 +1,56 @@
+import type { ApiCredentials } from './client';
+
+/** The credential's fields as n8n stores them (see MessagingRateApi.credentials.ts). */
+export interface StoredCredentials {
+	baseUrl?: unknown;
+	clientId?: unknown;
+	clientSecret?: unknown;
+	tokenLifetimeMinutes?: unknown;
+	timeoutSeconds?: unknown;
+	allowUnauthorizedCerts?: unknown;
+}
+
+export class CredentialError extends Error {
+	override readonly name = 'CredentialError';
+}
+
+/** Validates the stored credential; errors say which field and how to fix it, never its secret. */
+export function parseCredentials(stored: StoredCredentials): ApiCredentials {
+	const baseUrl = String(stored.baseUrl ?? '').trim();
+	let url: URL;
+	try {
+		url = new URL(baseUrl);
+	} catch {
+		throw new CredentialError(
+			`Credential field "Base URL" is not a valid URL ("${baseUrl}"). Use the service's address, e.g. https://gateway.example.com`,
+		);
+	}
+	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+		throw new CredentialError(`Credential field "Base URL" must start with http:// or https:// (got "${url.protocol}")`);
+	}
+	if (url.search || url.hash) {
+		throw new CredentialError('Credential field "Base URL" must not contain a query or fragment (?… or #…)');
+	}
+	const clientId = String(stored.clientId ?? '').trim();
+	const clientSecret = String(stored.clientSecret ?? '');
+	if (!clientId) throw new CredentialError('Credential field "Client ID" is empty. Enter the client key of your account.');
+	if (!clientSecret) throw new CredentialError('Credential field "Client Secret" is empty. Enter the client secret of your account.');
+
+	return {
+		baseUrl: `${url.origin}${url.pathname}`.replace(/\/+$/, ''),
+		clientId,
+		clientSecret,
+		tokenLifetimeMinutes: positive(stored.tokenLifetimeMinutes, 60, 'Token Lifetime (Minutes)'),
+		timeoutSeconds: positive(stored.timeoutSeconds, 30, 'Request Timeout (Seconds)'),
+		allowUnauthorizedCerts: stored.allowUnauthorizedCerts === true,
+	};
+}
+
+function positive(value: unknown, fallback: number, field: string): number {
+	if (value === undefined || value === null || value === '') return fallback;
+	const number = Number(value);
+	if (!Number.isFinite(number) || number <= 0) {
+		throw new CredentialError(`Credential field "${field}" must be a number above 0 (got "${String(value)}")`);
+	}
+	return number;
+}

@@ -1,0 +1,77 @@
+/**
+ * When a failed call may be sent again. The rule that keeps messages from being sent twice:
+ * a read (GET) is retried on any transient failure; a write (POST) only when the server cannot
+ * have processed it: the connection was never made, or the server said "not now" (429, 503)
+ * before doing anything. A write whose answer was lost after it was sent is never retried.
+ */
+
+export interface RetryPolicy {
+	/** Retries after the first attempt. */
+	readonly maxRetries: number;
+	readonly baseDelayMs: number;
+	readonly maxDelayMs: number;
+	/** A Retry-After longer than this is not waited for: the call fails and says so. */
+	readonly maxRetryAfterSeconds: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+	maxRetries: 3,
+	baseDelayMs: 300,
+	maxDelayMs: 5_000,
+	maxRetryAfterSeconds: 60,
+};
+
+const READ_RETRY_STATUSES = new Set([429, 502, 503, 504]);
+const WRITE_RETRY_STATUSES = new Set([429, 503]);
+
+/** Connection failures that prove the request never left this machine. */
+const NOT_SENT_CODES = new Set([
+	'ECONNREFUSED',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'EADDRNOTAVAIL',
+	'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export function isRetryableStatus(status: number, isWrite: boolean): boolean {
+	return (isWrite ? WRITE_RETRY_STATUSES : READ_RETRY_STATUSES).has(status);
+}
+
+/** True when a connection error code shows the request was never sent. */
+export function neverSent(code: string | undefined): boolean {
+	return code !== undefined && NOT_SENT_CODES.has(code);
+}
+
+export function isTimeoutCode(code: string | undefined): boolean {
+	return code !== undefined && TIMEOUT_CODES.has(code);
+}
+
+export function isRetryableNetworkError(code: string | undefined, isWrite: boolean): boolean {
+	return isWrite ? neverSent(code) : true;
+}
+
+/** Exponential backoff with jitter (half fixed, half random); the server's Retry-After wins when it gives one. */
+export function retryDelayMs(
+	retry: number,
+	policy: RetryPolicy,
+	retryAfterSeconds?: number,
+	random: () => number = Math.random,
+): number {
+	if (retryAfterSeconds !== undefined) return retryAfterSeconds * 1000;
+	const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
+	return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+/** Retry-After as seconds: either a number of seconds or an HTTP date. */
+export function parseRetryAfter(header: string | string[] | undefined, now = Date.now()): number | undefined {
+	const value = Array.isArray(header) ? header[0] : header;
+	if (!value) return undefined;
+	const seconds = Number(value);
+	if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+	const date = Date.parse(value);
+	return Number.isFinite(date) ? Math.max(0, (date - now) / 1000) : undefined;
+}

@@ -1,0 +1,88 @@
+/**
+ * Bearer tokens shared by every item and execution in this process.
+ *
+ * - One entry per key (base URL, API group, client id, hash of the secret), so two credentials
+ *   never share a token and a changed secret never reuses an old one.
+ * - Concurrent callers that find no valid token wait on the same in-flight request: 1000
+ *   parallel items cause one token request.
+ * - `invalidate(key, token)` only drops the entry if it still holds that token, so many
+ *   callers failing on the same expired token cause one refresh, not one each.
+ */
+
+export interface Token {
+	readonly value: string;
+	/** Epoch ms after which the token is not used any more (a margin before its real expiry). */
+	readonly expiresAt: number;
+}
+
+/** Tokens are dropped this long (or a tenth of their life, if shorter) before they expire. */
+const EXPIRY_MARGIN_MS = 30_000;
+
+export class TokenCache {
+	private readonly tokens = new Map<string, Token>();
+	private readonly inFlight = new Map<string, Promise<Token>>();
+	/** Token requests made through this cache (for tests and benchmarks). */
+	fetches = 0;
+
+	constructor(private readonly now: () => number = Date.now) {}
+
+	async get(key: string, fetchToken: () => Promise<Token>): Promise<Token> {
+		const cached = this.tokens.get(key);
+		if (cached && cached.expiresAt > this.now()) return cached;
+
+		const pending = this.inFlight.get(key);
+		if (pending) return await pending;
+
+		this.fetches++;
+		const request = fetchToken()
+			.then((token) => {
+				this.tokens.set(key, token);
+				return token;
+			})
+			.finally(() => this.inFlight.delete(key));
+		this.inFlight.set(key, request);
+		return await request;
+	}
+
+	/** Forgets `token` for `key` if it is still the cached one (see the class comment). */
+	invalidate(key: string, token?: Token): void {
+		const cached = this.tokens.get(key);
+		if (cached && (!token || cached.value === token.value)) this.tokens.delete(key);
+	}
+
+	/** Every token value currently known (for redaction). */
+	values(): string[] {
+		return [...this.tokens.values()].map((t) => t.value);
+	}
+
+	clear(): void {
+		this.tokens.clear();
+		this.inFlight.clear();
+		this.fetches = 0;
+	}
+}
+
+/**
+ * Lifetime from a token answer when it states one (`expires_in` seconds, or `expires_at` /
+ * `exp` as epoch seconds or ISO date), else `fallbackMs` (the credential's setting: the real
+ * service states none).
+ */
+export function tokenExpiry(answer: Record<string, unknown>, now: number, fallbackMs: number): number {
+	const expiry = statedExpiry(answer, now) ?? now + fallbackMs;
+	// Stop using a token shortly before it expires, so a request never races the expiry.
+	return expiry - Math.min(EXPIRY_MARGIN_MS, Math.max(0, expiry - now) / 10);
+}
+
+function statedExpiry(answer: Record<string, unknown>, now: number): number | undefined {
+	const expiresIn = Number(answer.expires_in ?? answer.expiresIn);
+	if (Number.isFinite(expiresIn) && expiresIn > 0) return now + expiresIn * 1000;
+	const at = answer.expires_at ?? answer.expiresAt ?? answer.exp;
+	if (typeof at === 'number' && at > 0) return at > 1e12 ? at : at * 1000;
+	if (typeof at === 'string') {
+		const numeric = Number(at);
+		if (Number.isFinite(numeric) && numeric > 0) return numeric > 1e12 ? numeric : numeric * 1000;
+		const parsed = Date.parse(at);
+		if (Number.isFinite(parsed)) return parsed;
+	}
+	return undefined;
+}

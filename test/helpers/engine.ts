@@ -1,0 +1,278 @@
+/**
+ * Runs a workflow (the same JSON a user imports) through n8n's real execution engine,
+ * n8n-core's `WorkflowExecute`, with this package's nodes and a credential pointing at a
+ * sandbox. No fake `this`: nodes get n8n's own execute functions, parameter resolution,
+ * expression evaluation, continueOnFail handling and pairedItem checks.
+ */
+import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import {
+	ICredentialsHelper,
+	NodeHelpers,
+	Workflow,
+	createRunExecutionData,
+	type ICredentialDataDecryptedObject,
+	type ICredentials,
+	type IDataObject,
+	type INode,
+	type INodeExecutionData,
+	type INodeParameters,
+	type INodeProperties,
+	type INodeType,
+	type INodeTypes,
+	type IRun,
+	type IVersionedNodeType,
+	type IWorkflowBase,
+	type IWorkflowExecuteAdditionalData,
+	type IConnections,
+} from 'n8n-workflow';
+
+import { CurrencyRate } from '../../nodes/CurrencyRate/CurrencyRate.node';
+import { Messaging } from '../../nodes/Messaging/Messaging.node';
+import { MessagingTrigger } from '../../nodes/MessagingTrigger/MessagingTrigger.node';
+
+export const PACKAGE = 'n8n-nodes-messaging-rate';
+
+
+class ManualTrigger implements INodeType {
+	description = {
+		displayName: 'Manual Trigger',
+		name: 'n8n-nodes-base.manualTrigger',
+		group: ['trigger'],
+		version: 1,
+		description: 'Start',
+		defaults: { name: 'When clicking "Execute workflow"' },
+		inputs: [],
+		outputs: ['main'],
+		properties: [] as INodeProperties[],
+	} as unknown as INodeType['description'];
+
+	async execute(this: import('n8n-workflow').IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [this.getInputData()];
+	}
+}
+
+/**
+ * Emits the items given in its `items` parameter (JSON array), so a test can feed any input.
+ * Binary items: `{ "json": {...}, "binary": {...} }` entries are passed through as they are.
+ */
+class TestItems implements INodeType {
+	description = {
+		displayName: 'Test Items',
+		name: 'test.items',
+		group: ['transform'],
+		version: 1,
+		description: 'Emits fixed items',
+		defaults: { name: 'Items' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' }] as INodeProperties[],
+	} as unknown as INodeType['description'];
+
+	async execute(this: import('n8n-workflow').IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const raw = this.getNodeParameter('items', 0) as string | IDataObject[];
+		const list = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<IDataObject | INodeExecutionData>;
+		return [
+			list.map((entry) =>
+				'json' in entry && typeof entry.json === 'object'
+					? { ...(entry as INodeExecutionData), pairedItem: { item: 0 } }
+					: { json: entry as IDataObject, pairedItem: { item: 0 } },
+			),
+		];
+	}
+}
+
+const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {
+	[`${PACKAGE}.messaging`]: new Messaging(),
+	[`${PACKAGE}.currencyRate`]: new CurrencyRate(),
+	[`${PACKAGE}.messagingTrigger`]: new MessagingTrigger(),
+	'n8n-nodes-base.manualTrigger': new ManualTrigger(),
+	'test.items': new TestItems(),
+};
+
+export const nodeTypes: INodeTypes = {
+	getByName: (name) => lookup(name),
+	getByNameAndVersion: (name, version) => NodeHelpers.getVersionedNodeType(lookup(name), version),
+	getKnownTypes: () => ({}),
+};
+
+function lookup(name: string): INodeType | IVersionedNodeType {
+	const type = nodeClasses[name];
+	if (!type) throw new Error(`Unknown node type in test workflow: ${name}`);
+	return type;
+}
+
+class TestCredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly credentials: Record<string, ICredentialDataDecryptedObject>) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+
+	async authenticate(_c: ICredentialDataDecryptedObject, _t: string, requestOptions: never): Promise<never> {
+		return requestOptions;
+	}
+
+	async preAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async runPreAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async getCredentials(): Promise<ICredentials> {
+		throw new Error('not used by these nodes');
+	}
+
+	async getDecrypted(_a: unknown, _n: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
+		const data = this.credentials[type];
+		if (!data) throw new Error(`No test credential of type ${type}`);
+		return data;
+	}
+
+	async updateCredentials(): Promise<void> {}
+
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+
+	getCredentialsProperties(): INodeProperties[] {
+		return [];
+	}
+}
+
+export interface WorkflowJson {
+	name?: string;
+	nodes: INode[];
+	connections: IConnections;
+	settings?: IDataObject;
+}
+
+export interface EngineRun {
+	run: IRun;
+	/** Output items of a node's first output of its last run (empty array if it did not run). */
+	output(nodeName: string, outputIndex?: number): INodeExecutionData[];
+	/** The error the execution stopped with, if any. */
+	error?: Error & { description?: string | null; context?: IDataObject };
+}
+
+let executionCounter = 0;
+
+/** Runs `workflow` from its first node without inputs (a manual run) and collects the result. */
+export async function runWorkflow(
+	workflow: WorkflowJson,
+	credentials: Record<string, ICredentialDataDecryptedObject>,
+): Promise<EngineRun> {
+	const executionId = `test-${++executionCounter}`;
+	const wf = new Workflow({
+		id: 'test-workflow',
+		name: workflow.name ?? 'test',
+		nodes: workflow.nodes,
+		connections: workflow.connections,
+		nodeTypes,
+		active: false,
+		settings: workflow.settings ?? {},
+	});
+	const workflowData = {
+		id: 'test-workflow',
+		name: workflow.name ?? 'test',
+		nodes: workflow.nodes,
+		connections: workflow.connections,
+		active: false,
+		settings: workflow.settings ?? {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as unknown as IWorkflowBase;
+
+	let finished: IRun | undefined;
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	hooks.addHandler('workflowExecuteAfter', (run) => {
+		finished = run;
+	});
+	const additionalData = {
+		executionId,
+		hooks,
+		credentialsHelper: new TestCredentialsHelper(credentials),
+		webhookWaitingBaseUrl: 'http://localhost/webhook-waiting',
+		webhookBaseUrl: 'http://localhost/webhook',
+		webhookTestBaseUrl: 'http://localhost/webhook-test',
+		restApiUrl: 'http://localhost/rest',
+		instanceBaseUrl: 'http://localhost/',
+		currentNodeParameters: undefined,
+		variables: {},
+	} as unknown as IWorkflowExecuteAdditionalData;
+
+	const start = wf.getStartNode() ?? workflow.nodes[0];
+	const runExecutionData = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [{ node: start, data: { main: [[{ json: {} }]] }, source: null }],
+		},
+	});
+	const run = await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(wf);
+	const result = finished ?? run;
+	const runData = result.data.resultData.runData;
+	return {
+		run: result,
+		error: result.data.resultData.error as EngineRun['error'],
+		output(nodeName, outputIndex = 0) {
+			const runs = runData[nodeName];
+			if (!runs?.length) return [];
+			return runs[runs.length - 1].data?.main?.[outputIndex] ?? [];
+		},
+	};
+}
+
+/** A two-node workflow: test items → one node of this package with the given parameters. */
+export function singleNodeWorkflow(
+	type: 'messaging' | 'currencyRate',
+	parameters: INodeParameters,
+	items: Array<IDataObject | INodeExecutionData> = [{}],
+	settings: Partial<INode> = {},
+): WorkflowJson {
+	return {
+		nodes: [
+			{ id: '1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: '2',
+				name: 'Items',
+				type: 'test.items',
+				typeVersion: 1,
+				position: [200, 0],
+				parameters: { items: JSON.stringify(items) },
+			},
+			{
+				id: '3',
+				name: 'Node',
+				type: `${PACKAGE}.${type}`,
+				typeVersion: 1,
+				position: [400, 0],
+				parameters,
+				credentials: { messagingRateApi: { id: 'cred-1', name: 'Sandbox' } },
+				...settings,
+			},
+		],
+		connections: {
+			Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
+			Items: { main: [[{ node: 'Node', type: 'main', index: 0 }]] },
+		} as IConnections,
+	};
+}
+
+/** The credential data for a sandbox (`messagingRateApi` fields). */
+export function sandboxCredential(baseUrl: string, overrides: IDataObject = {}): Record<string, ICredentialDataDecryptedObject> {
+	return {
+		messagingRateApi: {
+			baseUrl,
+			clientId: 'demo-client',
+			clientSecret: 'demo-secret',
+			tokenLifetimeMinutes: 60,
+			timeoutSeconds: 10,
+			allowUnauthorizedCerts: false,
+			...overrides,
+		},
+	};
+}
