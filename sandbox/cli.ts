@@ -1,0 +1,49 @@
+/**
+ * Runs the sandbox as a standalone server for manual tries and real-n8n runs:
+ *   npm run sandbox -- --port 8069      (or PORT=8069 npm run sandbox)
+ * Stays up until Ctrl-C.
+ */
+import { CONTROL_PATHS } from './control';
+import { startSandbox } from './server';
+
+const DEFAULT_PORT = 8069;
+
+function argValue(name: string): string | undefined {
+	const args = process.argv.slice(2);
+	const index = args.indexOf(`--${name}`);
+	if (index >= 0) return args[index + 1];
+	const inline = args.find((arg) => arg.startsWith(`--${name}=`));
+	return inline?.slice(name.length + 3);
+}
+
+function chosenPort(): number {
+	const raw = argValue('port') ?? process.env.PORT ?? String(DEFAULT_PORT);
+	const port = Number(raw);
+	if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port: ${raw}`);
+	return port;
+}
+
+async function main(): Promise<void> {
+	const sandbox = await startSandbox({ port: chosenPort(), host: argValue('host') ?? '127.0.0.1' });
+	const demo = sandbox.accounts()[0];
+	console.log(`Sandbox listening on ${sandbox.url}`);
+	console.log(`  client id:     ${demo.clientId}`);
+	console.log(`  client secret: ${demo.clientSecret}`);
+	console.log('Control API:');
+	for (const route of CONTROL_PATHS) console.log(`  ${route}`);
+	console.log('Press Ctrl-C to stop.');
+
+	const stop = () => {
+		sandbox.close().then(
+			() => process.exit(0),
+			() => process.exit(1),
+		);
+	};
+	process.once('SIGINT', stop);
+	process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+	console.error(error instanceof Error ? error.message : error);
+	process.exit(1);
+});

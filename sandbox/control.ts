@@ -1,0 +1,60 @@
+/**
+ * The control API under `/__sandbox/`: the `Sandbox` methods over HTTP, for other processes
+ * (the demo, real-n8n end-to-end tests). Never logged, never faulted.
+ */
+import { jsonAnswer, type Answer } from './answers';
+import type { FaultRule, IncomingMessage, Sandbox } from './types';
+
+export const CONTROL_PREFIX = '/__sandbox/';
+
+type ControlHandler = (sandbox: Sandbox, body: Record<string, unknown>) => unknown | Promise<unknown>;
+
+const OK = { ok: true };
+
+const CONTROL_ROUTES: Record<string, ControlHandler> = {
+	'GET /__sandbox/ledger': (sandbox) => sandbox.ledger(),
+	'GET /__sandbox/requests': (sandbox) => sandbox.requests(),
+	'GET /__sandbox/stats': (sandbox) => sandbox.stats(),
+	'GET /__sandbox/accounts': (sandbox) => sandbox.accounts(),
+	'POST /__sandbox/faults': (sandbox, body) => {
+		if (!Array.isArray(body.rules)) throw new Error('Body must be {"rules": FaultRule[]}');
+		sandbox.addFaults(body.rules as FaultRule[]);
+		return OK;
+	},
+	'DELETE /__sandbox/faults': (sandbox) => {
+		sandbox.clearFaults();
+		return OK;
+	},
+	'POST /__sandbox/expire-tokens': (sandbox) => {
+		sandbox.expireTokens();
+		return OK;
+	},
+	'POST /__sandbox/scan': (sandbox, body) => {
+		sandbox.scan(typeof body.clientId === 'string' ? body.clientId : undefined);
+		return OK;
+	},
+	'POST /__sandbox/reset': (sandbox) => {
+		sandbox.reset();
+		return OK;
+	},
+	'POST /__sandbox/incoming': (sandbox, body) => sandbox.deliverIncoming(body as IncomingMessage),
+};
+
+export const CONTROL_PATHS = Object.keys(CONTROL_ROUTES);
+
+function parseControlBody(body: Buffer): Record<string, unknown> {
+	if (body.length === 0) return {};
+	const parsed: unknown = JSON.parse(body.toString('utf8'));
+	if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('Body must be a JSON object');
+	return parsed as Record<string, unknown>;
+}
+
+export async function handleControl(sandbox: Sandbox, method: string, path: string, body: Buffer): Promise<Answer> {
+	const handler = CONTROL_ROUTES[`${method} ${path}`];
+	if (!handler) return jsonAnswer(404, { error: `Unknown control call: ${method} ${path}`, routes: CONTROL_PATHS });
+	try {
+		return jsonAnswer(200, await handler(sandbox, parseControlBody(body)));
+	} catch (error) {
+		return jsonAnswer(400, { error: error instanceof Error ? error.message : String(error) });
+	}
+}

@@ -1,0 +1,357 @@
+/**
+ * The sandbox HTTP server: a stand-in for the messaging and rate service, built on Node's own
+ * `http` so nothing hides what goes over the wire. See `types.ts` for the contract.
+ */
+import http, { type IncomingMessage as HttpRequest, type ServerResponse } from 'http';
+import type { AddressInfo, Socket } from 'net';
+import { Agent } from 'undici';
+import {
+	ApiError,
+	errorAnswer,
+	malformedBody,
+	notFoundPage,
+	proxyErrorPage,
+	rawJsonAnswer,
+	resultAnswer,
+	serverError,
+	sessionExpired,
+	tooManyRequests,
+	unsupportedMediaType,
+	type Answer,
+} from './answers';
+import { CONTROL_PREFIX, handleControl } from './control';
+import { bearerTokenOf, resolveRoute, runOperation, selectOperation, type Operation } from './endpoints';
+import { FaultEngine, faultProcessesRequest, type FiredFault } from './faults';
+import { resolveOptions, type ResolvedOptions } from './options';
+import { SandboxState } from './state';
+import type { IncomingMessage, RequestLogEntry, Sandbox, SandboxOptions } from './types';
+import { deliverIncoming } from './webhook';
+
+export type { Sandbox, SandboxOptions } from './types';
+
+const LOG_STRING_LIMIT = 1024;
+const DEFAULT_SLOW_MS = 5000;
+const TRUNCATED_JSON = '{"jsonrpc":"2.0","id":null,"result":{"mess';
+
+/** Everything a request handler needs; one per sandbox. */
+interface Core {
+	state: SandboxState;
+	faults: FaultEngine;
+	options: ResolvedOptions;
+	delays: Delays;
+}
+
+/** What happens to a request: an answer (maybe a rejection), or a dropped socket. */
+type Outcome = { kind: 'answer'; answer: Answer; rejectReason?: string } | { kind: 'drop' };
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+/** Timers that `close()` can cut short, so a `slow` fault never keeps the process alive. */
+class Delays {
+	private pending = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+
+	wait(ms: number): Promise<void> {
+		return new Promise((resolve) => {
+			const entry = { timer: setTimeout(() => done(), ms), resolve: () => done() };
+			const done = () => {
+				clearTimeout(entry.timer);
+				this.pending.delete(entry);
+				resolve();
+			};
+			this.pending.add(entry);
+		});
+	}
+
+	cancelAll(): void {
+		for (const entry of [...this.pending]) entry.resolve();
+	}
+}
+
+/** Collects Buffer chunks and concatenates once: large base64 bodies stay cheap. */
+function readBody(req: HttpRequest): Promise<Buffer> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let total = 0;
+		req.on('data', (chunk: Buffer) => {
+			chunks.push(chunk);
+			total += chunk.length;
+		});
+		req.on('end', () => resolve(Buffer.concat(chunks, total)));
+		req.on('error', reject);
+	});
+}
+
+function pathnameOf(url: string | undefined): string {
+	return new URL(url ?? '/', 'http://sandbox').pathname;
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+	for (const part of (header ?? '').split(';')) {
+		const [key, ...rest] = part.trim().split('=');
+		if (key === name) return rest.join('=');
+	}
+	return undefined;
+}
+
+function isJsonContentType(contentType: string | undefined): boolean {
+	return (contentType ?? '').split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `{"params": {...}}` with a JSON content type, or the rejection to answer. */
+function parseParams(contentType: string | undefined, body: Buffer): Record<string, unknown> | ApiError {
+	if (!isJsonContentType(contentType)) return unsupportedMediaType(contentType);
+	if (body.length === 0) return malformedBody();
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(body.toString('utf8'));
+	} catch {
+		return malformedBody();
+	}
+	if (!isPlainObject(parsed) || !isPlainObject(parsed.params)) return malformedBody();
+	return parsed.params;
+}
+
+/** Log-friendly copy of params: long strings (file bodies) become `<N chars>`. */
+function summarize(value: unknown): unknown {
+	if (typeof value === 'string') return value.length > LOG_STRING_LIMIT ? `<${value.length} chars>` : value;
+	if (Array.isArray(value)) return value.map(summarize);
+	if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, summarize(v)]));
+	return value;
+}
+
+/** What fault rules match on: params.method, or params.function for the rate get. */
+function rpcMethodOf(params: Record<string, unknown> | ApiError): string | undefined {
+	if (params instanceof ApiError) return undefined;
+	const selector = params.method ?? params.function;
+	return typeof selector === 'string' ? selector : undefined;
+}
+
+function writeAnswer(res: ServerResponse, answer: Answer, extraHeaders: Record<string, string>): void {
+	res.writeHead(answer.status, {
+		...answer.headers,
+		...extraHeaders,
+		'Content-Length': Buffer.byteLength(answer.body),
+	});
+	res.end(answer.body);
+}
+
+function clientHasGone(req: HttpRequest, res: ServerResponse): boolean {
+	return req.socket.destroyed || res.destroyed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Faults that replace processing
+
+function answerForFault(core: Core, fired: FiredFault, bearerToken: string | undefined): Outcome {
+	const answer = (a: Answer): Outcome => ({ kind: 'answer', answer: a });
+	switch (fired.kind) {
+		case 'http429':
+			return answer(errorAnswer(tooManyRequests(fired.rule.retryAfterSeconds ?? 1)));
+		case 'html502':
+			return answer(proxyErrorPage(502));
+		case 'html503':
+			return answer(proxyErrorPage(503));
+		case 'html504':
+			return answer(proxyErrorPage(504));
+		case 'dropBeforeProcessing':
+			return { kind: 'drop' };
+		case 'expireToken':
+			if (bearerToken) core.state.revokeToken(bearerToken);
+			return answer(errorAnswer(sessionExpired()));
+		case 'malformedJson':
+			return answer(rawJsonAnswer(TRUNCATED_JSON));
+		case 'emptyBody':
+			return answer(rawJsonAnswer(''));
+		case 'rpcError': {
+			const message = fired.rule.message ?? 'Odoo Server Error';
+			return answer(errorAnswer(new ApiError(200, 200, message, 'odoo.exceptions.UserError', message)));
+		}
+		default:
+			throw new Error(`Fault ${fired.kind} is applied during processing`);
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// API requests
+
+async function processOperation(
+	core: Core,
+	candidates: Operation[],
+	params: Record<string, unknown> | ApiError,
+	bearerToken: string | undefined,
+	fault: FiredFault | undefined,
+): Promise<Outcome> {
+	try {
+		if (params instanceof ApiError) throw params;
+		const operation = selectOperation(candidates, params);
+		const result = await runOperation(operation, { params, bearerToken, fault }, core.state, core.options);
+		return { kind: 'answer', answer: resultAnswer(result) };
+	} catch (error) {
+		if (error instanceof ApiError) return { kind: 'answer', answer: errorAnswer(error), rejectReason: error.message };
+		throw error;
+	}
+}
+
+/** Routing, faults, validation and handling; returns what to do with the connection. */
+async function decideOutcome(core: Core, entry: RequestLogEntry, body: Buffer): Promise<Outcome> {
+	const route = resolveRoute(entry.path, entry.method);
+	if (route.kind === 'notFound') return { kind: 'answer', answer: notFoundPage(), rejectReason: 'Not Found' };
+	if (route.kind === 'wrongMethod') {
+		return { kind: 'answer', answer: errorAnswer(route.error), rejectReason: route.error.message };
+	}
+
+	const params = parseParams(entry.contentType, body);
+	if (!(params instanceof ApiError)) entry.params = summarize(params) as Record<string, unknown>;
+	const bearerToken = bearerTokenOf(entry.authorization);
+
+	const fired = core.faults.pick({ path: entry.path, method: entry.method, rpcMethod: rpcMethodOf(params) });
+	if (fired) entry.fault = fired.kind;
+	if (fired && !faultProcessesRequest(fired.kind)) return answerForFault(core, fired, bearerToken);
+
+	const outcome = await processOperation(core, route.candidates, params, bearerToken, fired);
+	if (fired?.kind === 'dropAfterProcessing') return { kind: 'drop' };
+	// The caller drops the answer if the client gave up while we waited.
+	if (fired?.kind === 'slow') await core.delays.wait(fired.rule.delayMs ?? DEFAULT_SLOW_MS);
+	return outcome;
+}
+
+function newLogEntry(core: Core, req: HttpRequest, path: string, body: Buffer): RequestLogEntry {
+	const entry: RequestLogEntry = {
+		seq: core.state.takeSeq(),
+		method: req.method ?? 'GET',
+		path,
+		bodyBytes: body.length,
+		status: 0,
+	};
+	if (req.headers['content-type'] !== undefined) entry.contentType = req.headers['content-type'];
+	if (req.headers.authorization !== undefined) entry.authorization = req.headers.authorization;
+	const sessionCookie = cookieValue(req.headers.cookie, 'session_id');
+	if (sessionCookie !== undefined) entry.sessionCookie = sessionCookie;
+	return entry;
+}
+
+/** A request without a session this sandbox knows gets one, like Odoo does. */
+function sessionHeaders(core: Core, sessionCookie: string | undefined): Record<string, string> {
+	if (core.state.isKnownSession(sessionCookie)) return {};
+	return { 'Set-Cookie': `session_id=${core.state.newSession()}; Path=/; HttpOnly` };
+}
+
+async function handleApiRequest(core: Core, req: HttpRequest, res: ServerResponse, body: Buffer): Promise<void> {
+	const entry = newLogEntry(core, req, pathnameOf(req.url), body);
+	core.state.countRequest(entry.path);
+	let outcome: Outcome;
+	try {
+		outcome = await decideOutcome(core, entry, body);
+	} catch (error) {
+		// A bug in the sandbox itself: answer like Odoo does for an uncaught exception.
+		const message = error instanceof Error ? error.message : String(error);
+		outcome = { kind: 'answer', answer: errorAnswer(serverError('builtins.Exception', message)) };
+	}
+
+	if (outcome.kind === 'answer' && !clientHasGone(req, res)) {
+		writeAnswer(res, outcome.answer, sessionHeaders(core, entry.sessionCookie));
+		entry.status = outcome.answer.status;
+		if (outcome.rejectReason !== undefined) {
+			entry.rejected = true;
+			entry.rejectReason = outcome.rejectReason;
+		}
+	} else {
+		req.socket.destroy();
+	}
+	if (core.options.logRequests) core.state.requestLog.push(entry);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server
+
+function listen(server: http.Server, port: number, host: string): Promise<number> {
+	return new Promise((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(port, host, () => {
+			server.off('error', reject);
+			resolve((server.address() as AddressInfo).port);
+		});
+	});
+}
+
+function trackSockets(server: http.Server): Set<Socket> {
+	const sockets = new Set<Socket>();
+	server.on('connection', (socket) => {
+		sockets.add(socket);
+		socket.on('close', () => sockets.delete(socket));
+	});
+	return sockets;
+}
+
+function configureTimeouts(server: http.Server): void {
+	// Clients keep pooled connections; big uploads may take long, so no overall request timeout.
+	server.keepAliveTimeout = 30_000;
+	server.headersTimeout = 60_000;
+	server.requestTimeout = 0;
+}
+
+export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
+	const resolved = resolveOptions(options);
+	const core: Core = {
+		state: new SandboxState(resolved.accounts, resolved.tokenTtlMs),
+		faults: new FaultEngine(),
+		options: resolved,
+		delays: new Delays(),
+	};
+	// Own connection pool for webhook posts, so close() leaves nothing open.
+	const webhookAgent = new Agent({ keepAliveTimeout: 1000 });
+
+	const sandbox: Sandbox = {
+		url: '',
+		port: 0,
+		options: resolved,
+		ledger: () => [...core.state.ledger],
+		requests: () => [...core.state.requestLog],
+		stats: () => core.state.stats(),
+		accounts: () => core.state.publicAccounts(),
+		addFaults: (rules) => core.faults.add(rules),
+		clearFaults: () => core.faults.clear(),
+		expireTokens: () => core.state.revokeAllTokens(),
+		scan: (clientId) => {
+			core.state.accountOrFirst(clientId).status = 'authenticated';
+		},
+		deliverIncoming: (msg: IncomingMessage) =>
+			deliverIncoming(core.state.accountOrFirst(msg.clientId), msg, resolved.flatWebhookPayload, webhookAgent),
+		reset: () => {
+			core.state.reset();
+			core.faults.clear();
+		},
+		close: () => closeServer(),
+	};
+
+	const server = http.createServer((req, res) => {
+		readBody(req)
+			.then((body) => {
+				const path = pathnameOf(req.url);
+				if (path.startsWith(CONTROL_PREFIX)) {
+					return handleControl(sandbox, req.method ?? 'GET', path, body).then((answer) => writeAnswer(res, answer, {}));
+				}
+				return handleApiRequest(core, req, res, body);
+			})
+			.catch(() => req.socket.destroy());
+	});
+	configureTimeouts(server);
+	const sockets = trackSockets(server);
+
+	async function closeServer(): Promise<void> {
+		core.delays.cancelAll();
+		const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+		for (const socket of sockets) socket.destroy();
+		await Promise.all([closed, webhookAgent.destroy()]);
+	}
+
+	sandbox.port = await listen(server, resolved.port, resolved.host);
+	const hostInUrl = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
+	sandbox.url = `http://${hostInUrl}:${sandbox.port}`;
+	return sandbox;
+}

@@ -1,0 +1,150 @@
+/**
+ * Everything the sandbox remembers between requests: accounts, tokens, sessions, the ledger of
+ * sends and the request log. Kept apart from HTTP so `reset()` is one obvious place.
+ */
+import { randomBytes } from 'crypto';
+import type {
+	AccountStatus,
+	ApiGroup,
+	LedgerEntry,
+	RequestLogEntry,
+	SandboxAccount,
+	SandboxStats,
+} from './types';
+
+export interface AccountState {
+	clientId: string;
+	clientSecret: string;
+	status: AccountStatus;
+	whatsappNumber?: string;
+	whatsappWebhook?: string;
+	/** The QR payload shown until the account is scanned; stable so clients can poll it. */
+	qrPayload?: string;
+}
+
+export interface TokenRecord {
+	group: ApiGroup;
+	clientId: string;
+	expiresAt: number;
+	/** Set by `expireTokens()` or the `expireToken` fault. */
+	revoked: boolean;
+}
+
+export const DEFAULT_ACCOUNTS: SandboxAccount[] = [
+	{ clientId: 'demo-client', clientSecret: 'demo-secret', status: 'authenticated' },
+];
+
+export function randomToken(bytes = 24): string {
+	return randomBytes(bytes).toString('base64url');
+}
+
+export class SandboxState {
+	accounts: AccountState[] = [];
+	ledger: LedgerEntry[] = [];
+	requestLog: RequestLogEntry[] = [];
+	tokensIssued: Record<ApiGroup, number> = { wa: 0, rate: 0 };
+	requestsByPath: Record<string, number> = {};
+	private tokens = new Map<string, TokenRecord>();
+	/** Session ids handed out in `Set-Cookie`; a request carrying one is not given another. */
+	private sessions = new Set<string>();
+	private nextSeq = 1;
+
+	constructor(
+		private readonly initialAccounts: SandboxAccount[],
+		private readonly tokenTtlMs: number,
+	) {
+		this.reset();
+	}
+
+	reset(): void {
+		this.accounts = this.initialAccounts.map((account) => ({
+			clientId: account.clientId,
+			clientSecret: account.clientSecret,
+			status: account.status ?? 'init',
+			whatsappNumber: account.whatsappNumber,
+			whatsappWebhook: account.whatsappWebhook,
+		}));
+		this.ledger = [];
+		this.requestLog = [];
+		this.tokensIssued = { wa: 0, rate: 0 };
+		this.requestsByPath = {};
+		this.tokens.clear();
+		this.nextSeq = 1;
+	}
+
+	findAccountBySecret(clientSecret: string): AccountState | undefined {
+		return this.accounts.find((account) => account.clientSecret === clientSecret);
+	}
+
+	findAccountById(clientId: string): AccountState | undefined {
+		return this.accounts.find((account) => account.clientId === clientId);
+	}
+
+	/** The named account, or the first one when no id is given. */
+	accountOrFirst(clientId?: string): AccountState {
+		const account = clientId === undefined ? this.accounts[0] : this.findAccountById(clientId);
+		if (!account) throw new Error(`No sandbox account ${clientId ?? '(none configured)'}`);
+		return account;
+	}
+
+	issueToken(group: ApiGroup, clientId: string): string {
+		const token = randomToken();
+		this.tokens.set(token, { group, clientId, expiresAt: Date.now() + this.tokenTtlMs, revoked: false });
+		this.tokensIssued[group] += 1;
+		return token;
+	}
+
+	findToken(token: string): TokenRecord | undefined {
+		return this.tokens.get(token);
+	}
+
+	isExpired(record: TokenRecord): boolean {
+		return record.revoked || Date.now() >= record.expiresAt;
+	}
+
+	revokeToken(token: string): void {
+		const record = this.tokens.get(token);
+		if (record) record.revoked = true;
+	}
+
+	revokeAllTokens(): void {
+		for (const record of this.tokens.values()) record.revoked = true;
+	}
+
+	/** True when the request carried a session id this sandbox handed out (no new cookie needed). */
+	isKnownSession(sessionId: string | undefined): boolean {
+		return sessionId !== undefined && this.sessions.has(sessionId);
+	}
+
+	newSession(): string {
+		const sessionId = randomBytes(20).toString('hex');
+		this.sessions.add(sessionId);
+		return sessionId;
+	}
+
+	takeSeq(): number {
+		return this.nextSeq++;
+	}
+
+	countRequest(path: string): void {
+		this.requestsByPath[path] = (this.requestsByPath[path] ?? 0) + 1;
+	}
+
+	messagesSentBy(clientId: string): number {
+		return this.ledger.filter((entry) => entry.clientId === clientId).length;
+	}
+
+	stats(): SandboxStats {
+		return { tokensIssued: { ...this.tokensIssued }, requestsByPath: { ...this.requestsByPath } };
+	}
+
+	publicAccounts(): SandboxAccount[] {
+		return this.accounts.map((account) => ({
+			clientId: account.clientId,
+			clientSecret: account.clientSecret,
+			status: account.status,
+			whatsappNumber: account.whatsappNumber,
+			whatsappWebhook: account.whatsappWebhook,
+		}));
+	}
+}

@@ -1,0 +1,177 @@
+/**
+ * The sandbox's public contract: what tests, benchmarks and the demo may rely on.
+ * The server in `server.ts` implements it; the control API over HTTP (under `/__sandbox/`)
+ * exposes the same operations to other processes (real n8n end-to-end tests).
+ */
+
+export type ApiGroup = 'wa' | 'rate';
+
+export type AccountStatus = 'init' | 'loading' | 'got qr code' | 'authenticated';
+
+export interface SandboxAccount {
+	clientId: string;
+	clientSecret: string;
+	/** Starting status; the default demo account starts `authenticated` so sends work at once. */
+	status?: AccountStatus;
+	/** Number registered by Update Account (digits). */
+	whatsappNumber?: string;
+	/** Webhook registered by Update Account. */
+	whatsappWebhook?: string;
+}
+
+export interface SandboxOptions {
+	/** 0 picks a free port. Default 0. */
+	port?: number;
+	/** Default 127.0.0.1. */
+	host?: string;
+	/** Default: one account `demo-client` / `demo-secret`, status `authenticated`. */
+	accounts?: SandboxAccount[];
+	/** Lifetime of issued tokens in ms. Default 3_600_000. */
+	tokenTtlMs?: number;
+	/** When true, token answers carry `expires_in` (seconds); the real service sends none. Default false. */
+	tokenExpiresInField?: boolean;
+	/** When true, Get QR / status answer the older `data:image/png;base64,...` form. Default false. */
+	qrAsDataUri?: boolean;
+	/** When true, incoming webhook posts use a flat JSON object instead of `{"params": {...}}`. */
+	flatWebhookPayload?: boolean;
+	/** Phone numbers (digits) that Check Number reports as `not exists`. Default: any ending in `0000`. */
+	unregisteredNumbers?: string[];
+	/** `block_limit` reported by Limit; sends beyond it answer `sent: false`. Default 10_000. */
+	blockLimit?: number;
+	/** Keep request-log entries (params of large bodies are summarised). Default true. */
+	logRequests?: boolean;
+}
+
+export type FaultKind =
+	| 'http429' // 429 + Retry-After (retryAfterSeconds, default 1), JSON error body; request NOT processed
+	| 'html502' // 502 HTML page from a "proxy"; NOT processed
+	| 'html503' // 503 HTML page; NOT processed
+	| 'html504' // 504 HTML page; NOT processed
+	| 'dropBeforeProcessing' // body read, socket destroyed, NOT processed
+	| 'dropAfterProcessing' // processed (ledger records a send), then socket destroyed with no answer
+	| 'slow' // processed, then the answer waits delayMs (default 5000) before being written
+	| 'expireToken' // the bearer token used is invalidated; answered as an expired session; NOT processed
+	| 'sentFalse' // sends answer `{"message": {"sent": false, ...}}`; NOT recorded
+	| 'malformedJson' // 200 with a truncated JSON body; NOT processed
+	| 'emptyBody' // 200 with an empty body; NOT processed
+	| 'rpcError'; // 200 with a JSON-RPC error envelope (message); NOT processed
+
+export interface FaultMatch {
+	/** Exact path, e.g. `/api/wa/2.0/post`. */
+	path?: string;
+	/** `GET` or `POST`. */
+	method?: string;
+	/** params.method (login, status, check, update, sendMessage, sendFile) or params.function (getkurs). */
+	rpcMethod?: string;
+}
+
+export interface FaultRule {
+	/** One kind, or several to pick from at random (seeded) each time the rule fires. */
+	kind?: FaultKind;
+	kinds?: FaultKind[];
+	match?: FaultMatch;
+	/** Fire on the next N matching requests (default 1 when probability is not set). */
+	times?: number;
+	/** Fire on each matching request with this probability (0..1); unlimited unless `times` is set. */
+	probability?: number;
+	/** Seed for the rule's random choices (probability and kind); default 1. */
+	seed?: number;
+	retryAfterSeconds?: number;
+	delayMs?: number;
+	message?: string;
+}
+
+export interface LedgerEntry {
+	/** Message id as answered to the client, e.g. `true_6281288776713@c.us_3EB0...`. */
+	id: string;
+	clientId: string;
+	kind: 'text' | 'file';
+	phone: string;
+	/** Text body (kind text). */
+	text?: string;
+	/** File facts (kind file); the content itself is not kept. */
+	file?: { mimeType: string; filename: string; size: number; sha256: string };
+	caption?: string;
+	version: string;
+	at: string;
+	/** The fault that was applied to this request, if any (e.g. `dropAfterProcessing`). */
+	fault?: FaultKind;
+}
+
+export interface RequestLogEntry {
+	seq: number;
+	method: string;
+	path: string;
+	contentType?: string;
+	/** Value of the Authorization header, if any (tests assert presence/absence). */
+	authorization?: string;
+	/** session_id cookie value sent, if any. */
+	sessionCookie?: string;
+	/** Parsed params; strings over 1 KiB replaced by `<N chars>`. Undefined when the body was not JSON. */
+	params?: Record<string, unknown>;
+	/** Raw body length in bytes. */
+	bodyBytes: number;
+	/** HTTP status answered (0 when the socket was dropped). */
+	status: number;
+	/** Fault applied, if any. */
+	fault?: FaultKind;
+	/** True when the request was rejected by validation (missing params, missing bearer, ...). */
+	rejected?: boolean;
+	rejectReason?: string;
+}
+
+export interface SandboxStats {
+	/** Token requests answered with a token, per group. */
+	tokensIssued: Record<ApiGroup, number>;
+	/** All requests received per path. */
+	requestsByPath: Record<string, number>;
+}
+
+export interface IncomingMessage {
+	/** Account whose registered webhook receives the message. Default: the first account. */
+	clientId?: string;
+	type?: 'text' | 'image' | 'document' | 'audio' | 'video' | string;
+	sender?: string;
+	senderName?: string;
+	message?: string;
+	/** For media: raw file content as base64 (the sandbox builds the data URI) plus its mime type. */
+	fileBase64?: string;
+	mimeType?: string;
+	filename?: string;
+	/** Extra headers or query to send (e.g. a shared secret). */
+	headers?: Record<string, string>;
+	query?: Record<string, string>;
+	/** Override the posted payload entirely (raw string body), e.g. malformed JSON. */
+	rawBody?: string;
+	/** Include `x-api-key` in the payload (default: the account's client secret is NOT sent; set this explicitly). */
+	apiKey?: string;
+}
+
+export interface IncomingResult {
+	/** The URL the sandbox posted to. */
+	url: string;
+	status: number;
+	body: string;
+}
+
+export interface Sandbox {
+	/** Base URL, e.g. `http://127.0.0.1:40123` (no trailing slash). */
+	url: string;
+	port: number;
+	options: Required<Pick<SandboxOptions, 'tokenTtlMs'>> & SandboxOptions;
+	ledger(): LedgerEntry[];
+	requests(): RequestLogEntry[];
+	stats(): SandboxStats;
+	accounts(): SandboxAccount[];
+	addFaults(rules: FaultRule[]): void;
+	clearFaults(): void;
+	/** Marks every issued token as expired. */
+	expireTokens(): void;
+	/** Simulates scanning the QR code: account → `authenticated`. */
+	scan(clientId?: string): void;
+	/** Posts an incoming message to the account's registered webhook. */
+	deliverIncoming(message: IncomingMessage): Promise<IncomingResult>;
+	/** Clears ledger, request log, stats, faults, tokens; restores accounts to their initial state. */
+	reset(): void;
+	close(): Promise<void>;
+}
