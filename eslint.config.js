@@ -4,7 +4,6 @@
  */
 const n8nNodesBase = require('eslint-plugin-n8n-nodes-base');
 const tsParser = require('@typescript-eslint/parser');
-const jsoncParser = require('jsonc-eslint-parser');
 
 const plugins = { 'n8n-nodes-base': n8nNodesBase };
 
@@ -12,7 +11,7 @@ module.exports = [
 	{ ignores: ['dist/**', 'node_modules/**', 'test/**', 'sandbox/**', 'bench/**', 'demo/**', '**/*.js'] },
 	{
 		files: ['package.json'],
-		languageOptions: { parser: jsoncParser },
+		languageOptions: { parser: tsParser, parserOptions: { extraFileExtensions: ['.json'] } },
 		plugins,
 		rules: n8nNodesBase.configs.community.rules,
 	},

@@ -198,6 +198,7 @@ export async function runWorkflow(
 		hooks,
 		credentialsHelper: new TestCredentialsHelper(credentials),
 		webhookWaitingBaseUrl: 'http://localhost/webhook-waiting',
+		formWaitingBaseUrl: 'http://localhost/form-waiting',
 		webhookBaseUrl: 'http://localhost/webhook',
 		webhookTestBaseUrl: 'http://localhost/webhook-test',
 		restApiUrl: 'http://localhost/rest',
