@@ -86,6 +86,8 @@ const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {
 	[`${PACKAGE}.currencyRate`]: new CurrencyRate(),
 	[`${PACKAGE}.messagingTrigger`]: new MessagingTrigger(),
 	'n8n-nodes-base.manualTrigger': new ManualTrigger(),
+	// The example workflows start on a schedule; in the engine the schedule "fires" once, now.
+	'n8n-nodes-base.scheduleTrigger': new ManualTrigger(),
 	'test.items': new TestItems(),
 };
 

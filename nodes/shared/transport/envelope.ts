@@ -130,9 +130,10 @@ function pageText(text: string): string {
 	return source.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
 }
 
+/** Redact first, then shorten: cutting first could leave half a secret behind. */
 function clean(text: string, secrets: readonly string[]): string {
-	const short = text.length > MAX_SERVER_TEXT ? `${text.slice(0, MAX_SERVER_TEXT)}…` : text;
-	return redact(short, secrets);
+	const safe = redact(text, secrets);
+	return safe.length > MAX_SERVER_TEXT ? `${safe.slice(0, MAX_SERVER_TEXT)}…` : safe;
 }
 
 const STATUS_TEXT: Record<number, string> = {
