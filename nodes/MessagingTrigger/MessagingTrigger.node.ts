@@ -1,6 +1,22 @@
-import { NodeConnectionTypes, type INodeType, type INodeTypeDescription, type IWebhookFunctions, type IWebhookResponseData } from 'n8n-workflow';
+import {
+	NodeConnectionTypes,
+	type IHookFunctions,
+	type INodeType,
+	type INodeTypeDescription,
+	type IWebhookFunctions,
+	type IWebhookResponseData,
+} from 'n8n-workflow';
 
-// PLACEHOLDER: replaced by the Messaging Trigger implementation.
+import { CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/apiClient';
+import { triggerProperties } from './parameters';
+import { receiveMessage } from './receive';
+import { registerWebhook, unregisterWebhook, webhookExists } from './registration';
+
+/**
+ * Starts a workflow for each message the gateway posts to the account's webhook. Activating
+ * the workflow registers its URL with Update Account; deactivating restores the webhook the
+ * account had before, or clears it (see registration.ts and docs/messaging-trigger.md).
+ */
 export class MessagingTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Messaging Trigger',
@@ -8,15 +24,33 @@ export class MessagingTrigger implements INodeType {
 		icon: { light: 'file:messaging.svg', dark: 'file:messaging.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		description: 'Incoming messages',
+		subtitle: '={{"Account " + $parameter["accountNumber"]}}',
+		description: 'Starts the workflow when a WhatsApp message reaches the gateway account',
 		defaults: { name: 'Messaging Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: 'messagingRateApiTest' }],
 		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
-		properties: [],
+		properties: triggerProperties,
+	};
+
+	methods = { credentialTest: { messagingRateApiTest } };
+
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return await webhookExists.call(this);
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return await registerWebhook.call(this);
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return await unregisterWebhook.call(this);
+			},
+		},
 	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return { workflowData: [[{ json: this.getBodyData() }]] };
+		return await receiveMessage.call(this);
 	}
 }

@@ -1,0 +1,63 @@
+import { extension as extensionOf } from 'mime-types';
+
+/**
+ * The media of an incoming message: the gateway puts the file in `body` as
+ * `data:<mime>;base64,<data>` (service notes, "Incoming events"). This decodes it into bytes
+ * for n8n's binary data, or says in a sentence why it cannot.
+ */
+
+export const FALLBACK_MIME_TYPE = 'application/octet-stream';
+
+export type DecodedMedia = { data: Buffer; mimeType: string; fileName: string } | { problem: string };
+
+// Only the head is matched against a pattern, so a file of many MB is never scanned by it.
+const DATA_URI_HEAD = /^data:([^;,]*)((?:;[^;,]*)*),/i;
+const MIME_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/;
+const NOT_BASE64_CHAR = /[^A-Za-z0-9+/]/;
+const WHITESPACE = /\s/;
+
+/** Whether a payload `body` is meant as a data URI (valid or not), as opposed to plain text. */
+export function looksLikeDataUri(body: string): boolean {
+	return /^data:/i.test(body);
+}
+
+/**
+ * Decodes a base64 data URI. Line breaks inside the base64 (MIME-wrapped encoders), missing `=`
+ * padding and the URL-safe alphabet are accepted; anything else that is not base64 is refused.
+ */
+export function decodeDataUri(body: string, fileNameGiven: string): DecodedMedia {
+	const head = DATA_URI_HEAD.exec(body.slice(0, 512));
+	if (!head) return { problem: 'the media body is not a data URI of the form data:<mime type>;base64,<data>' };
+	const parameters = head[2].split(';').map((parameter) => parameter.trim().toLowerCase());
+	if (!parameters.includes('base64')) return { problem: 'the media body is a data URI without ";base64"' };
+	const declared = head[1].trim().toLowerCase();
+	if (declared && !MIME_TYPE.test(declared)) return { problem: `the media body has an invalid mime type "${declared.slice(0, 100)}"` };
+	const mimeType = declared || FALLBACK_MIME_TYPE;
+
+	let base64 = body.slice(head[0].length);
+	if (WHITESPACE.test(base64)) base64 = base64.replace(/\s+/g, '');
+	// The URL-safe alphabet (RFC 4648 §5) differs in two characters; a mix of both is no base64.
+	if (/[-_]/.test(base64) && !/[+/]/.test(base64)) base64 = base64.replace(/-/g, '+').replace(/_/g, '/');
+	const unpadded = base64.replace(/={1,2}$/, '');
+	if (unpadded.length === 0) return { problem: 'the media body holds an empty file' };
+	const at = unpadded.search(NOT_BASE64_CHAR);
+	if (at !== -1) {
+		return { problem: `the media body is not valid base64 (character ${JSON.stringify(unpadded[at])} at position ${at + 1})` };
+	}
+	// Missing or partial `=` padding is harmless; a length of 4n+1 characters is no base64 at all.
+	if (unpadded.length % 4 === 1) {
+		return { problem: 'the media body is not valid base64 (its length is not possible for base64)' };
+	}
+	return { data: Buffer.from(unpadded, 'base64'), mimeType, fileName: safeFileName(fileNameGiven, mimeType) };
+}
+
+/**
+ * The file name for n8n's binary data. It comes from a stranger's phone, so folders and control
+ * characters are cut off: a later "write to disk" node must not be steered into another folder.
+ */
+export function safeFileName(given: string, mimeType: string): string {
+	const lastPart = given.split(/[\\/]/).pop() ?? '';
+	const cleaned = lastPart.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+	if (cleaned && cleaned !== '.' && cleaned !== '..') return cleaned;
+	return `file.${extensionOf(mimeType) || 'bin'}`;
+}

@@ -1,0 +1,199 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { DEFAULT_MESSAGING_VERSION } from '../Messaging/options';
+
+/**
+ * The trigger's parameters and how they are read. Hook functions (activation) and webhook
+ * functions (each incoming request) both read them through `readTriggerSettings`.
+ */
+
+export const MESSAGE_CATEGORIES = ['text', 'image', 'document', 'audio', 'video', 'other'] as const;
+export type MessageCategory = (typeof MESSAGE_CATEGORIES)[number];
+
+export type Verification = 'none' | 'apiKey' | 'headerSecret' | 'querySecret';
+
+export const DEFAULT_SECRET_HEADER = 'x-webhook-secret';
+export const DEFAULT_SECRET_QUERY = 'token';
+/** n8n's own default body limit (N8N_PAYLOAD_SIZE_MAX) is 16 MiB too. */
+export const DEFAULT_MAX_BODY_MB = 16;
+export const DEFAULT_BINARY_PROPERTY = 'data';
+
+const showForSharedSecret = { show: { verification: ['headerSecret', 'querySecret'] } };
+
+export const triggerProperties: INodeProperties[] = [
+	{
+		displayName: 'Account Number',
+		name: 'accountNumber',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: '+62 812-8877-6713',
+		description:
+			"The WhatsApp number of your gateway account. Activating the workflow registers this workflow's URL as the account's webhook (Update Account).",
+	},
+	{
+		displayName: 'Message Types',
+		name: 'messageTypes',
+		type: 'multiOptions',
+		options: [
+			{ name: 'Audio', value: 'audio', description: 'Audio files and voice notes' },
+			{ name: 'Document', value: 'document', description: 'Files such as PDF or spreadsheets' },
+			{ name: 'Image', value: 'image' },
+			{ name: 'Other', value: 'other', description: 'Any type not listed here, such as stickers or locations' },
+			{ name: 'Text', value: 'text' },
+			{ name: 'Video', value: 'video' },
+		],
+		default: [],
+		description: 'Only messages of these types start the workflow. Leave empty for all types.',
+	},
+	{
+		displayName: 'Ignore Own Messages',
+		name: 'ignoreOwnMessages',
+		type: 'boolean',
+		default: false,
+		description: "Whether to ignore messages whose sender is the account's own number",
+	},
+	{
+		displayName: 'Verification',
+		name: 'verification',
+		type: 'options',
+		options: [
+			{ name: 'None', value: 'none', description: 'Accept every request to the webhook URL' },
+			{
+				name: 'API Key in Payload',
+				value: 'apiKey',
+				description: 'The payload\'s "x-api-key" must equal the Client Secret of the credential',
+			},
+			{
+				name: 'Shared Secret in Header',
+				value: 'headerSecret',
+				description: 'A header must carry the shared secret (for a proxy in front of n8n that adds it)',
+			},
+			{
+				name: 'Shared Secret in Query Parameter',
+				value: 'querySecret',
+				description: 'The registered webhook URL carries the shared secret as a query parameter',
+			},
+		],
+		default: 'none',
+		description: 'How a request is checked before it starts the workflow. A request that fails is answered 401.',
+	},
+	{
+		displayName: 'Header Name',
+		name: 'headerName',
+		type: 'string',
+		default: DEFAULT_SECRET_HEADER,
+		displayOptions: { show: { verification: ['headerSecret'] } },
+		description: 'Name of the header that carries the shared secret',
+	},
+	{
+		displayName: 'Query Parameter Name',
+		name: 'queryParameterName',
+		type: 'string',
+		default: DEFAULT_SECRET_QUERY,
+		displayOptions: { show: { verification: ['querySecret'] } },
+		description: 'Name of the query parameter that carries the shared secret in the registered URL',
+	},
+	{
+		displayName: 'Shared Secret',
+		name: 'sharedSecret',
+		type: 'string',
+		typeOptions: { password: true },
+		default: '',
+		required: true,
+		displayOptions: showForSharedSecret,
+		description: 'A long random string. Requests without it are answered 401 and start nothing.',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [
+			{
+				displayName: 'API Version',
+				name: 'version',
+				type: 'string',
+				default: DEFAULT_MESSAGING_VERSION,
+				description: 'Value sent as "version" by Check Account and Update Account when the webhook is registered',
+			},
+			{
+				displayName: 'Default Country',
+				name: 'defaultCountry',
+				type: 'string',
+				default: '',
+				placeholder: 'ID',
+				description:
+					'Two-letter country code (ISO 3166) used when the Account Number is written without a country code, such as 0812 8877 6713',
+			},
+			{
+				displayName: 'Maximum Body Size (MB)',
+				name: 'maxBodySizeMb',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: DEFAULT_MAX_BODY_MB,
+				description:
+					"Larger requests are answered 400 and start nothing. n8n's own limit (N8N_PAYLOAD_SIZE_MAX, 16 MB by default) applies first.",
+			},
+			{
+				displayName: 'Put File in Field',
+				name: 'binaryPropertyName',
+				type: 'string',
+				default: DEFAULT_BINARY_PROPERTY,
+				description: 'Name of the binary field that receives the file of a media message',
+			},
+		],
+	},
+];
+
+export interface TriggerSettings {
+	/** As typed; normalised where it is used, so a bad value fails with a clear error there. */
+	accountNumber: string;
+	messageTypes: MessageCategory[];
+	ignoreOwnMessages: boolean;
+	verification: Verification;
+	headerName: string;
+	queryParameterName: string;
+	sharedSecret: string;
+	version: string;
+	defaultCountry: string;
+	maxBodyBytes: number;
+	binaryPropertyName: string;
+}
+
+/** The part of n8n's hook and webhook functions this needs (their signatures differ in details). */
+interface ParameterSource {
+	getNodeParameter(parameterName: string, fallbackValue?: unknown): unknown;
+}
+
+export function readTriggerSettings(ctx: ParameterSource): TriggerSettings {
+	const text = (name: string, fallback = ''): string => {
+		const value = ctx.getNodeParameter(name, fallback);
+		return typeof value === 'string' || typeof value === 'number' ? String(value) : fallback;
+	};
+	const options = (ctx.getNodeParameter('options', {}) ?? {}) as Record<string, unknown>;
+	const option = (name: string, fallback: string): string => {
+		const value = options[name];
+		const given = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+		return given || fallback;
+	};
+	const types = ctx.getNodeParameter('messageTypes', []);
+	const verification = text('verification', 'none') as Verification;
+	const maxMb = Number(options.maxBodySizeMb);
+	return {
+		accountNumber: text('accountNumber'),
+		messageTypes: (Array.isArray(types) ? types : []).filter((type): type is MessageCategory =>
+			(MESSAGE_CATEGORIES as readonly string[]).includes(type as string),
+		),
+		ignoreOwnMessages: ctx.getNodeParameter('ignoreOwnMessages', false) === true,
+		verification,
+		headerName: verification === 'headerSecret' ? text('headerName').trim() || DEFAULT_SECRET_HEADER : DEFAULT_SECRET_HEADER,
+		queryParameterName: verification === 'querySecret' ? text('queryParameterName').trim() || DEFAULT_SECRET_QUERY : DEFAULT_SECRET_QUERY,
+		sharedSecret: verification === 'headerSecret' || verification === 'querySecret' ? text('sharedSecret') : '',
+		version: option('version', DEFAULT_MESSAGING_VERSION),
+		defaultCountry: option('defaultCountry', ''),
+		maxBodyBytes: Math.round((Number.isFinite(maxMb) && maxMb > 0 ? maxMb : DEFAULT_MAX_BODY_MB) * 1024 * 1024),
+		binaryPropertyName: option('binaryPropertyName', DEFAULT_BINARY_PROPERTY),
+	};
+}

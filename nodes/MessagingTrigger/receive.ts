@@ -1,0 +1,97 @@
+import type { IDataObject, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { normalizePhone } from '../shared/phone';
+import { decodeDataUri, looksLikeDataUri } from './media';
+import { readTriggerSettings } from './parameters';
+import { eventFields, ignoreReason, rawPayload, readEvent, type IncomingEvent } from './payload';
+import { readJsonBody } from './requestBody';
+import { apiKeyProblem, sharedSecretProblem } from './verification';
+
+/**
+ * One request from the gateway: checked, read, filtered, turned into one item. Every answer is
+ * JSON: `{"received": true, ...}` when accepted or deliberately ignored (200), `{"received":
+ * false, "error": ...}` when refused (401 failed verification, 400 unreadable body); only an
+ * accepted message starts the workflow.
+ */
+export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const settings = readTriggerSettings(this);
+
+	// Checked before the body is parsed: a stranger's body is not worth the work.
+	const secretProblem = sharedSecretProblem(this, settings);
+	if (secretProblem) return refuse(this, 401, secretProblem);
+
+	const body = await readJsonBody(this, settings.maxBodyBytes);
+	if ('problem' in body) return refuse(this, 400, body.problem);
+	const read = eventFields(body.json);
+	if ('problem' in read) return refuse(this, 400, read.problem);
+	const event = readEvent(read.fields);
+
+	if (settings.verification === 'apiKey') {
+		const problem = await apiKeyProblem(this, event);
+		if (problem) return refuse(this, 401, problem);
+	}
+
+	const reason = ignoreReason(event, settings, ownNumber(settings.accountNumber, settings.defaultCountry));
+	if (reason) return { webhookResponse: { received: true, ignored: reason } };
+
+	const item = await messageItem(this, event, read.fields, settings.binaryPropertyName);
+	return {
+		webhookResponse: { received: true, messageId: event.messageId },
+		workflowData: [[item]],
+	};
+}
+
+/**
+ * Answers the request directly: n8n answers what `webhookResponse` holds with the webhook's
+ * fixed status (200), so another status needs the response object. `noWebhookResponse` tells
+ * n8n the request is answered, and no `workflowData` means no execution.
+ */
+function refuse(ctx: IWebhookFunctions, status: 400 | 401, error: string): IWebhookResponseData {
+	const res = ctx.getResponseObject();
+	const json = JSON.stringify({ received: false, error });
+	res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+	res.end(json);
+	return { noWebhookResponse: true };
+}
+
+/** The account's number in digits, for the "own messages" filter; digits only if it is no phone number. */
+function ownNumber(accountNumber: string, defaultCountry: string): string {
+	const parsed = normalizePhone(accountNumber, defaultCountry);
+	return 'phone' in parsed ? parsed.phone : accountNumber.replace(/\D/g, '');
+}
+
+async function messageItem(
+	ctx: IWebhookFunctions,
+	event: IncomingEvent,
+	fields: IDataObject,
+	binaryPropertyName: string,
+): Promise<INodeExecutionData> {
+	const json: IDataObject = {
+		messageId: event.messageId,
+		sender: event.sender,
+		senderName: event.senderName,
+		recipient: event.recipient,
+		type: event.type,
+		text: event.text,
+		fileName: event.fileName,
+		receivedAt: new Date().toISOString(),
+	};
+	const item: INodeExecutionData = { json };
+
+	const mediaExpected = event.type !== 'text' && event.type !== 'other';
+	if (event.body !== undefined && (looksLikeDataUri(event.body) || mediaExpected)) {
+		const media = decodeDataUri(event.body, event.fileName);
+		if ('problem' in media) {
+			json.mediaError = media.problem;
+		} else {
+			item.binary = {
+				[binaryPropertyName]: await ctx.helpers.prepareBinaryData(media.data, media.fileName, media.mimeType),
+			};
+			json.fileName = media.fileName;
+			json.mimeType = media.mimeType;
+			json.fileSize = media.data.length;
+		}
+	}
+	json.payload = rawPayload(fields);
+	return item;
+}

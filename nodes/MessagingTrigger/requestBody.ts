@@ -1,0 +1,84 @@
+import type { IncomingMessage } from 'http';
+import type { IWebhookFunctions } from 'n8n-workflow';
+
+/**
+ * The request body as the gateway sent it, read by the node itself so that a broken or oversized
+ * body is answered here (400, JSON) instead of failing somewhere later.
+ *
+ * n8n reads every webhook request's bytes into `req.rawBody` (its `rawBodyReader` middleware
+ * gives each request a `readRawBody()`), and for a typeVersion-1 node it calls it before the node
+ * runs. A body sent as `application/json` is also parsed by n8n before the node runs; a malformed
+ * one is answered by n8n itself (422) and never reaches this code. Bodies with another content
+ * type (text/plain, none, ...) arrive here unparsed and are parsed here.
+ */
+
+export type JsonBody = { json: unknown } | { problem: string };
+
+/** What n8n adds to Node's request object (declared by n8n-workflow for `http.IncomingMessage`). */
+type WebhookRequest = IncomingMessage & { rawBody?: Buffer; readRawBody?: () => Promise<void> };
+
+class BodyTooLarge extends Error {}
+
+export async function readJsonBody(ctx: IWebhookFunctions, maxBytes: number): Promise<JsonBody> {
+	const req = ctx.getRequestObject() as unknown as WebhookRequest;
+	const tooLarge = `The body is larger than the limit of ${formatMb(maxBytes)} (option "Maximum Body Size")`;
+	const declared = Number(req.headers?.['content-length']);
+	if (Number.isFinite(declared) && declared > maxBytes) return { problem: tooLarge };
+
+	let raw: Buffer | undefined;
+	try {
+		raw = await rawBodyOf(req, maxBytes);
+	} catch (error) {
+		if (error instanceof BodyTooLarge || isTooLargeError(error)) return { problem: tooLarge };
+		return { problem: `The body could not be read: ${messageOf(error)}` };
+	}
+	// A host that parsed the body and kept no bytes: use what it parsed.
+	if (raw === undefined) return { json: ctx.getBodyData() };
+	if (raw.length > maxBytes) return { problem: tooLarge };
+
+	const text = raw.toString('utf8').replace(/^\uFEFF/, '');
+	if (text.trim() === '') return { problem: 'The body is empty; a JSON object was expected' };
+	try {
+		return { json: JSON.parse(text) as unknown };
+	} catch (error) {
+		return { problem: `The body is not valid JSON: ${messageOf(error).slice(0, 200)}` };
+	}
+}
+
+async function rawBodyOf(req: WebhookRequest, maxBytes: number): Promise<Buffer | undefined> {
+	if (Buffer.isBuffer(req.rawBody)) return req.rawBody;
+	if (typeof req.readRawBody === 'function') {
+		await req.readRawBody();
+		if (Buffer.isBuffer(req.rawBody)) return req.rawBody;
+	}
+	if (typeof req.on !== 'function' || !req.readable) return undefined;
+	return await readStream(req, maxBytes);
+}
+
+/** Reads a request nobody has read yet, stopping as soon as it passes the limit. */
+async function readStream(req: WebhookRequest, maxBytes: number): Promise<Buffer> {
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of req) {
+		const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+		size += buffer.length;
+		if (size > maxBytes) throw new BodyTooLarge();
+		chunks.push(buffer);
+	}
+	return Buffer.concat(chunks);
+}
+
+/** raw-body (used by n8n's `readRawBody`) says "too large" with status 413. */
+function isTooLargeError(error: unknown): boolean {
+	const { status, type } = (error ?? {}) as { status?: unknown; type?: unknown };
+	return status === 413 || type === 'entity.too.large';
+}
+
+function messageOf(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}
+
+function formatMb(bytes: number): string {
+	const mb = bytes / (1024 * 1024);
+	return `${Number.isInteger(mb) ? mb : mb.toFixed(2)} MB`;
+}
