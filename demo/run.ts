@@ -34,7 +34,7 @@ async function main() {
 		if (workflow.nodes.some((node) => node.type.endsWith('.messagingTrigger'))) continue; // needs a running n8n
 		console.log(`Workflow "${workflow.name ?? file}" (examples/${file})`);
 		const before = sandbox.ledger().length;
-		const run = await runWorkflow(workflow, credential);
+		const run = await runWorkflow(workflow, credential, { startNode: workflow.nodes.find((n) => n.type === 'n8n-nodes-base.manualTrigger')?.name });
 		for (const node of workflow.nodes) {
 			const items = run.output(node.name);
 			if (!run.run.data.resultData.runData[node.name]) continue;

@@ -1,0 +1,138 @@
+/**
+ * 10,000 Currency Rate → Convert items in one execution through n8n's engine against the
+ * sandbox. Prints:
+ *   - the requests the sandbox received (goal: 2, one token and one rates request);
+ *   - the node's items per second (its execution time as the engine records it) against a plain
+ *     loop doing the same arithmetic on the same rates, measured in the same run, as a ratio.
+ *
+ * A second execution with fixed parameters (no per-item expressions) shows how much of the
+ * node's time is n8n evaluating the three `{{ $json... }}` expressions of each item.
+ *
+ * Run: npx ts-node --transpile-only bench/convert-bulk.ts [items]
+ */
+import '../test/setup-env';
+
+import type { IDataObject } from 'n8n-workflow';
+import { performance } from 'perf_hooks';
+
+import { roundTo } from '../nodes/CurrencyRate/actions/rate/convert';
+import { parseRateAnswer, type RateTable } from '../nodes/CurrencyRate/rateTable';
+import { ApiClient, TokenCache, closeConnections, endpoints, parseCredentials } from '../nodes/shared/transport';
+import { startSandbox } from '../sandbox/server';
+import type * as Engine from '../test/helpers/engine';
+
+const ITEMS = Number(process.argv[2] ?? 10_000);
+const CODES = ['USD', 'eur', 'SGD', 'jpy', 'IDR', 'GBP', 'aud'];
+const BASE = 'IDR';
+
+interface ConvertItem {
+	amount: number;
+	from: string;
+	to: string;
+}
+
+/** The baseline: what the node computes per item, without n8n, parameters or checks. */
+function plainLoop(items: ConvertItem[], table: RateTable): number[] {
+	const rateOf = (code: string) => (code === BASE ? 1 : (table.quotes.get(code)?.average as number));
+	const out: number[] = new Array(items.length);
+	for (let i = 0; i < items.length; i++) {
+		const { amount, from, to } = items[i];
+		out[i] = roundTo((amount * rateOf(from.toUpperCase())) / rateOf(to.toUpperCase()), 2);
+	}
+	return out;
+}
+
+/**
+ * Under ts-node, Node's resolver tries `.json` before `.ts`, so the harness's import of
+ * `CurrencyRate.node` would load the codex file `CurrencyRate.node.json`. Putting `.ts` first is
+ * what ts-node's `preferTsExts` setting does; done here until the project's tsconfig sets it.
+ */
+function preferTypeScriptFiles(): void {
+	// `require.extensions` is deprecated, but it is the resolver's only hook (and what ts-node uses).
+	const extensions = require.extensions;
+	const typescript = extensions['.ts'];
+	if (!typescript) return;
+	const others = Object.entries(extensions).filter(([extension]) => extension !== '.ts');
+	for (const [extension] of others) delete extensions[extension];
+	for (const [extension, loader] of others) extensions[extension] = loader;
+	// Deleting and re-adding the others leaves `.ts` first in the resolver's order.
+}
+
+async function main(): Promise<void> {
+	preferTypeScriptFiles();
+	const { runWorkflow, sandboxCredential, singleNodeWorkflow }: typeof Engine = await import('../test/helpers/engine');
+	const sandbox = await startSandbox();
+	try {
+		const items: ConvertItem[] = Array.from({ length: ITEMS }, (_, i) => ({
+			amount: Math.round((i * 7.31 + 1) * 100) / 100,
+			from: CODES[i % CODES.length],
+			to: CODES[(i * 3 + 1) % CODES.length],
+		}));
+		const workflow = singleNodeWorkflow(
+			'currencyRate',
+			{
+				resource: 'rate',
+				operation: 'convert',
+				provider: 'bca',
+				amount: '={{ $json.amount }}',
+				fromCurrency: '={{ $json.from }}',
+				toCurrency: '={{ $json.to }}',
+				rateType: 'average',
+				decimalPlaces: 2,
+			},
+			items as unknown as IDataObject[],
+		);
+
+		const wallStart = performance.now();
+		const run = await runWorkflow(workflow, sandboxCredential(sandbox.url));
+		const wallMs = performance.now() - wallStart;
+		if (run.error) throw run.error;
+		const output = run.output('Node');
+		const nodeMs = run.run.data.resultData.runData.Node[0].executionTime;
+		const requests = sandbox.requests();
+		const stats = sandbox.stats();
+
+		// The same rates, fetched outside the measurement, for the baseline.
+		const client = new ApiClient(parseCredentials({ baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: 'demo-secret' }), new TokenCache());
+		const table = parseRateAnswer('bca', await client.call(endpoints.getKurs, { version: '1.0', currency_id_provider: 'bca' }), Date.now());
+		const loopStart = performance.now();
+		const expected = plainLoop(items, table);
+		const loopMs = performance.now() - loopStart;
+
+		// The same number of items with fixed parameters: no expression to evaluate per item.
+		const fixed = singleNodeWorkflow(
+			'currencyRate',
+			{ resource: 'rate', operation: 'convert', provider: 'bca', amount: 100, fromCurrency: 'USD', toCurrency: 'EUR', rateType: 'average', decimalPlaces: 2 },
+			items as unknown as IDataObject[],
+		);
+		const fixedRun = await runWorkflow(fixed, sandboxCredential(sandbox.url));
+		if (fixedRun.error) throw fixedRun.error;
+		const fixedMs = fixedRun.run.data.resultData.runData.Node[0].executionTime;
+
+		const mismatches = output.filter((item, i) => item.json.convertedAmount !== expected[i]).length;
+		const nodeRate = ITEMS / (nodeMs / 1000);
+		const loopRate = ITEMS / (loopMs / 1000);
+
+		console.log(`convert-bulk: ${ITEMS} convert items in one execution (provider bca, mixed currencies)`);
+		console.log(
+			`requests made by the node: ${requests.length} (rates token ${stats.tokensIssued.rate}, getkurs ${stats.requestsByPath['/api/rate/1.0/get'] ?? 0}) — goal 2`,
+		);
+		console.log(`output items: ${output.length}, results differing from the plain loop: ${mismatches}`);
+		console.log(`node (engine-recorded execution time): ${nodeMs} ms → ${Math.round(nodeRate).toLocaleString('en')} items/s`);
+		console.log(`whole workflow run (wall clock):        ${wallMs.toFixed(0)} ms`);
+		console.log(`plain loop, same arithmetic and rates:  ${loopMs.toFixed(2)} ms → ${Math.round(loopRate).toLocaleString('en')} items/s`);
+		console.log(
+			`same items, fixed parameters (no expressions): ${fixedMs} ms → ${Math.round(ITEMS / (fixedMs / 1000)).toLocaleString('en')} items/s`,
+		);
+		console.log(`ratio: the node does ${(nodeRate / loopRate).toFixed(4)}× the plain loop's items/s (the loop is ${(loopRate / nodeRate).toFixed(0)}× faster)`);
+		if (requests.length !== 2 || mismatches > 0 || output.length !== ITEMS) process.exitCode = 1;
+	} finally {
+		await sandbox.close();
+		await closeConnections();
+	}
+}
+
+main().catch((error) => {
+	console.error(error);
+	process.exitCode = 1;
+});
