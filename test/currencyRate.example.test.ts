@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import { NodeHelpers, type INode, type INodeParameters } from 'n8n-workflow';
+import { NodeHelpers, type IConnections, type INode, type INodeParameters } from 'n8n-workflow';
 
 import { CurrencyRate } from '../nodes/CurrencyRate/CurrencyRate.node';
 import { closeConnections } from '../nodes/shared/transport';

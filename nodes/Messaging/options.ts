@@ -55,7 +55,23 @@ export const optionsProperty: INodeProperties = {
 	],
 };
 
-export function messagingOptions(ctx: IExecuteFunctions, itemIndex = 0): MessagingOptions {
+/**
+ * Read once per execution: every item's operation asks for them, and each `getNodeParameter`
+ * call goes through n8n's parameter resolution, a real cost at thousands of items per run.
+ * Keyed by the execution context, which n8n creates anew for every run of the node.
+ */
+const optionsByRun = new WeakMap<IExecuteFunctions, MessagingOptions>();
+
+export function messagingOptions(ctx: IExecuteFunctions): MessagingOptions {
+	let options = optionsByRun.get(ctx);
+	if (!options) {
+		options = readOptions(ctx, 0);
+		optionsByRun.set(ctx, options);
+	}
+	return options;
+}
+
+function readOptions(ctx: IExecuteFunctions, itemIndex: number): MessagingOptions {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as Partial<MessagingOptions>;
 	return {
 		version: String(options.version ?? DEFAULT_MESSAGING_VERSION).trim() || DEFAULT_MESSAGING_VERSION,

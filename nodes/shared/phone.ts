@@ -24,11 +24,16 @@ export function normalizePhone(input: string, defaultCountry?: string): { phone:
 		if (!parsed.isPossible()) return { problem: `is not a possible phone number: "${input}"` };
 		return { phone: parsed.number.replace(/^\+/, '') };
 	} catch (error) {
+		// libphonenumber-js's error codes: INVALID_COUNTRY, NOT_A_NUMBER, TOO_SHORT, TOO_LONG, INVALID_LENGTH.
 		const reason = error instanceof Error ? error.message : '';
 		if (reason === 'INVALID_COUNTRY') {
+			if (/^\s*(\+|00)/.test(text)) return { problem: `has an unknown country code: "${input}"` };
 			return {
 				problem: `has no country code: "${input}". Write it with its country code (e.g. +62…) or set the "Default Country" option`,
 			};
+		}
+		if (reason === 'TOO_SHORT' || reason === 'TOO_LONG' || reason === 'INVALID_LENGTH') {
+			return { problem: `is not a possible phone number (${reason === 'TOO_SHORT' ? 'too short' : reason === 'TOO_LONG' ? 'too long' : 'wrong length'}): "${input}"` };
 		}
 		return { problem: `is not a phone number: "${input}"` };
 	}

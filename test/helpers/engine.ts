@@ -4,7 +4,9 @@
  * sandbox. No fake `this`: nodes get n8n's own execute functions, parameter resolution,
  * expression evaluation, continueOnFail handling and pairedItem checks.
  */
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import { Container } from '@n8n/di';
+import { BinaryDataConfig, BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import type { Readable } from 'stream';
 import {
 	ICredentialsHelper,
 	NodeHelpers,
@@ -12,6 +14,7 @@ import {
 	createRunExecutionData,
 	type ICredentialDataDecryptedObject,
 	type ICredentials,
+	type IBinaryData,
 	type IDataObject,
 	type INode,
 	type INodeExecutionData,
@@ -164,10 +167,19 @@ export interface EngineRun {
 
 let executionCounter = 0;
 
+/** Optional settings of a run: where it starts, and observers (benchmarks measure one node with them). */
+export interface RunHooks {
+	/** Node to start from (default: n8n's start node). Examples with two triggers start at "Run Now". */
+	startNode?: string;
+	onNodeExecuteBefore?: (nodeName: string) => void | Promise<void>;
+	onNodeExecuteAfter?: (nodeName: string) => void | Promise<void>;
+}
+
 /** Runs `workflow` from its first node without inputs (a manual run) and collects the result. */
 export async function runWorkflow(
 	workflow: WorkflowJson,
 	credentials: Record<string, ICredentialDataDecryptedObject>,
+	runHooks: RunHooks = {},
 ): Promise<EngineRun> {
 	const executionId = `test-${++executionCounter}`;
 	const wf = new Workflow({
@@ -195,6 +207,9 @@ export async function runWorkflow(
 	hooks.addHandler('workflowExecuteAfter', (run) => {
 		finished = run;
 	});
+	const { onNodeExecuteBefore, onNodeExecuteAfter } = runHooks;
+	if (onNodeExecuteBefore) hooks.addHandler('nodeExecuteBefore', async (nodeName) => await onNodeExecuteBefore(nodeName));
+	if (onNodeExecuteAfter) hooks.addHandler('nodeExecuteAfter', async (nodeName) => await onNodeExecuteAfter(nodeName));
 	const additionalData = {
 		executionId,
 		hooks,
@@ -209,7 +224,7 @@ export async function runWorkflow(
 		variables: {},
 	} as unknown as IWorkflowExecuteAdditionalData;
 
-	const start = wf.getStartNode() ?? workflow.nodes[0];
+	const start = (runHooks.startNode ? wf.getNode(runHooks.startNode) : wf.getStartNode()) ?? workflow.nodes[0];
 	const runExecutionData = createRunExecutionData({
 		executionData: {
 			nodeExecutionStack: [{ node: start, data: { main: [[{ json: {} }]] }, source: null }],
@@ -278,4 +293,35 @@ export function sandboxCredential(baseUrl: string, overrides: IDataObject = {}):
 			...overrides,
 		},
 	};
+}
+
+/**
+ * Where n8n keeps binary data in this process, as n8n itself sets it up at start
+ * (`N8N_DEFAULT_BINARY_DATA_MODE` + `N8N_BINARY_DATA_STORAGE_PATH`, then `BinaryDataService.init()`):
+ * - `memory`: n8n's `default` mode, the file is base64 in `binary.data`;
+ * - `filesystem`: files on disk under `storagePath`, items carry `binary.id` and nodes read them
+ *   with `helpers.getBinaryStream(id)` / `getBinaryMetadata(id)`.
+ * The setting is process-wide: a test file picks one per test (beforeEach) or per file.
+ * Files stored in filesystem mode stay readable after switching back to memory mode.
+ */
+export async function setBinaryDataMode(mode: 'memory' | 'filesystem', storagePath?: string): Promise<void> {
+	const config = Container.get(BinaryDataConfig);
+	config.mode = mode === 'memory' ? 'default' : 'filesystem';
+	if (storagePath) config.localStoragePath = storagePath;
+	await Container.get(BinaryDataService).init();
+}
+
+/**
+ * Stores a file the way an upstream node's `prepareBinaryData` does, in the current binary-data
+ * mode, and returns the `IBinaryData` to put under an item's `binary` (memory mode: base64 in
+ * `data`; filesystem mode: an `id`).
+ */
+export async function storeBinary(
+	content: Buffer | Readable,
+	meta: { fileName?: string; mimeType?: string } = {},
+	executionId = 'test-input',
+): Promise<IBinaryData> {
+	const binary: IBinaryData = { data: '', mimeType: meta.mimeType ?? 'application/octet-stream' };
+	if (meta.fileName) binary.fileName = meta.fileName;
+	return await Container.get(BinaryDataService).store({ type: 'execution', workflowId: 'test-workflow', executionId }, content, binary);
 }

@@ -222,6 +222,10 @@ export class ApiClient {
 			method: endpoint.httpMethod,
 			headers,
 			body: body.open(),
+			// undici closes the connection after any GET that carries a body (a guard for servers
+			// that do not read one), and then opened a new TCP connection for every request of
+			// this API. This server reads GET bodies (Content-Length is always set): keep it alive.
+			reset: false,
 			dispatcher: agentFor(this.credentials),
 			headersTimeout: timeoutMs,
 			bodyTimeout: timeoutMs,

@@ -1,4 +1,5 @@
 import type { ResourceDefinition } from '../../../shared/operation';
+import * as sendFile from './sendFile';
 import * as sendText from './sendText';
 
 export const message: ResourceDefinition = {
@@ -11,6 +12,13 @@ export const message: ResourceDefinition = {
 			action: 'Send a text message',
 			description: 'Send a text message to a phone number',
 			module: sendText,
+		},
+		{
+			name: 'Send File',
+			value: 'sendFile',
+			action: 'Send a file',
+			description: 'Send a document, image or other file with an optional caption',
+			module: sendFile,
 		},
 	],
 };
