@@ -1,0 +1,80 @@
+/**
+ * The sandbox in a child process, for benchmarks: its CPU (JSON parsing, base64 decoding of
+ * uploaded files) and its memory are then not counted against the code being measured.
+ * Talks to it through its control API (`/__sandbox/...`).
+ */
+import { spawn, type ChildProcess } from 'child_process';
+import { join } from 'path';
+import { Agent, request } from 'undici';
+
+import type { LedgerEntry, SandboxStats } from '../sandbox/types';
+
+export interface ChildSandbox {
+	url: string;
+	reset(): Promise<void>;
+	stats(): Promise<SandboxStats>;
+	ledger(): Promise<LedgerEntry[]>;
+	close(): Promise<void>;
+}
+
+const ROOT = join(__dirname, '..');
+
+export async function startChildSandbox(): Promise<ChildSandbox> {
+	const child: ChildProcess = spawn(
+		process.execPath,
+		['--max-old-space-size=4096', '-r', 'ts-node/register/transpile-only', join(ROOT, 'sandbox', 'cli.ts'), '--port', '0'],
+		{ cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+	);
+	const url = await new Promise<string>((resolve, reject) => {
+		let seen = '';
+		const onData = (chunk: Buffer) => {
+			seen += chunk.toString();
+			const match = /listening on (http:\/\/\S+)/.exec(seen);
+			if (match) {
+				child.stdout?.off('data', onData);
+				child.stdout?.resume();
+				resolve(match[1]);
+			}
+		};
+		child.stdout?.on('data', onData);
+		child.once('exit', (code) => reject(new Error(`The sandbox process exited (code ${code}) before listening`)));
+	});
+	const agent = new Agent({ keepAliveTimeout: 1000 });
+
+	async function control<T>(method: 'GET' | 'POST', path: string): Promise<T> {
+		const response = await request(`${url}/__sandbox/${path}`, { method, dispatcher: agent });
+		const text = await response.body.text();
+		if (response.statusCode !== 200) throw new Error(`Sandbox control ${path}: HTTP ${response.statusCode} ${text}`);
+		return JSON.parse(text) as T;
+	}
+
+	return {
+		url,
+		reset: async () => {
+			await control('POST', 'reset');
+		},
+		stats: async () => await control<SandboxStats>('GET', 'stats'),
+		ledger: async () => await control<LedgerEntry[]>('GET', 'ledger'),
+		close: async () => {
+			await agent.close();
+			const exited = new Promise((resolve) => child.once('exit', resolve));
+			child.kill('SIGTERM');
+			await exited;
+		},
+	};
+}
+
+/**
+ * Under ts-node, Node's resolver tries `.json` before `.ts`, so the engine harness's import of
+ * `Messaging.node` would load the codex file `Messaging.node.json`. Putting `.ts` first is what
+ * ts-node's `preferTsExts` setting does; call this before loading the harness.
+ */
+export function preferTypeScriptFiles(): void {
+	// `require.extensions` is deprecated, but it is the resolver's only hook (and what ts-node uses).
+	const extensions = require.extensions;
+	const typescript = extensions['.ts'];
+	if (!typescript) return;
+	const others = Object.entries(extensions).filter(([extension]) => extension !== '.ts');
+	for (const [extension] of others) delete extensions[extension];
+	for (const [extension, loader] of others) extensions[extension] = loader;
+}

@@ -1,0 +1,173 @@
+/**
+ * 1000 Send Text items through n8n's engine (the Messaging node, its transport, its token cache)
+ * against a bare undici loop sending the same 1000 requests with the same parallelism, both
+ * against the same sandbox, in one run. Prints per parallelism:
+ *   - items per second of each and the ratio engine / bare (goal >= 0.9);
+ *   - token requests the engine run made (goal: 1).
+ *
+ * The sandbox runs in a child process, so its CPU (parsing, answering) is not spent on this
+ * process's event loop, where it would slow whichever side happened to be running. Both sides
+ * are warmed up first (JIT, keep-alive connections), then run alternately; the median is used.
+ *
+ * Run: npx ts-node --transpile-only bench/send-throughput.ts [items] [rounds]
+ */
+import '../test/setup-env';
+
+import { performance } from 'perf_hooks';
+import { Agent, request } from 'undici';
+
+import { startChildSandbox, preferTypeScriptFiles, type ChildSandbox } from './sandbox-child';
+
+const ITEMS = Number(process.argv[2] ?? 1000);
+const ROUNDS = Number(process.argv[3] ?? 5);
+const PARALLELISM = [1, 8];
+const SECRET = 'demo-secret';
+const VERSION = '16.0.1.3';
+
+/** Numbers as a user's sheet would hold them: pasted with spaces and dashes. */
+function items(count: number): Array<{ phone: string; text: string }> {
+	return Array.from({ length: count }, (_, i) => ({
+		phone: `+62 812-${String(1000 + (i % 9000)).padStart(4, '0')}-${String(1000 + i).slice(-4)}`,
+		text: `Order ${i} is ready for pick-up`,
+	}));
+}
+
+type Item = { phone: string; text: string };
+
+/** The baseline: the same requests with undici and nothing else (digits already normalised). */
+async function bareLoop(sandbox: ChildSandbox, list: Item[], parallel: number, agent: Agent): Promise<number> {
+	const started = performance.now();
+	const tokenResponse = await request(`${sandbox.url}/api/wa/authentication`, {
+		method: 'GET',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ params: { client_id: 'demo-client', client_secret: SECRET } }),
+		dispatcher: agent,
+	});
+	const token = ((await tokenResponse.body.json()) as { result: { token: string } }).result.token;
+	const phones = list.map((item) => item.phone.replace(/\D/g, ''));
+	let next = 0;
+	const worker = async () => {
+		while (next < list.length) {
+			const i = next++;
+			const body = JSON.stringify({
+				params: { method: 'sendMessage', client_secret: SECRET, version: VERSION, phone: phones[i], body: list[i].text },
+			});
+			const response = await request(`${sandbox.url}/api/wa/2.0/post`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': String(Buffer.byteLength(body)) },
+				body,
+				dispatcher: agent,
+			});
+			const answer = (await response.body.json()) as { result?: { message?: { sent?: boolean } } };
+			if (answer.result?.message?.sent !== true) throw new Error(`bare loop: item ${i} not sent`);
+		}
+	};
+	await Promise.all(Array.from({ length: parallel }, worker));
+	return performance.now() - started;
+}
+
+/**
+ * How the 1000 items reach the node's parameters:
+ * - `expressions`: Phone Number `{{ $json.phone }}` and Text `{{ $json.text }}`, as a real
+ *   workflow does; n8n evaluates two expressions per item before the node sees a value;
+ * - `fixed`: the same phone and text typed into the node, so the time is the node's own
+ *   (parameters, phone parsing, transport) and the engine's per-item bookkeeping.
+ */
+type Variant = 'expressions' | 'fixed';
+
+async function main(): Promise<void> {
+	preferTypeScriptFiles();
+	const { runWorkflow, sandboxCredential, singleNodeWorkflow } = await import('../test/helpers/engine');
+	const { closeConnections, sharedTokenCache } = await import('../nodes/shared/transport');
+
+	const sandbox = await startChildSandbox();
+	const agent = new Agent({ keepAliveTimeout: 10_000 });
+	const credential = sandboxCredential(sandbox.url);
+
+	const inputs = (variant: Variant, count: number): Item[] => {
+		const list = items(count);
+		return variant === 'expressions' ? list : list.map(() => list[0]);
+	};
+
+	/** Wall time of the whole workflow, and the node's own time as the engine records it. */
+	const engineRun = async (variant: Variant, list: Item[], parallel: number) => {
+		await sandbox.reset();
+		// A run as a fresh n8n process would do it: no token cached yet.
+		sharedTokenCache.clear();
+		const fields = variant === 'expressions' ? { phone: '={{ $json.phone }}', text: '={{ $json.text }}' } : { phone: list[0].phone, text: list[0].text };
+		const workflow = singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendText', ...fields, options: { parallel } }, list);
+		const started = performance.now();
+		const run = await runWorkflow(workflow, credential);
+		const workflowMs = performance.now() - started;
+		if (run.error) throw run.error;
+		const sent = run.output('Node').filter((item) => item.json.sent === true).length;
+		if (sent !== list.length) throw new Error(`engine: ${sent} of ${list.length} sent`);
+		const nodeMs = run.run.data.resultData.runData.Node[0].executionTime;
+		const stats = await sandbox.stats();
+		return { nodeMs, workflowMs, tokenRequests: stats.tokensIssued.wa };
+	};
+	const bareRun = async (list: Item[], parallel: number) => {
+		await sandbox.reset();
+		return await bareLoop(sandbox, list, parallel, agent);
+	};
+
+	console.log(`Send Text throughput: ${ITEMS} items, sandbox in a child process at ${sandbox.url}, median of ${ROUNDS} rounds`);
+	console.log('engine = the Messaging node\'s execution time as n8n records it (whole workflow in brackets)\n');
+	try {
+		// Warm-up: JIT, the engine's first-run costs, keep-alive connections.
+		for (const variant of ['expressions', 'fixed'] as const) {
+			for (const parallel of PARALLELISM) {
+				await engineRun(variant, inputs(variant, 200), parallel);
+				await bareRun(inputs(variant, 200), parallel);
+			}
+		}
+		const nodeMedian: Partial<Record<Variant, Record<number, number>>> = {};
+		for (const variant of ['expressions', 'fixed'] as const) {
+			const list = inputs(variant, ITEMS);
+			for (const parallel of PARALLELISM) {
+				const nodeMs: number[] = [];
+				const workflowMs: number[] = [];
+				const bareMs: number[] = [];
+				const tokens: number[] = [];
+				for (let round = 0; round < ROUNDS; round++) {
+					const engine = await engineRun(variant, list, parallel);
+					nodeMs.push(engine.nodeMs);
+					workflowMs.push(engine.workflowMs);
+					tokens.push(engine.tokenRequests);
+					bareMs.push(await bareRun(list, parallel));
+				}
+				const node = median(nodeMs);
+				const bare = median(bareMs);
+				nodeMedian[variant] = { ...nodeMedian[variant], [parallel]: node };
+				console.log(`${variant}, parallel ${parallel}:`);
+				console.log(`  engine:            ${rate(node)} items/s  (${node.toFixed(0)} ms; workflow ${median(workflowMs).toFixed(0)} ms; rounds ${nodeMs.map((m) => m.toFixed(0)).join(', ')})`);
+				console.log(`  bare undici loop:  ${rate(bare)} items/s  (${bare.toFixed(0)} ms; rounds ${bareMs.map((m) => m.toFixed(0)).join(', ')})`);
+				console.log(`  ratio engine/bare: ${(bare / node).toFixed(2)}  (goal >= 0.9)`);
+				console.log(`  token requests:    ${[...new Set(tokens)].join(', ')} per run  (goal: 1)\n`);
+			}
+		}
+		for (const parallel of PARALLELISM) {
+			const perItem = ((nodeMedian.expressions?.[parallel] ?? 0) - (nodeMedian.fixed?.[parallel] ?? 0)) / ITEMS;
+			console.log(`parallel ${parallel}: the two per-item expressions cost about ${(perItem * 1000).toFixed(0)} µs per item (n8n's expression evaluation, before the node sees a value)`);
+		}
+	} finally {
+		await agent.close();
+		await closeConnections();
+		await sandbox.close();
+	}
+}
+
+function median(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	const middle = Math.floor(sorted.length / 2);
+	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+function rate(ms: number): string {
+	return ((ITEMS / ms) * 1000).toFixed(0).padStart(6);
+}
+
+main().catch((error: unknown) => {
+	console.error(error);
+	process.exit(1);
+});
