@@ -12,7 +12,7 @@ async function collect(body: ReturnType<typeof buildBody>): Promise<Buffer> {
 	const source = body.open();
 	if (Buffer.isBuffer(source)) return source;
 	const chunks: Buffer[] = [];
-	for await (const chunk of source as Readable) chunks.push(chunk as Buffer);
+	for await (const chunk of source) chunks.push(Buffer.from(chunk));
 	return Buffer.concat(chunks);
 }
 

@@ -1,4 +1,4 @@
-import { Readable } from 'stream';
+import type { Readable } from 'stream';
 
 /**
  * A file sent as a `data:<mime>;base64,<data>` param without ever holding it twice in memory:
@@ -22,12 +22,22 @@ export function isDataUriParam(value: unknown): value is DataUriParam {
 	return typeof value === 'object' && value !== null && (value as DataUriParam).kind === 'dataUri';
 }
 
-/** Size of the JSON-encoded slices are written in: small enough to never spike memory. */
-const SLICE = 256 * 1024;
+/**
+ * Size of the pieces a file is written in. Pieces are strings, which the socket writes without
+ * making a Buffer of them; 64 KiB strings stay in V8's young generation, which it collects
+ * often, so a file of any size never piles up garbage (Buffers would count as external memory,
+ * which V8 collects only after tens of MiB).
+ */
+const PIECE = 64 * 1024;
+/** Raw bytes per base64 piece: a multiple of 3, so each piece encodes on its own. */
+const BYTES_PER_PIECE = (PIECE / 4) * 3;
+
+/** What undici is handed: one Buffer, or an async iterable of strings (undici writes both). */
+export type BodySource = Buffer | AsyncIterable<string>;
 
 export interface RequestBody {
-	/** Bytes to send; a function so every attempt gets a fresh iterator. */
-	open(): Readable | Buffer;
+	/** The bytes to send; a function so every attempt gets a fresh iterator. */
+	open(): BodySource;
 	/** Known length in bytes, if every part's size is known. */
 	length?: number;
 }
@@ -66,15 +76,15 @@ export function buildBody(params: Record<string, ParamValue>): RequestBody {
 						: undefined;
 		length = length === undefined || size === undefined ? undefined : length + size;
 	}
-	return { open: () => Readable.from(streamParts(parts), { objectMode: false }), length };
+	return { open: () => streamParts(parts), length };
 }
 
-async function* streamParts(parts: Array<string | DataUriParam>): AsyncGenerator<Buffer> {
+async function* streamParts(parts: Array<string | DataUriParam>): AsyncGenerator<string> {
 	for (const part of parts) {
-		if (typeof part === 'string') yield Buffer.from(part);
+		if (typeof part === 'string') yield part;
 		else if (part.base64 !== undefined) {
 			// Base64 needs no JSON escaping: write the caller's string in slices as it is.
-			for (let i = 0; i < part.base64.length; i += SLICE) yield Buffer.from(part.base64.slice(i, i + SLICE), 'latin1');
+			for (let i = 0; i < part.base64.length; i += PIECE) yield part.base64.slice(i, i + PIECE);
 		} else if (part.open) {
 			yield* base64Stream(await part.open());
 		} else {
@@ -83,16 +93,18 @@ async function* streamParts(parts: Array<string | DataUriParam>): AsyncGenerator
 	}
 }
 
-/** Base64 of a byte stream, chunk by chunk (each chunk cut at a multiple of 3 bytes). */
-async function* base64Stream(source: AsyncIterable<Buffer | string>): AsyncGenerator<Buffer> {
-	let carry = Buffer.alloc(0);
+/** Base64 of a byte stream, piece by piece; bytes left over after a multiple of 3 carry on. */
+async function* base64Stream(source: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+	let carry: Buffer | undefined;
 	for await (const chunk of source) {
-		const bytes = carry.length ? Buffer.concat([carry, Buffer.from(chunk)]) : Buffer.from(chunk);
+		let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+		if (carry) bytes = Buffer.concat([carry, bytes]);
 		const whole = bytes.length - (bytes.length % 3);
-		if (whole) yield Buffer.from(bytes.subarray(0, whole).toString('base64'), 'latin1');
-		carry = Buffer.from(bytes.subarray(whole));
+		for (let i = 0; i < whole; i += BYTES_PER_PIECE) yield bytes.toString('base64', i, Math.min(i + BYTES_PER_PIECE, whole));
+		// At most 2 bytes: copied, so the chunk itself can be freed.
+		carry = whole < bytes.length ? Buffer.from(bytes.subarray(whole)) : undefined;
 	}
-	if (carry.length) yield Buffer.from(carry.toString('base64'), 'latin1');
+	if (carry) yield carry.toString('base64');
 }
 
 /** A string's JSON encoding without its quotes (for text spliced into a JSON string). */

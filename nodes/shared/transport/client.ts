@@ -221,7 +221,8 @@ export class ApiClient {
 		const response = await request(`${this.credentials.baseUrl}${endpoint.path}`, {
 			method: endpoint.httpMethod,
 			headers,
-			body: body.open(),
+			// undici also writes an async iterable body (its type list omits it), string by string.
+			body: body.open() as Buffer,
 			// undici closes the connection after any GET that carries a body (a guard for servers
 			// that do not read one), and then opened a new TCP connection for every request of
 			// this API. This server reads GET bodies (Content-Length is always set): keep it alive.
