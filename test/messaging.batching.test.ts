@@ -1,0 +1,57 @@
+/**
+ * Batching options through the engine: "Delay Between Requests" spaces the starts of the sends,
+ * and a failure without Continue On Fail starts no further item.
+ */
+import { closeConnections } from '../nodes/shared/transport';
+import { startSandbox, type Sandbox } from '../sandbox/server';
+import { runWorkflow, sandboxCredential, singleNodeWorkflow } from './helpers/engine';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+	sandbox = await startSandbox();
+});
+beforeEach(() => sandbox.reset());
+afterAll(async () => {
+	await sandbox.close();
+	await closeConnections();
+});
+
+const items = (n: number) => Array.from({ length: n }, (_, i) => ({ text: `batch-${i}` }));
+const sendText = (options: Record<string, number>) => ({
+	resource: 'message',
+	operation: 'sendText',
+	phone: '6281288776713',
+	text: '={{ $json.text }}',
+	options,
+});
+
+test.each([1, 3])('Delay Between Requests spaces the sends (parallel %i)', async (parallel) => {
+	const delayMs = 150;
+	const run = await runWorkflow(singleNodeWorkflow('messaging', sendText({ delayMs, parallel }), items(5)), sandboxCredential(sandbox.url));
+	expect(run.error).toBeUndefined();
+	const times = sandbox
+		.ledger()
+		.map((e) => Date.parse(e.at))
+		.sort((a, b) => a - b);
+	expect(times).toHaveLength(5);
+	// Starts are spaced by the delay (the first send also waited for the token, so count from the second).
+	expect(times[4] - times[1]).toBeGreaterThanOrEqual(3 * delayMs - 20);
+	expect(run.output('Node').map((i) => i.json.sent)).toEqual([true, true, true, true, true]);
+});
+
+test('without the delay, the same sends are not spaced out', async () => {
+	const run = await runWorkflow(singleNodeWorkflow('messaging', sendText({ parallel: 1 }), items(5)), sandboxCredential(sandbox.url));
+	expect(run.error).toBeUndefined();
+	const times = sandbox.ledger().map((e) => Date.parse(e.at));
+	expect(Math.max(...times) - Math.min(...times)).toBeLessThan(4 * 150 - 20);
+});
+
+test('without Continue On Fail, a failure starts no further item and the error lists what was sent', async () => {
+	sandbox.addFaults([{ kind: 'sentFalse', message: 'Number is banned', match: { rpcMethod: 'sendMessage' }, times: 1 }]);
+	// The fault hits the first send; with parallel 1 nothing after it may be sent.
+	const run = await runWorkflow(singleNodeWorkflow('messaging', sendText({ parallel: 1 }), items(4)), sandboxCredential(sandbox.url));
+	expect(run.error?.context?.itemIndex).toBe(0);
+	expect(run.error?.description).toMatch(/not sent: "Number is banned"/);
+	expect(run.error?.description).toMatch(/Not started: 1–3\./);
+	expect(sandbox.ledger()).toHaveLength(0);
+});
