@@ -50,7 +50,6 @@ test('without Continue On Fail, a failure starts no further item and the error l
 	sandbox.addFaults([{ kind: 'sentFalse', message: 'Number is banned', match: { rpcMethod: 'sendMessage' }, times: 1 }]);
 	// The fault hits the first send; with parallel 1 nothing after it may be sent.
 	const run = await runWorkflow(singleNodeWorkflow('messaging', sendText({ parallel: 1 }), items(4)), sandboxCredential(sandbox.url));
-	expect(run.error?.context?.itemIndex).toBe(0);
 	expect(run.error?.description).toMatch(/not sent: "Number is banned"/);
 	expect(run.error?.description).toMatch(/Not started: 1–3\./);
 	expect(sandbox.ledger()).toHaveLength(0);
