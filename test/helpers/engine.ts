@@ -106,7 +106,8 @@ function lookup(name: string): INodeType | IVersionedNodeType {
 	return type;
 }
 
-class TestCredentialsHelper extends ICredentialsHelper {
+/** Hands the engine the test's plain credential data (n8n would decrypt it from its database). */
+export class TestCredentialsHelper extends ICredentialsHelper {
 	constructor(private readonly credentials: Record<string, ICredentialDataDecryptedObject>) {
 		super();
 	}

@@ -32,13 +32,11 @@ import { createGunzip, createInflate } from 'zlib';
 
 import { ExecutionLifecycleHooks, HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
 import {
-	ICredentialsHelper,
 	NodeHelpers,
 	Workflow,
 	createRunExecutionData,
 	jsonParse,
 	type ICredentialDataDecryptedObject,
-	type ICredentials,
 	type IDataObject,
 	type IHttpRequestMethods,
 	type INode,
@@ -58,6 +56,7 @@ import {
 } from 'n8n-workflow';
 
 import { MessagingTrigger } from '../../nodes/MessagingTrigger/MessagingTrigger.node';
+import { TestCredentialsHelper } from './engine';
 
 export const TRIGGER_TYPE = 'n8n-nodes-messaging-rate.messagingTrigger';
 export const TRIGGER_NAME = 'Messaging Trigger';
@@ -98,50 +97,6 @@ function lookup(name: string): INodeType {
 	const type = nodeClasses[name];
 	if (!type) throw new Error(`Unknown node type in trigger test workflow: ${name}`);
 	return type;
-}
-
-class TestCredentialsHelper extends ICredentialsHelper {
-	constructor(private readonly credentials: Record<string, ICredentialDataDecryptedObject>) {
-		super();
-	}
-
-	getParentTypes(): string[] {
-		return [];
-	}
-
-	isCredentialUsableByNode(): boolean {
-		return true;
-	}
-
-	async authenticate(_c: ICredentialDataDecryptedObject, _t: string, requestOptions: never): Promise<never> {
-		return requestOptions;
-	}
-
-	async preAuthentication(): Promise<undefined> {
-		return undefined;
-	}
-
-	async runPreAuthentication(): Promise<undefined> {
-		return undefined;
-	}
-
-	async getCredentials(): Promise<ICredentials> {
-		throw new Error('not used by these nodes');
-	}
-
-	async getDecrypted(_a: unknown, _n: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
-		const data = this.credentials[type];
-		if (!data) throw new Error(`No test credential of type ${type}`);
-		return data;
-	}
-
-	async updateCredentials(): Promise<void> {}
-
-	async updateCredentialsOauthTokenData(): Promise<void> {}
-
-	getCredentialsProperties(): INodeProperties[] {
-		return [];
-	}
 }
 
 /** The request object as n8n's middlewares leave it (n8n-workflow declares these fields). */
