@@ -472,6 +472,8 @@ export interface StartOptions {
 	/** Create the owner account and log in (default true). */
 	setupOwner?: boolean;
 	timeoutMs?: number;
+	/** Called right after spawn (before health), so a caller can kill the process group if it is interrupted during start. */
+	onSpawn?: (child: ChildProcess) => void;
 }
 
 const AUTH_COOKIE = 'n8n-auth';
@@ -515,6 +517,7 @@ export async function startN8n(userFolder: string, portOrOpts: number | StartOpt
 	const started = Date.now();
 	// detached: own process group, so stop() also reaches the task-runner child n8n spawns.
 	const child = spawn(inst.node, [inst.n8nBin, 'start'], { cwd: userFolder, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+	opts.onSpawn?.(child);
 	const onData = (d: Buffer) => {
 		logStream.write(d);
 		for (const line of d.toString('utf8').split('\n')) if (line.trim()) recent.push(line);

@@ -1,0 +1,632 @@
+/**
+ * n8n queue mode ("scaling mode") with this package: real n8n 2.40.x, Redis and PostgreSQL from
+ * Debian's packages (scripts/queue-services.sh; loopback only, data in a temporary folder), one
+ * main process (`n8n start`), two workers (`n8n worker`) and the sandbox gateway.
+ *
+ *   1. pack the package, install it into the main's user folder (as lib.ts does) and copy that
+ *      nodes folder to each worker's own user folder (same tarball, same files),
+ *   2. import the credential, the examples (examples/*.json with a Manual Trigger) and the
+ *      bulk-send workflow (test/n8n/workflows/queue-bulk-send.json) into PostgreSQL,
+ *   3. run each example through the queue (REST manual run, offloaded to the workers with
+ *      OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS=true),
+ *   4. activate the bulk workflow (Webhook → Split Out → Send Text) and call it CALLS times in
+ *      parallel with PER_CALL messages each (20 × 50 = 1,000 unique texts),
+ *   5. assert: every text in the sandbox's ledger exactly once; all executions succeeded and ran
+ *      on a worker (worker logs), both workers took part; the send requests of each worker carry
+ *      its own bearer token and each worker fetched at most one token (tokensIssued.wa ≤ workers
+ *      that sent); the main process sent nothing.
+ *
+ * Run from the repository root:  npx ts-node --transpile-only test/n8n/queue.ts [--keep]
+ * Environment: QUEUE_CALLS (default 20), QUEUE_PER_CALL (default 50).
+ * Prints a summary and `N passed, M failed`; exits 1 on any failure; stops every process it started.
+ */
+import { execFile, spawn, type ChildProcess } from 'child_process';
+import { copyFileSync, cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import {
+	ARTIFACTS_DIR,
+	NODE_TYPES,
+	REPO_ROOT,
+	ensureInstall,
+	freePort,
+	getExecution,
+	importCredential,
+	importWorkflow,
+	installPackageIntoN8n,
+	log,
+	makeUserFolder,
+	messagingRateCredential,
+	n8nEnv,
+	packPackage,
+	sleep,
+	startN8n,
+	type ExecutionSummary,
+	type N8nServer,
+	type WorkflowJson,
+} from './lib';
+
+const args = new Set(process.argv.slice(2));
+const CALLS = Number(process.env.QUEUE_CALLS ?? 20);
+const PER_CALL = Number(process.env.QUEUE_PER_CALL ?? 50);
+const TOTAL = CALLS * PER_CALL;
+const WORKERS = 2;
+/** Concurrent jobs per worker: low enough that CALLS parallel executions must spread over both. */
+const WORKER_CONCURRENCY = 5;
+const PHONE = '6281288776713';
+const BULK_WORKFLOW = join(__dirname, 'workflows', 'queue-bulk-send.json');
+const CREDENTIAL = { id: 'sandbox-credential', name: 'Sandbox' };
+const SEND_PATH = '/api/wa/2.0/post';
+/** Overall guard: the whole run must end well under 15 minutes. */
+const OVERALL_TIMEOUT_MS = 14 * 60_000;
+
+const checks: Array<{ check: string; ok: boolean; detail?: string }> = [];
+const timings: Record<string, number> = {};
+const facts: Record<string, unknown> = {};
+
+function check(name: string, ok: boolean, detail?: unknown): boolean {
+	const d = detail === undefined ? undefined : typeof detail === 'string' ? detail : JSON.stringify(detail);
+	checks.push({ check: name, ok, detail: d });
+	log(`${ok ? 'PASS' : 'FAIL'} ${name}${d ? ` — ${d.slice(0, 400)}` : ''}`);
+	return ok;
+}
+
+async function timed<T>(name: string, fn: () => Promise<T>): Promise<T> {
+	const t = Date.now();
+	try {
+		return await fn();
+	} finally {
+		timings[name] = Date.now() - t;
+		log(`${name}: ${timings[name]} ms`);
+	}
+}
+
+function sh(cmd: string, argv: string[], timeoutMs = 600_000): Promise<{ code: number; stdout: string; stderr: string }> {
+	return new Promise((res) => {
+		execFile(cmd, argv, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
+			const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+			res({ code, stdout, stderr });
+		});
+	});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Redis + PostgreSQL (scripts/queue-services.sh)
+// ---------------------------------------------------------------------------------------------
+
+const SERVICES_SCRIPT = join(REPO_ROOT, 'scripts', 'queue-services.sh');
+
+interface Services {
+	dir: string;
+	redisPort: number;
+	pgPort: number;
+}
+
+async function startServices(): Promise<Services> {
+	// As root the cluster runs as `postgres`, which must be able to reach the folder: use /tmp then.
+	const base = process.getuid?.() === 0 ? '/tmp' : tmpdir();
+	const dir = mkdtempSync(join(base, 'n8n-queue-services-'));
+	const redisPort = await freePort();
+	let pgPort = await freePort();
+	while (pgPort === redisPort) pgPort = await freePort();
+	services = { dir, redisPort, pgPort };
+	const r = await sh('bash', [SERVICES_SCRIPT, 'start', dir, String(redisPort), String(pgPort)]);
+	process.stderr.write(r.stderr);
+	if (r.code !== 0) throw new Error(`queue-services.sh start failed (exit ${r.code})`);
+	return services;
+}
+
+async function stopServices(s: Services): Promise<void> {
+	const r = await sh('bash', [SERVICES_SCRIPT, 'stop', s.dir], 120_000);
+	process.stderr.write(r.stderr);
+	if (!args.has('--keep')) rmSync(s.dir, { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------------------------------------
+// n8n worker processes
+// ---------------------------------------------------------------------------------------------
+
+interface WorkerProc {
+	name: string;
+	userFolder: string;
+	healthPort: number;
+	process: ChildProcess;
+	logFile: string;
+	startupMs: number;
+	log(): string;
+	stop(): Promise<void>;
+}
+
+async function startWorker(name: string, userFolder: string, extraEnv: Record<string, string>): Promise<WorkerProc> {
+	const inst = ensureInstall();
+	const healthPort = await freePort();
+	const brokerPort = await freePort();
+	const logFile = join(userFolder, `n8n-${name}.log`);
+	const stream = createWriteStream(logFile);
+	let text = '';
+	const env = n8nEnv(userFolder, {
+		...extraEnv,
+		QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+		QUEUE_HEALTH_CHECK_PORT: String(healthPort),
+		N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
+	});
+	const started = Date.now();
+	const child = spawn(inst.node, [inst.n8nBin, 'worker', `--concurrency=${WORKER_CONCURRENCY}`], {
+		cwd: userFolder,
+		env,
+		stdio: ['ignore', 'pipe', 'pipe'],
+		detached: true,
+	});
+	children.add(child);
+	const onData = (d: Buffer) => {
+		stream.write(d);
+		text += d.toString('utf8');
+	};
+	child.stdout?.on('data', onData);
+	child.stderr?.on('data', onData);
+	let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+	const exitPromise = new Promise<void>((res) =>
+		child.on('exit', (code, signal) => {
+			exited = { code, signal };
+			res();
+		}),
+	);
+	let stopped = false;
+	const stop = async () => {
+		if (stopped) return;
+		stopped = true;
+		if (!exited && child.pid) {
+			try {
+				process.kill(-child.pid, 'SIGTERM');
+			} catch {
+				/* gone */
+			}
+			const t = setTimeout(() => {
+				try {
+					if (!exited && child.pid) process.kill(-child.pid, 'SIGKILL');
+				} catch {
+					/* gone */
+				}
+			}, 20_000);
+			await exitPromise;
+			clearTimeout(t);
+		}
+		children.delete(child);
+		await new Promise<void>((r) => stream.end(r));
+	};
+	const deadline = started + 180_000;
+	for (;;) {
+		if (exited) {
+			await stop();
+			throw new Error(`${name} exited during start (${exited.code ?? exited.signal})\n${text.split('\n').slice(-40).join('\n')}`);
+		}
+		try {
+			const r = await fetch(`http://127.0.0.1:${healthPort}/healthz/readiness`);
+			if (r.ok) break;
+		} catch {
+			/* not listening yet */
+		}
+		if (Date.now() > deadline) {
+			await stop();
+			throw new Error(`${name} not ready after 180 s\n${text.split('\n').slice(-40).join('\n')}`);
+		}
+		await sleep(250);
+	}
+	return { name, userFolder, healthPort, process: child, logFile, startupMs: Date.now() - started, log: () => text, stop };
+}
+
+/** Execution ids a worker's log says it started / finished. */
+function workerExecutions(logText: string): { started: Set<string>; finished: Set<string> } {
+	const started = new Set<string>();
+	const finished = new Set<string>();
+	for (const m of logText.matchAll(/Worker started execution (\S+) \(job/g)) started.add(m[1]);
+	for (const m of logText.matchAll(/Worker finished execution (\S+) \(job/g)) finished.add(m[1]);
+	return { started, finished };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup (also on signals)
+// ---------------------------------------------------------------------------------------------
+
+const children = new Set<ChildProcess>();
+let services: Services | undefined;
+let sandbox: Sandbox | undefined;
+let main: N8nServer | undefined;
+const workers: WorkerProc[] = [];
+const userFolders: string[] = [];
+let cleanupPromise: Promise<void> | undefined;
+
+/** Stops everything this run started; every caller waits for the same single cleanup. */
+function cleanup(): Promise<void> {
+	cleanupPromise ??= doCleanup();
+	return cleanupPromise;
+}
+
+async function doCleanup(): Promise<void> {
+	const t = Date.now();
+	mkdirSync(ARTIFACTS_DIR, { recursive: true });
+	await Promise.all([
+		...workers.map(async (w) => {
+			await w.stop().catch(() => undefined);
+			if (existsSync(w.logFile)) copyFileSync(w.logFile, join(ARTIFACTS_DIR, `queue-${w.name}.log`));
+		}),
+		(async () => {
+			if (!main) return;
+			await main.stop().catch(() => undefined);
+			if (existsSync(main.logFile)) copyFileSync(main.logFile, join(ARTIFACTS_DIR, 'queue-main.log'));
+		})(),
+	]);
+	// Anything else still running (interrupted during start): SIGTERM its group, SIGKILL after 5 s.
+	const leftovers = [...children].filter((c) => c.pid && c.exitCode === null && c.signalCode === null);
+	const signalGroup = (c: ChildProcess, sig: NodeJS.Signals) => {
+		try {
+			if (c.pid && c.exitCode === null && c.signalCode === null) process.kill(-c.pid, sig);
+		} catch {
+			/* gone */
+		}
+	};
+	for (const c of leftovers) signalGroup(c, 'SIGTERM');
+	for (let i = 0; i < 50 && leftovers.some((c) => c.exitCode === null && c.signalCode === null); i++) await sleep(100);
+	for (const c of leftovers) signalGroup(c, 'SIGKILL');
+	if (services) await stopServices(services).catch((e: unknown) => log(`stopping services: ${String(e)}`));
+	if (sandbox) await sandbox.close().catch(() => undefined);
+	if (!args.has('--keep')) for (const f of userFolders) rmSync(f, { recursive: true, force: true });
+	else log(`kept ${[...userFolders, services?.dir].join(' ')}`);
+	timings['cleanup (stop n8n ×3, redis, postgres, sandbox)'] = Date.now() - t;
+}
+
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+	process.once(sig, () => {
+		log(`${sig}: cleaning up`);
+		check(`run interrupted by ${sig}`, false);
+		void cleanup().finally(() => finish());
+	});
+}
+
+// ---------------------------------------------------------------------------------------------
+// The test
+// ---------------------------------------------------------------------------------------------
+
+interface ExampleRun {
+	file: string;
+	id: string;
+	executionId?: string;
+	status?: string;
+	ledgerDelta: number;
+}
+
+function exampleWorkflows(): Array<{ file: string; wf: WorkflowJson; trigger: string }> {
+	const dir = join(REPO_ROOT, 'examples');
+	const out: Array<{ file: string; wf: WorkflowJson; trigger: string }> = [];
+	for (const f of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+		const wf = JSON.parse(readFileSync(join(dir, f), 'utf8')) as WorkflowJson;
+		const trigger = wf.nodes.find((n) => n.type === 'n8n-nodes-base.manualTrigger');
+		if (!trigger) continue;
+		// Point every credential of this package at the imported sandbox credential.
+		for (const n of wf.nodes) {
+			const creds = n.credentials as Record<string, unknown> | undefined;
+			if (creds?.messagingRateApi) creds.messagingRateApi = { ...CREDENTIAL };
+		}
+		wf.id = (wf.id || `ex${out.length}`).slice(0, 21);
+		wf.active = false;
+		out.push({ file: f, wf, trigger: String(trigger.name) });
+	}
+	return out;
+}
+
+async function waitForExecutionDone(server: N8nServer, id: string, timeoutMs: number): Promise<ExecutionSummary> {
+	const until = Date.now() + timeoutMs;
+	for (;;) {
+		const ex = await server.rest<ExecutionSummary>('GET', `/executions/${id}`);
+		if (ex.finished || ['success', 'error', 'crashed', 'canceled'].includes(ex.status)) return ex;
+		if (Date.now() > until) throw new Error(`execution ${id} still ${ex.status} after ${timeoutMs} ms`);
+		await sleep(300);
+	}
+}
+
+/** All executions of a workflow (pages through GET /rest/executions). */
+async function allExecutions(server: N8nServer, workflowId: string): Promise<ExecutionSummary[]> {
+	const out: ExecutionSummary[] = [];
+	let lastId: string | undefined;
+	for (;;) {
+		const q = new URLSearchParams({ limit: '100', filter: JSON.stringify({ workflowId }) });
+		if (lastId) q.set('lastId', lastId);
+		const data = await server.rest<{ results: ExecutionSummary[] }>('GET', `/executions?${q}`);
+		out.push(...data.results);
+		if (data.results.length < 100) return out;
+		lastId = data.results[data.results.length - 1].id;
+	}
+}
+
+async function run(): Promise<void> {
+	mkdirSync(ARTIFACTS_DIR, { recursive: true });
+	const runTag = Date.now().toString(36);
+
+	// --- install + services + sandbox ---
+	const inst = await timed('n8n install (cached)', async () => ensureInstall());
+	const install = await timed('redis-server + postgresql present (apt-get if missing)', () => sh('bash', [SERVICES_SCRIPT, 'install']));
+	process.stderr.write(install.stderr);
+	if (install.code !== 0) throw new Error('queue-services.sh install failed');
+	const svc = await timed('start redis + postgres (temp folder)', () => startServices());
+	check('Redis and PostgreSQL started on loopback with data in a temporary folder', true, svc);
+	sandbox = await startSandbox({ host: '127.0.0.1' });
+	const sb = sandbox;
+	log(`sandbox ${sb.url}`);
+
+	// Same queue/DB settings for every n8n process (and the CLI imports): n8nEnv() copies process.env.
+	const queueEnv: Record<string, string> = {
+		EXECUTIONS_MODE: 'queue',
+		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+		QUEUE_BULL_REDIS_PORT: String(svc.redisPort),
+		DB_TYPE: 'postgresdb',
+		DB_POSTGRESDB_HOST: '127.0.0.1',
+		DB_POSTGRESDB_PORT: String(svc.pgPort),
+		DB_POSTGRESDB_DATABASE: 'n8n',
+		DB_POSTGRESDB_USER: 'postgres',
+		DB_POSTGRESDB_PASSWORD: '',
+		N8N_RUNNERS_ENABLED: 'false',
+		// Manual executions (the examples' "Run Now") go to the workers too.
+		OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
+		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
+		EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
+		EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
+	};
+	Object.assign(process.env, queueEnv);
+	facts.queueEnv = queueEnv;
+
+	// --- package into three user folders ---
+	const mainFolder = makeUserFolder('n8n-queue-main-');
+	userFolders.push(mainFolder);
+	const tgz = await timed('npm run build + npm pack', () => packPackage());
+	await timed('npm install <tgz> into main/.n8n/nodes', () => installPackageIntoN8n(mainFolder, tgz));
+	const workerFolders: string[] = [];
+	for (let i = 1; i <= WORKERS; i++) {
+		const f = makeUserFolder(`n8n-queue-worker${i}-`);
+		userFolders.push(f);
+		cpSync(join(mainFolder, '.n8n', 'nodes'), join(f, '.n8n', 'nodes'), { recursive: true });
+		workerFolders.push(f);
+	}
+	rmSync(join(tgz, '..'), { recursive: true, force: true });
+
+	// --- credential + workflows into PostgreSQL ---
+	await timed('n8n import:credentials (runs migrations on PostgreSQL)', () =>
+		importCredential(mainFolder, messagingRateCredential({ ...CREDENTIAL, baseUrl: sb.url, clientId: 'demo-client', clientSecret: 'demo-secret', tokenLifetimeMinutes: 60 })),
+	);
+	const examples = exampleWorkflows();
+	for (const ex of examples) await timed(`n8n import:workflow ${ex.file}`, () => importWorkflow(mainFolder, ex.wf));
+	const bulk = JSON.parse(readFileSync(BULK_WORKFLOW, 'utf8')) as WorkflowJson;
+	await timed('n8n import:workflow queue-bulk-send.json', () => importWorkflow(mainFolder, bulk));
+
+	// --- main + workers ---
+	main = await timed('n8n start (main, queue mode) → healthy', () => startN8n(mainFolder, { env: queueEnv, onSpawn: (c) => children.add(c) }));
+	const srv = main;
+	const ws = await timed('n8n worker ×2 → /healthz/readiness', () =>
+		Promise.all(workerFolders.map((f, i) => startWorker(`worker${i + 1}`, f, queueEnv))),
+	);
+	workers.push(...ws);
+	timings['main startup (spawn → healthy)'] = srv.startupMs;
+	for (const w of ws) timings[`${w.name} startup (spawn → ready)`] = w.startupMs;
+	check(
+		'both workers report ready with the concurrency set',
+		ws.every((w) => /n8n worker is now ready/.test(w.log()) && new RegExp(`Concurrency: ${WORKER_CONCURRENCY}`).test(w.log())),
+		ws.map((w) => ({ name: w.name, startupMs: w.startupMs })),
+	);
+	const typesRes = await fetch(`${srv.url}/types/nodes.json`, { headers: { cookie: `n8n-auth=${srv.authCookie}` } });
+	const types = (await typesRes.json()) as Array<{ name: string }>;
+	check('main serves the package node types', types.some((t) => t.name === NODE_TYPES.messaging), `${types.length} types`);
+
+	// --- examples through the queue (manual executions offloaded to workers) ---
+	const exampleRuns: ExampleRun[] = [];
+	for (const ex of examples) {
+		const before = sb.ledger().length;
+		const r = await timed(`example ${ex.file}: manual run through the queue`, async () => {
+			const res = await srv.rest<{ executionId?: string; waitingForWebhook?: boolean }>('POST', `/workflows/${ex.wf.id}/run`, { triggerToStartFrom: { name: ex.trigger } });
+			if (!res.executionId) throw new Error(`manual run of ${ex.wf.id} answered ${JSON.stringify(res)}`);
+			const done = await waitForExecutionDone(srv, res.executionId, 120_000);
+			return { id: res.executionId, status: done.status, mode: done.mode };
+		});
+		const full = await getExecution(srv, r.id);
+		const runData = full.data?.resultData.runData ?? {};
+		const errors = Object.entries(runData).flatMap(([node, runs]) => runs.filter((x) => x.error).map(() => node));
+		const delta = sb.ledger().length - before;
+		const onWorker = ws.filter((w) => workerExecutions(w.log()).started.has(r.id)).map((w) => w.name);
+		exampleRuns.push({ file: ex.file, id: ex.wf.id, executionId: r.id, status: r.status, ledgerDelta: delta });
+		check(`example ${ex.file}: execution ${r.id} (${r.mode}) succeeded, no node errors`, r.status === 'success' && errors.length === 0, { status: r.status, errors, error: full.data?.resultData.error?.message });
+		const messagingNodes = ex.wf.nodes.filter((n) => n.type === NODE_TYPES.messaging).map((n) => String(n.name));
+		const sentItems = messagingNodes.reduce((s, n) => s + (runData[n]?.[0]?.data?.main?.[0]?.length ?? 0), 0);
+		check(`example ${ex.file}: ran on a worker, ledger grew by the ${sentItems} message(s) its Messaging nodes output`, onWorker.length === 1 && delta === sentItems && sentItems > 0, {
+			onWorker,
+			ledgerDelta: delta,
+			sentItems,
+			lastText: sb.ledger().at(-1)?.text?.slice(0, 120),
+		});
+	}
+	facts.examples = exampleRuns;
+
+	// --- 1,000 messages through the queue ---
+	await timed('activate bulk webhook workflow', () => srv.activateWorkflow(bulk.id));
+	const ledgerBefore = sb.ledger().length;
+	const requestsBefore = sb.requests().length;
+	const tokensBefore = sb.stats().tokensIssued.wa;
+	const textOf = (call: number, i: number) => `queue ${runTag} call ${String(call).padStart(2, '0')} msg ${String(i).padStart(3, '0')}`;
+	const expected = new Set<string>();
+	for (let c = 0; c < CALLS; c++) for (let i = 0; i < PER_CALL; i++) expected.add(textOf(c, i));
+
+	const sendStarted = Date.now();
+	const responses = await timed(`bulk: ${CALLS} parallel webhook calls × ${PER_CALL} messages`, () =>
+		Promise.all(
+			Array.from({ length: CALLS }, async (_, c) => {
+				const body = { call: c, messages: Array.from({ length: PER_CALL }, (_x, i) => ({ phone: PHONE, text: textOf(c, i) })) };
+				const res = await fetch(srv.webhookUrl('queue-bulk-send'), {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify(body),
+					signal: AbortSignal.timeout(300_000),
+				});
+				const text = await res.text();
+				let json: unknown;
+				try {
+					json = JSON.parse(text);
+				} catch {
+					json = text;
+				}
+				return { call: c, status: res.status, json };
+			}),
+		),
+	);
+	const okResponses = responses.filter((r) => r.status === 200 && Array.isArray(r.json) && (r.json as unknown[]).length === PER_CALL);
+	check(`bulk: all ${CALLS} webhook calls answered 200 with ${PER_CALL} output items (lastNode / allEntries)`, okResponses.length === CALLS, {
+		ok: okResponses.length,
+		bad: responses.filter((r) => !okResponses.includes(r)).map((r) => ({ call: r.call, status: r.status, body: JSON.stringify(r.json).slice(0, 200) })).slice(0, 3),
+		sample: okResponses[0] ? (okResponses[0].json as unknown[])[0] : undefined,
+	});
+
+	// Executions are saved by the workers; wait until all are finished.
+	const execs = await timed('bulk: wait until all executions are finished (REST)', async () => {
+		const until = Date.now() + 180_000;
+		for (;;) {
+			const list = await allExecutions(srv, bulk.id);
+			const done = list.filter((e) => e.finished || ['success', 'error', 'crashed', 'canceled'].includes(e.status));
+			if (list.length >= CALLS && done.length === list.length) return list;
+			if (Date.now() > until) return list;
+			await sleep(500);
+		}
+	});
+	timings['bulk: first call → all executions finished'] = Date.now() - sendStarted;
+	check(`bulk: ${CALLS} executions, all mode "webhook" and status "success"`, execs.length === CALLS && execs.every((e) => e.status === 'success' && e.mode === 'webhook'), {
+		count: execs.length,
+		statuses: execs.reduce<Record<string, number>>((m, e) => ((m[`${e.mode}/${e.status}`] = (m[`${e.mode}/${e.status}`] ?? 0) + 1), m), {}),
+	});
+
+	// --- ledger: every message exactly once ---
+	const newEntries = sb.ledger().slice(ledgerBefore);
+	const counts = new Map<string, number>();
+	for (const e of newEntries) if (e.text !== undefined) counts.set(e.text, (counts.get(e.text) ?? 0) + 1);
+	const missing = [...expected].filter((t) => !counts.has(t));
+	const dupes = [...counts].filter(([, n]) => n > 1);
+	const unexpected = [...counts.keys()].filter((t) => !expected.has(t));
+	check(`ledger: ${TOTAL} sends recorded, each of the ${TOTAL} unique texts exactly once`, newEntries.length === TOTAL && missing.length === 0 && dupes.length === 0 && unexpected.length === 0, {
+		recorded: newEntries.length,
+		unique: counts.size,
+		missing: missing.length,
+		duplicated: dupes.length,
+		unexpected: unexpected.length,
+		firstMissing: missing.slice(0, 3),
+		firstDupes: dupes.slice(0, 3),
+	});
+	check('ledger: every send went to the right number for the demo account', newEntries.every((e) => e.phone === PHONE && e.clientId === 'demo-client' && e.kind === 'text'));
+	// Output items (returned through the webhook) ↔ ledger: same message ids, one item per send.
+	const outIds = okResponses.flatMap((r) => (r.json as Array<{ sent?: boolean; id?: string }>).map((o) => (o.sent === true ? o.id : undefined)));
+	const ledgerIds = new Set(newEntries.map((e) => e.id));
+	const outIdSet = new Set(outIds.filter(Boolean));
+	check(`output items: ${TOTAL} items with sent=true and distinct message ids, exactly the ids in the ledger`, outIds.length === TOTAL && outIdSet.size === TOTAL && [...outIdSet].every((id) => ledgerIds.has(id as string)) && ledgerIds.size === TOTAL, {
+		items: outIds.length,
+		distinctSentIds: outIdSet.size,
+		inLedger: [...outIdSet].filter((id) => ledgerIds.has(id as string)).length,
+	});
+
+	// --- which worker ran what ---
+	const perWorker = ws.map((w) => ({ name: w.name, ...workerExecutions(w.log()) }));
+	const bulkIds = new Set(execs.map((e) => String(e.id)));
+	const ranBy = new Map<string, string[]>();
+	for (const w of perWorker) for (const id of w.started) if (bulkIds.has(id)) ranBy.set(id, [...(ranBy.get(id) ?? []), w.name]);
+	const perWorkerCount = Object.fromEntries(perWorker.map((w) => [w.name, [...w.started].filter((id) => bulkIds.has(id)).length]));
+	facts.bulkExecutionsPerWorker = perWorkerCount;
+	check(
+		'workers: every bulk execution was started and finished by exactly one worker (worker logs)',
+		[...bulkIds].every((id) => ranBy.get(id)?.length === 1) && perWorker.every((w) => [...w.started].filter((id) => bulkIds.has(id)).every((id) => w.finished.has(id))),
+		{ perWorker: perWorkerCount, notOnAWorker: [...bulkIds].filter((id) => !ranBy.has(id)) },
+	);
+	check(`workers: both workers took part (each ran ≥ 1 of the ${CALLS} executions)`, Object.values(perWorkerCount).every((n) => n >= 1), perWorkerCount);
+	const mainLog = readFileSync(srv.logFile, 'utf8');
+	check('main: ran no execution itself (no "Worker started execution" in its log, enqueued only)', !/Worker started execution/.test(mainLog));
+
+	// --- tokens and sessions per process ---
+	// Map each send request to the execution (call) and so to the worker that ran it.
+	const callOfExec = new Map<string, number>();
+	await Promise.all(
+		execs.map(async (e) => {
+			const full = await getExecution(srv, String(e.id));
+			const body = full.data?.resultData.runData.Webhook?.[0]?.data?.main?.[0]?.[0]?.json?.body as { call?: number } | undefined;
+			if (typeof body?.call === 'number') callOfExec.set(String(e.id), body.call);
+		}),
+	);
+	const workerOfCall = new Map<number, string>();
+	for (const [id, call] of callOfExec) {
+		const w = ranBy.get(id);
+		if (w?.length === 1) workerOfCall.set(call, w[0]);
+	}
+	const sends = sb.requests().slice(requestsBefore).filter((r) => r.path === SEND_PATH && r.params?.method === 'sendMessage');
+	const byWorker = new Map<string, { tokens: Set<string>; cookies: Set<string>; sends: number }>();
+	let unmapped = 0;
+	for (const r of sends) {
+		const m = /call (\d+) msg/.exec(String(r.params?.body ?? ''));
+		const worker = m ? workerOfCall.get(Number(m[1])) : undefined;
+		if (!worker) {
+			unmapped++;
+			continue;
+		}
+		const slot = byWorker.get(worker) ?? { tokens: new Set<string>(), cookies: new Set<string>(), sends: 0 };
+		slot.sends++;
+		if (r.authorization) slot.tokens.add(r.authorization);
+		if (r.sessionCookie) slot.cookies.add(r.sessionCookie);
+		byWorker.set(worker, slot);
+	}
+	const tokenView = Object.fromEntries([...byWorker].map(([w, s]) => [w, { sends: s.sends, bearerTokens: s.tokens.size, sessionCookies: s.cookies.size }]));
+	facts.sendsPerWorker = tokenView;
+	const allTokens = [...byWorker.values()].flatMap((s) => [...s.tokens]);
+	const allCookies = new Set(sends.map((r) => r.sessionCookie).filter(Boolean));
+	check(`requests: all ${TOTAL} send requests accounted for, each worker's sends carry one bearer token of its own`, unmapped === 0 && sends.length === TOTAL && [...byWorker.values()].every((s) => s.tokens.size === 1) && new Set(allTokens).size === allTokens.length, {
+		sends: sends.length,
+		unmapped,
+		perWorker: tokenView,
+	});
+	check(`requests: ≥ 2 distinct session cookies among the sends (one cookie jar per process)`, allCookies.size >= 2, { distinctSessionCookies: allCookies.size });
+	const stats = sb.stats();
+	const sendingProcesses = byWorker.size;
+	facts.tokensIssued = { wa: stats.tokensIssued.wa, rate: stats.tokensIssued.rate, waDuringBulk: stats.tokensIssued.wa - tokensBefore };
+	check(
+		`tokens: wa tokens issued (${stats.tokensIssued.wa}) ≤ n8n processes that sent (${sendingProcesses}) ≤ 3, i.e. at most one token per worker per lifetime`,
+		stats.tokensIssued.wa >= 1 && stats.tokensIssued.wa <= sendingProcesses && sendingProcesses <= 3,
+		facts.tokensIssued,
+	);
+	check(`tokens: rate tokens issued (${stats.tokensIssued.rate}) ≤ processes that ran examples`, stats.tokensIssued.rate <= WORKERS, stats.tokensIssued);
+	check('no send was rejected by the sandbox', sb.requests().every((r) => !r.rejected), sb.requests().filter((r) => r.rejected).slice(0, 3));
+
+	await timed('deactivate bulk workflow', () => srv.deactivateWorkflow(bulk.id));
+	const outbound = [mainLog, ...ws.map((w) => w.log())].join('\n').split('\n').filter((l) => /ENOTFOUND|EAI_AGAIN|api(-staging)?\.n8n\.io/.test(l));
+	check('n8n logs show no outbound calls (api.n8n.io etc.)', outbound.length === 0, outbound.slice(0, 3));
+	facts.install = inst.dir;
+}
+
+const overall = setTimeout(() => {
+	check(`whole run finished within ${OVERALL_TIMEOUT_MS / 60_000} minutes`, false);
+	void cleanup().finally(() => finish());
+}, OVERALL_TIMEOUT_MS);
+
+const t0 = Date.now();
+function finish(): never {
+	clearTimeout(overall);
+	timings['total'] = Date.now() - t0;
+	const failed = checks.filter((c) => !c.ok);
+	const summary = { passed: checks.length - failed.length, failed: failed.length, calls: CALLS, perCall: PER_CALL, timingsMs: timings, facts, checks };
+	mkdirSync(ARTIFACTS_DIR, { recursive: true });
+	writeFileSync(join(ARTIFACTS_DIR, 'queue-summary.json'), JSON.stringify(summary, null, 2));
+	console.log(JSON.stringify({ timingsMs: timings, facts }, null, 2));
+	for (const c of checks) console.log(`${c.ok ? 'PASS' : 'FAIL'}  ${c.check}${!c.ok && c.detail ? `\n      ${c.detail.slice(0, 600)}` : ''}`);
+	console.log(`${summary.passed} passed, ${summary.failed} failed`);
+	process.exit(failed.length || checks.length === 0 ? 1 : 0);
+}
+
+run()
+	.catch((e: unknown) => {
+		check('queue run completed without an exception', false, e instanceof Error ? `${e.message}\n${e.stack}` : String(e));
+	})
+	.finally(async () => {
+		await cleanup();
+		finish();
+	});
