@@ -15,7 +15,7 @@
  * Prints what it checked; exits 1 on any failure.
  */
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { join } from 'path';
+import { dirname, join } from 'path';
 import { inspectNode, isExpectedExternal, screenshotWorkflowIn, withEditor } from './editor';
 import {
 	ARTIFACTS_DIR,
@@ -31,6 +31,7 @@ import {
 	makeUserFolder,
 	nodeOutput,
 	packPackage,
+	publishWorkflow,
 	startN8n,
 	waitForExecution,
 	type N8nServer,
@@ -167,16 +168,22 @@ async function main(): Promise<void> {
 	await timed('n8n import:workflow (1st, runs migrations)', () => importWorkflow(userFolder, manualWorkflow));
 	await timed('n8n import:workflow', () => importWorkflow(userFolder, stubWorkflow));
 	await importWorkflow(userFolder, webhookWorkflow);
-	check('imported 1 credential and 3 workflows', true);
+	// A second webhook workflow, published by the CLI before `n8n start` (start activates it).
+	const prePublished: WorkflowJson = { ...webhookWorkflow, id: 'smokeWebhook002', name: 'Smoke: webhook published by CLI', nodes: webhookWorkflow.nodes.map((n) => (n.name === 'Webhook' ? { ...n, webhookId: '0b3c6f0e-2d55-4a8e-8f33-0c7d1c4e5a22', parameters: { ...(n.parameters as object), path: 'smoke-prepublished' } } : n)) };
+	await importWorkflow(userFolder, prePublished);
+	await timed('n8n publish:workflow', () => publishWorkflow(userFolder, prePublished.id));
+	check('imported 1 credential and 4 workflows, published one by CLI', true);
 
 	const ex1 = await timed('n8n execute (manual → code → set)', () => executeWorkflow(userFolder, manualWorkflow.id));
 	const setOut = nodeOutput(ex1.run, 'Set');
-	check('n8n execute: built-in workflow succeeded', ex1.ok, { code: ex1.code, status: ex1.run?.status });
+	check('n8n execute: built-in workflow succeeded', ex1.ok, { code: ex1.code, signal: ex1.signal, exitCrashed: ex1.exitCrashed, status: ex1.run?.status });
 	check('n8n execute: Set output is [{sum:3,doubled:6},{sum:10,doubled:20}]', JSON.stringify(setOut) === JSON.stringify([{ sum: 3, doubled: 6 }, { sum: 10, doubled: 20 }]), setOut);
 
 	const ex2 = await timed('n8n execute (community node + credential)', () => executeWorkflow(userFolder, stubWorkflow.id));
 	const stubOut = nodeOutput(ex2.run, 'Stub')[0] ?? {};
-	check('n8n execute: community node ran', ex2.ok, ex2.ok ? undefined : ex2.stdout.slice(-1500) + ex2.stderr.slice(-500));
+	check('n8n execute: community node ran', ex2.ok, ex2.ok ? { code: ex2.code, signal: ex2.signal, exitCrashed: ex2.exitCrashed } : ex2.stdout.slice(-1500) + ex2.stderr.slice(-500));
+	const ex3 = await timed('n8n execute (legacy expression engine)', () => executeWorkflow(userFolder, manualWorkflow.id, { env: { N8N_EXPRESSION_ENGINE: 'legacy' } }));
+	check('n8n execute with N8N_EXPRESSION_ENGINE=legacy: same output, clean exit 0', ex3.ok && ex3.code === 0 && JSON.stringify(nodeOutput(ex3.run, 'Set')) === JSON.stringify(setOut), { code: ex3.code, signal: ex3.signal });
 	check(
 		'n8n execute: node saw decrypted credential and its runtime dependency',
 		stubOut.baseUrl === stubCredential.data.baseUrl && stubOut.clientId === 'client-123' && stubOut.secretLength === 11 && stubOut.mimeOfPdf === 'application/pdf',
@@ -204,6 +211,15 @@ async function main(): Promise<void> {
 
 		const wfs = await srv.rest<Array<{ id: string; name: string }>>('GET', '/workflows');
 		check('GET /rest/workflows lists the imported workflows', [manualWorkflow.id, stubWorkflow.id, webhookWorkflow.id].every((id) => wfs.some((w) => w.id === id)), wfs.map((w) => w.id));
+
+		let pre: Response | undefined;
+		for (let i = 0; i < 60; i++) {
+			pre = await fetch(srv.webhookUrl('smoke-prepublished'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ping: 'pre' }) });
+			if (pre.status !== 404) break;
+			await new Promise((r) => setTimeout(r, 500));
+		}
+		const preBody = pre ? ((await pre.json()) as Record<string, unknown>) : {};
+		check('workflow published by `n8n publish:workflow` is live after start', pre?.status === 200 && preBody.echo === 'pre-pong', { status: pre?.status, body: preBody });
 
 		const before = await srv.rest<Record<string, unknown>>('GET', `/workflows/${webhookWorkflow.id}`);
 		const activated = await timed('REST activate', () => srv.activateWorkflow(webhookWorkflow.id));
@@ -281,7 +297,10 @@ async function main(): Promise<void> {
 			timings['n8n stop'] = Date.now() - t;
 			check('n8n stopped', server.process.exitCode !== null || server.process.signalCode !== null, { exitCode: server.process.exitCode, signal: server.process.signalCode });
 		}
-		if (!args.has('--keep')) rmSync(userFolder, { recursive: true, force: true });
+		if (!args.has('--keep')) {
+			rmSync(userFolder, { recursive: true, force: true });
+			rmSync(dirname(tgz), { recursive: true, force: true });
+		}
 		else log(`kept ${userFolder}`);
 	}
 }
