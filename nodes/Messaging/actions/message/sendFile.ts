@@ -7,7 +7,7 @@ import { showFor } from '../../../shared/operation';
 import { endpoints, type DataUriParam } from '../../../shared/transport';
 import { messagingOptions } from '../../options';
 import { sendResultJson } from './sendResult';
-import { recipientPhone } from './sendText';
+import { phoneProperty, recipientPhone } from '../../phoneParameter';
 
 const show = showFor('message', 'sendFile');
 const showForSource = (source: FileSource) => ({ show: { ...show.show, fileSource: [source] } });
@@ -21,16 +21,7 @@ type FileSource = 'binary' | 'base64';
 const STREAM_CHUNK = 3 * 64 * 1024;
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Phone Number',
-		name: 'phone',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: '+62 812-8877-6713',
-		description: 'Recipient, with country code (or set "Default Country" in the options)',
-		displayOptions: show,
-	},
+	{ ...phoneProperty('Recipient, with country code (or set "Default Country" in the options)'), displayOptions: show },
 	{
 		displayName: 'File Source',
 		name: 'fileSource',

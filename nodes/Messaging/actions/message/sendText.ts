@@ -3,21 +3,13 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { inputError } from '../../../shared/errors';
 import type { OperationContext } from '../../../shared/operation';
 import { forOperation } from '../../../shared/operation';
-import { normalizePhone } from '../../../shared/phone';
 import { endpoints } from '../../../shared/transport';
 import { messagingOptions } from '../../options';
+import { phoneProperty, recipientPhone } from '../../phoneParameter';
 import { sendResultJson } from './sendResult';
 
 export const description: INodeProperties[] = forOperation('message', 'sendText', [
-	{
-		displayName: 'Phone Number',
-		name: 'phone',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: '+62 812-8877-6713',
-		description: 'Recipient, with country code (or set "Default Country" in the options)',
-	},
+	phoneProperty('Recipient, with country code (or set "Default Country" in the options)'),
 	{
 		displayName: 'Text',
 		name: 'text',
@@ -42,20 +34,4 @@ export async function execute(
 	}
 	const result = await client.call(endpoints.sendMessage, { version: options.version, phone, body: text }, { signal });
 	return { json: sendResultJson(result, phone) };
-}
-
-/** The item's "Phone Number" parameter in the API's form, or an error naming the item. */
-export function recipientPhone(ctx: IExecuteFunctions, itemIndex: number, defaultCountry: string): string {
-	const value = ctx.getNodeParameter('phone', itemIndex, '') as unknown;
-	const parsed = normalizePhone(typeof value === 'number' ? String(value) : typeof value === 'string' ? value : '', defaultCountry);
-	if ('problem' in parsed) {
-		throw inputError(
-			ctx.getNode(),
-			itemIndex,
-			'Phone Number',
-			parsed.problem,
-			'Use digits with the country code, e.g. +62 812-8877-6713, or set "Default Country" in the options for local numbers.',
-		);
-	}
-	return parsed.phone;
 }

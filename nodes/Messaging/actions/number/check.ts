@@ -4,18 +4,10 @@ import type { OperationContext } from '../../../shared/operation';
 import { forOperation } from '../../../shared/operation';
 import { ApiError, endpoints } from '../../../shared/transport';
 import { messagingOptions } from '../../options';
-import { recipientPhone } from '../message/sendText';
+import { phoneProperty, recipientPhone } from '../../phoneParameter';
 
 export const description: INodeProperties[] = forOperation('number', 'check', [
-	{
-		displayName: 'Phone Number',
-		name: 'phone',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: '+62 812-8877-6713',
-		description: 'Number to look up, with country code (or set "Default Country" in the options)',
-	},
+	phoneProperty('Number to look up, with country code (or set "Default Country" in the options)'),
 ]);
 
 export async function execute(
