@@ -512,6 +512,25 @@ function cookieFrom(res: Response): string | undefined {
 }
 
 /**
+ * Stops a child spawned with `detached: true` (n8n and the task runner it starts share its
+ * process group): SIGTERM to the group, SIGKILL after 20 s, resolves once it has exited.
+ */
+export async function stopProcessGroup(child: ChildProcess, exitPromise: Promise<void>, hasExited: () => boolean): Promise<void> {
+	if (hasExited() || !child.pid) return;
+	const signalGroup = (signal: NodeJS.Signals) => {
+		try {
+			if (!hasExited() && child.pid) process.kill(-child.pid, signal);
+		} catch {
+			/* already gone */
+		}
+	};
+	signalGroup('SIGTERM');
+	const timer = setTimeout(() => signalGroup('SIGKILL'), 20_000);
+	await exitPromise;
+	clearTimeout(timer);
+}
+
+/**
  * Starts `n8n start` in the background on a fresh user folder, waits until it is healthy, creates
  * the owner (POST /rest/owner/setup) and keeps the owner's auth cookie for REST and Playwright.
  */
@@ -562,22 +581,7 @@ export async function startN8n(userFolder: string, portOrOpts: number | StartOpt
 	const stop = async () => {
 		if (stopped) return;
 		stopped = true;
-		if (!exited && child.pid) {
-			try {
-				process.kill(-child.pid, 'SIGTERM');
-			} catch {
-				/* already gone */
-			}
-			const t = setTimeout(() => {
-				try {
-					if (!exited && child.pid) process.kill(-child.pid, 'SIGKILL');
-				} catch {
-					/* already gone */
-				}
-			}, 20_000);
-			await exitPromise;
-			clearTimeout(t);
-		}
+		await stopProcessGroup(child, exitPromise, () => exited !== undefined);
 		logStream.end();
 	};
 

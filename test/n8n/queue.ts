@@ -42,6 +42,7 @@ import {
 	packPackage,
 	sleep,
 	startN8n,
+	stopProcessGroup,
 	type ExecutionSummary,
 	type N8nServer,
 	type WorkflowJson,
@@ -179,22 +180,7 @@ async function startWorker(name: string, userFolder: string, extraEnv: Record<st
 	const stop = async () => {
 		if (stopped) return;
 		stopped = true;
-		if (!exited && child.pid) {
-			try {
-				process.kill(-child.pid, 'SIGTERM');
-			} catch {
-				/* gone */
-			}
-			const t = setTimeout(() => {
-				try {
-					if (!exited && child.pid) process.kill(-child.pid, 'SIGKILL');
-				} catch {
-					/* gone */
-				}
-			}, 20_000);
-			await exitPromise;
-			clearTimeout(t);
-		}
+		await stopProcessGroup(child, exitPromise, () => exited !== undefined);
 		children.delete(child);
 		await new Promise<void>((r) => stream.end(r));
 	};
