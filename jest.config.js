@@ -7,5 +7,5 @@ module.exports = {
 	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/n8n/'],
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 60000,
-	setupFiles: ['<rootDir>/test/setup-env.ts'],
+	setupFiles: ['<rootDir>/dev/env.ts'],
 };

@@ -10,7 +10,7 @@
  *
  * Run: npx ts-node --transpile-only bench/convert-bulk.ts [items]
  */
-import '../test/setup-env';
+import '../dev/env';
 
 import type { IDataObject } from 'n8n-workflow';
 import { performance } from 'perf_hooks';
@@ -19,7 +19,7 @@ import { roundTo } from '../nodes/CurrencyRate/actions/rate/convert';
 import { parseRateAnswer, type RateTable } from '../nodes/CurrencyRate/rateTable';
 import { ApiClient, TokenCache, closeConnections, endpoints, parseCredentials } from '../nodes/shared/transport';
 import { startSandbox } from '../sandbox/server';
-import type * as Engine from '../test/helpers/engine';
+import type * as Engine from '../dev/engine';
 
 const ITEMS = Number(process.argv[2] ?? 10_000);
 const CODES = ['USD', 'eur', 'SGD', 'jpy', 'IDR', 'GBP', 'aud'];
@@ -60,7 +60,7 @@ function preferTypeScriptFiles(): void {
 
 async function main(): Promise<void> {
 	preferTypeScriptFiles();
-	const { runWorkflow, sandboxCredential, singleNodeWorkflow }: typeof Engine = await import('../test/helpers/engine');
+	const { runWorkflow, sandboxCredential, singleNodeWorkflow }: typeof Engine = await import('../dev/engine');
 	const sandbox = await startSandbox();
 	try {
 		const items: ConvertItem[] = Array.from({ length: ITEMS }, (_, i) => ({

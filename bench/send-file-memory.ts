@@ -23,7 +23,7 @@
  *
  * Run: npx ts-node --transpile-only bench/send-file-memory.ts [sizes in MB, default 50] [filesystem-only sizes, default 10,100]
  */
-import '../test/setup-env';
+import '../dev/env';
 
 import { execFile } from 'child_process';
 import { createHash, randomBytes } from 'crypto';
@@ -91,7 +91,7 @@ function resetHighWaterRss(): boolean {
 async function worker(mode: Mode, megabytes: number, sandboxUrl: string): Promise<WorkerResult> {
 	const gc = gcFunction();
 	preferTypeScriptFiles();
-	const { runWorkflow, sandboxCredential, setBinaryDataMode, singleNodeWorkflow, storeBinary } = await import('../test/helpers/engine');
+	const { runWorkflow, sandboxCredential, setBinaryDataMode, singleNodeWorkflow, storeBinary } = await import('../dev/engine');
 	const { closeConnections } = await import('../nodes/shared/transport');
 
 	/** Runs one Send File of `binary` and measures the node's memory growth. */

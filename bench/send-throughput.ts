@@ -11,7 +11,7 @@
  *
  * Run: npx ts-node --transpile-only bench/send-throughput.ts [items] [rounds]
  */
-import '../test/setup-env';
+import '../dev/env';
 
 import { performance } from 'perf_hooks';
 import { Agent, request } from 'undici';
@@ -77,7 +77,7 @@ type Variant = 'expressions' | 'fixed';
 
 async function main(): Promise<void> {
 	preferTypeScriptFiles();
-	const { runWorkflow, sandboxCredential, singleNodeWorkflow } = await import('../test/helpers/engine');
+	const { runWorkflow, sandboxCredential, singleNodeWorkflow } = await import('../dev/engine');
 	const { closeConnections, sharedTokenCache } = await import('../nodes/shared/transport');
 
 	const sandbox = await startChildSandbox();

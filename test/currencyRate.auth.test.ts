@@ -2,21 +2,11 @@
  * Currency Rate → Authentication → Get Token through n8n's engine against the sandbox: one
  * token request without a bearer, the new token used by later rate requests, and never shown.
  */
-import { closeConnections } from '../nodes/shared/transport';
-import { startSandbox, type Sandbox } from '../sandbox/server';
-import { RATES_PATH, RATE_TOKEN_PATH, requestsTo, resetAll, runCurrencyRate } from './currencyRate.helpers';
-import { runWorkflow, sandboxCredential, singleNodeWorkflow } from './helpers/engine';
+import { useSandbox } from './helpers/sandbox';
+import { RATES_PATH, RATE_TOKEN_PATH, requestsTo, runCurrencyRate } from './helpers/currencyRate';
+import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../dev/engine';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-});
-beforeEach(() => resetAll(sandbox));
-afterAll(async () => {
-	await sandbox.close();
-	await closeConnections();
-});
+const sandbox = useSandbox();
 
 describe('auth → getToken', () => {
 	it('requests a new rates token, which later rate requests use, and never puts it in the output', async () => {

@@ -3,30 +3,20 @@
  * request the sandbox received, one rates request per run however many items, the option that
  * keeps rates across executions, and the errors of bad inputs.
  */
-import { closeConnections } from '../nodes/shared/transport';
-import { startSandbox, type Sandbox } from '../sandbox/server';
+import { startSandbox } from '../sandbox/server';
+import { useSandbox } from './helpers/sandbox';
 import {
 	RATES_PATH,
 	RATE_TOKEN_PATH,
 	expectOneRatesRequest,
 	jsonOf,
 	requestsTo,
-	resetAll,
 	runCurrencyRate,
 	sandboxCodes,
 	sandboxQuote,
-} from './currencyRate.helpers';
+} from './helpers/currencyRate';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-});
-beforeEach(() => resetAll(sandbox));
-afterAll(async () => {
-	await sandbox.close();
-	await closeConnections();
-});
+const sandbox = useSandbox();
 
 const convert = (parameters: Record<string, unknown>) => ({ resource: 'rate', operation: 'convert', provider: 'bca', ...parameters });
 

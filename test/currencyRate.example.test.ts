@@ -11,11 +11,10 @@ import { join } from 'path';
 import { NodeHelpers, type IConnections, type INode, type INodeParameters } from 'n8n-workflow';
 
 import { CurrencyRate } from '../nodes/CurrencyRate/CurrencyRate.node';
-import { closeConnections } from '../nodes/shared/transport';
 import { ratesFor } from '../sandbox/rates';
-import { startSandbox, type Sandbox } from '../sandbox/server';
-import { expectOneRatesRequest, resetAll } from './currencyRate.helpers';
-import { runWorkflow, sandboxCredential } from './helpers/engine';
+import { expectOneRatesRequest } from './helpers/currencyRate';
+import { useSandbox } from './helpers/sandbox';
+import { runWorkflow, sandboxCredential } from '../dev/engine';
 
 interface ExampleWorkflow {
 	id: string;
@@ -67,16 +66,7 @@ describe('examples/daily-rates-to-chat.json', () => {
 	});
 
 	describe('through the engine against the sandbox', () => {
-		let sandbox: Sandbox;
-
-		beforeAll(async () => {
-			sandbox = await startSandbox();
-		});
-		beforeEach(() => resetAll(sandbox));
-		afterAll(async () => {
-			await sandbox.close();
-			await closeConnections();
-		});
+		const sandbox = useSandbox();
 
 		it('sends one message listing the buy and sell rates of USD, EUR and SGD', async () => {
 			const rates = byType('n8n-nodes-messaging-rate.currencyRate');

@@ -2,32 +2,21 @@
  * Currency Rate → Rate → Get through n8n's engine against the sandbox: the request the sandbox
  * received, the items the node put out, and the errors of bad inputs.
  */
-import { closeConnections } from '../nodes/shared/transport';
-import { startSandbox, type Sandbox } from '../sandbox/server';
+import { useSandbox } from './helpers/sandbox';
 import {
 	RATE_TOKEN_PATH,
 	expectOneRatesRequest,
 	jsonOf,
 	requestsTo,
-	resetAll,
 	runCurrencyRate,
 	sandboxCodes,
 	sandboxQuote,
-} from './currencyRate.helpers';
-import { runWorkflow, sandboxCredential, singleNodeWorkflow } from './helpers/engine';
+} from './helpers/currencyRate';
+import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../dev/engine';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-});
-beforeEach(() => resetAll(sandbox));
-afterAll(async () => {
-	await sandbox.close();
-	await closeConnections();
-});
+const sandbox = useSandbox();
 
 describe('rate → get', () => {
 	it('returns one item per chosen currency, numbers as numbers, from one bearer request', async () => {

@@ -6,9 +6,9 @@
 import { roundTo } from '../nodes/CurrencyRate/actions/rate/convert';
 import { RateBook, RateCache } from '../nodes/CurrencyRate/rateBook';
 import { parseRateAnswer, rateNumber } from '../nodes/CurrencyRate/rateTable';
-import { ApiClient, ApiError, TokenCache, closeConnections, parseCredentials } from '../nodes/shared/transport';
-import { startSandbox, type Sandbox } from '../sandbox/server';
-import { RATES_PATH, requestsTo } from './currencyRate.helpers';
+import { ApiClient, ApiError, TokenCache, parseCredentials } from '../nodes/shared/transport';
+import { RATES_PATH, requestsTo } from './helpers/currencyRate';
+import { useSandbox } from './helpers/sandbox';
 
 describe('parseRateAnswer', () => {
 	it('reads the known shape, numbers or strings, and keeps the provider order', () => {
@@ -116,20 +116,12 @@ describe('RateCache', () => {
 });
 
 describe('RateBook against the sandbox', () => {
-	let sandbox: Sandbox;
+	const sandbox = useSandbox();
 	let client: ApiClient;
 
-	beforeAll(async () => {
-		sandbox = await startSandbox();
-	});
 	beforeEach(() => {
-		sandbox.reset();
 		// Its own token cache, emptied with the sandbox's tokens, so request counts start at zero.
 		client = new ApiClient(parseCredentials({ baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: 'demo-secret' }), new TokenCache());
-	});
-	afterAll(async () => {
-		await sandbox.close();
-		await closeConnections();
 	});
 
 	it('gives 1,000 concurrent callers the same table from one request', async () => {

@@ -2,19 +2,10 @@
  * Batching options through the engine: "Delay Between Requests" spaces the starts of the sends,
  * and a failure without Continue On Fail starts no further item.
  */
-import { closeConnections } from '../nodes/shared/transport';
-import { startSandbox, type Sandbox } from '../sandbox/server';
-import { runWorkflow, sandboxCredential, singleNodeWorkflow } from './helpers/engine';
+import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../dev/engine';
+import { useSandbox } from './helpers/sandbox';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-	sandbox = await startSandbox();
-});
-beforeEach(() => sandbox.reset());
-afterAll(async () => {
-	await sandbox.close();
-	await closeConnections();
-});
+const sandbox = useSandbox();
 
 const items = (n: number) => Array.from({ length: n }, (_, i) => ({ text: `batch-${i}` }));
 const sendText = (options: Record<string, number>) => ({

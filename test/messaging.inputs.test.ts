@@ -9,27 +9,23 @@ import { join } from 'path';
 
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { closeConnections, sharedTokenCache } from '../nodes/shared/transport';
-import { startSandbox, type Sandbox } from '../sandbox/server';
-import { setBinaryDataMode, storeBinary } from './helpers/engine';
-import { PHONE, PHONE_PASTED, apiRequests, runMessaging } from './messaging.helpers';
+import { sharedTokenCache } from '../nodes/shared/transport';
+import { startSandbox } from '../sandbox/server';
+import { setBinaryDataMode, storeBinary } from '../dev/engine';
+import { PHONE, PHONE_PASTED, apiRequests, runMessaging } from './helpers/messaging';
+import { useSandbox } from './helpers/sandbox';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 let storagePath: string;
 
-beforeAll(async () => {
-	sandbox = await startSandbox();
+beforeAll(() => {
 	storagePath = mkdtempSync(join(tmpdir(), 'messaging-binary-'));
 });
 beforeEach(async () => {
-	sandbox.reset();
-	sharedTokenCache.clear();
 	await setBinaryDataMode('memory');
 });
 afterAll(async () => {
 	await setBinaryDataMode('memory');
-	await sandbox.close();
-	await closeConnections();
 	rmSync(storagePath, { recursive: true, force: true });
 });
 

@@ -8,9 +8,8 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { Readable } from 'stream';
 
-import { closeConnections, sharedTokenCache } from '../nodes/shared/transport';
-import { startSandbox, type Sandbox } from '../sandbox/server';
-import { setBinaryDataMode, storeBinary } from './helpers/engine';
+import { startSandbox } from '../sandbox/server';
+import { setBinaryDataMode, storeBinary } from '../dev/engine';
 import {
 	CLIENT_ID,
 	DEFAULT_VERSION,
@@ -22,24 +21,20 @@ import {
 	runMessaging,
 	tokenRequests,
 	wire,
-} from './messaging.helpers';
+} from './helpers/messaging';
+import { useSandbox } from './helpers/sandbox';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 let storagePath: string;
 
-beforeAll(async () => {
-	sandbox = await startSandbox();
+beforeAll(() => {
 	storagePath = mkdtempSync(join(tmpdir(), 'messaging-binary-'));
 });
 beforeEach(async () => {
-	sandbox.reset();
-	sharedTokenCache.clear();
 	await setBinaryDataMode('memory');
 });
 afterAll(async () => {
 	await setBinaryDataMode('memory');
-	await sandbox.close();
-	await closeConnections();
 	rmSync(storagePath, { recursive: true, force: true });
 });
 
@@ -335,12 +330,7 @@ describe('account', () => {
 });
 
 describe('session (account waiting for a QR scan)', () => {
-	let waiting: Sandbox;
-	beforeAll(async () => {
-		waiting = await startSandbox({ accounts: [{ clientId: CLIENT_ID, clientSecret: SECRET, status: 'init' }] });
-	});
-	beforeEach(() => waiting.reset());
-	afterAll(async () => await waiting.close());
+	const waiting = useSandbox({ accounts: [{ clientId: CLIENT_ID, clientSecret: SECRET, status: 'init' }] });
 
 	const qrOf = (json: Record<string, unknown>) => (json.response as { qrCode: string }).qrCode;
 

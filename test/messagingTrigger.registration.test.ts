@@ -3,29 +3,21 @@
  * sandbox over HTTP: what Update Account receives, what the account ends up with, what the
  * node keeps in static data, and what deactivation restores or clears.
  */
-import { startSandbox } from '../sandbox/server';
-import type { RequestLogEntry, Sandbox } from '../sandbox/types';
-import { ApiClient, closeConnections, endpoints, parseCredentials } from '../nodes/shared/transport';
-import { sandboxCredential } from './helpers/engine';
-import { TriggerHarness } from './helpers/webhook';
+import type { RequestLogEntry } from '../sandbox/types';
+import { ApiClient, endpoints, parseCredentials } from '../nodes/shared/transport';
+import { sandboxCredential } from '../dev/engine';
+import { TriggerHarness } from '../dev/triggerEngine';
+import { useSandbox } from './helpers/sandbox';
 
 const ACCOUNT = '6281288776713';
 const VERSION = '16.0.1.3';
 const OTHER_SYSTEM_URL = 'https://crm.example.com/whatsapp/incoming';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 const harnesses: TriggerHarness[] = [];
 
-beforeAll(async () => {
-	sandbox = await startSandbox();
-});
-beforeEach(() => sandbox.reset());
 afterEach(async () => {
 	await Promise.all(harnesses.splice(0).map(async (harness) => await harness.close()));
-});
-afterAll(async () => {
-	await sandbox.close();
-	await closeConnections();
 });
 
 async function harness(parameters: Record<string, unknown> = {}): Promise<TriggerHarness> {

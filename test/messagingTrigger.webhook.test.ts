@@ -7,26 +7,24 @@ import { randomBytes } from 'crypto';
 import { request } from 'undici';
 
 import { startSandbox } from '../sandbox/server';
-import type { IncomingMessage, IncomingResult, Sandbox } from '../sandbox/types';
-import { closeConnections } from '../nodes/shared/transport';
-import { sandboxCredential } from './helpers/engine';
-import { TriggerHarness, type TriggerExecution } from './helpers/webhook';
+import type { IncomingMessage, IncomingResult } from '../sandbox/types';
+import { sandboxCredential } from '../dev/engine';
+import { TriggerHarness, type TriggerExecution } from '../dev/triggerEngine';
+import { useSandbox } from './helpers/sandbox';
 
 const ACCOUNT = '6281288776713';
 const CUSTOMER = '6281300000002';
 const BASE_PARAMETERS = { accountNumber: '+62 812-8877-6713' };
 
-let sandbox: Sandbox;
+// Each test group resets the sandbox itself when it (re)activates the trigger.
+const sandbox = useSandbox({}, { resetEachTest: false });
 let trigger: TriggerHarness;
 
 beforeAll(async () => {
-	sandbox = await startSandbox();
 	trigger = await TriggerHarness.start({ parameters: BASE_PARAMETERS, credentials: sandboxCredential(sandbox.url) });
 });
 afterAll(async () => {
 	await trigger.close();
-	await sandbox.close();
-	await closeConnections();
 });
 
 /** Fresh sandbox and executions; the trigger (re)activated with these parameters. */

@@ -8,18 +8,11 @@
 import fc from 'fast-check';
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { closeConnections } from '../nodes/shared/transport';
-import { startSandbox, type Sandbox } from '../sandbox/server';
-import { runWorkflow, sandboxCredential, singleNodeWorkflow } from './helpers/engine';
+import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../dev/engine';
+import { useSandbox } from './helpers/sandbox';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-	sandbox = await startSandbox();
-});
-afterAll(async () => {
-	await sandbox.close();
-	await closeConnections();
-});
+// No reset between properties: every batch is checked on its own output.
+const sandbox = useSandbox({}, { resetEachTest: false });
 
 const RUNS = 15;
 

@@ -9,7 +9,6 @@ import {
 	ApiClient,
 	ApiError,
 	TokenCache,
-	closeConnections,
 	endpoints,
 	parseCredentials,
 	type ApiCredentials,
@@ -17,20 +16,12 @@ import {
 	type ParamValue,
 	type RetryPolicy,
 } from '../nodes/shared/transport';
+import { useSandbox } from './helpers/sandbox';
 
 const SECRET = 'demo-secret';
 const FAST_RETRIES: RetryPolicy = { maxRetries: 3, baseDelayMs: 20, maxDelayMs: 100, maxRetryAfterSeconds: 5 };
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-});
-beforeEach(() => sandbox.reset());
-afterAll(async () => {
-	await sandbox.close();
-	await closeConnections();
-});
+const sandbox = useSandbox();
 
 function credentials(overrides: Partial<ApiCredentials> = {}): ApiCredentials {
 	return parseCredentials({ baseUrl: `${sandbox.url}/`, clientId: 'demo-client', clientSecret: SECRET, timeoutSeconds: 5, ...overrides });
@@ -155,8 +146,7 @@ describe('token cache', () => {
 	});
 
 	test('the lifetime stated by the token answer is used when present', async () => {
-		await sandbox.close();
-		sandbox = await startSandbox({ tokenExpiresInField: true, tokenTtlMs: 3_000 });
+		await sandbox.restart({ tokenExpiresInField: true, tokenTtlMs: 3_000 });
 		const client = newClient();
 		await client.call(endpoints.status);
 		await new Promise((resolve) => setTimeout(resolve, 3_100));
@@ -165,8 +155,7 @@ describe('token cache', () => {
 		// before the server could refuse the first one.
 		expect(sandbox.stats().tokensIssued.wa).toBe(2);
 		expect(sandbox.requests().filter((r) => r.path === '/api/wa/2.0/get' && r.status !== 200)).toHaveLength(0);
-		await sandbox.close();
-		sandbox = await startSandbox();
+		await sandbox.restart();
 	});
 });
 

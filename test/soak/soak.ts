@@ -5,11 +5,11 @@
  *
  * Run: npm run test:soak   (exits 1 if a must-be-0 row is not 0)
  */
-import '../setup-env';
+import '../../dev/env';
 import { startSandbox } from '../../sandbox/server';
 import type { FaultKind } from '../../sandbox/types';
 import { closeConnections } from '../../nodes/shared/transport';
-import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../helpers/engine';
+import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../../dev/engine';
 
 const SENDS = Number(process.env.SOAK_SENDS ?? 2000);
 const PARALLEL = 8;

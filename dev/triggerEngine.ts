@@ -55,7 +55,7 @@ import {
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 
-import { MessagingTrigger } from '../../nodes/MessagingTrigger/MessagingTrigger.node';
+import { MessagingTrigger } from '../nodes/MessagingTrigger/MessagingTrigger.node';
 import { TestCredentialsHelper } from './engine';
 
 export const TRIGGER_TYPE = 'n8n-nodes-messaging-rate.messagingTrigger';

@@ -29,9 +29,9 @@ import {
 	type IConnections,
 } from 'n8n-workflow';
 
-import { CurrencyRate } from '../../nodes/CurrencyRate/CurrencyRate.node';
-import { Messaging } from '../../nodes/Messaging/Messaging.node';
-import { MessagingTrigger } from '../../nodes/MessagingTrigger/MessagingTrigger.node';
+import { CurrencyRate } from '../nodes/CurrencyRate/CurrencyRate.node';
+import { Messaging } from '../nodes/Messaging/Messaging.node';
+import { MessagingTrigger } from '../nodes/MessagingTrigger/MessagingTrigger.node';
 
 export const PACKAGE = 'n8n-nodes-messaging-rate';
 

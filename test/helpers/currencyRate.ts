@@ -4,11 +4,9 @@
  */
 import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { sharedRateCache } from '../nodes/CurrencyRate/rateBook';
-import { sharedTokenCache } from '../nodes/shared/transport';
-import { ratesFor } from '../sandbox/rates';
-import type { RequestLogEntry, Sandbox } from '../sandbox/types';
-import { runWorkflow, sandboxCredential, singleNodeWorkflow, type EngineRun } from './helpers/engine';
+import { ratesFor } from '../../sandbox/rates';
+import type { RequestLogEntry, Sandbox } from '../../sandbox/types';
+import { runWorkflow, sandboxCredential, singleNodeWorkflow, type EngineRun } from '../../dev/engine';
 
 export const RATES_PATH = '/api/rate/1.0/get';
 export const RATE_TOKEN_PATH = '/api/rate/1.0/authentication';
@@ -16,16 +14,6 @@ export const RATE_TOKEN_PATH = '/api/rate/1.0/authentication';
 /** The params the spec lists for getkurs, as the sandbox must receive them. */
 export function getkursParams(provider: string, version = '1.0'): Record<string, string> {
 	return { version, client_id: 'demo-client', client_secret: 'demo-secret', function: 'getkurs', currency_id_provider: provider };
-}
-
-/**
- * A clean slate for a test: the sandbox forgets its log and tokens, and this process forgets its
- * cached token and kept rates, so every count starts at zero.
- */
-export function resetAll(sandbox: Sandbox): void {
-	sandbox.reset();
-	sharedTokenCache.clear();
-	sharedRateCache.clear();
 }
 
 export async function runCurrencyRate(

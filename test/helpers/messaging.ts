@@ -5,8 +5,8 @@
 import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import QRCode from 'qrcode';
 
-import type { RequestLogEntry, Sandbox } from '../sandbox/types';
-import { runWorkflow, sandboxCredential, singleNodeWorkflow, type EngineRun } from './helpers/engine';
+import type { RequestLogEntry, Sandbox } from '../../sandbox/types';
+import { runWorkflow, sandboxCredential, singleNodeWorkflow, type EngineRun } from '../../dev/engine';
 
 // pngjs comes with qrcode (which renders through it) and has no bundled types; this is all we use.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
