@@ -15,8 +15,8 @@ import '../dev/env';
 import type { IDataObject } from 'n8n-workflow';
 import { performance } from 'perf_hooks';
 
-import { roundTo } from '../nodes/CurrencyRate/actions/rate/convert';
-import { parseRateAnswer, type RateTable } from '../nodes/CurrencyRate/rateTable';
+import { roundTo } from '../nodes/CurrencyRate/actions/rate/convert.operation';
+import { parseRateAnswer, type RateTable } from '../nodes/shared/rates/rateTable';
 import { ApiClient, TokenCache, closeConnections, endpoints, parseCredentials } from '../nodes/shared/transport';
 import { startSandbox } from '../sandbox/server';
 import type * as Engine from '../dev/engine';

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 
 import { startSandbox } from '../sandbox/server';
-import { messagingRateApiTest } from '../nodes/shared/apiClient';
+import { messagingRateApiTest } from '../nodes/shared/credential';
 import { closeConnections } from '../nodes/shared/transport';
 import { runWorkflow, sandboxCredential, type WorkflowJson } from '../dev/engine';
 

@@ -62,8 +62,6 @@ function rateRow(code: string, currency: string, profile: ProviderProfile): Rate
 	return { name: currency, rate_sell: shown(sell), rate_buy: shown(buy), rate_avg: shown(avg), provider: code };
 }
 
-export const PROVIDER_CODES = Object.keys(PROVIDERS);
-
 /** Rows for a provider code (case-insensitive), or undefined when the provider is unknown. */
 export function ratesFor(providerCode: string): RateRow[] | undefined {
 	const code = providerCode.toLowerCase();

@@ -1,5 +1,5 @@
 /**
- * Currency Rate → Authentication → Get Token through n8n's engine against the sandbox: one
+ * Currency Rate → Auth → Get Token through n8n's engine against the sandbox: one
  * token request without a bearer, the new token used by later rate requests, and never shown.
  */
 import { useSandbox } from './helpers/sandbox';
@@ -28,15 +28,15 @@ describe('auth → getToken', () => {
 		const items = output('Node');
 		expect(items).toHaveLength(1);
 		expect(items[0].pairedItem).toEqual({ item: 0 });
+		// The same output shape as the Messaging node's Get Token (docs/currency-rate.md, "Auth → Get Token").
 		expect(items[0].json).toEqual({
 			tokenRenewed: true,
-			api: 'rate',
-			validUntil: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
-			status: 'success',
+			api: 'rates',
+			expiresAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
 			response: { status: 'success' },
 		});
 		// The credential's Token Lifetime (60 minutes) minus the transport's safety margin.
-		const validFor = Date.parse(items[0].json.validUntil as string) - Date.now();
+		const validFor = Date.parse(items[0].json.expiresAt as string) - Date.now();
 		expect(validFor).toBeGreaterThan(55 * 60_000);
 		expect(validFor).toBeLessThanOrEqual(60 * 60_000);
 

@@ -3,9 +3,9 @@
  * and the rate book's sharing and keeping rules (with a real client against the sandbox and a
  * controllable clock).
  */
-import { roundTo } from '../nodes/CurrencyRate/actions/rate/convert';
-import { RateBook, RateCache } from '../nodes/CurrencyRate/rateBook';
-import { parseRateAnswer, rateNumber } from '../nodes/CurrencyRate/rateTable';
+import { roundTo } from '../nodes/CurrencyRate/actions/rate/convert.operation';
+import { RateBook, RateCache } from '../nodes/shared/rates/rateBook';
+import { parseRateAnswer, rateNumber } from '../nodes/shared/rates/rateTable';
 import { ApiClient, ApiError, TokenCache, parseCredentials } from '../nodes/shared/transport';
 import { RATES_PATH, requestsTo } from './helpers/currencyRate';
 import { useSandbox } from './helpers/sandbox';

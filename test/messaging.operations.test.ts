@@ -430,7 +430,13 @@ describe('auth', () => {
 			{ method: 'GET', path: '/api/wa/authentication', bearer: false, params: { client_id: CLIENT_ID, client_secret: SECRET } },
 		]);
 		const [item] = run.output('Node');
-		expect(item.json).toEqual({ authenticated: true, connection: 'ok', expiresAt: expect.any(String), response: { connection: 'ok' } });
+		// The same output shape as the Currency Rate node's Get Token (docs/messaging.md, "Auth → Get Token").
+		expect(item.json).toEqual({
+			tokenRenewed: true,
+			api: 'messaging',
+			expiresAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+			response: { connection: 'ok' },
+		});
 		// The credential's lifetime (60 min) less the safety margin.
 		const expiresAt = Date.parse(item.json.expiresAt as string);
 		expect(expiresAt).toBeGreaterThan(before + 55 * 60_000);

@@ -320,7 +320,7 @@ describe('credential', () => {
 	});
 
 	test('the credential test authenticates and calls the token check', async () => {
-		const { messagingRateApiTest } = await import('../nodes/shared/apiClient');
+		const { messagingRateApiTest } = await import('../nodes/shared/credential');
 		const good = await messagingRateApiTest.call({} as never, { id: '1', name: 'x', type: 'messagingRateApi', data: { baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: SECRET } });
 		expect(good.status).toBe('OK');
 		expect(sandbox.requests().map((r) => r.path)).toEqual(['/api/wa/authentication', '/api/wa/protected']);

@@ -1,21 +1,21 @@
 import {
 	NodeConnectionTypes,
-	NodeOperationError,
-	type ICredentialDataDecryptedObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { apiClientFor, CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/apiClient';
-import { buildProperties, findOperation } from '../shared/operation';
-import { runItems } from '../shared/runItems';
-import { parseCredentials } from '../shared/transport';
+import { CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/credential';
+import { buildProperties } from '../shared/operation';
+import { route, type NodeDefinition } from '../shared/router';
 import { resources } from './actions';
-import type { RateOperationContext } from './context';
-import { currencyRateOptions, optionsProperty } from './options';
-import { RateBook } from './rateBook';
+import {
+	CurrencyRateRun,
+	currencyRateOptionsProperty,
+	readCurrencyRateOptions,
+	type CurrencyRateOptions,
+} from './parameters';
 
 /**
  * Items run this many at a time. There is no request per item (one rates request per provider
@@ -23,6 +23,14 @@ import { RateBook } from './rateBook';
  * items that need the same provider wait on the same request.
  */
 const ITEM_CONCURRENCY = 16;
+
+/** How the router runs this node: its resources, its Options, and a rate book per run. */
+const currencyRateNode: NodeDefinition<CurrencyRateOptions, CurrencyRateRun> = {
+	resources,
+	readOptions: readCurrencyRateOptions,
+	startRun: (basics) => new CurrencyRateRun(basics),
+	pacing: () => ({ parallel: ITEM_CONCURRENCY, delayMs: 0 }),
+};
 
 export class CurrencyRate implements INodeType {
 	description: INodeTypeDescription = {
@@ -38,35 +46,12 @@ export class CurrencyRate implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: 'messagingRateApiTest' }],
-		properties: [...buildProperties(resources), optionsProperty],
+		properties: [...buildProperties(resources), currencyRateOptionsProperty],
 	};
 
 	methods = { credentialTest: { messagingRateApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const resource = this.getNodeParameter('resource', 0) as string;
-		const operation = this.getNodeParameter('operation', 0) as string;
-		const module = findOperation(resources, resource, operation);
-		if (!module) {
-			throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not known`);
-		}
-		const client = await apiClientFor(this);
-		const signal = this.getExecutionCancelSignal();
-		const options = currencyRateOptions(this);
-		// Already validated by apiClientFor; only the public parts name the cache entries.
-		const { baseUrl, clientId } = parseCredentials(await this.getCredentials<ICredentialDataDecryptedObject>(CREDENTIAL_TYPE));
-		const context: RateOperationContext = {
-			client,
-			signal,
-			options,
-			rates: new RateBook({ client, signal, sourceKey: `${baseUrl}|${clientId}`, keepMinutes: options.keepRatesMinutes }),
-		};
-		const output = await runItems(
-			this,
-			this.getInputData().length,
-			async (itemIndex) => await module.execute.call(this, itemIndex, context),
-			{ parallel: ITEM_CONCURRENCY, delayMs: 0 },
-		);
-		return [output];
+		return await route(this, currencyRateNode);
 	}
 }

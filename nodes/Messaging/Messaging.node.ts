@@ -1,17 +1,25 @@
 import {
 	NodeConnectionTypes,
-	NodeOperationError,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { apiClientFor, CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/apiClient';
-import { buildProperties, findOperation } from '../shared/operation';
-import { runItems } from '../shared/runItems';
+import { CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/credential';
+import { buildProperties, listInWords, operationsSending } from '../shared/operation';
+import { route, type NodeDefinition } from '../shared/router';
+import { OperationRun } from '../shared/run';
 import { resources } from './actions';
-import { messagingOptions, optionsProperty } from './options';
+import { messagingOptionsProperty, readMessagingOptions, type MessagingOptions, type MessagingRun } from './parameters';
+
+/** How the router runs this node: its resources, its Options, one item after the other unless Parallel Requests says more. */
+const messagingNode: NodeDefinition<MessagingOptions, MessagingRun> = {
+	resources,
+	readOptions: readMessagingOptions,
+	startRun: (basics) => new OperationRun(basics),
+	pacing: ({ parallel, delayMs }) => ({ parallel, delayMs }),
+};
 
 export class Messaging implements INodeType {
 	description: INodeTypeDescription = {
@@ -27,27 +35,12 @@ export class Messaging implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: 'messagingRateApiTest' }],
-		properties: [...buildProperties(resources), optionsProperty],
+		properties: [...buildProperties(resources), messagingOptionsProperty(listInWords(operationsSending(resources, 'version')))],
 	};
 
 	methods = { credentialTest: { messagingRateApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const resource = this.getNodeParameter('resource', 0) as string;
-		const operation = this.getNodeParameter('operation', 0) as string;
-		const module = findOperation(resources, resource, operation);
-		if (!module) {
-			throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not known`);
-		}
-		const client = await apiClientFor(this);
-		const signal = this.getExecutionCancelSignal();
-		const { parallel, delayMs } = messagingOptions(this);
-		const output = await runItems(
-			this,
-			this.getInputData().length,
-			async (itemIndex) => await module.execute.call(this, itemIndex, { client, signal }),
-			{ parallel, delayMs },
-		);
-		return [output];
+		return await route(this, messagingNode);
 	}
 }

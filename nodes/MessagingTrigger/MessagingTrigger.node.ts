@@ -7,7 +7,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/apiClient';
+import { CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/credential';
 import { triggerProperties } from './parameters';
 import { receiveMessage } from './receive';
 import { registerWebhook, unregisterWebhook, webhookExists } from './registration';

@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_MESSAGING_VERSION } from '../Messaging/options';
+import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/account';
+import { asOptions, defaultCountryOption, optionText, optionsCollection } from '../shared/options';
 
 /**
  * The trigger's parameters and how they are read. Hook functions (activation) and webhook
@@ -104,47 +105,28 @@ export const triggerProperties: INodeProperties[] = [
 		displayOptions: showForSharedSecret,
 		description: 'A long random string. Requests without it are answered 401 and start nothing.',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [
-			{
-				displayName: 'API Version',
-				name: 'version',
-				type: 'string',
-				default: DEFAULT_MESSAGING_VERSION,
-				description: 'Value sent as "version" by Check Account and Update Account when the webhook is registered',
-			},
-			{
-				displayName: 'Default Country',
-				name: 'defaultCountry',
-				type: 'string',
-				default: '',
-				placeholder: 'ID',
-				description:
-					'Two-letter country code (ISO 3166) used when the Account Number is written without a country code, such as 0812 8877 6713',
-			},
-			{
-				displayName: 'Maximum Body Size (MB)',
-				name: 'maxBodySizeMb',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: DEFAULT_MAX_BODY_MB,
-				description:
-					"Larger requests are answered 400 and start nothing. n8n's own limit (N8N_PAYLOAD_SIZE_MAX, 16 MB by default) applies first.",
-			},
-			{
-				displayName: 'Put File in Field',
-				name: 'binaryPropertyName',
-				type: 'string',
-				default: DEFAULT_BINARY_PROPERTY,
-				description: 'Name of the binary field that receives the file of a media message',
-			},
-		],
-	},
+	optionsCollection([
+		messagingVersionOption('Value sent as "version" by Check Account and Update Account when the webhook is registered'),
+		defaultCountryOption(
+			'Two-letter country code (ISO 3166) used when the Account Number is written without a country code, such as 0812 8877 6713',
+		),
+		{
+			displayName: 'Maximum Body Size (MB)',
+			name: 'maxBodySizeMb',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: DEFAULT_MAX_BODY_MB,
+			description:
+				"Larger requests are answered 400 and start nothing. n8n's own limit (N8N_PAYLOAD_SIZE_MAX, 16 MB by default) applies first.",
+		},
+		{
+			displayName: 'Put File in Field',
+			name: 'binaryPropertyName',
+			type: 'string',
+			default: DEFAULT_BINARY_PROPERTY,
+			description: 'Name of the binary field that receives the file of a media message',
+		},
+	]),
 ];
 
 export interface TriggerSettings {
@@ -172,12 +154,7 @@ export function readTriggerSettings(ctx: ParameterSource): TriggerSettings {
 		const value = ctx.getNodeParameter(name, fallback);
 		return typeof value === 'string' || typeof value === 'number' ? String(value) : fallback;
 	};
-	const options = (ctx.getNodeParameter('options', {}) ?? {}) as Record<string, unknown>;
-	const option = (name: string, fallback: string): string => {
-		const value = options[name];
-		const given = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
-		return given || fallback;
-	};
+	const options = asOptions(ctx.getNodeParameter('options', {}));
 	const types = ctx.getNodeParameter('messageTypes', []);
 	const verification = text('verification', 'none') as Verification;
 	const maxMb = Number(options.maxBodySizeMb);
@@ -191,9 +168,9 @@ export function readTriggerSettings(ctx: ParameterSource): TriggerSettings {
 		headerName: verification === 'headerSecret' ? text('headerName').trim() || DEFAULT_SECRET_HEADER : DEFAULT_SECRET_HEADER,
 		queryParameterName: verification === 'querySecret' ? text('queryParameterName').trim() || DEFAULT_SECRET_QUERY : DEFAULT_SECRET_QUERY,
 		sharedSecret: verification === 'headerSecret' || verification === 'querySecret' ? text('sharedSecret') : '',
-		version: option('version', DEFAULT_MESSAGING_VERSION),
-		defaultCountry: option('defaultCountry', ''),
+		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),
+		defaultCountry: optionText(options, 'defaultCountry', ''),
 		maxBodyBytes: Math.round((Number.isFinite(maxMb) && maxMb > 0 ? maxMb : DEFAULT_MAX_BODY_MB) * 1024 * 1024),
-		binaryPropertyName: option('binaryPropertyName', DEFAULT_BINARY_PROPERTY),
+		binaryPropertyName: optionText(options, 'binaryPropertyName', DEFAULT_BINARY_PROPERTY),
 	};
 }

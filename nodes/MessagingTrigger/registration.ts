@@ -1,16 +1,11 @@
 import { createHash } from 'crypto';
-import {
-	NodeApiError,
-	NodeOperationError,
-	type IDataObject,
-	type IHookFunctions,
-	type INode,
-	type JsonObject,
-} from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-workflow';
 
-import { apiClientFor } from '../shared/apiClient';
+import { checkAccount, readAccountAnswer, updateAccount } from '../shared/account';
+import { apiClientFor } from '../shared/credential';
+import { toNodeError } from '../shared/errors';
 import { normalizePhone } from '../shared/phone';
-import { ApiError, endpoints, type ApiClient } from '../shared/transport';
+import type { ApiClient } from '../shared/transport';
 import { readTriggerSettings, type TriggerSettings } from './parameters';
 
 /**
@@ -41,25 +36,13 @@ const RECORD_KEY = 'registration';
 export type AccountWebhook = { known: true; url: string; accountNumber?: string } | { known: false; reason?: string };
 
 /**
- * Reads `whatsapp_webhook` from a Check Account answer (`message.whatsapp_webhook` in the
- * sandbox; the real answer's fields are unknown). Odoo-style services write an empty field as
- * `false` or `null`: both mean "no webhook".
+ * The webhook a Check Account answer shows (read by the same reader as Messaging's Account →
+ * Check: an empty, `null` or `false` value means "no webhook").
  */
 export function webhookShownBy(result: unknown): AccountWebhook {
-	const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-	const candidates = isObject(result) ? [result.message, result] : [];
-	for (const candidate of candidates) {
-		if (!isObject(candidate) || !('whatsapp_webhook' in candidate)) continue;
-		const value = candidate.whatsapp_webhook;
-		if (typeof value !== 'string' && value !== null && value !== false) continue;
-		const number = candidate.whatsapp_number;
-		return {
-			known: true,
-			url: typeof value === 'string' ? value.trim() : '',
-			accountNumber: typeof number === 'string' || typeof number === 'number' ? String(number) : undefined,
-		};
-	}
-	return { known: false, reason: 'the Check Account answer does not show the webhook' };
+	const shown = readAccountAnswer(result);
+	if (shown.webhookUrl === undefined) return { known: false, reason: 'the Check Account answer does not show the webhook' };
+	return { known: true, url: (shown.webhookUrl ?? '').trim(), accountNumber: shown.whatsappNumber ?? undefined };
 }
 
 /** The URL to register: n8n's webhook URL, plus the shared secret when it travels in the query. */
@@ -114,24 +97,17 @@ function targetOf(ctx: IHookFunctions, registeredNumber?: string): Target {
 
 async function readAccountWebhook(client: ApiClient, target: Target): Promise<AccountWebhook> {
 	try {
-		const result = await client.call(endpoints.checkAccount, {
-			version: target.settings.version,
-			whatsapp_number: target.accountNumber,
-			whatsapp_webhook: target.url,
-		});
-		return webhookShownBy(result);
+		const params = { whatsapp_number: target.accountNumber, whatsapp_webhook: target.url };
+		return webhookShownBy(await checkAccount(client, params, { version: target.settings.version }));
 	} catch (error) {
 		return { known: false, reason: error instanceof Error ? error.message : String(error) };
 	}
 }
 
-async function updateAccount(client: ApiClient, target: Target, webhook: string): Promise<void> {
-	const result = (await client.call(endpoints.updateAccount, {
-		version: target.settings.version,
-		whatsapp_number: target.accountNumber,
-		whatsapp_webhook: webhook,
-	})) as { message?: { updated?: unknown } } | undefined;
-	if (result?.message?.updated === false) {
+async function setAccountWebhook(client: ApiClient, target: Target, webhook: string): Promise<void> {
+	const params = { whatsapp_number: target.accountNumber, whatsapp_webhook: webhook };
+	const result = await updateAccount(client, params, { version: target.settings.version });
+	if (readAccountAnswer(result).updated === false) {
 		throw new Error('Update Account answered "updated": false');
 	}
 }
@@ -139,17 +115,6 @@ async function updateAccount(client: ApiClient, target: Target, webhook: string)
 function record(ctx: IHookFunctions): RegistrationRecord | undefined {
 	const stored = ctx.getWorkflowStaticData('node')[RECORD_KEY];
 	return typeof stored === 'object' && stored !== null ? (stored as RegistrationRecord) : undefined;
-}
-
-function registrationError(node: INode, error: unknown, action: string): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	const message = error instanceof Error ? error.message : String(error);
-	if (error instanceof ApiError) {
-		const response: JsonObject = { message: error.message, kind: error.kind };
-		if (error.httpStatus !== undefined) response.httpStatus = error.httpStatus;
-		return new NodeApiError(node, response, { message: `Could not ${action}: ${message}`, description: error.hint || undefined });
-	}
-	return new NodeOperationError(node, `Could not ${action}: ${message}`);
 }
 
 /** n8n asks before `create`: is this workflow's URL already the account's webhook? */
@@ -171,9 +136,9 @@ export async function registerWebhook(this: IHookFunctions): Promise<boolean> {
 	const client = await apiClientFor(this);
 	const before = await readAccountWebhook(client, target);
 	try {
-		await updateAccount(client, target, target.url);
+		await setAccountWebhook(client, target, target.url);
 	} catch (error) {
-		throw registrationError(this.getNode(), error, "register this workflow's URL with Update Account");
+		throw toNodeError(this.getNode(), error, { action: "register this workflow's URL with Update Account" });
 	}
 	const earlier = record(this);
 	const next: RegistrationRecord = {
@@ -223,7 +188,7 @@ export async function unregisterWebhook(this: IHookFunctions): Promise<boolean> 
 			return true;
 		}
 		const restore = stored?.previousWebhook && !ours(stored.previousWebhook) ? stored.previousWebhook : '';
-		await updateAccount(client, target, restore);
+		await setAccountWebhook(client, target, restore);
 		delete staticData[RECORD_KEY];
 		return true;
 	} catch (error) {

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'crypto';
-import type { ICredentialDataDecryptedObject, IWebhookFunctions } from 'n8n-workflow';
+import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE } from '../shared/apiClient';
+import { readCredential } from '../shared/credential';
 import type { IncomingEvent } from './payload';
 import type { TriggerSettings } from './parameters';
 
@@ -37,7 +37,10 @@ export function sharedSecretProblem(ctx: IWebhookFunctions, settings: TriggerSet
 /** `x-api-key` in the payload against the credential's Client Secret. */
 export async function apiKeyProblem(ctx: IWebhookFunctions, event: IncomingEvent): Promise<string | undefined> {
 	if (event.apiKey === undefined || event.apiKey === '') return 'The payload has no "x-api-key"';
-	const credential = await ctx.getCredentials<ICredentialDataDecryptedObject>(CREDENTIAL_TYPE);
-	const secret = typeof credential.clientSecret === 'string' ? credential.clientSecret : '';
+	// A credential that cannot be read (e.g. its secret was emptied since activation) matches nothing.
+	const secret = await readCredential(ctx).then(
+		(credential) => credential.clientSecret,
+		() => '',
+	);
 	return secretsMatch(event.apiKey, secret) ? undefined : 'The payload\'s "x-api-key" does not match the credential';
 }

@@ -18,15 +18,31 @@ export function inputError(node: INode, itemIndex: number, field: string, proble
 	});
 }
 
-/** Any failure of one item as the n8n error to throw or to put in an error item. */
-export function toNodeError(node: INode, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+/** Where a failure happened, for its message. */
+export interface ErrorContext {
+	/** The item that failed: the message ends with `[item N]`. */
+	itemIndex?: number;
+	/** What was being done, when not an item's operation: `Could not <action>: …`. */
+	action?: string;
+}
+
+/**
+ * Any failure as the n8n error to throw or to put in an error item: the one conversion of the
+ * package. The transport's `ApiError` becomes a `NodeApiError` with the server's words and a hint;
+ * anything else a `NodeOperationError`. n8n errors pass through unchanged.
+ */
+export function toNodeError(node: INode, error: unknown, { itemIndex, action }: ErrorContext = {}): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	const said = error instanceof Error ? error.message : String(error);
+	const message = [action ? `Could not ${action}: ${said}` : said, itemIndex !== undefined ? itemLabel(itemIndex) : '']
+		.filter(Boolean)
+		.join(' ');
 	if (error instanceof ApiError) {
 		const response: JsonObject = { message: error.message, kind: error.kind };
 		if (error.httpStatus !== undefined) response.httpStatus = error.httpStatus;
 		if (error.serverMessage !== undefined) response.serverMessage = error.serverMessage;
 		const nodeError = new NodeApiError(node, response, {
-			message: `${error.message} ${itemLabel(itemIndex)}`,
+			message,
 			description: error.hint || undefined,
 			httpCode: error.httpStatus !== undefined ? String(error.httpStatus) : undefined,
 			itemIndex,
@@ -36,10 +52,12 @@ export function toNodeError(node: INode, error: unknown, itemIndex: number): Nod
 		return nodeError;
 	}
 	if (error instanceof CredentialError) {
-		return new NodeOperationError(node, error.message, { itemIndex, description: 'Open the credential and correct the field.' });
+		return new NodeOperationError(node, action ? message : error.message, {
+			itemIndex,
+			description: 'Open the credential and correct the field.',
+		});
 	}
-	const message = error instanceof Error ? error.message : String(error);
-	return new NodeOperationError(node, `${message} ${itemLabel(itemIndex)}`, { itemIndex });
+	return new NodeOperationError(node, message, { itemIndex });
 }
 
 /** The JSON of an error item (Continue On Fail): what failed, and whether it may have been delivered. */

@@ -1,32 +1,32 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeExecutionData, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import type { ApiClient } from './transport';
-
-/** What an operation gets besides n8n's `this`: the transport client and the cancel signal. */
-export interface OperationContext {
-	readonly client: ApiClient;
-	readonly signal?: AbortSignal;
-}
+import type { Endpoint } from './transport';
 
 /**
- * One operation in one file: its parameters (`description`, shown only for its resource and
- * operation) next to the code that runs one item (`execute`).
+ * One operation in one file (`<operation>.operation.ts`): its parameters (`description`, shown
+ * only for its resource and operation), the endpoint it calls, and the code that runs one item
+ * (`execute`). `C` is what the node's router hands every operation for the run (an
+ * `OperationRun` or a node's extension of it).
  */
-export interface OperationModule {
+export interface OperationModule<C> {
 	readonly description: INodeProperties[];
-	execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData | INodeExecutionData[]>;
+	/** The request the operation makes: the documentation tables and the options' texts are derived from it. */
+	readonly endpoint: Endpoint;
+	execute(this: IExecuteFunctions, itemIndex: number, run: C): Promise<INodeExecutionData | INodeExecutionData[]>;
 }
 
 /** An entry of a resource's operation selector, with the module that implements it. */
-export interface OperationEntry extends INodePropertyOptions {
+export interface OperationEntry<C> extends INodePropertyOptions {
 	readonly value: string;
 	readonly action: string;
-	readonly module: OperationModule;
+	readonly description: string;
+	readonly module: OperationModule<C>;
 }
 
-export interface ResourceDefinition {
+/** A resource of a node (`<resource>.resource.ts`): its selector entry and its operations, in selector order. */
+export interface ResourceDefinition<C> {
 	readonly option: INodePropertyOptions & { value: string };
-	readonly operations: readonly OperationEntry[];
+	readonly operations: ReadonlyArray<OperationEntry<C>>;
 	readonly defaultOperation: string;
 }
 
@@ -40,7 +40,7 @@ export function forOperation(resource: string, operation: string, properties: IN
 }
 
 /** The resource selector, each resource's operation selector and every operation's fields. */
-export function buildProperties(resources: readonly ResourceDefinition[]): INodeProperties[] {
+export function buildProperties<C>(resources: ReadonlyArray<ResourceDefinition<C>>): INodeProperties[] {
 	// The rule cannot see computed defaults; both selectors below do have one.
 	// eslint-disable-next-line n8n-nodes-base/node-param-default-missing
 	const resourceSelector: INodeProperties = {
@@ -68,10 +68,28 @@ export function buildProperties(resources: readonly ResourceDefinition[]): INode
 }
 
 /** The module for a resource/operation pair, or undefined. */
-export function findOperation(
-	resources: readonly ResourceDefinition[],
+export function findOperation<C>(
+	resources: ReadonlyArray<ResourceDefinition<C>>,
 	resource: string,
 	operation: string,
-): OperationModule | undefined {
+): OperationModule<C> | undefined {
 	return resources.find((r) => r.option.value === resource)?.operations.find((o) => o.value === operation)?.module;
+}
+
+/**
+ * The operations that send a given request field, as the editor names them
+ * (`Message → Send Text`): for option descriptions such as the API Version's, so that they
+ * stay true when an operation is added.
+ */
+export function operationsSending<C>(resources: ReadonlyArray<ResourceDefinition<C>>, field: string): string[] {
+	return resources.flatMap((resource) =>
+		resource.operations
+			.filter((operation) => operation.module.endpoint.params.includes(field))
+			.map((operation) => `${resource.option.name} → ${operation.name}`),
+	);
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+export function listInWords(items: readonly string[]): string {
+	return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }

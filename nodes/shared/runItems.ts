@@ -54,7 +54,7 @@ export async function runItems(
 					pairedItem: item.pairedItem ?? { item: itemIndex },
 				}));
 			} catch (error) {
-				const nodeError = toNodeError(node, error, itemIndex);
+				const nodeError = toNodeError(node, error, { itemIndex });
 				if (continueOnFail) {
 					results[itemIndex] = [{ json: errorItemJson(nodeError), pairedItem: { item: itemIndex } }];
 				} else {

@@ -12,7 +12,7 @@
  * `sandbox.restart(options)` replaces it with one started with other options for the tests that
  * follow (the next `restart()` without options goes back to the defaults).
  */
-import { sharedRateCache } from '../../nodes/CurrencyRate/rateBook';
+import { sharedRateCache } from '../../nodes/shared/rates/rateBook';
 import { closeConnections, sharedTokenCache } from '../../nodes/shared/transport';
 import { startSandbox } from '../../sandbox/server';
 import type { Sandbox, SandboxOptions } from '../../sandbox/types';

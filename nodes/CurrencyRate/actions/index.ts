@@ -1,6 +1,7 @@
 import type { ResourceDefinition } from '../../shared/operation';
-import { auth } from './auth';
-import { rate } from './rate';
+import type { CurrencyRateRun } from '../parameters';
+import { auth } from './auth/auth.resource';
+import { rate } from './rate/rate.resource';
 
 /** Every resource of the Currency Rate node, in the order the selector shows them. */
-export const resources: readonly ResourceDefinition[] = [rate, auth];
+export const resources: ReadonlyArray<ResourceDefinition<CurrencyRateRun>> = [rate, auth];

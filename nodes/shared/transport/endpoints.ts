@@ -148,8 +148,6 @@ export const endpoints = {
 	},
 } as const satisfies Record<string, Endpoint>;
 
-export type EndpointName = keyof typeof endpoints;
-
 /** The endpoint that issues tokens for a group. */
 export const tokenEndpoint: Record<ApiGroup, Endpoint> = {
 	wa: endpoints.waAuthenticate,

@@ -1,13 +1,13 @@
 /**
  * The transport: everything about talking to the service, nothing about n8n's UI.
- * Operations call `new ApiClient(credentials).call(endpoints.x, params)` and get the `result`
- * or an `ApiError`.
+ * Operations call `client.call(endpoints.x, params)` and get the `result` or an `ApiError`.
+ * Only what code outside the transport uses is exported here.
  */
-export { ApiClient, closeConnections, sharedTokenCache, type ApiCredentials, type CallOptions } from './client';
-export { buildBody, isDataUriParam, type DataUriParam, type ParamValue } from './body';
-export { parseCredentials, CredentialError, type StoredCredentials } from './credentials';
-export { endpoints, tokenEndpoint, describeEndpoint, type ApiGroup, type Endpoint, type EndpointName } from './endpoints';
+export { ApiClient, closeConnections, sharedTokenCache, type ApiCredentials } from './client';
+export { buildBody, type DataUriParam, type ParamValue } from './body';
+export { parseCredentials, CredentialError } from './credentials';
+export { endpoints, tokenEndpoint, describeEndpoint, type ApiGroup, type Endpoint } from './endpoints';
 export { parseEnvelope } from './envelope';
-export { ApiError, redact, redactDeep, type ApiErrorKind } from './errors';
-export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
-export { TokenCache, tokenExpiry, type Token } from './tokenCache';
+export { ApiError, redactDeep } from './errors';
+export { type RetryPolicy } from './retry';
+export { TokenCache, type Token } from './tokenCache';

@@ -1,0 +1,94 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { inputError } from '../../../shared/errors';
+import { forOperation } from '../../../shared/operation';
+import { currencyCode, type CurrencyQuote } from '../../../shared/rates/rateTable';
+import { endpoints } from '../../../shared/transport';
+import type { CurrencyRateRun } from '../../parameters';
+import { providerProperties, ratesForItem, readProvider, unknownCurrencyError } from './shared';
+
+export const description: INodeProperties[] = [
+	...providerProperties('get'),
+	...forOperation('rate', 'get', [
+		{
+			displayName: 'Currencies',
+			name: 'currencies',
+			type: 'string',
+			default: '',
+			placeholder: 'USD, EUR, SGD',
+			description:
+				'Codes of the currencies to return, separated by commas, upper or lower case. Leave empty for every currency the provider offers.',
+		},
+		{
+			displayName: 'Output',
+			name: 'output',
+			type: 'options',
+			options: [
+				{
+					name: 'One Item per Currency',
+					value: 'perCurrency',
+					description: 'Each currency in its own item: easy to filter, write to a sheet or loop over',
+				},
+				{
+					name: 'One Item With All Rates',
+					value: 'allInOne',
+					description: 'A single item whose "rates" field holds every currency: easy to format into one message',
+				},
+			],
+			default: 'perCurrency',
+			description: 'How to shape the output',
+		},
+	]),
+];
+
+/** One rates request per provider and run, shared by every item (see the run's rate book). */
+export const endpoint = endpoints.getKurs;
+
+export async function execute(this: IExecuteFunctions, itemIndex: number, run: CurrencyRateRun): Promise<INodeExecutionData[]> {
+	const provider = readProvider(run, itemIndex);
+	const wanted = readCurrencies(run, itemIndex);
+	const allInOne = run.parameter('output', itemIndex, 'perCurrency') === 'allInOne';
+	const table = await ratesForItem(run, itemIndex, provider);
+	const { baseCurrency } = run.options(itemIndex);
+
+	for (const code of wanted) {
+		if (table.quotes.has(code)) continue;
+		if (code === baseCurrency) {
+			throw inputError(
+				run.node,
+				itemIndex,
+				'Currencies',
+				`holds "${code}", the base currency: every rate is an amount of ${code}`,
+				`Remove ${code}, or use the Convert operation to turn ${code} amounts into other currencies.`,
+			);
+		}
+		throw unknownCurrencyError(run, itemIndex, 'Currencies', code, table);
+	}
+	const codes = wanted.length > 0 ? wanted : table.codes;
+	const quoteOf = (code: string) => table.quotes.get(code) as CurrencyQuote;
+
+	if (allInOne) {
+		const rates: IDataObject = {};
+		for (const code of codes) rates[code] = { ...quoteOf(code) };
+		return [{ json: { provider, baseCurrency, fetchedAt: table.fetchedAt, currencies: [...codes], rates } }];
+	}
+	return codes.map((code) => ({
+		json: { provider, currency: code, baseCurrency, ...quoteOf(code), fetchedAt: table.fetchedAt },
+	}));
+}
+
+/** The item's "Currencies" as distinct upper-case codes; empty means all. Accepts a list or an array. */
+function readCurrencies(run: CurrencyRateRun, itemIndex: number): string[] {
+	const value = run.parameter('currencies', itemIndex, '');
+	const parts = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/[\s,;]+/) : null;
+	if (parts === null) {
+		throw inputError(
+			run.node,
+			itemIndex,
+			'Currencies',
+			`is not a list of currency codes: ${JSON.stringify(value)}`,
+			'Write codes separated by commas, e.g. USD, EUR, SGD, or map an array of codes.',
+		);
+	}
+	return [...new Set(parts.map(currencyCode).filter((code) => code !== ''))];
+}

@@ -1,0 +1,130 @@
+import type { INodeProperties, INodePropertyOptions, NodeOperationError } from 'n8n-workflow';
+
+import { inputError, toNodeError } from '../../../shared/errors';
+import { showFor } from '../../../shared/operation';
+import { KNOWN_PROVIDERS, knownProviderCodes } from '../../../shared/rates/providers';
+import type { RateTable } from '../../../shared/rates/rateTable';
+import { ApiError, describeEndpoint, endpoints } from '../../../shared/transport';
+import type { CurrencyRateRun } from '../../parameters';
+
+/** What Get and Convert share: the provider fields, the rates of an item's provider, currency errors. */
+
+/** Selector value that shows the free "Provider Code" field. */
+const OTHER_PROVIDER = 'other';
+
+const providerOptions: INodePropertyOptions[] = [
+	...KNOWN_PROVIDERS.map(({ code, name }) => ({ name, value: code, description: `Rates of ${name}, code "${code}"` })),
+	{ name: 'Other Provider (Enter Code)', value: OTHER_PROVIDER, description: 'Any other code the service offers' },
+];
+
+/**
+ * The provider fields of an operation: a selector of the known codes (an expression may also
+ * give any code, e.g. `{{ $json.provider }}`), and a free code field for "Other Provider".
+ */
+export function providerProperties(operation: string): INodeProperties[] {
+	const shown = showFor('rate', operation);
+	return [
+		{
+			displayName: 'Provider',
+			name: 'provider',
+			type: 'options',
+			options: providerOptions,
+			default: 'bca',
+			description:
+				'Whose rates to use. An expression may give any provider code (for example a field of the input item); choose "Other Provider" to type a code the list does not have.',
+			displayOptions: shown,
+		},
+		{
+			displayName: 'Provider Code',
+			name: 'providerCode',
+			type: 'string',
+			default: '',
+			// Not marked required: n8n would then demand it whenever "Provider" is an expression
+			// (it cannot know the expression's value before the run). An empty code fails per item.
+			placeholder: 'e.g. mandiri',
+			description: 'The code the service knows the provider by (sent as "currency_id_provider")',
+			displayOptions: { show: { ...shown.show, provider: [OTHER_PROVIDER] } },
+		},
+	];
+}
+
+/** The item's provider code in the form the service uses (trimmed, lower case). */
+export function readProvider(run: CurrencyRateRun, itemIndex: number): string {
+	const selected = run.parameter('provider', itemIndex, '');
+	const isOther = selected === OTHER_PROVIDER;
+	const field = isOther ? 'Provider Code' : 'Provider';
+	const value = isOther ? run.parameter('providerCode', itemIndex, '') : selected;
+	const code = typeof value === 'string' || typeof value === 'number' ? String(value).trim().toLowerCase() : '';
+	if (code === '') {
+		throw inputError(run.node, itemIndex, field, 'is empty', `Choose a provider, or enter its code (${knownProviderCodes()}).`);
+	}
+	if (!/^[a-z0-9][a-z0-9_.-]*$/.test(code)) {
+		throw inputError(
+			run.node,
+			itemIndex,
+			field,
+			`is not a provider code: "${String(value)}"`,
+			`Provider codes are single words such as ${knownProviderCodes()}.`,
+		);
+	}
+	return code;
+}
+
+/**
+ * The provider's rates for this item, from the run's rate book (one request per provider and
+ * run). A provider the service refuses gets a description that lists the known codes.
+ */
+export async function ratesForItem(run: CurrencyRateRun, itemIndex: number, provider: string): Promise<RateTable> {
+	const { version } = run.options(itemIndex);
+	try {
+		return await run.rates.tableFor(provider, version);
+	} catch (error) {
+		if (!isRatesRefusal(error)) throw error;
+		const nodeError = toNodeError(run.node, error, { itemIndex });
+		nodeError.description = [
+			`The service gave no rates for provider "${provider}". Check the provider code (known codes: ${knownProviderCodes()}) and the "API Version" option ("${version}").`,
+			error.hint,
+		]
+			.filter(Boolean)
+			.join(' ');
+		throw nodeError;
+	}
+}
+
+/**
+ * A refusal or server error of the rates request itself: what an unknown provider code or version
+ * gets. Not a failed token request (a wrong secret) and not an auth failure: those say nothing
+ * about the provider.
+ */
+function isRatesRefusal(error: unknown): error is ApiError {
+	return (
+		error instanceof ApiError &&
+		error.endpoint === describeEndpoint(endpoints.getKurs) &&
+		!error.authFailure &&
+		(error.kind === 'rejected' || error.kind === 'rpc')
+	);
+}
+
+/**
+ * Bad currency code of one item: names the field and the item and lists what the provider
+ * offers, so the user can fix it without looking anything up.
+ * Example: `Field "From Currency" holds "XYZ", which provider "bca" does not offer; it offers
+ * IDR (base currency), USD, EUR, SGD [item 3]`.
+ */
+export function unknownCurrencyError(
+	run: CurrencyRateRun,
+	itemIndex: number,
+	field: string,
+	code: string,
+	table: RateTable,
+	baseCurrency?: string,
+): NodeOperationError {
+	const offered = [...(baseCurrency ? [`${baseCurrency} (base currency)`] : []), ...table.codes];
+	return inputError(
+		run.node,
+		itemIndex,
+		field,
+		`holds "${code}", which provider "${table.provider}" does not offer; it offers ${offered.join(', ') || 'no currencies at the moment'}`,
+		'Use one of the listed codes (upper or lower case).',
+	);
+}

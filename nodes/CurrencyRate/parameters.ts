@@ -1,0 +1,79 @@
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { asOptions, optionText, optionsCollection } from '../shared/options';
+import { OperationRun, type RunBasics } from '../shared/run';
+import { MAX_KEEP_MINUTES, RateBook } from '../shared/rates/rateBook';
+import { currencyCode } from '../shared/rates/rateTable';
+
+/**
+ * The Currency Rate node's parameters that belong to no single operation: the Options, read
+ * once per run, and what every operation gets for the run.
+ */
+
+/** Value sent as `params.version` to getkurs; the rate API's own path carries 1.0. */
+export const DEFAULT_RATE_VERSION = '1.0';
+/** The providers known so far are Indonesian: they quote rupiah per 1 unit of each currency. */
+export const DEFAULT_BASE_CURRENCY = 'IDR';
+
+export interface CurrencyRateOptions {
+	version: string;
+	baseCurrency: string;
+	keepRatesMinutes: number;
+}
+
+export const currencyRateOptionsProperty: INodeProperties = optionsCollection(
+	[
+		{
+			displayName: 'API Version',
+			name: 'version',
+			type: 'string',
+			default: DEFAULT_RATE_VERSION,
+			description: 'Value sent as "version" with every rates request. Change it only if your gateway asks for another.',
+		},
+		{
+			displayName: 'Base Currency',
+			name: 'baseCurrency',
+			type: 'string',
+			default: DEFAULT_BASE_CURRENCY,
+			placeholder: 'IDR',
+			description:
+				"The provider's home currency: its rates are amounts of this currency per 1 unit of each other currency, and conversions between two other currencies cross through it",
+		},
+		{
+			displayName: 'Keep Rates For (Minutes)',
+			name: 'keepRatesMinutes',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: MAX_KEEP_MINUTES },
+			default: 0,
+			description:
+				'Reuse rates that an earlier execution fetched less than this many minutes ago (0 = fetch once per execution). Kept in the memory of this n8n process, per base URL, client ID, provider and version.',
+		},
+	],
+	{ displayOptions: { show: { resource: ['rate'] } } },
+);
+
+/** The Options of one item (the router reads them once per run, from the first item). */
+export function readCurrencyRateOptions(ctx: IExecuteFunctions, itemIndex: number): CurrencyRateOptions {
+	const options = asOptions(ctx.getNodeParameter('options', itemIndex, {}));
+	const keep = Number(options.keepRatesMinutes ?? 0);
+	return {
+		version: optionText(options, 'version', DEFAULT_RATE_VERSION),
+		baseCurrency: currencyCode(options.baseCurrency) || DEFAULT_BASE_CURRENCY,
+		keepRatesMinutes: Number.isFinite(keep) && keep > 0 ? Math.min(keep, MAX_KEEP_MINUTES) : 0,
+	};
+}
+
+/**
+ * What every Currency Rate operation gets for the run: besides the client and the options, the
+ * run's rate book, so that all items share one rates request per provider.
+ */
+export class CurrencyRateRun extends OperationRun<CurrencyRateOptions> {
+	readonly rates: RateBook;
+
+	constructor(basics: RunBasics<CurrencyRateOptions>) {
+		super(basics);
+		const { client, signal, credentials, options } = basics;
+		// Only the public parts of the credential name the kept tables: never the secret.
+		this.rates = new RateBook({ client, signal, sourceKey: `${credentials.baseUrl}|${credentials.clientId}`, keepMinutes: options.keepRatesMinutes });
+	}
+}

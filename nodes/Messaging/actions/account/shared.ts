@@ -1,0 +1,76 @@
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+import { readAccountAnswer, type AccountParams } from '../../../shared/account';
+import { inputError } from '../../../shared/errors';
+import { phoneParameter, type MessagingRun } from '../../parameters';
+
+/** The two fields Check Account and Update Account both send (the account's number and webhook). */
+export const accountFields: INodeProperties[] = [
+	{
+		displayName: 'WhatsApp Number',
+		name: 'whatsappNumber',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: '+62 812-8877-6713',
+		description: "The gateway account's own number, with country code (or set \"Default Country\" in the options)",
+	},
+	{
+		displayName: 'Webhook URL',
+		name: 'webhookUrl',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'https://n8n.example.com/webhook/…',
+		description:
+			'Address the gateway posts incoming messages to, e.g. the Production URL of a Messaging Trigger node',
+	},
+];
+
+/** The item's number and webhook as the account calls send them, or an error naming the item and field. */
+export function accountParams(run: MessagingRun, itemIndex: number): AccountParams {
+	const node = run.node;
+	const phone = phoneParameter(run, itemIndex, {
+		name: 'whatsappNumber',
+		field: 'WhatsApp Number',
+		fix: 'Use the number of the WhatsApp account connected to the gateway, with its country code, e.g. +62 812-8877-6713.',
+	});
+	const rawUrl = run.parameter('webhookUrl', itemIndex, '');
+	const url = typeof rawUrl === 'string' ? rawUrl.trim() : '';
+	if (!url) {
+		throw inputError(node, itemIndex, 'Webhook URL', 'is empty', 'Paste the Production URL of a Messaging Trigger node (or of any endpoint that receives the gateway\'s posts).');
+	}
+	if (!isAbsoluteHttpUrl(url)) {
+		throw inputError(node, itemIndex, 'Webhook URL', `is not an absolute http(s) URL: "${url}"`, 'Write it in full, starting with https:// (or http://).');
+	}
+	return { whatsapp_number: phone, whatsapp_webhook: url };
+}
+
+function isAbsoluteHttpUrl(value: string): boolean {
+	try {
+		const url = new URL(value);
+		return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * The output of Check and Update: the number and webhook the gateway holds (the values sent when
+ * its answer does not show them; `null` when it says they are empty), its status and yes/no flags
+ * when given, and the server's answer untouched under `response`.
+ */
+export function accountJson(result: unknown, sent: AccountParams): IDataObject {
+	const shown = readAccountAnswer(result);
+	const json: IDataObject = {
+		whatsappNumber: shown.whatsappNumber === undefined ? sent.whatsapp_number : shown.whatsappNumber,
+		webhookUrl: shown.webhookUrl === undefined ? sent.whatsapp_webhook : shown.webhookUrl,
+	};
+	if (shown.status !== undefined) json.status = shown.status;
+	for (const flag of ['registered', 'updated', 'success'] as const) {
+		if (shown[flag] !== undefined) json[flag] = shown[flag];
+	}
+	if (shown.message !== undefined) json.message = shown.message;
+	json.response = (result ?? null) as IDataObject;
+	return json;
+}

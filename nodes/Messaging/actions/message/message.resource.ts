@@ -1,0 +1,25 @@
+import type { ResourceDefinition } from '../../../shared/operation';
+import type { MessagingRun } from '../../parameters';
+import * as sendFile from './sendFile.operation';
+import * as sendText from './sendText.operation';
+
+export const message: ResourceDefinition<MessagingRun> = {
+	option: { name: 'Message', value: 'message' },
+	defaultOperation: 'sendText',
+	operations: [
+		{
+			name: 'Send Text',
+			value: 'sendText',
+			action: 'Send a text message',
+			description: 'Send a text message to a phone number',
+			module: sendText,
+		},
+		{
+			name: 'Send File',
+			value: 'sendFile',
+			action: 'Send a file',
+			description: 'Send a document, image or other file with an optional caption',
+			module: sendFile,
+		},
+	],
+};

@@ -1,0 +1,33 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { inputError } from '../../../shared/errors';
+import { forOperation } from '../../../shared/operation';
+import { endpoints } from '../../../shared/transport';
+import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
+import { sendResultJson } from './shared';
+
+export const description: INodeProperties[] = forOperation('message', 'sendText', [
+	phoneProperty('Recipient, with country code (or set "Default Country" in the options)'),
+	{
+		displayName: 'Text',
+		name: 'text',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		default: '',
+		required: true,
+		description: 'The message to send',
+	},
+]);
+
+export const endpoint = endpoints.sendMessage;
+
+export async function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): Promise<INodeExecutionData> {
+	const phone = recipientPhone(run, itemIndex);
+	const text = run.parameter('text', itemIndex, '');
+	if (typeof text !== 'string' || text.trim() === '') {
+		throw inputError(run.node, itemIndex, 'Text', 'is empty', 'Enter the message text, or map a field that holds it.');
+	}
+	const { version } = run.options(itemIndex);
+	const result = await run.client.call(endpoint, { version, phone, body: text }, { signal: run.signal });
+	return { json: sendResultJson(result, phone) };
+}

@@ -1,0 +1,33 @@
+import type { ResourceDefinition } from '../../../shared/operation';
+import type { MessagingRun } from '../../parameters';
+import * as getQrCode from './getQrCode.operation';
+import * as getStatus from './getStatus.operation';
+import * as login from './login.operation';
+
+export const session: ResourceDefinition<MessagingRun> = {
+	option: { name: 'Session', value: 'session' },
+	defaultOperation: 'getStatus',
+	operations: [
+		{
+			name: 'Get QR Code',
+			value: 'getQrCode',
+			action: 'Get the login QR code',
+			description: 'Get the QR code to scan with the phone, as an image, while the account is not connected',
+			module: getQrCode,
+		},
+		{
+			name: 'Get Status',
+			value: 'getStatus',
+			action: 'Get the connection status',
+			description: 'Read whether the WhatsApp account is connected to the gateway',
+			module: getStatus,
+		},
+		{
+			name: 'Login',
+			value: 'login',
+			action: 'Start a login',
+			description: 'Start connecting the WhatsApp account; answers the QR code to scan, or the status when connected',
+			module: login,
+		},
+	],
+};

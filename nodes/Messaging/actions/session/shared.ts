@@ -1,0 +1,75 @@
+import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { inputError } from '../../../shared/errors';
+import { qrImage } from '../../../shared/qr';
+import type { MessagingRun } from '../../parameters';
+
+/** The field every session operation offers: where the QR image goes when there is one. */
+export const qrImageField: INodeProperties = {
+	displayName: 'Put QR Image in Field',
+	name: 'qrBinaryPropertyName',
+	type: 'string',
+	default: 'qrCode',
+	required: true,
+	description:
+		'Name of the output binary field that receives the login QR code as a PNG image (only when the gateway is waiting for a scan)',
+};
+
+const CONNECTED_WORDS = new Set(['authenticated', 'connected', 'open', 'ready', 'online']);
+
+/**
+ * One output item for Login, Get Status and Get QR Code. They answer alike: `qrCode` (a payload
+ * or a data:image URI) while waiting for a scan, `accountStatus` / `device_status` once logged
+ * in, and sometimes a hint (`error`, `message.whatsappStatus.message`).
+ */
+export async function sessionOutput(
+	ctx: IExecuteFunctions,
+	run: MessagingRun,
+	itemIndex: number,
+	result: unknown,
+): Promise<INodeExecutionData> {
+	const answer = (result && typeof result === 'object' ? result : {}) as IDataObject;
+	const accountStatus = text(answer.accountStatus ?? answer.account_status ?? answer.status);
+	const deviceStatus = text(answer.device_status ?? answer.deviceStatus);
+	const qrCode = text(answer.qrCode ?? answer.qr_code ?? answer.qr);
+	const connected =
+		(accountStatus !== undefined && CONNECTED_WORDS.has(accountStatus.toLowerCase())) ||
+		(deviceStatus !== undefined && CONNECTED_WORDS.has(deviceStatus.toLowerCase()));
+
+	const json: IDataObject = {
+		status: accountStatus ?? (connected ? 'authenticated' : qrCode ? 'got qr code' : deviceStatus ?? 'unknown'),
+		connected,
+		qrAvailable: qrCode !== undefined,
+	};
+	if (deviceStatus !== undefined) json.deviceStatus = deviceStatus;
+	const hint = hintOf(answer);
+	if (hint !== undefined) json.message = hint;
+	json.response = (result ?? null) as IDataObject;
+
+	if (qrCode === undefined) return { json };
+	const field = qrField(run, itemIndex);
+	const qr = await qrImage(qrCode);
+	const binary: IBinaryKeyData = { [field]: await ctx.helpers.prepareBinaryData(qr.image, qr.fileName, qr.mimeType) };
+	json.qrImageField = field;
+	return { json, binary };
+}
+
+function qrField(run: MessagingRun, itemIndex: number): string {
+	const value = run.parameter('qrBinaryPropertyName', itemIndex, 'qrCode');
+	const name = typeof value === 'string' ? value.trim() : '';
+	if (!name) {
+		throw inputError(run.node, itemIndex, 'Put QR Image in Field', 'is empty', 'Enter a field name for the QR image, e.g. qrCode.');
+	}
+	return name;
+}
+
+function text(value: unknown): string | undefined {
+	return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+/** A human hint the gateway adds when it cannot give a QR code or a status. */
+function hintOf(answer: IDataObject): string | undefined {
+	const nested = answer.message && typeof answer.message === 'object' ? (answer.message as IDataObject) : undefined;
+	const whatsappStatus = nested?.whatsappStatus && typeof nested.whatsappStatus === 'object' ? (nested.whatsappStatus as IDataObject) : undefined;
+	return text(answer.error) ?? text(whatsappStatus?.message) ?? text(nested?.message) ?? text(answer.message);
+}

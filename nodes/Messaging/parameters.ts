@@ -1,0 +1,99 @@
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/account';
+import { inputError } from '../shared/errors';
+import { asOptions, defaultCountryOption, optionText, optionsCollection } from '../shared/options';
+import { normalizePhone } from '../shared/phone';
+import type { OperationRun } from '../shared/run';
+
+/**
+ * The Messaging node's parameters that belong to no single operation: the Options (read once
+ * per run) and the Phone Number field that Send Text, Send File and Number → Check share.
+ */
+
+export interface MessagingOptions {
+	version: string;
+	defaultCountry: string;
+	parallel: number;
+	delayMs: number;
+}
+
+/** What every Messaging operation gets for the run. */
+export type MessagingRun = OperationRun<MessagingOptions>;
+
+/**
+ * The Options collection. `versionSentBy` names the operations that send "version" (derived
+ * from the resource definitions by the node, so that the text stays true).
+ */
+export function messagingOptionsProperty(versionSentBy: string): INodeProperties {
+	return optionsCollection([
+		messagingVersionOption(
+			`Value sent as "version" by ${versionSentBy}. Change it only if your gateway asks for another (e.g. v16).`,
+		),
+		defaultCountryOption(
+			'Two-letter country code (ISO 3166) used for phone numbers written without a country code, such as 0812 8877 6713',
+		),
+		{
+			displayName: 'Parallel Requests',
+			name: 'parallel',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 50 },
+			default: 1,
+			description:
+				'How many items are sent at the same time. 1 keeps the order of delivery and protects the number from spam bans.',
+		},
+		{
+			displayName: 'Delay Between Requests (Ms)',
+			name: 'delayMs',
+			type: 'number',
+			typeOptions: { minValue: 0 },
+			default: 0,
+			description: 'Minimum time between the start of two requests, in milliseconds',
+		},
+	]);
+}
+
+/** The Options of one item (the router reads them once per run, from the first item). */
+export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number): MessagingOptions {
+	const options = asOptions(ctx.getNodeParameter('options', itemIndex, {}));
+	return {
+		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),
+		defaultCountry: optionText(options, 'defaultCountry', ''),
+		parallel: Number(options.parallel ?? 1) || 1,
+		delayMs: Number(options.delayMs ?? 0) || 0,
+	};
+}
+
+/** The "Phone Number" parameter that Send Text, Send File and Number → Check share. */
+export function phoneProperty(description: string): INodeProperties {
+	return {
+		displayName: 'Phone Number',
+		name: 'phone',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: '+62 812-8877-6713',
+		description,
+	};
+}
+
+/** The item's "Phone Number" in the API's form (digits with country code), or an error naming the item. */
+export function recipientPhone(run: MessagingRun, itemIndex: number): string {
+	return phoneParameter(run, itemIndex, {
+		name: 'phone',
+		field: 'Phone Number',
+		fix: 'Use digits with the country code, e.g. +62 812-8877-6713, or set "Default Country" in the options for local numbers.',
+	});
+}
+
+/**
+ * A phone-number parameter of one item in the API's form, read with the item's Default
+ * Country; a value that is no phone number fails the item, naming the field and how to fix it.
+ */
+export function phoneParameter(run: MessagingRun, itemIndex: number, { name, field, fix }: { name: string; field: string; fix: string }): string {
+	const value = run.parameter(name, itemIndex, '');
+	const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value : '';
+	const parsed = normalizePhone(text, run.options(itemIndex).defaultCountry);
+	if ('problem' in parsed) throw inputError(run.node, itemIndex, field, parsed.problem, fix);
+	return parsed.phone;
+}

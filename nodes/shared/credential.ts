@@ -1,0 +1,55 @@
+import {
+	NodeOperationError,
+	type ICredentialDataDecryptedObject,
+	type ICredentialsDecrypted,
+	type ICredentialTestFunctions,
+	type IExecuteFunctions,
+	type IHookFunctions,
+	type INodeCredentialTestResult,
+	type IWebhookFunctions,
+} from 'n8n-workflow';
+
+import { ApiClient, CredentialError, TokenCache, endpoints, parseCredentials, type ApiCredentials } from './transport';
+
+/** The one credential type of the package (credentials/MessagingRateApi.credentials.ts). */
+export const CREDENTIAL_TYPE = 'messagingRateApi';
+
+/**
+ * The node's credential, validated: the one place where a node reads it. Credential mistakes
+ * become an n8n error that says which field to correct, never showing the secret.
+ */
+export async function readCredential(ctx: IExecuteFunctions | IHookFunctions | IWebhookFunctions): Promise<ApiCredentials> {
+	const stored = await ctx.getCredentials<ICredentialDataDecryptedObject>(CREDENTIAL_TYPE);
+	try {
+		return parseCredentials(stored);
+	} catch (error) {
+		if (error instanceof CredentialError) {
+			throw new NodeOperationError(ctx.getNode(), error.message, {
+				description: 'Open the "Messaging & Rate API" credential and correct the field.',
+			});
+		}
+		throw error;
+	}
+}
+
+/** The transport client for the node's credential (tokens and connections are shared per process). */
+export async function apiClientFor(ctx: IExecuteFunctions | IHookFunctions | IWebhookFunctions): Promise<ApiClient> {
+	return new ApiClient(await readCredential(ctx));
+}
+
+/**
+ * The credential's "Test" button: really authenticates (a fresh token, not a cached one) and
+ * calls the token-check endpoint, through the same transport the nodes use.
+ */
+export async function messagingRateApiTest(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted<ICredentialDataDecryptedObject>,
+): Promise<INodeCredentialTestResult> {
+	try {
+		const client = new ApiClient(parseCredentials(credential.data ?? {}), new TokenCache());
+		await client.call(endpoints.waProtected);
+		return { status: 'OK', message: 'Connection successful: a token was issued and accepted' };
+	} catch (error) {
+		return { status: 'Error', message: error instanceof Error ? error.message : String(error) };
+	}
+}

@@ -1,0 +1,40 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import type { OperationModule } from './operation';
+import type { OperationRun } from './run';
+import { redactDeep, tokenEndpoint, type ApiGroup } from './transport';
+
+/** How the output names each API group (the words the docs use). */
+const API_NAME: Record<ApiGroup, string> = { wa: 'messaging', rate: 'rates' };
+
+/**
+ * Auth → Get Token, the same operation in the Messaging node (messaging API) and the Currency
+ * Rate node (rates API): drops the credential's cached token of that API and requests a new
+ * one, which later operations of the credential use. The output says until when it is used,
+ * never the token itself (execution data is stored, and visible to everyone who can open the
+ * workflow's executions):
+ *
+ *   { "tokenRenewed": true, "api": "messaging", "expiresAt": "2026-…Z", "response": { "connection": "ok" } }
+ *
+ * `response` is the token answer without the token (and with every copy of it redacted).
+ */
+export function getTokenOperation<C extends OperationRun<unknown>>(api: ApiGroup): OperationModule<C> {
+	return {
+		// No parameters: the credential says everything the token request needs.
+		description: [],
+		endpoint: tokenEndpoint[api],
+		async execute(this: IExecuteFunctions, _itemIndex: number, run: C): Promise<INodeExecutionData> {
+			const { token, answer } = await run.client.renewToken(api, { signal: run.signal });
+			// The transport already took `token` out of the answer; a copy under another name would not be.
+			const response = redactDeep((answer && typeof answer === 'object' ? answer : {}) as IDataObject, [token.value]);
+			return {
+				json: {
+					tokenRenewed: true,
+					api: API_NAME[api],
+					expiresAt: new Date(token.expiresAt).toISOString(),
+					response,
+				},
+			};
+		},
+	};
+}
