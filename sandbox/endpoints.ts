@@ -40,6 +40,8 @@ export interface Operation {
 	group: ApiGroup;
 	/** Exactly these params, all strings; anything missing or extra is rejected. */
 	params: readonly string[];
+	/** A send that answers `message.sent` (faults of kind sentFalse apply to it). */
+	sends?: true;
 	handle: Handler;
 }
 
@@ -249,8 +251,8 @@ export const OPERATIONS: readonly Operation[] = [
 	{ name: 'status', httpMethod: 'GET', path: WA_GET, selector: 'status', auth: 'bearer', group: 'wa', params: ['method', 'client_secret'], handle: status },
 	{ name: 'check account', httpMethod: 'POST', path: WA_POST, selector: 'check', auth: 'bearer', group: 'wa', params: ACCOUNT_PARAMS, handle: checkAccount },
 	{ name: 'update account', httpMethod: 'POST', path: WA_POST, selector: 'update', auth: 'none', group: 'wa', params: ACCOUNT_PARAMS, handle: updateAccount },
-	{ name: 'send message', httpMethod: 'POST', path: WA_POST, selector: 'sendMessage', auth: 'bearer', group: 'wa', params: ['method', 'client_secret', 'version', 'phone', 'body'], handle: sendMessage },
-	{ name: 'send file', httpMethod: 'POST', path: WA_POST, selector: 'sendFile', auth: 'bearer', group: 'wa', params: ['method', 'client_secret', 'version', 'phone', 'body', 'filename', 'caption'], handle: sendFile },
+	{ name: 'send message', httpMethod: 'POST', path: WA_POST, selector: 'sendMessage', auth: 'bearer', group: 'wa', params: ['method', 'client_secret', 'version', 'phone', 'body'], sends: true, handle: sendMessage },
+	{ name: 'send file', httpMethod: 'POST', path: WA_POST, selector: 'sendFile', auth: 'bearer', group: 'wa', params: ['method', 'client_secret', 'version', 'phone', 'body', 'filename', 'caption'], sends: true, handle: sendFile },
 	{ name: 'rate auth', httpMethod: 'GET', path: '/api/rate/1.0/authentication', auth: 'none', group: 'rate', params: ['client_id', 'client_secret'], handle: authenticateRate },
 	{ name: 'getkurs', httpMethod: 'GET', path: '/api/rate/1.0/get', auth: 'bearer', group: 'rate', params: ['version', 'client_id', 'client_secret', 'function', 'currency_id_provider'], handle: getKurs },
 ];

@@ -3,6 +3,7 @@
  * benchmark run can be repeated exactly.
  */
 import type { FaultKind, FaultRule } from './types';
+import { OPERATIONS } from './endpoints';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
 	'http429',
@@ -51,7 +52,8 @@ export interface FiredFault {
 	rule: FaultRule;
 }
 
-const SEND_METHODS = new Set(['sendMessage', 'sendFile']);
+/** The params.method of every send (the rows of the API table marked `sends`). */
+const SEND_METHODS = new Set(OPERATIONS.filter((op) => op.sends).map((op) => op.selector));
 
 interface ActiveRule {
 	rule: FaultRule;
