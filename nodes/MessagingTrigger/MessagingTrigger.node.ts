@@ -15,7 +15,7 @@ import { registerWebhook, unregisterWebhook, webhookExists } from './registratio
 /**
  * Starts a workflow for each message the gateway posts to the account's webhook. Activating
  * the workflow registers its URL with Update Account; deactivating restores the webhook the
- * account had before, or clears it (see registration.ts and the README, "Messaging Trigger").
+ * account had before, or clears it (see registration.ts and docs/messaging-trigger.md).
  */
 export class MessagingTrigger implements INodeType {
 	description: INodeTypeDescription = {
