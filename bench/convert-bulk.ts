@@ -42,24 +42,7 @@ function plainLoop(items: ConvertItem[], table: RateTable): number[] {
 	return out;
 }
 
-/**
- * Under ts-node, Node's resolver tries `.json` before `.ts`, so the harness's import of
- * `CurrencyRate.node` would load the codex file `CurrencyRate.node.json`. Putting `.ts` first is
- * what ts-node's `preferTsExts` setting does; done here until the project's tsconfig sets it.
- */
-function preferTypeScriptFiles(): void {
-	// `require.extensions` is deprecated, but it is the resolver's only hook (and what ts-node uses).
-	const extensions = require.extensions;
-	const typescript = extensions['.ts'];
-	if (!typescript) return;
-	const others = Object.entries(extensions).filter(([extension]) => extension !== '.ts');
-	for (const [extension] of others) delete extensions[extension];
-	for (const [extension, loader] of others) extensions[extension] = loader;
-	// Deleting and re-adding the others leaves `.ts` first in the resolver's order.
-}
-
 async function main(): Promise<void> {
-	preferTypeScriptFiles();
 	const { runWorkflow, sandboxCredential, singleNodeWorkflow }: typeof Engine = await import('../dev/engine');
 	const sandbox = await startSandbox();
 	try {

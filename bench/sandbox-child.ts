@@ -63,18 +63,3 @@ export async function startChildSandbox(): Promise<ChildSandbox> {
 		},
 	};
 }
-
-/**
- * Under ts-node, Node's resolver tries `.json` before `.ts`, so the engine harness's import of
- * `Messaging.node` would load the codex file `Messaging.node.json`. Putting `.ts` first is what
- * ts-node's `preferTsExts` setting does; call this before loading the harness.
- */
-export function preferTypeScriptFiles(): void {
-	// `require.extensions` is deprecated, but it is the resolver's only hook (and what ts-node uses).
-	const extensions = require.extensions;
-	const typescript = extensions['.ts'];
-	if (!typescript) return;
-	const others = Object.entries(extensions).filter(([extension]) => extension !== '.ts');
-	for (const [extension] of others) delete extensions[extension];
-	for (const [extension, loader] of others) extensions[extension] = loader;
-}

@@ -35,7 +35,7 @@ import { runInNewContext } from 'vm';
 
 import type { IBinaryData } from 'n8n-workflow';
 
-import { preferTypeScriptFiles, startChildSandbox } from './sandbox-child';
+import { startChildSandbox } from './sandbox-child';
 
 type Mode = 'memory' | 'filesystem';
 const MiB = 1024 * 1024;
@@ -90,7 +90,6 @@ function resetHighWaterRss(): boolean {
 
 async function worker(mode: Mode, megabytes: number, sandboxUrl: string): Promise<WorkerResult> {
 	const gc = gcFunction();
-	preferTypeScriptFiles();
 	const { runWorkflow, sandboxCredential, setBinaryDataMode, singleNodeWorkflow, storeBinary } = await import('../dev/engine');
 	const { closeConnections } = await import('../nodes/shared/transport');
 

@@ -16,7 +16,7 @@ import '../dev/env';
 import { performance } from 'perf_hooks';
 import { Agent, request } from 'undici';
 
-import { startChildSandbox, preferTypeScriptFiles, type ChildSandbox } from './sandbox-child';
+import { startChildSandbox, type ChildSandbox } from './sandbox-child';
 
 const ITEMS = Number(process.argv[2] ?? 1000);
 const ROUNDS = Number(process.argv[3] ?? 5);
@@ -76,7 +76,6 @@ async function bareLoop(sandbox: ChildSandbox, list: Item[], parallel: number, a
 type Variant = 'expressions' | 'fixed';
 
 async function main(): Promise<void> {
-	preferTypeScriptFiles();
 	const { runWorkflow, sandboxCredential, singleNodeWorkflow } = await import('../dev/engine');
 	const { closeConnections, sharedTokenCache } = await import('../nodes/shared/transport');
 
