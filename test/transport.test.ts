@@ -16,6 +16,7 @@ import {
 	type ParamValue,
 	type RetryPolicy,
 } from '../nodes/shared/transport';
+import { callerParams } from '../nodes/shared/transport/endpoints';
 import { useSandbox } from './helpers/sandbox';
 
 const SECRET = 'demo-secret';
@@ -32,27 +33,40 @@ function newClient(overrides: Partial<ApiCredentials> = {}, tokens = new TokenCa
 	return new ApiClient(credentials(overrides), tokens, FAST_RETRIES);
 }
 
-/** Minimal valid caller params for each endpoint. */
-const sampleParams: Record<string, Record<string, ParamValue>> = {
-	checkNumber: { phone: '6281288776713' },
-	checkAccount: { version: '16.0.1.3', whatsapp_number: '6281288776713', whatsapp_webhook: 'http://127.0.0.1:1/hook' },
-	updateAccount: { version: '16.0.1.3', whatsapp_number: '6281288776713', whatsapp_webhook: 'http://127.0.0.1:1/hook' },
-	sendMessage: { version: '16.0.1.3', phone: '6281288776713', body: 'hello' },
-	sendFile: {
-		version: '16.0.1.3',
-		phone: '6281288776713',
-		body: { kind: 'dataUri', mimeType: 'text/plain', base64: Buffer.from('file body').toString('base64') },
-		filename: 'a.txt',
-		caption: '',
-	},
-	getKurs: { version: '1.0', currency_id_provider: 'bca' },
+/** A valid value of each caller param, by its name; a param not listed here gets "1". */
+const SAMPLE_VALUES: Record<string, ParamValue> = {
+	version: '16.0.1.3',
+	phone: '6281288776713',
+	whatsapp_number: '6281288776713',
+	whatsapp_webhook: 'http://127.0.0.1:1/hook',
+	body: 'hello',
+	filename: 'a.txt',
+	caption: '',
+	currency_id_provider: 'bca',
 };
+
+/** Where an endpoint needs another value than its params' names give. */
+const SAMPLE_OVERRIDES: Partial<Record<keyof typeof endpoints, Record<string, ParamValue>>> = {
+	sendFile: { body: { kind: 'dataUri', mimeType: 'text/plain', base64: Buffer.from('file body').toString('base64') } },
+	getKurs: { version: '1.0' },
+};
+
+/**
+ * Minimal valid caller params for each endpoint, built from the endpoint rows, so that a new
+ * endpoint gets the wire-format test below without an edit here.
+ */
+const sampleParams = Object.fromEntries(
+	(Object.entries(endpoints) as Array<[keyof typeof endpoints, Endpoint]>).map(([name, endpoint]) => [
+		name,
+		{ ...Object.fromEntries(callerParams(endpoint).map((param) => [param, SAMPLE_VALUES[param] ?? '1'])), ...SAMPLE_OVERRIDES[name] },
+	]),
+) as Record<keyof typeof endpoints, Record<string, ParamValue>>;
 
 const apiEndpoints = Object.entries(endpoints).filter(([name]) => !name.endsWith('uthenticate')) as Array<[string, Endpoint]>;
 
 describe('wire format', () => {
 	test.each(apiEndpoints)('%s sends exactly the spec params as JSON, bearer only where the spec says', async (name, endpoint) => {
-		const result = await newClient().call(endpoint, sampleParams[name] ?? {});
+		const result = await newClient().call(endpoint, sampleParams[name as keyof typeof endpoints]);
 		expect(result).toBeDefined();
 
 		const calls = sandbox.requests().filter((r) => r.path === endpoint.path && (!endpoint.fixed?.method || r.params?.method === endpoint.fixed.method));
