@@ -6,6 +6,7 @@ import {
 	type IExecuteFunctions,
 	type IHookFunctions,
 	type INodeCredentialTestResult,
+	type IPollFunctions,
 	type IWebhookFunctions,
 } from 'n8n-workflow';
 
@@ -14,11 +15,14 @@ import { ApiClient, CredentialError, TokenCache, endpoints, parseCredentials, ty
 /** The one credential type of the package (credentials/MessagingRateApi.credentials.ts). */
 export const CREDENTIAL_TYPE = 'messagingRateApi';
 
+/** Every n8n context a node of the package reads its credential in. */
+export type CredentialContext = IExecuteFunctions | IHookFunctions | IWebhookFunctions | IPollFunctions;
+
 /**
  * The node's credential, validated: the one place where a node reads it. Credential mistakes
  * become an n8n error that says which field to correct, never showing the secret.
  */
-export async function readCredential(ctx: IExecuteFunctions | IHookFunctions | IWebhookFunctions): Promise<ApiCredentials> {
+export async function readCredential(ctx: CredentialContext): Promise<ApiCredentials> {
 	const stored = await ctx.getCredentials<ICredentialDataDecryptedObject>(CREDENTIAL_TYPE);
 	try {
 		return parseCredentials(stored);
@@ -33,7 +37,7 @@ export async function readCredential(ctx: IExecuteFunctions | IHookFunctions | I
 }
 
 /** The transport client for the node's credential (tokens and connections are shared per process). */
-export async function apiClientFor(ctx: IExecuteFunctions | IHookFunctions | IWebhookFunctions): Promise<ApiClient> {
+export async function apiClientFor(ctx: CredentialContext): Promise<ApiClient> {
 	return new ApiClient(await readCredential(ctx));
 }
 
