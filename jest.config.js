@@ -4,7 +4,7 @@ module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
-	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/n8n/'],
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/n8n/', '<rootDir>/test/hostile/'],
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 60000,
 	setupFiles: ['<rootDir>/dev/env.ts'],
