@@ -190,6 +190,11 @@ export class TriggerHarness {
 		return harness;
 	}
 
+	/** Whether the workflow is active (its production webhook listens). */
+	get isActive(): boolean {
+		return this.listening.some((entry) => entry.mode === 'production');
+	}
+
 	/** The production URL n8n would give this node (`<base>/webhook/<webhookId>/webhook`). */
 	get productionUrl(): string {
 		return `${this.baseUrl}/webhook/${this.node.webhookId}/webhook`;

@@ -132,6 +132,10 @@ export interface IncomingMessage {
 	clientId?: string;
 	type?: 'text' | 'image' | 'document' | 'audio' | 'video' | string;
 	sender?: string;
+	/** For a group message (sender `…@g.us`): the member who wrote, posted as `author`. */
+	author?: string;
+	/** The message's `uuid` (default: a new one); the same uuid again is a redelivery. */
+	uuid?: string;
 	senderName?: string;
 	message?: string;
 	/** For media: raw file content as base64 (the sandbox builds the data URI) plus its mime type. */
@@ -143,6 +147,8 @@ export interface IncomingMessage {
 	query?: Record<string, string>;
 	/** Override the posted payload entirely (raw string body), e.g. malformed JSON. */
 	rawBody?: string;
+	/** The charset the body is encoded in and declared as (`content-type: application/json; charset=…`); default UTF-8. */
+	charset?: 'latin1' | 'utf-16le';
 	/** Include `x-api-key` in the payload (default: the account's client secret is NOT sent; set this explicitly). */
 	apiKey?: string;
 }

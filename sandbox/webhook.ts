@@ -20,10 +20,11 @@ function mediaTypeOf(msg: IncomingMessage, mimeType: string): string {
 export function buildIncomingPayload(account: AccountState, msg: IncomingMessage): Record<string, string> {
 	const isMedia = msg.fileBase64 !== undefined;
 	const mimeType = msg.mimeType ?? 'application/octet-stream';
-	const payload: Record<string, string> = { uuid: randomUUID() };
+	const payload: Record<string, string> = { uuid: msg.uuid ?? randomUUID() };
 	if (msg.apiKey !== undefined) payload['x-api-key'] = msg.apiKey;
 	Object.assign(payload, {
 		sender: msg.sender ?? DEFAULT_SENDER,
+		...(msg.author === undefined ? {} : { author: msg.author }),
 		recipient: account.whatsappNumber ?? '',
 		// The real gateway sends the literal string "undefined" as the text of a media message.
 		message: msg.message ?? (isMedia ? 'undefined' : DEFAULT_TEXT),
@@ -56,11 +57,12 @@ export async function deliverIncoming(
 	}
 	const url = webhookUrl(account.whatsappWebhook, msg.query);
 	const payload = buildIncomingPayload(account, msg);
-	const body = msg.rawBody ?? JSON.stringify(flatPayload ? payload : { jsonrpc: '2.0', params: payload });
+	const text = msg.rawBody ?? JSON.stringify(flatPayload ? payload : { jsonrpc: '2.0', params: payload });
+	const contentType = msg.charset ? `application/json; charset=${msg.charset}` : 'application/json';
 	const response = await request(url, {
 		method: 'POST',
-		headers: { 'content-type': 'application/json', ...msg.headers },
-		body,
+		headers: { 'content-type': contentType, ...msg.headers },
+		body: msg.charset ? Buffer.from(text, msg.charset) : text,
 		dispatcher,
 	});
 	return { url, status: response.statusCode, body: await response.body.text() };

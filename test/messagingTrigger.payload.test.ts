@@ -73,7 +73,8 @@ describe('payload reading', () => {
 		expect(contactNumber('6281288776713@c.us')).toBe('6281288776713');
 		expect(contactNumber('+62 812-8877-6713')).toBe('6281288776713');
 		expect(contactNumber(6281288776713)).toBe('6281288776713');
-		expect(contactNumber('120363025246125486@g.us')).toBe('120363025246125486');
+		expect(contactNumber('120363025246125486@g.us')).toBe('120363025246125486@g.us');
+		expect(contactNumber('6281288776713-1612345678@g.us')).toBe('6281288776713-1612345678@g.us');
 		expect(contactNumber('status@broadcast')).toBe('status@broadcast');
 		expect(contactNumber(undefined)).toBe('');
 	});

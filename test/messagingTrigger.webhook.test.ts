@@ -70,8 +70,10 @@ describe('a text message', () => {
 			recipient: ACCOUNT,
 			type: 'text',
 			text: 'Halo, masih buka?',
-			fileName: '',
 		});
+		// A text message has no file: no file fields at all (not "").
+		expect(item.json).not.toHaveProperty('fileName');
+		expect(item.json).not.toHaveProperty('mediaError');
 		expect(new Date(item.json.receivedAt as string).getTime()).toBeGreaterThan(Date.now() - 60_000);
 		expect(item.json.payload).toMatchObject({
 			uuid: json.messageId,
@@ -197,8 +199,8 @@ describe('payload forms', () => {
 			senderName: '',
 			type: 'text',
 			text: 'only text',
-			fileName: '',
 		});
+		expect(executions[0].receivedItems[0].json).not.toHaveProperty('fileName');
 	});
 
 	it('reads WhatsApp addresses as numbers', async () => {

@@ -1,9 +1,9 @@
 import type { IDataObject, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { normalizePhone } from '../shared/phone';
-import { decodeDataUri, looksLikeDataUri } from './media';
+import { ignoreReason } from './filters';
+import { cleanFileName, decodeDataUri, looksLikeDataUri } from './media';
 import { readTriggerSettings } from './parameters';
-import { eventFields, ignoreReason, rawPayload, readEvent, type IncomingEvent } from './payload';
+import { eventFields, rawPayload, readEvent, type IncomingEvent } from './payload';
 import { readJsonBody } from './requestBody';
 import { apiKeyProblem, sharedSecretProblem } from './verification';
 
@@ -31,7 +31,7 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 		if (problem) return refuse(this, 401, problem);
 	}
 
-	const reason = ignoreReason(event, settings, ownNumber(settings.accountNumber, settings.defaultCountry));
+	const reason = ignoreReason(event, settings);
 	if (reason) return { webhookResponse: { received: true, ignored: reason } };
 
 	const item = await messageItem(this, event, read.fields, settings.binaryPropertyName);
@@ -54,12 +54,13 @@ function refuse(ctx: IWebhookFunctions, status: 400 | 401, error: string): IWebh
 	return { noWebhookResponse: true };
 }
 
-/** The account's number in digits, for the "own messages" filter; digits only if it is no phone number. */
-function ownNumber(accountNumber: string, defaultCountry: string): string {
-	const parsed = normalizePhone(accountNumber, defaultCountry);
-	return 'phone' in parsed ? parsed.phone : accountNumber.replace(/\D/g, '');
-}
+const MEDIA_TYPES: ReadonlySet<string> = new Set(['image', 'document', 'audio', 'video']);
 
+/**
+ * The item: one schema for every message type (docs/messaging-trigger.md, "What a message
+ * becomes"). The fields every message has are always there; the fields of a file are there
+ * exactly when the message carries or announces one, and absent otherwise (never `""`).
+ */
 async function messageItem(
 	ctx: IWebhookFunctions,
 	event: IncomingEvent,
@@ -68,20 +69,20 @@ async function messageItem(
 ): Promise<INodeExecutionData> {
 	const json: IDataObject = {
 		messageId: event.messageId,
+		chatId: event.chatId,
+		isGroup: event.isGroup,
 		sender: event.sender,
-		senderName: event.senderName,
-		recipient: event.recipient,
-		type: event.type,
-		text: event.text,
-		fileName: event.fileName,
-		receivedAt: new Date().toISOString(),
 	};
+	if (event.author) json.author = event.author;
+	Object.assign(json, { senderName: event.senderName, recipient: event.recipient, type: event.type, text: event.text });
 	const item: INodeExecutionData = { json };
 
-	const mediaExpected = event.type !== 'text' && event.type !== 'other';
+	const mediaExpected = MEDIA_TYPES.has(event.type);
 	if (event.body !== undefined && (looksLikeDataUri(event.body) || mediaExpected)) {
 		const media = decodeDataUri(event.body, event.fileName);
 		if ('problem' in media) {
+			const fileName = cleanFileName(event.fileName);
+			if (fileName) json.fileName = fileName;
 			json.mediaError = media.problem;
 		} else {
 			item.binary = {
@@ -91,7 +92,12 @@ async function messageItem(
 			json.mimeType = media.mimeType;
 			json.fileSize = media.data.length;
 		}
+	} else if (mediaExpected) {
+		const fileName = cleanFileName(event.fileName);
+		if (fileName) json.fileName = fileName;
+		json.mediaError = `the ${event.type} message has no file (its "body" is missing)`;
 	}
+	json.receivedAt = new Date().toISOString();
 	json.payload = rawPayload(fields);
 	return item;
 }

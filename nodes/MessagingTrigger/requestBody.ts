@@ -1,5 +1,8 @@
 import type { IncomingMessage } from 'http';
+import { TextDecoder } from 'util';
 import type { IWebhookFunctions } from 'n8n-workflow';
+
+import { boundedCopy } from './payload';
 
 /**
  * The request body as the gateway sent it, read by the node itself so that a broken or oversized
@@ -9,7 +12,8 @@ import type { IWebhookFunctions } from 'n8n-workflow';
  * gives each request a `readRawBody()`), and for a typeVersion-1 node it calls it before the node
  * runs. A body sent as `application/json` is also parsed by n8n before the node runs; a malformed
  * one is answered by n8n itself (422) and never reaches this code. Bodies with another content
- * type (text/plain, none, ...) arrive here unparsed and are parsed here.
+ * type (text/plain, none, ...) arrive here unparsed and are parsed here. Either way the node
+ * reads the raw bytes itself, in the charset the request declares, and bounds what it passes on.
  */
 
 export type JsonBody = { json: unknown } | { problem: string };
@@ -33,16 +37,49 @@ export async function readJsonBody(ctx: IWebhookFunctions, maxBytes: number): Pr
 		return { problem: `The body could not be read: ${messageOf(error)}` };
 	}
 	// A host that parsed the body and kept no bytes: use what it parsed.
-	if (raw === undefined) return { json: ctx.getBodyData() };
+	if (raw === undefined) {
+		const bounded = boundedCopy(ctx.getBodyData());
+		return 'problem' in bounded ? bounded : { json: bounded.value };
+	}
 	if (raw.length > maxBytes) return { problem: tooLarge };
 
-	const text = raw.toString('utf8').replace(/^\uFEFF/, '');
+	const decoded = decodeBody(raw, declaredCharset(req.headers?.['content-type']));
+	if ('problem' in decoded) return decoded;
+	const text = decoded.text.replace(/^\uFEFF/, '');
 	if (text.trim() === '') return { problem: 'The body is empty; a JSON object was expected' };
+	let parsed: unknown;
 	try {
-		return { json: JSON.parse(text) as unknown };
+		parsed = JSON.parse(text) as unknown;
 	} catch (error) {
 		return { problem: `The body is not valid JSON: ${messageOf(error).slice(0, 200)}` };
 	}
+	const bounded = boundedCopy(parsed);
+	return 'problem' in bounded ? bounded : { json: bounded.value };
+}
+
+/** The `charset` parameter of a Content-Type header, lower case; undefined when none is declared. */
+export function declaredCharset(contentType: unknown): string | undefined {
+	if (typeof contentType !== 'string') return undefined;
+	for (const parameter of contentType.slice(0, 1024).split(';').slice(1)) {
+		const [key, value] = parameter.split('=', 2);
+		if (key.trim().toLowerCase() === 'charset' && value !== undefined) return value.trim().replace(/^"|"$/g, '').toLowerCase();
+	}
+	return undefined;
+}
+
+/**
+ * The body's text in the charset it declares (UTF-8 when it declares none): a latin1 body's
+ * `José` must not become `Jos\uFFFD`. Charset names are the WHATWG Encoding Standard's
+ * (`utf-8`, `iso-8859-1`/`latin1`, `windows-1252`, `utf-16le`, ...).
+ */
+function decodeBody(raw: Buffer, charset: string | undefined): { text: string } | { problem: string } {
+	let decoder: TextDecoder;
+	try {
+		decoder = new TextDecoder(charset ?? 'utf-8');
+	} catch {
+		return { problem: `The body declares the charset "${(charset ?? '').slice(0, 40)}", which cannot be read; send UTF-8` };
+	}
+	return { text: decoder.decode(raw) };
 }
 
 async function rawBodyOf(req: WebhookRequest, maxBytes: number): Promise<Buffer | undefined> {
