@@ -32,6 +32,7 @@ import {
 import { CurrencyRate } from '../nodes/CurrencyRate/CurrencyRate.node';
 import { Messaging } from '../nodes/Messaging/Messaging.node';
 import { MessagingTrigger } from '../nodes/MessagingTrigger/MessagingTrigger.node';
+import { ParameterProbe } from './parameterProbe';
 
 export const PACKAGE = 'n8n-nodes-messaging-rate';
 
@@ -92,6 +93,7 @@ const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {
 	// The example workflows start on a schedule; in the engine the schedule "fires" once, now.
 	'n8n-nodes-base.scheduleTrigger': new ManualTrigger(),
 	'test.items': new TestItems(),
+	'test.parameterProbe': new ParameterProbe(),
 };
 
 export const nodeTypes: INodeTypes = {
@@ -172,6 +174,8 @@ let executionCounter = 0;
 export interface RunHooks {
 	/** Node to start from (default: n8n's start node). Examples with two triggers start at "Run Now". */
 	startNode?: string;
+	/** Items the start node receives (default: one empty item); not JSON-serialised, so any value passes. */
+	startItems?: INodeExecutionData[];
 	onNodeExecuteBefore?: (nodeName: string) => void | Promise<void>;
 	onNodeExecuteAfter?: (nodeName: string) => void | Promise<void>;
 }
@@ -228,7 +232,7 @@ export async function runWorkflow(
 	const start = (runHooks.startNode ? wf.getNode(runHooks.startNode) : wf.getStartNode()) ?? workflow.nodes[0];
 	const runExecutionData = createRunExecutionData({
 		executionData: {
-			nodeExecutionStack: [{ node: start, data: { main: [[{ json: {} }]] }, source: null }],
+			nodeExecutionStack: [{ node: start, data: { main: [runHooks.startItems ?? [{ json: {} }]] }, source: null }],
 		},
 	});
 	const run = await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(wf);

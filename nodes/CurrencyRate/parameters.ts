@@ -72,8 +72,8 @@ export class CurrencyRateRun extends OperationRun<CurrencyRateOptions> {
 
 	constructor(basics: RunBasics<CurrencyRateOptions>) {
 		super(basics);
-		const { client, signal, credentials, options } = basics;
+		const { client, signal, credentials } = basics;
 		// Only the public parts of the credential name the kept tables: never the secret.
-		this.rates = new RateBook({ client, signal, sourceKey: `${credentials.baseUrl}|${credentials.clientId}`, keepMinutes: options.keepRatesMinutes });
+		this.rates = new RateBook({ client, signal, sourceKey: `${credentials.baseUrl}|${credentials.clientId}`, keepMinutes: this.runOptions.keepRatesMinutes });
 	}
 }

@@ -2,6 +2,7 @@ import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } f
 
 import { readCredential } from './credential';
 import { findOperation, type ResourceDefinition } from './operation';
+import { ParameterReader } from './parameterReader';
 import type { OperationRun, RunBasics } from './run';
 import { runItems, type RunItemsOptions } from './runItems';
 import { ApiClient } from './transport';
@@ -12,7 +13,7 @@ import { ApiClient } from './transport';
  */
 export interface NodeDefinition<O, C extends OperationRun<O>> {
 	readonly resources: ReadonlyArray<ResourceDefinition<C>>;
-	/** The node's Options for one item (the router reads them once, from the first item). */
+	/** The node's Options for one item (the run reads them once when no option is mapped, else per item). */
 	readOptions(ctx: IExecuteFunctions, itemIndex: number): O;
 	/** The run object every operation receives; an `OperationRun`, or a node's extension of it. */
 	startRun(basics: RunBasics<O>): C;
@@ -39,13 +40,13 @@ export async function route<O, C extends OperationRun<O>>(
 	const credentials = await readCredential(ctx);
 	const client = new ApiClient(credentials);
 	const signal = ctx.getExecutionCancelSignal();
-	const options = node.readOptions(ctx, 0);
-	const run = node.startRun({ ctx, credentials, client, signal, options });
+	const parameters = new ParameterReader(ctx);
+	const run = node.startRun({ ctx, credentials, client, signal, parameters, readOptions: (itemIndex) => node.readOptions(ctx, itemIndex) });
 	const output = await runItems(
 		ctx,
 		ctx.getInputData().length,
 		async (itemIndex) => await module.execute.call(ctx, itemIndex, run),
-		node.pacing(options),
+		node.pacing(run.runOptions),
 	);
 	return [output];
 }

@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
+import { ParameterReader } from './parameterReader';
 import type { ApiClient, ApiCredentials } from './transport';
 
 /** What the router resolves once per run before it builds the run object. */
@@ -9,8 +10,10 @@ export interface RunBasics<O> {
 	readonly client: ApiClient;
 	/** n8n's execution-cancel signal: a cancelled run stops waiting and retrying. */
 	readonly signal?: AbortSignal;
-	/** The node's Options, read once per run (from the first item). */
-	readonly options: O;
+	/** The node's Options for one item, as the node reads them (`readOptions` of its definition). */
+	readonly readOptions: (itemIndex: number) => O;
+	/** The run's parameter reader (the router makes one; a run without it makes its own). */
+	readonly parameters?: ParameterReader;
 }
 
 /**
@@ -27,15 +30,23 @@ export class OperationRun<O = unknown> {
 	readonly client: ApiClient;
 	readonly credentials: ApiCredentials;
 	readonly signal?: AbortSignal;
+	/** The Options of the run: item 0's, which are every item's when no option is mapped. */
+	readonly runOptions: O;
 	private readonly ctx: IExecuteFunctions;
-	private readonly runOptions: O;
+	private readonly parameters: ParameterReader;
+	private readonly readOptions: (itemIndex: number) => O;
+	private readonly optionsConstant: boolean;
+	private lastItemOptions: { itemIndex: number; options: O } | undefined;
 
-	constructor({ ctx, credentials, client, signal, options }: RunBasics<O>) {
+	constructor({ ctx, credentials, client, signal, readOptions, parameters }: RunBasics<O>) {
 		this.ctx = ctx;
 		this.credentials = credentials;
 		this.client = client;
 		this.signal = signal;
-		this.runOptions = options;
+		this.parameters = parameters ?? new ParameterReader(ctx);
+		this.readOptions = readOptions;
+		this.optionsConstant = this.parameters.isConstant('options');
+		this.runOptions = readOptions(0);
 	}
 
 	/** The node being run (errors name it). */
@@ -44,20 +55,38 @@ export class OperationRun<O = unknown> {
 	}
 
 	/**
-	 * The Options that apply to item `itemIndex`. They are the run's options, read once from the
-	 * first item, as n8n's own nodes do; operations still name their item, so that options set by
-	 * an expression can be read per item here without changing any operation.
+	 * The Options that apply to item `itemIndex`. The rule: Options without any expression are
+	 * the same for every item and are read once per run; Options with a mapped value (e.g.
+	 * Default Country `{{ $json.country }}`) are read for each item, so no item gets another
+	 * item's value.
 	 */
-	options(_itemIndex: number): O {
-		return this.runOptions;
+	options(itemIndex: number): O {
+		if (this.optionsConstant || itemIndex === 0) return this.runOptions;
+		if (this.lastItemOptions?.itemIndex !== itemIndex) {
+			this.lastItemOptions = { itemIndex, options: this.readOptions(itemIndex) };
+		}
+		return this.lastItemOptions.options;
 	}
 
 	/**
 	 * The value of parameter `name` for item `itemIndex` (`fallback` when it is not set), as n8n
-	 * resolves it. The only way operations read a parameter: a faster reader for plain
-	 * `{{ $json.field }}` mappings, or any other change to how items are read, goes here.
+	 * resolves it. The only way operations read a parameter: typed-in values are read once per
+	 * run and plain `{{ $json.field }}` mappings straight from the item (`ParameterReader`);
+	 * anything else is n8n's own `getNodeParameter`.
 	 */
 	parameter(name: string, itemIndex: number, fallback: unknown): unknown {
-		return this.ctx.getNodeParameter(name, itemIndex, fallback) as unknown;
+		return this.parameters.value(name, itemIndex, fallback);
+	}
+
+	/**
+	 * A text parameter of item `itemIndex`: a number or boolean mapped into it (an order number, a
+	 * one-time code) is its text, as n8n's own nodes send it; undefined for a value that is no text
+	 * (null, an object, a missing field), which the operation reports.
+	 */
+	text(name: string, itemIndex: number): string | undefined {
+		const value = this.parameter(name, itemIndex, '');
+		if (typeof value === 'string') return value;
+		if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') return String(value);
+		return undefined;
 	}
 }

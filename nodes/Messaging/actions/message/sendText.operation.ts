@@ -23,8 +23,8 @@ export const endpoint = endpoints.sendMessage;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): Promise<INodeExecutionData> {
 	const phone = recipientPhone(run, itemIndex);
-	const text = run.parameter('text', itemIndex, '');
-	if (typeof text !== 'string' || text.trim() === '') {
+	const text = run.text('text', itemIndex);
+	if (text === undefined || text.trim() === '') {
 		throw inputError(run.node, itemIndex, 'Text', 'is empty', 'Enter the message text, or map a field that holds it.');
 	}
 	const { version } = run.options(itemIndex);
