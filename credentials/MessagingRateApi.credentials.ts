@@ -22,6 +22,7 @@ export class MessagingRateApi implements ICredentialType {
 			default: '',
 			placeholder: 'https://gateway.example.com',
 			required: true,
+			hint: 'Only the address, without /api/… (for the local sandbox: http://127.0.0.1:8069)',
 			description:
 				'Address of the service, http:// or https://, without /api/... (a trailing slash is fine). For the local sandbox: http://127.0.0.1:8069.',
 		},

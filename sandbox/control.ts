@@ -3,6 +3,7 @@
  * (the demo, real-n8n end-to-end tests). Never logged, never faulted.
  */
 import { jsonAnswer, type Answer } from './answers';
+import { phonePage } from './phone';
 import type { FaultRule, IncomingMessage, Sandbox } from './types';
 
 export const CONTROL_PREFIX = '/__sandbox/';
@@ -33,6 +34,10 @@ const CONTROL_ROUTES: Record<string, ControlHandler> = {
 		sandbox.scan(typeof body.clientId === 'string' ? body.clientId : undefined);
 		return OK;
 	},
+	'POST /__sandbox/logout': (sandbox, body) => {
+		sandbox.logout(typeof body.clientId === 'string' ? body.clientId : undefined);
+		return OK;
+	},
 	'POST /__sandbox/reset': (sandbox) => {
 		sandbox.reset();
 		return OK;
@@ -40,7 +45,12 @@ const CONTROL_ROUTES: Record<string, ControlHandler> = {
 	'POST /__sandbox/incoming': (sandbox, body) => sandbox.deliverIncoming(body as IncomingMessage),
 };
 
-export const CONTROL_PATHS = Object.keys(CONTROL_ROUTES);
+/** Pages for a person with a browser (the JSON routes above are for programs). */
+const PAGE_ROUTES: Record<string, (sandbox: Sandbox) => Promise<Answer>> = {
+	'GET /__sandbox/phone': async (sandbox) => await phonePage(sandbox.accounts()),
+};
+
+export const CONTROL_PATHS = [...Object.keys(CONTROL_ROUTES), ...Object.keys(PAGE_ROUTES)];
 
 function parseControlBody(body: Buffer): Record<string, unknown> {
 	if (body.length === 0) return {};
@@ -50,6 +60,8 @@ function parseControlBody(body: Buffer): Record<string, unknown> {
 }
 
 export async function handleControl(sandbox: Sandbox, method: string, path: string, body: Buffer): Promise<Answer> {
+	const page = PAGE_ROUTES[`${method} ${path}`];
+	if (page) return await page(sandbox);
 	const handler = CONTROL_ROUTES[`${method} ${path}`];
 	if (!handler) return jsonAnswer(404, { error: `Unknown control call: ${method} ${path}`, routes: CONTROL_PATHS });
 	try {

@@ -320,6 +320,11 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		scan: (clientId) => {
 			core.state.accountOrFirst(clientId).status = 'authenticated';
 		},
+		logout: (clientId) => {
+			const account = core.state.accountOrFirst(clientId);
+			account.status = 'init';
+			account.qrPayload = undefined;
+		},
 		deliverIncoming: (msg: IncomingMessage) =>
 			deliverIncoming(core.state.accountOrFirst(msg.clientId), msg, resolved.flatWebhookPayload, webhookAgent),
 		reset: () => {

@@ -34,6 +34,15 @@ export const DEFAULT_ACCOUNTS: SandboxAccount[] = [
 	{ clientId: 'demo-client', clientSecret: 'demo-secret', status: 'authenticated' },
 ];
 
+/**
+ * The accounts of `npm run sandbox` and `npm run n8n`: one connected, so that sends work at once,
+ * and one logged out, so that Get QR Code shows a QR image (scan it at /__sandbox/phone).
+ */
+export const PLAYGROUND_ACCOUNTS: SandboxAccount[] = [
+	...DEFAULT_ACCOUNTS,
+	{ clientId: 'qr-client', clientSecret: 'qr-secret', status: 'init' },
+];
+
 export function randomToken(bytes = 24): string {
 	return randomBytes(bytes).toString('base64url');
 }
@@ -145,6 +154,7 @@ export class SandboxState {
 			status: account.status,
 			whatsappNumber: account.whatsappNumber,
 			whatsappWebhook: account.whatsappWebhook,
+			qrPayload: account.qrPayload,
 		}));
 	}
 }

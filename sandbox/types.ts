@@ -17,6 +17,8 @@ export interface SandboxAccount {
 	whatsappNumber?: string;
 	/** Webhook registered by Update Account. */
 	whatsappWebhook?: string;
+	/** The QR payload the gateway shows while it waits for a scan (read-only: set by Get QR Code, Login, Get Status). */
+	qrPayload?: string;
 }
 
 export interface SandboxOptions {
@@ -175,6 +177,8 @@ export interface Sandbox {
 	expireTokens(): void;
 	/** Simulates scanning the QR code: account → `authenticated`. */
 	scan(clientId?: string): void;
+	/** Simulates logging the phone out: account → `init`; the next QR request shows a new code. */
+	logout(clientId?: string): void;
 	/** Posts an incoming message to the account's registered webhook. */
 	deliverIncoming(message: IncomingMessage): Promise<IncomingResult>;
 	/** Clears ledger, request log, stats, faults, tokens; restores accounts to their initial state. */

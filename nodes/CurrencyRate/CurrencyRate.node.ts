@@ -8,7 +8,9 @@ import {
 
 import { CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/credential';
 import { buildProperties } from '../shared/operation';
+import { nodeDocumentationUrl } from '../shared/documentation';
 import { route, type NodeDefinition } from '../shared/router';
+import { currencyRateSubtitle } from '../shared/subtitle';
 import { resources } from './actions';
 import {
 	CurrencyRateRun,
@@ -39,7 +41,8 @@ export class CurrencyRate implements INodeType {
 		icon: { light: 'file:currencyRate.svg', dark: 'file:currencyRate.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		subtitle: currencyRateSubtitle(resources),
+		documentationUrl: nodeDocumentationUrl('currency-rate.md', 'currency-rate'),
 		description: 'Get exchange rates of Indonesian banks and the tax office, and convert amounts between currencies',
 		defaults: { name: 'Currency Rate' },
 		usableAsTool: true,

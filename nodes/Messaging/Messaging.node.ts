@@ -8,8 +8,10 @@ import {
 
 import { CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/credential';
 import { buildProperties, listInWords, operationsSending } from '../shared/operation';
+import { nodeDocumentationUrl } from '../shared/documentation';
 import { route, type NodeDefinition } from '../shared/router';
 import { OperationRun } from '../shared/run';
+import { operationSubtitle } from '../shared/subtitle';
 import { resources } from './actions';
 import { messagingOptionsProperty, readMessagingOptions, type MessagingOptions, type MessagingRun } from './parameters';
 
@@ -28,7 +30,8 @@ export class Messaging implements INodeType {
 		icon: { light: 'file:messaging.svg', dark: 'file:messaging.dark.svg' },
 		group: ['output'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		subtitle: operationSubtitle(resources),
+		documentationUrl: nodeDocumentationUrl('messaging.md', 'messaging'),
 		description: 'Send WhatsApp messages and files, check numbers and manage the gateway account',
 		defaults: { name: 'Messaging' },
 		usableAsTool: true,

@@ -64,6 +64,9 @@ export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number):
 	};
 }
 
+/** Shown under every phone-number field: the mistake a first run most often makes is a number without its country code. */
+export const PHONE_NUMBER_HINT = 'Include the country code, e.g. +62 812-8877-6713, or add the "Default Country" option for local numbers such as 0812…';
+
 /** The "Phone Number" parameter that Send Text, Send File and Number → Check share. */
 export function phoneProperty(description: string): INodeProperties {
 	return {
@@ -73,6 +76,7 @@ export function phoneProperty(description: string): INodeProperties {
 		default: '',
 		required: true,
 		placeholder: '+62 812-8877-6713',
+		hint: PHONE_NUMBER_HINT,
 		description,
 	};
 }

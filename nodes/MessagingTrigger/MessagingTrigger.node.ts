@@ -8,6 +8,7 @@ import {
 } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/credential';
+import { nodeDocumentationUrl } from '../shared/documentation';
 import { triggerProperties } from './parameters';
 import { receiveMessage } from './receive';
 import { registerWebhook, unregisterWebhook, webhookExists } from './registration';
@@ -25,6 +26,7 @@ export class MessagingTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{"Account " + $parameter["accountNumber"]}}',
+		documentationUrl: nodeDocumentationUrl('messaging-trigger.md', 'messaging-trigger'),
 		description: 'Starts the workflow when a WhatsApp message reaches the gateway account',
 		defaults: { name: 'Messaging Trigger' },
 		inputs: [],

@@ -29,6 +29,7 @@ export const triggerProperties: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: '+62 812-8877-6713',
+		hint: 'The number connected to the gateway, with its country code (or add the "Default Country" option)',
 		description:
 			"The WhatsApp number of your gateway account. Activating the workflow registers this workflow's URL as the account's webhook (Update Account).",
 	},
@@ -45,6 +46,7 @@ export const triggerProperties: INodeProperties[] = [
 			{ name: 'Video', value: 'video' },
 		],
 		default: [],
+		hint: 'Empty = all message types',
 		description: 'Only messages of these types start the workflow. Leave empty for all types.',
 	},
 	{

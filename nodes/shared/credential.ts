@@ -10,7 +10,8 @@ import {
 	type IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { ApiClient, CredentialError, TokenCache, endpoints, parseCredentials, type ApiCredentials } from './transport';
+import { testCredential } from './credentialTest';
+import { ApiClient, CredentialError, parseCredentials, type ApiCredentials } from './transport';
 
 /** The one credential type of the package (credentials/MessagingRateApi.credentials.ts). */
 export const CREDENTIAL_TYPE = 'messagingRateApi';
@@ -43,17 +44,12 @@ export async function apiClientFor(ctx: CredentialContext): Promise<ApiClient> {
 
 /**
  * The credential's "Test" button: really authenticates (a fresh token, not a cached one) and
- * calls the token-check endpoint, through the same transport the nodes use.
+ * calls the token-check endpoint, through the same transport the nodes use; a failure says what
+ * to change in the credential (credentialTest.ts).
  */
 export async function messagingRateApiTest(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted<ICredentialDataDecryptedObject>,
 ): Promise<INodeCredentialTestResult> {
-	try {
-		const client = new ApiClient(parseCredentials(credential.data ?? {}), new TokenCache());
-		await client.call(endpoints.waProtected);
-		return { status: 'OK', message: 'Connection successful: a token was issued and accepted' };
-	} catch (error) {
-		return { status: 'Error', message: error instanceof Error ? error.message : String(error) };
-	}
+	return await testCredential(credential.data ?? {});
 }

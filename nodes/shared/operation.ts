@@ -20,6 +20,8 @@ export interface OperationEntry<C> extends INodePropertyOptions {
 	readonly value: string;
 	readonly action: string;
 	readonly description: string;
+	/** The canvas subtitle when the name alone does not say what the operation acts on (`Check Number`); default: the name. */
+	readonly subtitle?: string;
 	readonly module: OperationModule<C>;
 }
 
@@ -59,7 +61,7 @@ export function buildProperties<C>(resources: ReadonlyArray<ResourceDefinition<C
 			type: 'options',
 			noDataExpression: true,
 			displayOptions: { show: { resource: [resource.option.value] } },
-			options: resource.operations.map(({ module: _module, ...option }) => option),
+			options: resource.operations.map(({ module: _module, subtitle: _subtitle, ...option }) => option),
 			default: resource.defaultOperation,
 		},
 		...resource.operations.flatMap((op) => op.module.description),

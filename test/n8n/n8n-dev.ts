@@ -12,6 +12,7 @@
 import { existsSync, readFileSync, readdirSync, rmSync } from 'fs';
 import { join } from 'path';
 import { startSandbox } from '../../sandbox/server';
+import { PLAYGROUND_ACCOUNTS } from '../../sandbox/state';
 import {
 	OWNER,
 	REPO_ROOT,
@@ -51,9 +52,13 @@ async function main(): Promise<void> {
 	log(`user folder ${userFolder}`);
 	await installPackageIntoN8n(userFolder, tgz);
 
-	const sandbox = await startSandbox({ host: '127.0.0.1' });
-	log(`sandbox ${sandbox.url} (account demo-client / demo-secret, authenticated)`);
-	await importCredential(userFolder, messagingRateCredential({ id: 'sandbox-credential', name: 'Sandbox', baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: 'demo-secret' }));
+	// Two accounts: "Sandbox" is connected (sends work), "Sandbox (logged out)" shows a QR code.
+	const sandbox = await startSandbox({ host: '127.0.0.1', accounts: PLAYGROUND_ACCOUNTS });
+	log(`sandbox ${sandbox.url} (accounts demo-client, connected, and qr-client, logged out)`);
+	await importCredential(userFolder, [
+		messagingRateCredential({ id: 'sandbox-credential', name: 'Sandbox', baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: 'demo-secret' }),
+		messagingRateCredential({ id: 'sandbox-qr-credential', name: 'Sandbox (logged out)', baseUrl: sandbox.url, clientId: 'qr-client', clientSecret: 'qr-secret' }),
+	]);
 	const examplesDir = join(REPO_ROOT, 'examples');
 	const examples = existsSync(examplesDir) ? readdirSync(examplesDir).filter((f) => f.endsWith('.json')) : [];
 	for (const f of examples) {
@@ -92,7 +97,10 @@ async function main(): Promise<void> {
 		'',
 		`  n8n (with n8n-nodes-messaging-rate) is running:  ${server.url}/`,
 		`  log in as:      ${OWNER.email}  /  ${OWNER.password}`,
-		`  credential:     "Sandbox" (Messaging & Rate API) -> sandbox ${sandbox.url}`,
+		`  credentials:    "Sandbox" (Messaging & Rate API) -> sandbox ${sandbox.url}, account connected`,
+		`                  "Sandbox (logged out)" -> the same sandbox, an account waiting for a QR scan:`,
+		`                  Messaging → Session → Get QR Code shows the QR image (Binary tab);`,
+		`                  "scan" it at ${sandbox.url}/__sandbox/phone (or POST ${sandbox.url}/__sandbox/scan {"clientId": "qr-client"})`,
 		`  workflows:      ${examples.length ? examples.join(', ') : '(none)'}`,
 		`  webhook base:   ${server.url}/webhook/  (the sandbox posts incoming messages there once a Messaging Trigger is active)`,
 		`  n8n log:        ${server.logFile}`,

@@ -16,6 +16,7 @@ export const description: INodeProperties[] = [
 			type: 'string',
 			default: '',
 			placeholder: 'USD, EUR, SGD',
+			hint: 'Empty = all currencies the provider offers',
 			description:
 				'Codes of the currencies to return, separated by commas, upper or lower case. Leave empty for every currency the provider offers.',
 		},

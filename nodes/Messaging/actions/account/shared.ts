@@ -2,7 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { readAccountAnswer, type AccountParams } from '../../../shared/account';
 import { inputError } from '../../../shared/errors';
-import { phoneParameter, type MessagingRun } from '../../parameters';
+import { PHONE_NUMBER_HINT, phoneParameter, type MessagingRun } from '../../parameters';
 
 /** The two fields Check Account and Update Account both send (the account's number and webhook). */
 export const accountFields: INodeProperties[] = [
@@ -13,6 +13,7 @@ export const accountFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: '+62 812-8877-6713',
+		hint: PHONE_NUMBER_HINT,
 		description: "The gateway account's own number, with country code (or set \"Default Country\" in the options)",
 	},
 	{
@@ -22,6 +23,7 @@ export const accountFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'https://n8n.example.com/webhook/…',
+		hint: 'A Messaging Trigger registers its own URL when its workflow is activated: no need to set it here for that',
 		description:
 			'Address the gateway posts incoming messages to, e.g. the Production URL of a Messaging Trigger node',
 	},

@@ -10,6 +10,7 @@ export const number: ResourceDefinition<MessagingRun> = {
 			name: 'Check',
 			value: 'check',
 			action: 'Check whether a number is on WhatsApp',
+			subtitle: 'Check Number',
 			description: 'Find out whether a phone number has a WhatsApp account before sending to it',
 			module: check,
 		},

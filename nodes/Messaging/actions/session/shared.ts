@@ -11,6 +11,7 @@ export const qrImageField: INodeProperties = {
 	type: 'string',
 	default: 'qrCode',
 	required: true,
+	hint: "While the account waits for a scan, the QR code is in the output's Binary tab: scan it in WhatsApp under Linked devices → Link a device",
 	description:
 		'Name of the output binary field that receives the login QR code as a PNG image (only when the gateway is waiting for a scan)',
 };
