@@ -29,11 +29,6 @@ module.exports = [
 		files: ['nodes/**/*.ts'],
 		languageOptions: { parser: tsParser, parserOptions: { sourceType: 'module' } },
 		plugins,
-		rules: {
-			...n8nNodesBase.configs.nodes.rules,
-			// These two predate NodeConnectionTypes.Main, which n8n's current nodes and starter use instead of 'main'.
-			'n8n-nodes-base/node-class-description-inputs-wrong-regular-node': 'off',
-			'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
-		},
+		rules: n8nNodesBase.configs.nodes.rules,
 	},
 ];

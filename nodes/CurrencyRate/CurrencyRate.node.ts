@@ -1,5 +1,4 @@
 import {
-	NodeConnectionTypes,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeType,
@@ -46,8 +45,8 @@ export class CurrencyRate implements INodeType {
 		description: 'Get exchange rates of Indonesian banks and the tax office, and convert amounts between currencies',
 		defaults: { name: 'Currency Rate' },
 		usableAsTool: true,
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
+		inputs: ['main'],
+		outputs: ['main'],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: 'messagingRateApiTest' }],
 		properties: [...buildProperties(resources), currencyRateOptionsProperty],
 	};

@@ -1,5 +1,4 @@
 import {
-	NodeConnectionTypes,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeType,
@@ -35,8 +34,8 @@ export class Messaging implements INodeType {
 		description: 'Send WhatsApp messages and files, check numbers and manage the gateway account',
 		defaults: { name: 'Messaging' },
 		usableAsTool: true,
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
+		inputs: ['main'],
+		outputs: ['main'],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: 'messagingRateApiTest' }],
 		properties: [...buildProperties(resources), messagingOptionsProperty(listInWords(operationsSending(resources, 'version')))],
 	};

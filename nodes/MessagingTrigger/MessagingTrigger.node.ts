@@ -1,5 +1,4 @@
 import {
-	NodeConnectionTypes,
 	type IHookFunctions,
 	type INodeType,
 	type INodeTypeDescription,
@@ -30,7 +29,7 @@ export class MessagingTrigger implements INodeType {
 		description: 'Starts the workflow when a WhatsApp message reaches the gateway account',
 		defaults: { name: 'Messaging Trigger' },
 		inputs: [],
-		outputs: [NodeConnectionTypes.Main],
+		outputs: ['main'],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: 'messagingRateApiTest' }],
 		// responseData '': n8n 2.x answers an onReceived webhook with `responseData` when it is set and
 		// defaults it to the literal 'firstEntryJson', which would hide the webhookResponse the trigger

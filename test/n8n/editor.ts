@@ -83,8 +83,10 @@ export function isExpectedExternal(url: string): boolean {
 }
 
 function loadPlaywright(): PlaywrightCore {
+	const path = ensureInstall().playwright;
+	if (!path) throw new Error('the n8n install pins no playwright-core');
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const pw = require(ensureInstall().playwright) as PlaywrightCore;
+	const pw = require(path) as PlaywrightCore;
 	pw.selectors.setTestIdAttribute('data-test-id');
 	return pw;
 }

@@ -21,7 +21,7 @@
  * Prints a summary and `N passed, M failed`; exits 1 on any failure; stops every process it started.
  */
 import { execFile, spawn, type ChildProcess } from 'child_process';
-import { copyFileSync, cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'fs';
+import { copyFileSync, cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
@@ -29,6 +29,7 @@ import {
 	ARTIFACTS_DIR,
 	NODE_TYPES,
 	REPO_ROOT,
+	Report,
 	ensureInstall,
 	freePort,
 	getExecution,
@@ -62,26 +63,10 @@ const SEND_PATH = '/api/wa/2.0/post';
 /** Overall guard: the whole run must end well under 15 minutes. */
 const OVERALL_TIMEOUT_MS = 14 * 60_000;
 
-const checks: Array<{ check: string; ok: boolean; detail?: string }> = [];
-const timings: Record<string, number> = {};
-const facts: Record<string, unknown> = {};
-
-function check(name: string, ok: boolean, detail?: unknown): boolean {
-	const d = detail === undefined ? undefined : typeof detail === 'string' ? detail : JSON.stringify(detail);
-	checks.push({ check: name, ok, detail: d });
-	log(`${ok ? 'PASS' : 'FAIL'} ${name}${d ? ` — ${d.slice(0, 400)}` : ''}`);
-	return ok;
-}
-
-async function timed<T>(name: string, fn: () => Promise<T>): Promise<T> {
-	const t = Date.now();
-	try {
-		return await fn();
-	} finally {
-		timings[name] = Date.now() - t;
-		log(`${name}: ${timings[name]} ms`);
-	}
-}
+const report = new Report('queue');
+const { timings, facts } = report;
+const check = report.check.bind(report);
+const timed = report.timed.bind(report);
 
 function sh(cmd: string, argv: string[], timeoutMs = 600_000): Promise<{ code: number; stdout: string; stderr: string }> {
 	return new Promise((res) => {
@@ -598,14 +583,7 @@ const t0 = Date.now();
 function finish(): never {
 	clearTimeout(overall);
 	timings['total'] = Date.now() - t0;
-	const failed = checks.filter((c) => !c.ok);
-	const summary = { passed: checks.length - failed.length, failed: failed.length, calls: CALLS, perCall: PER_CALL, timingsMs: timings, facts, checks };
-	mkdirSync(ARTIFACTS_DIR, { recursive: true });
-	writeFileSync(join(ARTIFACTS_DIR, 'queue-summary.json'), JSON.stringify(summary, null, 2));
-	console.log(JSON.stringify({ timingsMs: timings, facts }, null, 2));
-	for (const c of checks) console.log(`${c.ok ? 'PASS' : 'FAIL'}  ${c.check}${!c.ok && c.detail ? `\n      ${c.detail.slice(0, 600)}` : ''}`);
-	console.log(`${summary.passed} passed, ${summary.failed} failed`);
-	process.exit(failed.length || checks.length === 0 ? 1 : 0);
+	process.exit(report.summarise({ calls: CALLS, perCall: PER_CALL }));
 }
 
 run()

@@ -20,6 +20,7 @@ import { inspectNode, isExpectedExternal, screenshotWorkflowIn, withEditor } fro
 import {
 	ARTIFACTS_DIR,
 	REPO_ROOT,
+	Report,
 	ensureInstall,
 	executeWorkflow,
 	getExecution,
@@ -39,23 +40,10 @@ import {
 } from './lib';
 
 const args = new Set(process.argv.slice(2));
-const checks: Array<{ check: string; ok: boolean; detail?: string }> = [];
-const timings: Record<string, number> = {};
-
-function check(name: string, ok: boolean, detail?: unknown): void {
-	const d = detail === undefined ? undefined : typeof detail === 'string' ? detail : JSON.stringify(detail);
-	checks.push({ check: name, ok, detail: d });
-	log(`${ok ? 'PASS' : 'FAIL'} ${name}${d ? ` — ${d.slice(0, 300)}` : ''}`);
-}
-
-async function timed<T>(name: string, fn: () => Promise<T>): Promise<T> {
-	const t = Date.now();
-	try {
-		return await fn();
-	} finally {
-		timings[name] = Date.now() - t;
-	}
-}
+const report = new Report('smoke');
+const { timings } = report;
+const check = report.check.bind(report);
+const timed = report.timed.bind(report);
 
 const manualWorkflow: WorkflowJson = {
 	id: 'smokeManual0001',
@@ -309,12 +297,4 @@ main()
 	.catch((e: unknown) => {
 		check('smoke run completed without an exception', false, e instanceof Error ? `${e.message}\n${e.stack}` : String(e));
 	})
-	.finally(() => {
-		const failed = checks.filter((c) => !c.ok);
-		const summary = { passed: checks.length - failed.length, failed: failed.length, timingsMs: timings, checks };
-		mkdirSync(ARTIFACTS_DIR, { recursive: true });
-		writeFileSync(join(ARTIFACTS_DIR, 'smoke-summary.json'), JSON.stringify(summary, null, 2));
-		console.log(JSON.stringify({ passed: summary.passed, failed: summary.failed, timingsMs: timings }, null, 2));
-		for (const c of checks) console.log(`${c.ok ? 'PASS' : 'FAIL'}  ${c.check}`);
-		process.exit(failed.length ? 1 : 0);
-	});
+	.finally(() => process.exit(report.summarise()));
