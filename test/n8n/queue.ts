@@ -20,7 +20,7 @@
  * Environment: QUEUE_CALLS (default 20), QUEUE_PER_CALL (default 50).
  * Prints a summary and `N passed, M failed`; exits 1 on any failure; stops every process it started.
  */
-import { execFile, spawn, type ChildProcess } from 'child_process';
+import { execFile, type ChildProcess } from 'child_process';
 import { copyFileSync, cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
@@ -43,7 +43,7 @@ import {
 	packPackage,
 	sleep,
 	startN8n,
-	stopProcessGroup,
+	spawnN8n,
 	type ExecutionSummary,
 	type N8nServer,
 	type WorkflowJson,
@@ -141,36 +141,22 @@ async function startWorker(name: string, userFolder: string, extraEnv: Record<st
 		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
 	});
 	const started = Date.now();
-	const child = spawn(inst.node, [inst.n8nBin, 'worker', `--concurrency=${WORKER_CONCURRENCY}`], {
-		cwd: userFolder,
-		env,
-		stdio: ['ignore', 'pipe', 'pipe'],
-		detached: true,
-	});
-	children.add(child);
-	const onData = (d: Buffer) => {
+	const proc = spawnN8n(inst, userFolder, ['worker', `--concurrency=${WORKER_CONCURRENCY}`], env, (d) => {
 		stream.write(d);
 		text += d.toString('utf8');
-	};
-	child.stdout?.on('data', onData);
-	child.stderr?.on('data', onData);
-	let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-	const exitPromise = new Promise<void>((res) =>
-		child.on('exit', (code, signal) => {
-			exited = { code, signal };
-			res();
-		}),
-	);
-	let stopped = false;
-	const stop = async () => {
-		if (stopped) return;
-		stopped = true;
-		await stopProcessGroup(child, exitPromise, () => exited !== undefined);
-		children.delete(child);
-		await new Promise<void>((r) => stream.end(r));
-	};
+	});
+	const child = proc.child;
+	children.add(child);
+	let stopping: Promise<void> | undefined;
+	const stop = () =>
+		(stopping ??= (async () => {
+			await proc.stop();
+			children.delete(child);
+			await new Promise<void>((r) => stream.end(r));
+		})());
 	const deadline = started + 180_000;
 	for (;;) {
+		const exited = proc.exited();
 		if (exited) {
 			await stop();
 			throw new Error(`${name} exited during start (${exited.code ?? exited.signal})\n${text.split('\n').slice(-40).join('\n')}`);

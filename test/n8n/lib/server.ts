@@ -101,6 +101,37 @@ export async function stopProcessGroup(child: ChildProcess, exitPromise: Promise
 	clearTimeout(timer);
 }
 
+export interface N8nProcess {
+	child: ChildProcess;
+	/** How it ended, once it has. */
+	exited(): { code: number | null; signal: NodeJS.Signals | null } | undefined;
+	/** Stops its process group (once; later calls wait for the same stop). */
+	stop(): Promise<void>;
+}
+
+/**
+ * Spawns `n8n <args>` with the install's Node, detached: its own process group, so stop() also
+ * reaches the task-runner child n8n starts. Output (stdout and stderr) goes to `onData`.
+ */
+export function spawnN8n(inst: N8nInstall, userFolder: string, args: string[], env: NodeJS.ProcessEnv, onData: (d: Buffer) => void): N8nProcess {
+	const child = spawn(inst.node, [inst.n8nBin, ...args], { cwd: userFolder, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+	child.stdout?.on('data', onData);
+	child.stderr?.on('data', onData);
+	let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+	const exitPromise = new Promise<void>((res) =>
+		child.on('exit', (code, signal) => {
+			exited = { code, signal };
+			res();
+		}),
+	);
+	let stopping: Promise<void> | undefined;
+	return {
+		child,
+		exited: () => exited,
+		stop: () => (stopping ??= stopProcessGroup(child, exitPromise, () => exited !== undefined)),
+	};
+}
+
 /**
  * Starts `n8n start` in the background on a fresh user folder, waits until it is healthy, creates
  * the owner (POST /rest/owner/setup) and keeps the owner's auth cookie for REST and Playwright.
@@ -129,38 +160,26 @@ export async function startN8n(userFolder: string, portOrOpts: number | StartOpt
 		...opts.env,
 	});
 	const started = Date.now();
-	// detached: own process group, so stop() also reaches the task-runner child n8n spawns.
-	const child = spawn(inst.node, [inst.n8nBin, 'start'], { cwd: userFolder, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-	opts.onSpawn?.(child);
-	const onData = (d: Buffer) => {
+	const proc = spawnN8n(inst, userFolder, ['start'], env, (d) => {
 		logStream.write(d);
 		for (const line of d.toString('utf8').split('\n')) if (line.trim()) recent.push(line);
 		if (recent.length > 400) recent.splice(0, recent.length - 400);
-	};
-	child.stdout?.on('data', onData);
-	child.stderr?.on('data', onData);
-	let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-	const exitPromise = new Promise<void>((res) =>
-		child.on('exit', (code, signal) => {
-			exited = { code, signal };
-			res();
-		}),
-	);
-
+	});
+	const child = proc.child;
+	opts.onSpawn?.(child);
 	const logs = (lines = 80) => recent.slice(-lines).join('\n');
-	let stopped = false;
-	const stop = async () => {
-		if (stopped) return;
-		stopped = true;
-		await stopProcessGroup(child, exitPromise, () => exited !== undefined);
-		logStream.end();
-	};
+	let stopping: Promise<void> | undefined;
+	const stop = () =>
+		(stopping ??= (async () => {
+			await proc.stop();
+			logStream.end();
+		})());
 
 	// Wait for health.
 	const deadline = started + (opts.timeoutMs ?? 180_000);
 	let healthy = false;
 	while (Date.now() < deadline) {
-		if (exited) break;
+		if (proc.exited()) break;
 		try {
 			const r = await fetch(`${url}/healthz/readiness`);
 			if (r.ok) {
@@ -177,7 +196,7 @@ export async function startN8n(userFolder: string, portOrOpts: number | StartOpt
 	}
 	if (!healthy) {
 		await stop();
-		throw new Error(`n8n start did not become healthy (${exited ? `exited ${exited.code ?? exited.signal}` : 'timeout'})\n${logs()}`);
+		throw new Error(`n8n start did not become healthy (${proc.exited() ? `exited ${proc.exited()?.code ?? proc.exited()?.signal}` : 'timeout'})\n${logs()}`);
 	}
 	const startupMs = Date.now() - started;
 
