@@ -58,7 +58,16 @@ export class MessagingRateApi implements ICredentialType {
 			type: 'number',
 			typeOptions: { minValue: 1 },
 			default: 30,
-			description: 'How long to wait for an answer before failing the item',
+			description:
+				'How long one request may take as a whole, from connecting to the last byte of the answer, before it fails (a file upload gets 1 more second per MB)',
+		},
+		{
+			displayName: 'Max Response Size (MB)',
+			name: 'maxResponseMegabytes',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 16,
+			description: 'Answers larger than this are not read and fail the item. The service answers a few KB; the limit protects n8n from a faulty or hostile server.',
 		},
 		{
 			displayName: 'Ignore SSL Issues (Insecure)',

@@ -59,12 +59,12 @@ function tokenLifetime(ctx: OperationContext): { expires_in?: number } {
 
 function authenticateWa(ctx: OperationContext) {
 	const token = ctx.state.issueToken('wa', requireAccount(ctx).clientId);
-	return { connection: 'ok', token, ...tokenLifetime(ctx) };
+	return { connection: 'ok', token, ...tokenLifetime(ctx), ...ctx.options.tokenAnswerExtra };
 }
 
 function authenticateRate(ctx: OperationContext) {
 	const token = ctx.state.issueToken('rate', requireAccount(ctx).clientId);
-	return { status: 'success', token, ...tokenLifetime(ctx) };
+	return { status: 'success', token, ...tokenLifetime(ctx), ...ctx.options.tokenAnswerExtra };
 }
 
 function protectedCheck() {

@@ -18,10 +18,13 @@ export const FAULT_KINDS: readonly FaultKind[] = [
 	'malformedJson',
 	'emptyBody',
 	'rpcError',
+	'trickle',
+	'hugeBody',
+	'redirect',
 ];
 
 /** Kinds that let the request be processed (validated, handled, recorded) before they act. */
-const PROCESSING_KINDS: ReadonlySet<FaultKind> = new Set(['dropAfterProcessing', 'slow', 'sentFalse']);
+const PROCESSING_KINDS: ReadonlySet<FaultKind> = new Set(['dropAfterProcessing', 'slow', 'sentFalse', 'trickle']);
 
 export function faultProcessesRequest(kind: FaultKind): boolean {
 	return PROCESSING_KINDS.has(kind);

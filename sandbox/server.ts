@@ -42,7 +42,10 @@ interface Core {
 }
 
 /** What happens to a request: an answer (maybe a rejection), or a dropped socket. */
-type Outcome = { kind: 'answer'; answer: Answer; rejectReason?: string } | { kind: 'drop' };
+type Outcome =
+	| { kind: 'answer'; answer: Answer; rejectReason?: string; trickleMs?: number }
+	| { kind: 'huge'; bytes: number }
+	| { kind: 'drop' };
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
@@ -140,6 +143,33 @@ function writeAnswer(res: ServerResponse, answer: Answer, extraHeaders: Record<s
 	res.end(answer.body);
 }
 
+/** An answer written one byte at a time: a client's timeout that restarts with every chunk never fires. */
+async function trickleAnswer(core: Core, req: HttpRequest, res: ServerResponse, answer: Answer, everyMs: number): Promise<void> {
+	res.writeHead(answer.status, { ...answer.headers, 'Content-Length': Buffer.byteLength(answer.body) });
+	const bytes = Buffer.from(answer.body);
+	for (let i = 0; i < bytes.length && !clientHasGone(req, res); i++) {
+		res.write(bytes.subarray(i, i + 1));
+		await core.delays.wait(everyMs);
+	}
+	if (!clientHasGone(req, res)) res.end();
+}
+
+/** A well-formed JSON answer of `bytes` bytes, streamed in 64 KiB pieces (the sandbox never holds it). */
+async function writeHugeAnswer(res: ServerResponse, bytes: number): Promise<void> {
+	const head = '{"jsonrpc":"2.0","id":null,"result":"';
+	const tail = '"}';
+	res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': bytes });
+	res.write(head);
+	const piece = 'a'.repeat(64 * 1024);
+	let left = bytes - head.length - tail.length;
+	while (left > 0 && !res.destroyed) {
+		const chunk = left >= piece.length ? piece : piece.slice(0, left);
+		left -= chunk.length;
+		if (!res.write(chunk)) await new Promise((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+	}
+	if (!res.destroyed) res.end(tail);
+}
+
 function clientHasGone(req: HttpRequest, res: ServerResponse): boolean {
 	return req.socket.destroyed || res.destroyed;
 }
@@ -167,6 +197,14 @@ function answerForFault(core: Core, fired: FiredFault, bearerToken: string | und
 			return answer(rawJsonAnswer(TRUNCATED_JSON));
 		case 'emptyBody':
 			return answer(rawJsonAnswer(''));
+		case 'hugeBody':
+			return { kind: 'huge', bytes: fired.rule.bytes ?? 100 * 1024 * 1024 };
+		case 'redirect':
+			return answer({
+				status: 302,
+				headers: { 'Content-Type': 'application/json', Location: fired.rule.location ?? 'http://127.0.0.1:1/moved' },
+				body: JSON.stringify({ jsonrpc: '2.0', id: null, result: { message: { sent: true, message: 'Message sent' } } }),
+			});
 		case 'rpcError': {
 			const message = fired.rule.message ?? 'Odoo Server Error';
 			return answer(errorAnswer(new ApiError(200, 200, message, 'odoo.exceptions.UserError', message)));
@@ -217,6 +255,7 @@ async function decideOutcome(core: Core, entry: RequestLogEntry, body: Buffer): 
 	if (fired?.kind === 'dropAfterProcessing') return { kind: 'drop' };
 	// The caller drops the answer if the client gave up while we waited.
 	if (fired?.kind === 'slow') await core.delays.wait(fired.rule.delayMs ?? DEFAULT_SLOW_MS);
+	if (fired?.kind === 'trickle' && outcome.kind === 'answer') return { ...outcome, trickleMs: fired.rule.delayMs ?? 250 };
 	return outcome;
 }
 
@@ -253,8 +292,12 @@ async function handleApiRequest(core: Core, req: HttpRequest, res: ServerRespons
 		outcome = { kind: 'answer', answer: errorAnswer(serverError('builtins.Exception', message)) };
 	}
 
-	if (outcome.kind === 'answer' && !clientHasGone(req, res)) {
-		writeAnswer(res, outcome.answer, sessionHeaders(core, entry.sessionCookie));
+	if (outcome.kind === 'huge' && !clientHasGone(req, res)) {
+		entry.status = 200;
+		await writeHugeAnswer(res, outcome.bytes);
+	} else if (outcome.kind === 'answer' && !clientHasGone(req, res)) {
+		if (outcome.trickleMs !== undefined) await trickleAnswer(core, req, res, outcome.answer, outcome.trickleMs);
+		else writeAnswer(res, outcome.answer, sessionHeaders(core, entry.sessionCookie));
 		entry.status = outcome.answer.status;
 		if (outcome.rejectReason !== undefined) {
 			entry.rejected = true;
@@ -279,10 +322,11 @@ function listen(server: http.Server, port: number, host: string): Promise<number
 	});
 }
 
-function trackSockets(server: http.Server): Set<Socket> {
+function trackSockets(server: http.Server, connections: { peak: number }): Set<Socket> {
 	const sockets = new Set<Socket>();
 	server.on('connection', (socket) => {
 		sockets.add(socket);
+		connections.peak = Math.max(connections.peak, sockets.size);
 		socket.on('close', () => sockets.delete(socket));
 	});
 	return sockets;
@@ -303,6 +347,7 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		options: resolved,
 		delays: new Delays(),
 	};
+	const connections = { peak: 0 };
 	// Own connection pool for webhook posts, so close() leaves nothing open.
 	const webhookAgent = new Agent({ keepAliveTimeout: 1000 });
 
@@ -312,7 +357,7 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		options: resolved,
 		ledger: () => [...core.state.ledger],
 		requests: () => [...core.state.requestLog],
-		stats: () => core.state.stats(),
+		stats: () => ({ ...core.state.stats(), peakConnections: connections.peak }),
 		accounts: () => core.state.publicAccounts(),
 		addFaults: (rules) => core.faults.add(rules),
 		clearFaults: () => core.faults.clear(),
@@ -328,6 +373,7 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		deliverIncoming: (msg: IncomingMessage) =>
 			deliverIncoming(core.state.accountOrFirst(msg.clientId), msg, resolved.flatWebhookPayload, webhookAgent),
 		reset: () => {
+			connections.peak = sockets.size;
 			core.state.reset();
 			core.faults.clear();
 		},
@@ -346,7 +392,7 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 			.catch(() => req.socket.destroy());
 	});
 	configureTimeouts(server);
-	const sockets = trackSockets(server);
+	const sockets = trackSockets(server, connections);
 
 	async function closeServer(): Promise<void> {
 		core.delays.cancelAll();

@@ -143,7 +143,7 @@ export class SandboxState {
 		return this.ledger.filter((entry) => entry.clientId === clientId).length;
 	}
 
-	stats(): SandboxStats {
+	stats(): Omit<SandboxStats, 'peakConnections'> {
 		return { tokensIssued: { ...this.tokensIssued }, requestsByPath: { ...this.requestsByPath } };
 	}
 

@@ -40,6 +40,8 @@ export interface SandboxOptions {
 	unregisteredNumbers?: string[];
 	/** `block_limit` reported by Limit; sends beyond it answer `sent: false`. Default 10_000. */
 	blockLimit?: number;
+	/** Fields added to every token answer (e.g. `refresh_token`, an `expires_at` in the past): odd servers. */
+	tokenAnswerExtra?: Record<string, unknown>;
 	/** Keep request-log entries (params of large bodies are summarised). Default true. */
 	logRequests?: boolean;
 }
@@ -56,7 +58,10 @@ export type FaultKind =
 	| 'sentFalse' // sends answer `{"message": {"sent": false, ...}}`; NOT recorded
 	| 'malformedJson' // 200 with a truncated JSON body; NOT processed
 	| 'emptyBody' // 200 with an empty body; NOT processed
-	| 'rpcError'; // 200 with a JSON-RPC error envelope (message); NOT processed
+	| 'rpcError' // 200 with a JSON-RPC error envelope (message); NOT processed
+	| 'trickle' // processed, then the answer is written one byte every delayMs (default 250)
+	| 'hugeBody' // 200 with a JSON body of `bytes` bytes (default 100 MB), streamed; NOT processed
+	| 'redirect'; // 302 to `location` with a JSON-RPC success envelope as its body; NOT processed
 
 export interface FaultMatch {
 	/** Exact path, e.g. `/api/wa/2.0/post`. */
@@ -81,6 +86,10 @@ export interface FaultRule {
 	retryAfterSeconds?: number;
 	delayMs?: number;
 	message?: string;
+	/** Size of a `hugeBody` answer in bytes. */
+	bytes?: number;
+	/** Where a `redirect` points (default: the same path on another port). */
+	location?: string;
 }
 
 export interface LedgerEntry {
@@ -127,6 +136,8 @@ export interface SandboxStats {
 	tokensIssued: Record<ApiGroup, number>;
 	/** All requests received per path. */
 	requestsByPath: Record<string, number>;
+	/** Most client connections open at the same time since the start or the last reset. */
+	peakConnections: number;
 }
 
 export interface IncomingMessage {

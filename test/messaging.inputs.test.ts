@@ -63,11 +63,11 @@ const BAD_INPUTS: BadInput[] = [
 			'Field "Phone Number" has no country code: "0812 8877 6713". Write it with its country code (e.g. +62…) or set the "Default Country" option [item 0]',
 		fix: /Default Country/,
 	},
-	{ what: 'too short', parameters: sendText('+62 12'), message: 'Field "Phone Number" is not a possible phone number: "+62 12" [item 0]', fix: /country code/ },
+	{ what: 'too short', parameters: sendText('+62 12'), message: 'Field "Phone Number" is too short to be a phone number: "+62 12" [item 0]', fix: /country code/ },
 	{
 		what: 'too long',
 		parameters: sendText('+62 812 8877 6713 8888 8888'),
-		message: 'Field "Phone Number" is not a possible phone number (too long): "+62 812 8877 6713 8888 8888" [item 0]',
+		message: 'Field "Phone Number" is too long to be a phone number: "+62 812 8877 6713 8888 8888" [item 0]',
 		fix: /country code/,
 	},
 	{ what: 'unknown country code', parameters: sendText('+999 1234567'), message: 'Field "Phone Number" has an unknown country code: "+999 1234567" [item 0]', fix: /country code/ },

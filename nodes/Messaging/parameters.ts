@@ -18,6 +18,12 @@ export interface MessagingOptions {
 	delayMs: number;
 }
 
+/**
+ * Parallel Requests at most: the editor's bound, enforced again when the run reads the value,
+ * because an expression (`={{ 100000 }}`) bypasses the editor.
+ */
+export const MAX_PARALLEL_REQUESTS = 50;
+
 /** What every Messaging operation gets for the run. */
 export type MessagingRun = OperationRun<MessagingOptions>;
 
@@ -37,7 +43,7 @@ export function messagingOptionsProperty(versionSentBy: string): INodeProperties
 			displayName: 'Parallel Requests',
 			name: 'parallel',
 			type: 'number',
-			typeOptions: { minValue: 1, maxValue: 50 },
+			typeOptions: { minValue: 1, maxValue: MAX_PARALLEL_REQUESTS },
 			default: 1,
 			description:
 				'How many items are sent at the same time. 1 keeps the order of delivery and protects the number from spam bans.',
@@ -59,7 +65,7 @@ export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number):
 	return {
 		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),
 		defaultCountry: optionText(options, 'defaultCountry', ''),
-		parallel: Number(options.parallel ?? 1) || 1,
+		parallel: Math.min(MAX_PARALLEL_REQUESTS, Math.max(1, Math.floor(Number(options.parallel ?? 1)) || 1)),
 		delayMs: Number(options.delayMs ?? 0) || 0,
 	};
 }

@@ -7,6 +7,8 @@ import { extension as extensionOf, lookup as mimeTypeOf } from 'mime-types';
  */
 
 export const FALLBACK_MIME_TYPE = 'application/octet-stream';
+/** Longest mime type accepted (RFC 6838 names are at most 127 + 1 + 127 characters, plus parameters). */
+const MAX_MIME_TYPE = 512;
 
 // Only the head is matched against a pattern, so a 67 MB text is never scanned by it.
 const DATA_URI_HEAD = /^data:([^;,]*)((?:;[^;,]*)*),/i;
@@ -106,5 +108,7 @@ function clean(value: string | undefined): string | undefined {
 
 /** A mime type as the data URI needs it: `type/subtype`, optionally with parameters. */
 export function isMimeType(value: string): boolean {
-	return /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w.+-]+=[^;,]*)*$/.test(value);
+	// Each parameter starts at its ";" (spaces before it end the previous value): one way to
+	// match, so no backtracking on long runs of spaces.
+	return value.length <= MAX_MIME_TYPE && /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+\s*(;\s*[\w.+-]+=[^;,]*)*$/.test(value);
 }

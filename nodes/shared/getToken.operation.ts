@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import type { OperationModule } from './operation';
 import type { OperationRun } from './run';
-import { redactDeep, tokenEndpoint, type ApiGroup } from './transport';
+import { tokenEndpoint, type ApiGroup } from './transport';
 
 /** How the output names each API group (the words the docs use). */
 const API_NAME: Record<ApiGroup, string> = { wa: 'messaging', rate: 'rates' };
@@ -16,7 +16,9 @@ const API_NAME: Record<ApiGroup, string> = { wa: 'messaging', rate: 'rates' };
  *
  *   { "tokenRenewed": true, "api": "messaging", "expiresAt": "2026-…Z", "response": { "connection": "ok" } }
  *
- * `response` is the token answer without the token (and with every copy of it redacted).
+ * `response` is the token answer with every credential in it redacted, by key (`token`,
+ * `access_token`, `refresh_token`, `client_secret`, …) and by value in any encoding: the client's
+ * `redact`, the one function every answer shown to the user goes through.
  */
 export function getTokenOperation<C extends OperationRun<unknown>>(api: ApiGroup): OperationModule<C> {
 	return {
@@ -25,8 +27,7 @@ export function getTokenOperation<C extends OperationRun<unknown>>(api: ApiGroup
 		endpoint: tokenEndpoint[api],
 		async execute(this: IExecuteFunctions, _itemIndex: number, run: C): Promise<INodeExecutionData> {
 			const { token, answer } = await run.client.renewToken(api, { signal: run.signal });
-			// The transport already took `token` out of the answer; a copy under another name would not be.
-			const response = redactDeep((answer && typeof answer === 'object' ? answer : {}) as IDataObject, [token.value]);
+			const response = run.client.redact((answer && typeof answer === 'object' ? answer : {}) as IDataObject);
 			return {
 				json: {
 					tokenRenewed: true,

@@ -70,10 +70,12 @@ export function rateNumber(value: unknown): number | null {
 	let number: number;
 	if (typeof value === 'number') number = value;
 	else if (typeof value === 'string') {
+		// No quote is longer; a longer text is not scanned at all.
+		if (value.length > 64) return null;
 		const text = value.trim();
 		// Thousands separators only in the unambiguous "14,080.00" form.
 		const plain = /^\d{1,3}(,\d{3})+(\.\d+)?$/.test(text) ? text.replace(/,/g, '') : text;
-		number = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(plain) ? Number(plain) : NaN;
+		number = /^[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(plain) ? Number(plain) : NaN;
 	} else return null;
 	return Number.isFinite(number) && number > 0 ? number : null;
 }

@@ -1,20 +1,13 @@
 import { createHash } from 'crypto';
-import { Agent, request, type Dispatcher } from 'undici';
+import { request } from 'undici';
 
 import { buildBody, type ParamValue, type RequestBody } from './body';
 import { callerParams, tokenEndpoint, type ApiGroup, type Endpoint } from './endpoints';
 import { parseEnvelope } from './envelope';
-import { ApiError, redact, redactDeep } from './errors';
-import {
-	DEFAULT_RETRY_POLICY,
-	isRetryableNetworkError,
-	isRetryableStatus,
-	isTimeoutCode,
-	neverSent,
-	parseRetryAfter,
-	retryDelayMs,
-	type RetryPolicy,
-} from './retry';
+import { poolFor, trackDispatch, type DispatchRecord } from './connections';
+import { ApiError } from './errors';
+import { Redactor } from './redact';
+import { DEFAULT_RETRY_POLICY, isRetryableNetworkError, isRetryableStatus, isTimeoutCode, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry';
 import { TokenCache, tokenExpiry, type Token } from './tokenCache';
 
 /** What the transport needs from the credential, already validated by `parseCredentials`. */
@@ -25,8 +18,40 @@ export interface ApiCredentials {
 	readonly clientSecret: string;
 	/** Used when a token answer states no expiry (the real service states none). */
 	readonly tokenLifetimeMinutes: number;
+	/** Bounds each attempt as a whole: connecting, sending, waiting, and reading the answer to its last byte. */
 	readonly timeoutSeconds: number;
 	readonly allowUnauthorizedCerts: boolean;
+	/** Answers larger than this are not read (the connection is closed) and fail the call. */
+	readonly maxResponseMegabytes: number;
+}
+
+/** The credential's "Max Response Size (MB)" when it has none (answers of this API are a few KB). */
+export const DEFAULT_MAX_RESPONSE_MEGABYTES = 16;
+
+/**
+ * A file upload gets this much more time per MiB of body on top of Request Timeout (1 s per MiB:
+ * a 50 MB file over a slow 8 Mbit/s uplink), so the deadline bounds the whole request without
+ * failing honest large sends.
+ */
+const UPLOAD_ALLOWANCE_MS_PER_MIB = 1000;
+
+/** What one attempt got back. */
+interface AttemptAnswer {
+	status: number;
+	text: string;
+	retryAfter?: number;
+	location?: string;
+}
+
+/** Why one attempt got no answer, with what is known about whether it left. */
+class AttemptFailure extends Error {
+	constructor(
+		readonly cause: unknown,
+		readonly dispatched: boolean,
+		readonly deadline: boolean,
+	) {
+		super('attempt failed');
+	}
 }
 
 export interface CallOptions {
@@ -37,32 +62,6 @@ export interface CallOptions {
 /** Process-wide state: every node, item and execution in this process shares it. */
 export const sharedTokenCache = new TokenCache();
 const sessionCookies = new Map<string, string>();
-const agents = new Map<string, Agent>();
-
-/** One keep-alive pool per origin (undici's Agent keeps a Pool per origin), per TLS setting. */
-function agentFor(credentials: ApiCredentials): Dispatcher {
-	const key = `${credentials.allowUnauthorizedCerts}:${credentials.timeoutSeconds}`;
-	let agent = agents.get(key);
-	if (!agent) {
-		agent = new Agent({
-			keepAliveTimeout: 10_000,
-			keepAliveMaxTimeout: 60_000,
-			connect: {
-				rejectUnauthorized: !credentials.allowUnauthorizedCerts,
-				timeout: Math.min(credentials.timeoutSeconds * 1000, 10_000),
-			},
-		});
-		agents.set(key, agent);
-	}
-	return agent;
-}
-
-/** Closes the pooled connections (tests and short-lived scripts; n8n never needs to). */
-export async function closeConnections(): Promise<void> {
-	const closing = [...agents.values()].map(async (agent) => await agent.close());
-	agents.clear();
-	await Promise.all(closing);
-}
 
 export class ApiClient {
 	/** Identifies the credential without holding its secret. */
@@ -120,7 +119,7 @@ export class ApiClient {
 		const answer = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
 		const value = answer.token;
 		if (typeof value !== 'string' || value === '') {
-			const said = JSON.stringify(redactDeep(answer, this.secrets()));
+			const said = JSON.stringify(this.redactor().value(answer));
 			throw new ApiError(endpoint, {
 				kind: 'invalid-response',
 				reason: 'the answer holds no token',
@@ -157,8 +156,17 @@ export class ApiClient {
 		return full;
 	}
 
-	private secrets(): string[] {
-		return [this.credentials.clientSecret, ...this.tokens.values()];
+	/**
+	 * A value with every secret known to the process redacted, by value in every encoding and by
+	 * key (token, refresh_token, client_secret, …): what any answer shown to the user goes through.
+	 */
+	redact<T>(value: T): T {
+		return this.redactor().value(value);
+	}
+
+	/** The secrets known now: the client secret, the cached tokens and the ones just retired. */
+	private redactor(): Redactor {
+		return new Redactor([this.credentials.clientSecret, ...this.tokens.values()]);
 	}
 
 	/** One logical request: attempts, retries as the policy allows, parses the answer. */
@@ -172,13 +180,18 @@ export class ApiClient {
 		const isWrite = endpoint.httpMethod === 'POST';
 		for (let attempt = 0; ; attempt++) {
 			const canRetry = attempt < this.retryPolicy.maxRetries;
-			let response: { status: number; text: string; retryAfter?: number };
+			let response: AttemptAnswer;
 			try {
 				response = await this.attempt(endpoint, body, token, options.signal);
-			} catch (cause) {
-				const error = this.networkError(endpoint, cause, isWrite, options.signal);
+			} catch (failure) {
+				if (failure instanceof ApiError) {
+					failure.attempts = attempt + 1;
+					throw failure;
+				}
+				const { cause, dispatched, deadline } = failure as AttemptFailure;
+				const error = this.networkError(endpoint, cause, { isWrite, dispatched, deadline, signal: options.signal });
 				error.attempts = attempt + 1;
-				if (error.kind === 'aborted' || !canRetry || !isRetryableNetworkError(error.causeCode, isWrite)) throw error;
+				if (error.kind === 'aborted' || !canRetry || !isRetryableNetworkError(isWrite, dispatched)) throw error;
 				await sleep(retryDelayMs(attempt, this.retryPolicy), options.signal);
 				continue;
 			}
@@ -193,8 +206,9 @@ export class ApiClient {
 				continue;
 			}
 			try {
-				const result = parseEnvelope(endpoint, response.status, response.text, this.secrets(), retryAfter);
-				return redactResult ? redactDeep(result, this.secrets()) : result;
+				const redactor = this.redactor();
+				const result = parseEnvelope(endpoint, response.status, response.text, redactor, retryAfter, response.location);
+				return redactResult ? redactor.value(result) : result;
 			} catch (error) {
 				if (error instanceof ApiError) error.attempts = attempt + 1;
 				throw error;
@@ -202,12 +216,13 @@ export class ApiClient {
 		}
 	}
 
-	private async attempt(
-		endpoint: Endpoint,
-		body: RequestBody,
-		token: Token | undefined,
-		signal: AbortSignal | undefined,
-	): Promise<{ status: number; text: string; retryAfter?: number }> {
+	/**
+	 * One HTTP exchange, bounded as a whole by the credential's timeout (plus an allowance for
+	 * a file upload): a server that trickles its answer a byte at a time is cut off at the
+	 * deadline, not given a new timeout for every chunk. The answer is read up to the
+	 * credential's size limit and no further.
+	 */
+	private async attempt(endpoint: Endpoint, body: RequestBody, token: Token | undefined, signal: AbortSignal | undefined): Promise<AttemptAnswer> {
 		const headers: Record<string, string> = {
 			'content-type': 'application/json',
 			accept: 'application/json',
@@ -218,23 +233,66 @@ export class ApiClient {
 		if (session) headers.cookie = `session_id=${session}`;
 
 		const timeoutMs = this.credentials.timeoutSeconds * 1000;
-		const response = await request(`${this.credentials.baseUrl}${endpoint.path}`, {
-			method: endpoint.httpMethod,
-			headers,
-			// undici also writes an async iterable body (its type list omits it), string by string.
-			body: body.open() as Buffer,
-			// undici closes the connection after any GET that carries a body (a guard for servers
-			// that do not read one), and then opened a new TCP connection for every request of
-			// this API. This server reads GET bodies (Content-Length is always set): keep it alive.
-			reset: false,
-			dispatcher: agentFor(this.credentials),
-			headersTimeout: timeoutMs,
-			bodyTimeout: timeoutMs,
-			signal,
-		});
-		this.keepSessionCookie(response.headers['set-cookie']);
-		const text = await response.body.text();
-		return { status: response.statusCode, text, retryAfter: parseRetryAfter(response.headers['retry-after']) };
+		const deadline = new AbortController();
+		const uploadMiB = (body.length ?? 0) / (1024 * 1024);
+		const timer = setTimeout(() => deadline.abort(), timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0));
+		const record: DispatchRecord = { dispatched: false };
+		try {
+			const response = await request(`${this.credentials.baseUrl}${endpoint.path}`, {
+				method: endpoint.httpMethod,
+				headers,
+				// undici also writes an async iterable body (its type list omits it), string by string.
+				body: body.open() as Buffer,
+				// undici closes the connection after any GET that carries a body (a guard for servers
+				// that do not read one), and then opened a new TCP connection for every request of
+				// this API. This server reads GET bodies (Content-Length is always set): keep it alive.
+				reset: false,
+				dispatcher: trackDispatch(
+					poolFor({ allowUnauthorizedCerts: this.credentials.allowUnauthorizedCerts, connectTimeoutMs: Math.min(timeoutMs, 10_000) }),
+					record,
+				),
+				headersTimeout: timeoutMs,
+				bodyTimeout: timeoutMs,
+				signal: signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal,
+			});
+			this.keepSessionCookie(response.headers['set-cookie']);
+			const text = await this.readLimited(endpoint, response.body, response.headers['content-length']);
+			const location = response.headers.location;
+			return {
+				status: response.statusCode,
+				text,
+				retryAfter: parseRetryAfter(response.headers['retry-after']),
+				location: Array.isArray(location) ? location[0] : location,
+			};
+		} catch (cause) {
+			if (cause instanceof ApiError) throw cause;
+			throw new AttemptFailure(cause, record.dispatched, deadline.signal.aborted && !signal?.aborted);
+		} finally {
+			clearTimeout(timer);
+		}
+	}
+
+	/** The answer's text, or an error as soon as it is larger than the credential allows (nothing more is read). */
+	private async readLimited(endpoint: Endpoint, stream: AsyncIterable<Buffer> & { destroy(): void }, contentLength: string | string[] | undefined): Promise<string> {
+		const limit = this.credentials.maxResponseMegabytes * 1024 * 1024;
+		const tooLarge = () => {
+			stream.destroy();
+			return new ApiError(endpoint, {
+				kind: 'invalid-response',
+				reason: `the answer is larger than ${this.credentials.maxResponseMegabytes} MB, the credential's "Max Response Size (MB)"; it was not read`,
+				// A write was answered, so the server may well have done it: never sent again.
+				deliveryUnknown: endpoint.httpMethod === 'POST',
+			});
+		};
+		if (Number(contentLength) > limit) throw tooLarge();
+		const chunks: Buffer[] = [];
+		let size = 0;
+		for await (const chunk of stream) {
+			size += chunk.length;
+			if (size > limit) throw tooLarge();
+			chunks.push(chunk);
+		}
+		return Buffer.concat(chunks, size).toString('utf8');
 	}
 
 	/** The service may set a `session_id` cookie; later requests of this credential send it back. */
@@ -245,18 +303,34 @@ export class ApiClient {
 		}
 	}
 
-	private networkError(endpoint: Endpoint, cause: unknown, isWrite: boolean, signal?: AbortSignal): ApiError {
+	private networkError(
+		endpoint: Endpoint,
+		cause: unknown,
+		{ isWrite, dispatched, deadline, signal }: { isWrite: boolean; dispatched: boolean; deadline: boolean; signal?: AbortSignal },
+	): ApiError {
 		const err = cause as { code?: string; name?: string; message?: string; cause?: { code?: string } };
 		const code = err?.code ?? err?.cause?.code;
-		if (signal?.aborted || err?.name === 'AbortError' || code === 'UND_ERR_ABORTED') {
+		if (signal?.aborted) {
 			return new ApiError(endpoint, { kind: 'aborted', reason: 'the execution was cancelled', causeCode: code });
 		}
-		const timeout = isTimeoutCode(code);
-		const deliveryUnknown = isWrite && !neverSent(code);
-		const reason = timeout
-			? `no answer within ${this.credentials.timeoutSeconds} s (${code})`
-			: `the connection failed (${code ?? err?.name ?? 'unknown error'}${err?.message ? `: ${redact(err.message, this.secrets())}` : ''})`;
-		return new ApiError(endpoint, { kind: timeout ? 'timeout' : 'network', reason, causeCode: code, deliveryUnknown });
+		// Sent (even in part) and then no answer: the server may have processed it.
+		const deliveryUnknown = isWrite && dispatched;
+		if (deadline || isTimeoutCode(code)) {
+			const seconds = this.credentials.timeoutSeconds;
+			return new ApiError(endpoint, {
+				kind: 'timeout',
+				reason: deadline ? `no complete answer within ${seconds} s (Request Timeout)` : `no answer within ${seconds} s (${code})`,
+				causeCode: deadline ? 'REQUEST_TIMEOUT' : code,
+				deliveryUnknown,
+			});
+		}
+		const detail = err?.message ? `: ${this.redactor().text(err.message.slice(0, 300))}` : '';
+		return new ApiError(endpoint, {
+			kind: 'network',
+			reason: `the connection failed (${code ?? err?.name ?? 'unknown error'}${detail})`,
+			causeCode: code,
+			deliveryUnknown,
+		});
 	}
 }
 

@@ -1,4 +1,4 @@
-import type { ApiCredentials } from './client';
+import { DEFAULT_MAX_RESPONSE_MEGABYTES, type ApiCredentials } from './client';
 
 /** The credential's fields as n8n stores them (see MessagingRateApi.credentials.ts). */
 export interface StoredCredentials {
@@ -8,7 +8,11 @@ export interface StoredCredentials {
 	tokenLifetimeMinutes?: unknown;
 	timeoutSeconds?: unknown;
 	allowUnauthorizedCerts?: unknown;
+	maxResponseMegabytes?: unknown;
 }
+
+/** Longer Base URLs are refused before they are parsed. */
+const MAX_BASE_URL = 2048;
 
 export class CredentialError extends Error {
 	override readonly name = 'CredentialError';
@@ -17,12 +21,22 @@ export class CredentialError extends Error {
 /** Validates the stored credential; errors say which field and how to fix it, never its secret. */
 export function parseCredentials(stored: StoredCredentials): ApiCredentials {
 	const baseUrl = String(stored.baseUrl ?? '').trim();
+	if (baseUrl.length > MAX_BASE_URL) {
+		throw new CredentialError(`Credential field "Base URL" is too long (${baseUrl.length} characters). Use the service's address, e.g. https://gateway.example.com`);
+	}
 	let url: URL;
 	try {
 		url = new URL(baseUrl);
 	} catch {
+		// Quoted only when it cannot hold a password (user:pass@host) and is short enough to read.
+		const quoted = baseUrl.includes('@') || baseUrl.length > 200 ? '' : ` ("${baseUrl}")`;
 		throw new CredentialError(
-			`Credential field "Base URL" is not a valid URL ("${baseUrl}"). Use the service's address, e.g. https://gateway.example.com`,
+			`Credential field "Base URL" is not a valid URL${quoted}. Use the service's address, e.g. https://gateway.example.com`,
+		);
+	}
+	if (url.username || url.password) {
+		throw new CredentialError(
+			'Credential field "Base URL" must not contain a user name or password (user:pass@…): the service does not use them, and they would not be kept secret there. Remove them; the Client ID and Client Secret go in their own fields.',
 		);
 	}
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
@@ -37,13 +51,20 @@ export function parseCredentials(stored: StoredCredentials): ApiCredentials {
 	if (!clientSecret) throw new CredentialError('Credential field "Client Secret" is empty. Enter the client secret of your account.');
 
 	return {
-		baseUrl: `${url.origin}${url.pathname}`.replace(/\/+$/, ''),
+		baseUrl: withoutTrailingSlashes(`${url.origin}${url.pathname}`),
 		clientId,
 		clientSecret,
 		tokenLifetimeMinutes: positive(stored.tokenLifetimeMinutes, 60, 'Token Lifetime (Minutes)'),
 		timeoutSeconds: positive(stored.timeoutSeconds, 30, 'Request Timeout (Seconds)'),
 		allowUnauthorizedCerts: stored.allowUnauthorizedCerts === true,
+		maxResponseMegabytes: positive(stored.maxResponseMegabytes, DEFAULT_MAX_RESPONSE_MEGABYTES, 'Max Response Size (MB)'),
 	};
+}
+
+function withoutTrailingSlashes(url: string): string {
+	let end = url.length;
+	while (end > 0 && url[end - 1] === '/') end--;
+	return url.slice(0, end);
 }
 
 function positive(value: unknown, fallback: number, field: string): number {

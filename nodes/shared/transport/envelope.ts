@@ -1,7 +1,13 @@
 import type { Endpoint } from './endpoints';
-import { ApiError, redact } from './errors';
+import { ApiError } from './errors';
+import { Redactor } from './redact';
 
 const MAX_SERVER_TEXT = 300;
+/**
+ * How much of an error page or message is looked at. Every scan below is linear, and only this
+ * prefix is scanned, so a hostile 16 MB page costs no more than a 64 KB one.
+ */
+export const SCANNED_TEXT = 64 * 1024;
 
 interface RpcError {
 	code?: unknown;
@@ -18,18 +24,30 @@ export function parseEnvelope(
 	endpoint: Endpoint,
 	httpStatus: number,
 	text: string,
-	secrets: readonly string[],
+	secrets: Redactor | readonly string[],
 	retryAfterSeconds?: number,
+	location?: string,
 ): unknown {
+	const redactor = secrets instanceof Redactor ? secrets : new Redactor(secrets);
 	const json = parseJson(text);
+	const clean = (said: string) => shorten(redactor.text(said.slice(0, SCANNED_TEXT)));
 
+	if (httpStatus >= 300 && httpStatus < 400) {
+		// Redirects are never followed (they could carry the secret elsewhere); whatever the body
+		// says, a 3xx is not the service's answer.
+		throw new ApiError(endpoint, {
+			kind: 'http',
+			reason: `HTTP ${httpStatus}: the server redirects${location ? ` to ${clean(location)}` : ''}, and redirects are not followed. Check the Base URL (http:// vs https://, the host name, no path after it)`,
+			httpStatus,
+		});
+	}
 	if (httpStatus >= 400) {
 		const rpc = json && typeof json === 'object' ? ((json as { error?: RpcError }).error ?? undefined) : undefined;
 		throw new ApiError(endpoint, {
 			kind: 'http',
 			reason: `HTTP ${httpStatus}${statusText(httpStatus)}`,
 			httpStatus,
-			serverMessage: clean(rpc ? rpcText(rpc) : json === undefined ? pageText(text) : JSON.stringify(json), secrets),
+			serverMessage: clean(rpc ? rpcText(rpc) : json === undefined ? pageText(text) : JSON.stringify(json)),
 			rpcCode: rpc && typeof rpc.code === 'number' ? rpc.code : undefined,
 			authFailure: httpStatus === 401 || httpStatus === 403,
 			retryAfterSeconds,
@@ -43,7 +61,7 @@ export function parseEnvelope(
 			kind: 'invalid-response',
 			reason: `HTTP ${httpStatus} with a body that is not JSON`,
 			httpStatus,
-			serverMessage: clean(pageText(text), secrets),
+			serverMessage: clean(pageText(text)),
 		});
 	}
 
@@ -55,7 +73,7 @@ export function parseEnvelope(
 			kind: 'rpc',
 			reason: `the server answered an error${typeof rpc.code === 'number' ? ` (code ${rpc.code})` : ''}`,
 			httpStatus,
-			serverMessage: clean(message, secrets),
+			serverMessage: clean(message),
 			rpcCode: typeof rpc.code === 'number' ? rpc.code : undefined,
 			authFailure: isAuthFailure(rpc, message),
 		});
@@ -68,7 +86,7 @@ export function parseEnvelope(
 			kind: 'rejected',
 			reason: endpoint.rejection === 'sentFalse' ? 'the message was not sent' : 'the server refused the request',
 			httpStatus,
-			serverMessage: clean(rejection, secrets),
+			serverMessage: clean(rejection),
 		});
 	}
 	return result;
@@ -108,12 +126,18 @@ function rejectionText(endpoint: Endpoint, result: unknown): string | undefined 
  */
 function isAuthFailure(rpc: RpcError, message: string): boolean {
 	if (rpc.code === 100 || rpc.code === 401 || rpc.code === 403) return true;
-	const name = typeof rpc.data?.name === 'string' ? rpc.data.name : '';
+	const name = typeof rpc.data?.name === 'string' ? rpc.data.name.slice(0, 200) : '';
 	if (/SessionExpired/i.test(name)) return true;
-	return /\b(session|token)\b[^.]*\b(expired|invalid|not valid|no longer valid)\b|\b(expired|invalid)\b[^.]*\b(session|token)\b|unauthori[sz]ed/i.test(
-		message,
-	);
+	// Sentence by sentence, each test a plain word search: linear, where one pattern with
+	// `[^.]*` between two words backtracks quadratically on a long sentence.
+	return message
+		.slice(0, 2048)
+		.split('.')
+		.some((sentence) => /unauthori[sz]ed/i.test(sentence) || (AUTH_SUBJECT.test(sentence) && AUTH_PROBLEM.test(sentence)));
 }
+
+const AUTH_SUBJECT = /\b(?:session|token)\b/i;
+const AUTH_PROBLEM = /\b(?:expired|invalid|not valid|no longer valid)\b/i;
 
 function rpcText(rpc: RpcError): string {
 	const parts: string[] = [];
@@ -123,16 +147,50 @@ function rpcText(rpc: RpcError): string {
 	return parts.join(': ') || JSON.stringify(rpc);
 }
 
-/** The readable part of an HTML error page: its title, else its text. */
-function pageText(text: string): string {
-	const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
-	const source = title ?? text.replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>/gi, '');
-	return source.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
+/**
+ * The readable part of an HTML error page: its title, else its text without scripts, styles
+ * and tags. Hand-written with indexOf rather than patterns such as `<[^>]+>`, which rescan to
+ * the end from every `<` of a page without `>` (quadratic); each character is visited a
+ * bounded number of times, and only the first `SCANNED_TEXT` characters at all.
+ */
+export function pageText(page: string): string {
+	const text = page.slice(0, SCANNED_TEXT);
+	const lower = text.toLowerCase();
+	const titleAt = lower.indexOf('<title');
+	if (titleAt !== -1) {
+		const open = lower.indexOf('>', titleAt);
+		const close = open === -1 ? -1 : lower.indexOf('</title', open);
+		if (close !== -1) return collapse(text.slice(open + 1, close));
+	}
+	let out = '';
+	let at = 0;
+	while (at < text.length) {
+		const tag = text.indexOf('<', at);
+		if (tag === -1) {
+			out += text.slice(at);
+			break;
+		}
+		out += `${text.slice(at, tag)} `;
+		const end = text.indexOf('>', tag);
+		if (end === -1) break; // an unclosed tag: nothing readable follows
+		const name = lower.slice(tag + 1, tag + 7);
+		const skipTo = name.startsWith('script') ? '</script' : name.startsWith('style') ? '</style' : undefined;
+		if (skipTo) {
+			const closing = lower.indexOf(skipTo, end);
+			const closingEnd = closing === -1 ? -1 : lower.indexOf('>', closing);
+			if (closingEnd === -1) break;
+			at = closingEnd + 1;
+		} else at = end + 1;
+	}
+	return collapse(out);
 }
 
-/** Redact first, then shorten: cutting first could leave half a secret behind. */
-function clean(text: string, secrets: readonly string[]): string {
-	const safe = redact(text, secrets);
+function collapse(text: string): string {
+	return text.replace(/\s+/g, ' ').trim();
+}
+
+/** Shortened after redaction: cutting first could leave half a secret behind. */
+function shorten(safe: string): string {
 	return safe.length > MAX_SERVER_TEXT ? `${safe.slice(0, MAX_SERVER_TEXT)}…` : safe;
 }
 

@@ -94,25 +94,3 @@ export class ApiError extends Error {
 		return '';
 	}
 }
-
-/** Replaces every occurrence of the given secrets in a text. */
-export function redact(text: string, secrets: readonly string[]): string {
-	let out = text;
-	for (const secret of secrets) {
-		// Short values would blank out ordinary words; real secrets and tokens are long.
-		if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
-	}
-	return out;
-}
-
-/** Redacts secrets from every string inside a JSON value (server answers that echo params). */
-export function redactDeep<T>(value: T, secrets: readonly string[]): T {
-	if (typeof value === 'string') return redact(value, secrets) as T;
-	if (Array.isArray(value)) return value.map((v) => redactDeep(v, secrets)) as T;
-	if (value && typeof value === 'object') {
-		const out: Record<string, unknown> = {};
-		for (const [k, v] of Object.entries(value)) out[k] = redactDeep(v, secrets);
-		return out as T;
-	}
-	return value;
-}

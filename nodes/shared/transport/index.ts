@@ -3,11 +3,13 @@
  * Operations call `client.call(endpoints.x, params)` and get the `result` or an `ApiError`.
  * Only what code outside the transport uses is exported here.
  */
-export { ApiClient, closeConnections, sharedTokenCache, type ApiCredentials } from './client';
+export { ApiClient, DEFAULT_MAX_RESPONSE_MEGABYTES, sharedTokenCache, type ApiCredentials } from './client';
+export { closeConnections, MAX_CONNECTIONS_PER_ORIGIN } from './connections';
 export { buildBody, type DataUriParam, type ParamValue } from './body';
 export { parseCredentials, CredentialError } from './credentials';
 export { endpoints, tokenEndpoint, describeEndpoint, type ApiGroup, type Endpoint } from './endpoints';
 export { parseEnvelope } from './envelope';
-export { ApiError, redactDeep } from './errors';
+export { ApiError } from './errors';
+export { Redactor, redactDeep } from './redact';
 export { type RetryPolicy } from './retry';
 export { TokenCache, type Token } from './tokenCache';

@@ -1,8 +1,10 @@
 /**
  * When a failed call may be sent again. The rule that keeps messages from being sent twice:
  * a read (GET) is retried on any transient failure; a write (POST) only when the server cannot
- * have processed it: the connection was never made, or the server said "not now" (429, 503)
- * before doing anything. A write whose answer was lost after it was sent is never retried.
+ * have processed it: undici never started writing it on a connected socket (see
+ * `trackDispatch`), or the server said "not now" (429, 503) before doing anything. A write that
+ * was handed to a socket and then got no answer is never retried, whatever the error code: an
+ * EHOSTUNREACH or ENETUNREACH can come from a route lost after the request went out.
  */
 
 export interface RetryPolicy {
@@ -24,34 +26,19 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 const READ_RETRY_STATUSES = new Set([429, 502, 503, 504]);
 const WRITE_RETRY_STATUSES = new Set([429, 503]);
 
-/** Connection failures that prove the request never left this machine. */
-const NOT_SENT_CODES = new Set([
-	'ECONNREFUSED',
-	'ENOTFOUND',
-	'EAI_AGAIN',
-	'EHOSTUNREACH',
-	'ENETUNREACH',
-	'EADDRNOTAVAIL',
-	'UND_ERR_CONNECT_TIMEOUT',
-]);
-
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export function isRetryableStatus(status: number, isWrite: boolean): boolean {
 	return (isWrite ? WRITE_RETRY_STATUSES : READ_RETRY_STATUSES).has(status);
 }
 
-/** True when a connection error code shows the request was never sent. */
-export function neverSent(code: string | undefined): boolean {
-	return code !== undefined && NOT_SENT_CODES.has(code);
-}
-
 export function isTimeoutCode(code: string | undefined): boolean {
 	return code !== undefined && TIMEOUT_CODES.has(code);
 }
 
-export function isRetryableNetworkError(code: string | undefined, isWrite: boolean): boolean {
-	return isWrite ? neverSent(code) : true;
+/** A failure without an answer: reads are retried; writes only if they never reached a socket. */
+export function isRetryableNetworkError(isWrite: boolean, dispatched: boolean): boolean {
+	return isWrite ? !dispatched : true;
 }
 
 /** Exponential backoff with jitter (half fixed, half random); the server's Retry-After wins when it gives one. */

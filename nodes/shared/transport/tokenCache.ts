@@ -17,10 +17,21 @@ export interface Token {
 
 /** Tokens are dropped this long (or a tenth of their life, if shorter) before they expire. */
 const EXPIRY_MARGIN_MS = 30_000;
+/**
+ * A stated lifetime shorter than this is not believed: an `expires_at` in the past (a server
+ * clock behind ours, or a wrong unit) would otherwise make every call fetch a new token. An
+ * answer that says the token is already expired falls back to the credential's lifetime; a
+ * token that really expired is renewed once on its auth failure anyway.
+ */
+export const MIN_TOKEN_LIFETIME_MS = 10_000;
+/** Tokens dropped from the cache that are still redacted if a later answer echoes them. */
+const RETIRED_KEPT = 64;
 
 export class TokenCache {
 	private readonly tokens = new Map<string, Token>();
 	private readonly inFlight = new Map<string, Promise<Token>>();
+	/** The last tokens replaced or invalidated (bounded), so that an echo of one is still redacted. */
+	private readonly retired: string[] = [];
 	/** Token requests made through this cache (for tests and benchmarks). */
 	fetches = 0;
 
@@ -36,6 +47,8 @@ export class TokenCache {
 		this.fetches++;
 		const request = fetchToken()
 			.then((token) => {
+				const replaced = this.tokens.get(key);
+				if (replaced && replaced.value !== token.value) this.retire(replaced.value);
 				this.tokens.set(key, token);
 				return token;
 			})
@@ -47,18 +60,29 @@ export class TokenCache {
 	/** Forgets `token` for `key` if it is still the cached one (see the class comment). */
 	invalidate(key: string, token?: Token): void {
 		const cached = this.tokens.get(key);
-		if (cached && (!token || cached.value === token.value)) this.tokens.delete(key);
+		if (cached && (!token || cached.value === token.value)) {
+			this.tokens.delete(key);
+			this.retire(cached.value);
+		}
+		if (token) this.retire(token.value);
 	}
 
-	/** Every token value currently known (for redaction). */
+	/** Every token value known: the cached ones and the last ones retired (for redaction). */
 	values(): string[] {
-		return [...this.tokens.values()].map((t) => t.value);
+		return [...[...this.tokens.values()].map((t) => t.value), ...this.retired];
 	}
 
 	clear(): void {
 		this.tokens.clear();
 		this.inFlight.clear();
+		this.retired.length = 0;
 		this.fetches = 0;
+	}
+
+	private retire(value: string): void {
+		if (this.retired.includes(value)) return;
+		this.retired.push(value);
+		if (this.retired.length > RETIRED_KEPT) this.retired.shift();
 	}
 }
 
@@ -68,7 +92,9 @@ export class TokenCache {
  * service states none).
  */
 export function tokenExpiry(answer: Record<string, unknown>, now: number, fallbackMs: number): number {
-	const expiry = statedExpiry(answer, now) ?? now + fallbackMs;
+	const stated = statedExpiry(answer, now);
+	const expiry =
+		stated === undefined || stated <= now ? now + fallbackMs : Math.max(stated, now + Math.min(MIN_TOKEN_LIFETIME_MS, fallbackMs));
 	// Stop using a token shortly before it expires, so a request never races the expiry.
 	return expiry - Math.min(EXPIRY_MARGIN_MS, Math.max(0, expiry - now) / 10);
 }

@@ -114,7 +114,7 @@ function readAmount(run: CurrencyRateRun, itemIndex: number): number {
 		throw inputError(run.node, itemIndex, 'Amount', 'is empty', 'Enter the amount to convert, or map a field that holds it.');
 	}
 	const amount =
-		typeof value === 'number' ? value : text !== undefined && /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
+		typeof value === 'number' ? value : text !== undefined && /^[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
 	if (!Number.isFinite(amount)) {
 		throw inputError(
 			run.node,

@@ -1,0 +1,87 @@
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+
+/**
+ * The connection pools: one undici Agent (a keep-alive Pool per origin) per TLS setting and
+ * proxy environment, shared by every credential, node and execution of the process.
+ *
+ * - At most `MAX_CONNECTIONS_PER_ORIGIN` sockets to one origin, whatever the parallelism of the
+ *   nodes and executions running at once: further requests wait in the pool's queue.
+ * - `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` (and their lower-case forms) are honoured as n8n's
+ *   own HTTP helpers honour them (undici's EnvHttpProxyAgent: a CONNECT tunnel through the
+ *   proxy, direct for hosts in NO_PROXY). They are read when a pool is made; a change of them
+ *   makes a new pool.
+ */
+export const MAX_CONNECTIONS_PER_ORIGIN = 64;
+
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'] as const;
+
+const agents = new Map<string, Dispatcher>();
+
+export interface PoolSettings {
+	readonly allowUnauthorizedCerts: boolean;
+	/** Bound on connecting (TCP and TLS), in ms. */
+	readonly connectTimeoutMs: number;
+}
+
+function proxyEnvironment(): string {
+	return PROXY_VARIABLES.map((name) => process.env[name] ?? '').join('\n');
+}
+
+function usesProxy(): boolean {
+	return PROXY_VARIABLES.slice(0, 4).some((name) => Boolean(process.env[name]));
+}
+
+/** The pool for these settings under the current proxy environment. */
+export function poolFor(settings: PoolSettings): Dispatcher {
+	const key = `${settings.allowUnauthorizedCerts}|${settings.connectTimeoutMs}|${proxyEnvironment()}`;
+	let agent = agents.get(key);
+	if (!agent) {
+		const tls = { rejectUnauthorized: !settings.allowUnauthorizedCerts };
+		const options = {
+			keepAliveTimeout: 10_000,
+			keepAliveMaxTimeout: 60_000,
+			connections: MAX_CONNECTIONS_PER_ORIGIN,
+			connect: { ...tls, timeout: settings.connectTimeoutMs },
+		};
+		// Through a proxy the connection to the service is TLS inside the tunnel: same rule for its certificate.
+		agent = usesProxy() ? new EnvHttpProxyAgent({ ...options, requestTls: tls }) : new Agent(options);
+		agents.set(key, agent);
+	}
+	return agent;
+}
+
+/** Closes the pooled connections (tests and short-lived scripts; n8n never needs to). */
+export async function closeConnections(): Promise<void> {
+	const closing = [...agents.values()].map(async (agent) => await agent.close());
+	agents.clear();
+	await Promise.all(closing);
+}
+
+/** Whether undici handed a request to a connected socket (set by `trackDispatch`). */
+export interface DispatchRecord {
+	dispatched: boolean;
+}
+
+/**
+ * The pool, reporting when undici starts writing this request on a connected socket (its
+ * `onRequestStart`, called just before the request line is written). Until then nothing of the
+ * request has left this machine, whatever the error (refused, unreachable, DNS, a failed proxy
+ * tunnel, a connect timeout, a deadline while queued): that, not an error code, is what proves a
+ * write was never sent. The same codes (EHOSTUNREACH, ENETUNREACH, ECONNRESET) can come from a
+ * socket that already carried the request.
+ */
+export function trackDispatch(pool: Dispatcher, record: DispatchRecord): Dispatcher {
+	return pool.compose((dispatch) => (options, handler) =>
+		dispatch(options, {
+			onRequestStart(controller, context) {
+				record.dispatched = true;
+				handler.onRequestStart?.(controller, context);
+			},
+			onRequestUpgrade: (controller, statusCode, headers, socket) => handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
+			onResponseStart: (controller, statusCode, headers, statusMessage) => handler.onResponseStart?.(controller, statusCode, headers, statusMessage),
+			onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
+			onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
+			onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
+		}),
+	);
+}

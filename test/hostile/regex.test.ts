@@ -1,0 +1,179 @@
+/**
+ * Every regular expression of the package, and every parser that sees outside text, is
+ * linear-time and bounded:
+ *
+ * 1. The audit: every regex literal in nodes/ and credentials/ (found with TypeScript's own
+ *    parser) is fuzzed with long runs of the characters that make patterns backtrack; its time
+ *    on 4n characters must be about 4 times its time on n (a quadratic one takes 16 times).
+ *    A new regex is covered without editing this file.
+ * 2. The parsers, each on 1 MB of the worst input we could build for it, timed against a plain
+ *    linear pass over the same input in the same run (dev/hostile.ts).
+ */
+import { readFileSync, readdirSync } from 'fs';
+import { join, relative } from 'path';
+import * as ts from 'typescript';
+
+import { expectLinearTime } from '../../dev/hostile';
+import { isMimeType, parseBase64Text } from '../../nodes/shared/dataUri';
+import { normalizePhone } from '../../nodes/shared/phone';
+import { rateNumber } from '../../nodes/shared/rates/rateTable';
+import { endpoints, parseCredentials, parseEnvelope } from '../../nodes/shared/transport';
+import { pageText } from '../../nodes/shared/transport/envelope';
+
+const ROOT = join(__dirname, '..', '..');
+
+interface FoundRegex {
+	where: string;
+	source: string;
+	flags: string;
+}
+
+function sourceFiles(dir: string): string[] {
+	return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+		entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+	);
+}
+
+/** Every regex literal of the package's runtime code. */
+function packageRegexes(): FoundRegex[] {
+	const found: FoundRegex[] = [];
+	for (const file of [...sourceFiles(join(ROOT, 'nodes')), ...sourceFiles(join(ROOT, 'credentials'))]) {
+		const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+		const visit = (node: ts.Node) => {
+			if (node.kind === ts.SyntaxKind.RegularExpressionLiteral) {
+				const text = node.getText(source);
+				const end = text.lastIndexOf('/');
+				const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+				found.push({ where: `${relative(ROOT, file)}:${line}`, source: text.slice(1, end), flags: text.slice(end + 1).replace('g', '') });
+			}
+			if (ts.isNewExpression(node) && node.expression.getText(source) === 'RegExp') {
+				throw new Error(`${relative(ROOT, file)}: new RegExp(…) cannot be audited; use a regex literal`);
+			}
+			ts.forEachChild(node, visit);
+		};
+		visit(source);
+	}
+	return found;
+}
+
+/**
+ * Runs that make patterns backtrack: one character, or a short unit, repeated, after a prefix
+ * that gets anchored patterns going, and ending in a character that makes the match fail late.
+ */
+const UNITS = [' ', '1', 'a', 'x', '<', '.', ',', ';', '=', '/', '-', '+', '1,', ' ;', 'x1', 'token ', '<title', ';a='];
+const PREFIXES = ['', 'a/b;x=', 'data:a', '1'];
+const ENDINGS = ['\u0000!', ','];
+
+function fuzzInput(prefix: string, unit: string, ending: string, length: number): string {
+	return prefix + unit.repeat(Math.ceil(length / unit.length)) + ending;
+}
+
+describe('the regex audit: every pattern of the package is linear on long runs', () => {
+	const regexes = packageRegexes();
+
+	it('finds the patterns (the audit itself works)', () => {
+		expect(regexes.length).toBeGreaterThan(20);
+		expect(regexes.some((r) => r.where.startsWith('nodes/shared/phone.ts'))).toBe(true);
+	});
+
+	it('flags the quadratic patterns this package had (the audit can fail)', () => {
+		const formerPatterns = [
+			/\s*(ext\.?|x)\s*\d+$/i, // phone.ts, extension
+			/<[^>]+>/, // envelope.ts, tags
+			/\b(session|token)\b[^.]*\b(expired|invalid)\b/i, // envelope.ts, auth failure
+			/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/, // rateTable.ts and convert, numbers
+			/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w.+-]+=[^;,]*)*$/, // dataUri.ts, mime types
+		];
+		for (const pattern of formerPatterns) expect(worstGrowth(pattern).growth).toBeGreaterThanOrEqual(8);
+	});
+
+	it.each(regexes.map((r) => [r.where, r] as const))('%s', (_where, found) => {
+		const worst = worstGrowth(new RegExp(found.source, found.flags));
+		if (worst.growth >= 8) throw new Error(`/${found.source}/${found.flags} (${found.where}) is not linear: ×${worst.growth.toFixed(1)} for 4× the input ${worst.input}`);
+		expect(worst.growth).toBeLessThan(8);
+	});
+});
+
+/** The largest growth of a pattern's time from n to 4n characters over every fuzz input. */
+function worstGrowth(pattern: RegExp): { growth: number; input: string } {
+	const timeOf = (input: string, runs: number) => {
+		const times: number[] = [];
+		for (let i = 0; i < runs; i++) {
+			const start = process.hrtime.bigint();
+			pattern.test(input);
+			times.push(Number(process.hrtime.bigint() - start));
+		}
+		return Math.max(20_000, times.sort((a, b) => a - b)[Math.floor(runs / 2)]); // floor: 20 µs
+	};
+	const growth = (prefix: string, unit: string, ending: string, n: number, runs: number) => {
+		const small = fuzzInput(prefix, unit, ending, n);
+		const large = fuzzInput(prefix, unit, ending, 4 * n);
+		timeOf(small, 1);
+		return timeOf(large, runs) / timeOf(small, runs);
+	};
+	let worst = { growth: 0, input: '' };
+	for (const prefix of PREFIXES) {
+		for (const unit of UNITS) {
+			for (const ending of ENDINGS) {
+				let g = growth(prefix, unit, ending, 2048, 3);
+				// A suspect is measured again, larger and with more runs, so that noise does not fail the test.
+				if (g > 8) g = growth(prefix, unit, ending, 4096, 3);
+				if (g > worst.growth) worst = { growth: g, input: JSON.stringify(`${prefix}${unit}${unit}…${ending}`) };
+				if (g > 8) return worst;
+			}
+		}
+	}
+	return worst;
+}
+
+/** A JSON-RPC endpoint for the envelope cases. */
+const endpoint = endpoints.sendMessage;
+
+describe('parsers of outside text, 1 MB of their worst input, against a linear pass', () => {
+	const report: Record<string, string> = {};
+	afterAll(() => {
+		// The measured ratios, for the record (npm run test:hostile prints them).
+		console.log(Object.entries(report).map(([name, line]) => `${name}: ${line}`).join('\n'));
+	});
+	const measure = (name: string, testCase: Parameters<typeof expectLinearTime<string>>[1]) => {
+		const result = expectLinearTime(name, testCase);
+		report[name] = `growth ×${result.growth.toFixed(1)} for 4× the input, ${result.overBaseline.toFixed(1)}× a linear pass (${result.largeMs.toFixed(2)} ms on 1 MB)`;
+		return result;
+	};
+
+	it('phone numbers: "1" + spaces + "#1" (the extension pattern), digits, letters', () => {
+		measure('phone: spaces before #1', { input: (n) => `1${' '.repeat(n)}#1`, run: (s) => normalizePhone(s) });
+		measure('phone: 1 MB of digits', { input: (n) => '6'.repeat(n), run: (s) => normalizePhone(s, 'ID') });
+		measure('phone: x1x1x1…', { input: (n) => `+62${'x1'.repeat(n / 2)}`, run: (s) => normalizePhone(s) });
+	});
+
+	it('HTML error pages: "<" without ">", "<title" without end, unclosed scripts, spaces', () => {
+		measure('page: <<<<', { input: (n) => '<'.repeat(n), run: (s) => pageText(s) });
+		measure('page: <title<title…', { input: (n) => '<title'.repeat(n / 6), run: (s) => pageText(s) });
+		measure('page: <script> unclosed', { input: (n) => `<p>${'<script>'.repeat(n / 8)}`, run: (s) => pageText(s) });
+		measure('page: <a> tags', { input: (n) => '<a>x'.repeat(n / 4), run: (s) => pageText(s) });
+		measure('envelope: HTTP 502 page of "<"', {
+			input: (n) => '<'.repeat(n),
+			run: (s) => parseEnvelope(endpoint, 502, s, ['a-long-secret']),
+		});
+	});
+
+	it('JSON-RPC errors: the auth-failure wording on a long sentence', () => {
+		measure('envelope: "token " × n in an error message', {
+			input: (n) => JSON.stringify({ jsonrpc: '2.0', error: { code: 200, message: 'token '.repeat(n / 6) } }),
+			run: (s) => parseEnvelope(endpoint, 200, s, ['a-long-secret']),
+		});
+	});
+
+	it('numbers, data URIs, mime types, base URLs', () => {
+		measure('rate: 1 MB of digits then x', { input: (n) => `${'1'.repeat(n)}x`, run: (s) => rateNumber(s) });
+		measure('rate: 1,111,111…x', { input: (n) => `1${',111'.repeat(n / 4)}x`, run: (s) => rateNumber(s) });
+		measure('data URI: data:a;;;;… without comma', { input: (n) => `data:a${';'.repeat(n)}`, run: (s) => parseBase64Text(s) });
+		measure('base64 with spaces', { input: (n) => 'QUJD '.repeat(n / 5), run: (s) => parseBase64Text(s) });
+		measure('mime type: parameters then spaces', { input: (n) => `a/b;x=${' '.repeat(n)},`, run: (s) => isMimeType(s) });
+		measure('base URL: slashes', {
+			input: (n) => `http://h/${'/'.repeat(n)}a`,
+			run: (s) => parseCredentials({ baseUrl: s, clientId: 'c', clientSecret: 's' }),
+		});
+	});
+});
