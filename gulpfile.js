@@ -9,6 +9,7 @@ const nodeIcons = {
 	Messaging: ['messaging.svg', 'messaging.dark.svg'],
 	MessagingTrigger: ['messaging.svg', 'messaging.dark.svg'],
 	CurrencyRate: ['currencyRate.svg', 'currencyRate.dark.svg'],
+	CurrencyRateTrigger: ['currencyRate.svg', 'currencyRate.dark.svg'],
 };
 
 const copyNodeIcons = Object.entries(nodeIcons).map(([node, files]) => {

@@ -4,7 +4,7 @@
  */
 import { jsonAnswer, type Answer } from './answers';
 import { phonePage } from './phone';
-import type { FaultRule, IncomingMessage, Sandbox } from './types';
+import type { FaultRule, IncomingMessage, RateMove, Sandbox } from './types';
 
 export const CONTROL_PREFIX = '/__sandbox/';
 
@@ -38,6 +38,7 @@ const CONTROL_ROUTES: Record<string, ControlHandler> = {
 		sandbox.logout(typeof body.clientId === 'string' ? body.clientId : undefined);
 		return OK;
 	},
+	'POST /__sandbox/rates': (sandbox, body) => sandbox.moveRate(body as unknown as RateMove),
 	'POST /__sandbox/reset': (sandbox) => {
 		sandbox.reset();
 		return OK;

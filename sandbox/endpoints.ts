@@ -229,7 +229,7 @@ function sendFile(ctx: OperationContext) {
 function getKurs(ctx: OperationContext) {
 	if (ctx.params.function !== 'getkurs') throw badRequest(`Unknown function: ${ctx.params.function}`);
 	const provider = ctx.params.currency_id_provider;
-	const rows = ratesFor(provider);
+	const rows = ratesFor(provider, ctx.state.rateMoves);
 	if (!rows) return { success: false, message: `Unknown provider: ${provider}` };
 	return { success: true, response: rows };
 }

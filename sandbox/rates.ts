@@ -62,9 +62,49 @@ function rateRow(code: string, currency: string, profile: ProviderProfile): Rate
 	return { name: currency, rate_sell: shown(sell), rate_buy: shown(buy), rate_avg: shown(avg), provider: code };
 }
 
+/** Quotes set through the control API (`moveRate`), per `provider|CURRENCY`; they replace the fixed ones. */
+export type RateMoves = Map<string, { buy: number; sell: number; average: number }>;
+
 /** Rows for a provider code (case-insensitive), or undefined when the provider is unknown. */
-export function ratesFor(providerCode: string): RateRow[] | undefined {
+export function ratesFor(providerCode: string, moves?: RateMoves): RateRow[] | undefined {
 	const code = providerCode.toLowerCase();
 	const profile = PROVIDERS[code];
-	return profile?.currencies.map((currency) => rateRow(code, currency, profile));
+	return profile?.currencies.map((currency) => {
+		const row = rateRow(code, currency, profile);
+		const moved = moves?.get(`${code}|${currency}`);
+		if (!moved) return row;
+		const shown = (value: number) => (profile.numbersAsStrings ? value.toFixed(2) : value);
+		return { ...row, rate_buy: shown(moved.buy), rate_sell: shown(moved.sell), rate_avg: shown(moved.average) };
+	});
+}
+
+/** A rate move asked for through the control API: new quotes, or all three moved by a percentage. */
+export interface RateMove {
+	provider: string;
+	currency: string;
+	/** Moves buy, sell and average by this many percent (e.g. 2 or -1.5) from their current values. */
+	percent?: number;
+	buy?: number;
+	sell?: number;
+	average?: number;
+}
+
+/** Applies a move to `moves` and returns the currency's new row (the provider publishing new rates). */
+export function moveRate(moves: RateMoves, move: RateMove): RateRow {
+	const provider = String(move.provider ?? '').toLowerCase();
+	const currency = String(move.currency ?? '').toUpperCase();
+	const row = ratesFor(provider, moves)?.find((candidate) => candidate.name === currency);
+	if (!row) throw new Error(`No rate ${currency || '(currency missing)'} for provider ${provider || '(provider missing)'}`);
+	const factor = 1 + Number(move.percent ?? 0) / 100;
+	const next = (given: unknown, current: number | string) => {
+		const value = given === undefined ? round2(Number(current) * factor) : Number(given);
+		if (!Number.isFinite(value) || value <= 0) throw new Error(`Rates must be positive numbers, got ${JSON.stringify(given)}`);
+		return value;
+	};
+	moves.set(`${provider}|${currency}`, {
+		buy: next(move.buy, row.rate_buy),
+		sell: next(move.sell, row.rate_sell),
+		average: next(move.average, row.rate_avg),
+	});
+	return ratesFor(provider, moves)!.find((candidate) => candidate.name === currency)!;
 }

@@ -23,6 +23,7 @@ import { CONTROL_PREFIX, handleControl } from './control';
 import { bearerTokenOf, resolveRoute, runOperation, selectOperation, type Operation } from './endpoints';
 import { FaultEngine, faultProcessesRequest, type FiredFault } from './faults';
 import { resolveOptions, type ResolvedOptions } from './options';
+import { moveRate } from './rates';
 import { SandboxState } from './state';
 import type { IncomingMessage, RequestLogEntry, Sandbox, SandboxOptions } from './types';
 import { deliverIncoming } from './webhook';
@@ -362,6 +363,7 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		addFaults: (rules) => core.faults.add(rules),
 		clearFaults: () => core.faults.clear(),
 		expireTokens: () => core.state.revokeAllTokens(),
+		moveRate: (move) => moveRate(core.state.rateMoves, move),
 		scan: (clientId) => {
 			core.state.accountOrFirst(clientId).status = 'authenticated';
 		},

@@ -3,6 +3,7 @@
  * sends and the request log. Kept apart from HTTP so `reset()` is one obvious place.
  */
 import { randomBytes } from 'crypto';
+import type { RateMoves } from './rates';
 import type {
 	AccountStatus,
 	ApiGroup,
@@ -53,6 +54,8 @@ export class SandboxState {
 	requestLog: RequestLogEntry[] = [];
 	tokensIssued: Record<ApiGroup, number> = { wa: 0, rate: 0 };
 	requestsByPath: Record<string, number> = {};
+	/** Rates moved through the control API (forgotten on reset). */
+	rateMoves: RateMoves = new Map();
 	private tokens = new Map<string, TokenRecord>();
 	/** Session ids handed out in `Set-Cookie`; a request carrying one is not given another. */
 	private sessions = new Set<string>();
@@ -77,6 +80,7 @@ export class SandboxState {
 		this.requestLog = [];
 		this.tokensIssued = { wa: 0, rate: 0 };
 		this.requestsByPath = {};
+		this.rateMoves.clear();
 		this.tokens.clear();
 		this.nextSeq = 1;
 	}

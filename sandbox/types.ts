@@ -4,6 +4,10 @@
  * exposes the same operations to other processes (real n8n end-to-end tests).
  */
 
+import type { RateMove, RateRow } from './rates';
+
+export type { RateMove, RateRow } from './rates';
+
 export type ApiGroup = 'wa' | 'rate';
 
 export type AccountStatus = 'init' | 'loading' | 'got qr code' | 'authenticated';
@@ -190,6 +194,8 @@ export interface Sandbox {
 	scan(clientId?: string): void;
 	/** Simulates logging the phone out: account → `init`; the next QR request shows a new code. */
 	logout(clientId?: string): void;
+	/** The provider publishes new rates for one currency: set buy/sell/average, or move all three by `percent`. Returns the new row. */
+	moveRate(move: RateMove): RateRow;
 	/** Posts an incoming message to the account's registered webhook. */
 	deliverIncoming(message: IncomingMessage): Promise<IncomingResult>;
 	/** Clears ledger, request log, stats, faults, tokens; restores accounts to their initial state. */

@@ -159,7 +159,7 @@ async function main(): Promise<void> {
 
 	const tgz = await report.timed('npm run build + npm pack', () => packPackage());
 	const packed = tarballPackageJson(tgz) as { name: string; version: string; n8n?: { nodes?: string[]; credentials?: string[] } };
-	report.check('npm pack: tarball carries the n8n block (3 nodes, 1 credential)', packed.name === PACKAGE_NAME && packed.n8n?.nodes?.length === 3 && packed.n8n?.credentials?.length === 1, {
+	report.check('npm pack: tarball carries the n8n block (4 nodes, 1 credential)', packed.name === PACKAGE_NAME && packed.n8n?.nodes?.length === 4 && packed.n8n?.credentials?.length === 1, {
 		tgz,
 		name: packed.name,
 		version: packed.version,

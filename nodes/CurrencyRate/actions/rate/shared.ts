@@ -1,21 +1,14 @@
-import type { INodeProperties, INodePropertyOptions, NodeOperationError } from 'n8n-workflow';
+import type { INodeProperties, NodeOperationError } from 'n8n-workflow';
 
 import { inputError, toNodeError } from '../../../shared/errors';
 import { showFor } from '../../../shared/operation';
-import { KNOWN_PROVIDERS, knownProviderCodes } from '../../../shared/rates/providers';
+import { OTHER_PROVIDER, PROVIDER_OPTIONS, knownProviderCodes, providerCodeOf } from '../../../shared/rates/providers';
 import type { RateTable } from '../../../shared/rates/rateTable';
 import { ApiError, describeEndpoint, endpoints } from '../../../shared/transport';
 import type { CurrencyRateRun } from '../../parameters';
 
 /** What Get and Convert share: the provider fields, the rates of an item's provider, currency errors. */
 
-/** Selector value that shows the free "Provider Code" field. */
-const OTHER_PROVIDER = 'other';
-
-const providerOptions: INodePropertyOptions[] = [
-	...KNOWN_PROVIDERS.map(({ code, name }) => ({ name, value: code, description: `Rates of ${name}, code "${code}"` })),
-	{ name: 'Other Provider (Enter Code)', value: OTHER_PROVIDER, description: 'Any other code the service offers' },
-];
 
 /**
  * The provider fields of an operation: a selector of the known codes (an expression may also
@@ -28,7 +21,7 @@ export function providerProperties(operation: string): INodeProperties[] {
 			displayName: 'Provider',
 			name: 'provider',
 			type: 'options',
-			options: providerOptions,
+			options: [...PROVIDER_OPTIONS],
 			default: 'bca',
 			description:
 				'Whose rates to use. An expression may give any provider code (for example a field of the input item); choose "Other Provider" to type a code the list does not have.',
@@ -54,20 +47,10 @@ export function readProvider(run: CurrencyRateRun, itemIndex: number): string {
 	const isOther = selected === OTHER_PROVIDER;
 	const field = isOther ? 'Provider Code' : 'Provider';
 	const value = isOther ? run.parameter('providerCode', itemIndex, '') : selected;
-	const code = typeof value === 'string' || typeof value === 'number' ? String(value).trim().toLowerCase() : '';
-	if (code === '') {
-		throw inputError(run.node, itemIndex, field, 'is empty', `Choose a provider, or enter its code (${knownProviderCodes()}).`);
-	}
-	if (!/^[a-z0-9][a-z0-9_.-]*$/.test(code)) {
-		throw inputError(
-			run.node,
-			itemIndex,
-			field,
-			`is not a provider code: "${String(value)}"`,
-			`Provider codes are single words such as ${knownProviderCodes()}.`,
-		);
-	}
-	return code;
+	const read = providerCodeOf(value);
+	if ('code' in read) return read.code;
+	const fix = read.problem === 'is empty' ? `Choose a provider, or enter its code (${knownProviderCodes()}).` : `Provider codes are single words such as ${knownProviderCodes()}.`;
+	throw inputError(run.node, itemIndex, field, read.problem, fix);
 }
 
 /**

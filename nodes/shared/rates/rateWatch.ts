@@ -1,0 +1,213 @@
+import type { CurrencyQuote, RateTable, RateType } from './rateTable';
+
+/**
+ * What the Currency Rate Trigger decides on each poll, apart from n8n: given what it remembered
+ * (a small JSON object kept in the workflow's static data) and a freshly fetched rate table, which
+ * currencies fire and what to remember next. Pure: no I/O, no clock, so every rule is testable.
+ */
+
+/** When a currency fires. */
+export type WatchMode = 'change' | 'threshold' | 'publication';
+/** For thresholds: which crossings count. */
+export type CrossingDirection = 'above' | 'below' | 'either';
+
+export interface WatchSettings {
+	readonly provider: string;
+	/** Upper-case codes; empty = every currency of the table. */
+	readonly currencies: readonly string[];
+	readonly mode: WatchMode;
+	/** The rate compared (change and threshold); publication looks at all three. */
+	readonly field: RateType;
+	/** change: fire when the rate moved by MORE than this many percent since the last event. */
+	readonly changePercent: number;
+	/** threshold: the level, in the base currency per unit. */
+	readonly threshold: number;
+	readonly direction: CrossingDirection;
+}
+
+/** What is kept of one currency (short keys: it is stored with the workflow). */
+export interface RememberedRate {
+	/** The last values seen: buy, sell, average (null when the provider gave none). */
+	b: number | null;
+	s: number | null;
+	a: number | null;
+	/** When they were seen (ISO 8601). */
+	at: string;
+	/** change: the value at the last event (or the baseline) and when it was seen. */
+	ref?: number;
+	refAt?: string;
+	/** threshold: on which side of the threshold the rate was last seen. */
+	side?: 'above' | 'below';
+}
+
+/** The whole memory of one trigger node. */
+export interface WatchMemory {
+	/** The settings the memory belongs to: other settings start over from a new baseline. */
+	settings: string;
+	rates: Record<string, RememberedRate>;
+}
+
+export type RateEventKind = 'moved' | 'crossedAbove' | 'crossedBelow' | 'published' | 'sample';
+
+/** One currency that fired. */
+export interface RateEvent {
+	event: RateEventKind;
+	provider: string;
+	currency: string;
+	field: RateType;
+	previousValue: number | null;
+	currentValue: number | null;
+	/** currentValue - previousValue; null when either is missing. */
+	change: number | null;
+	/** The change relative to previousValue, in percent (4 decimals). */
+	changePercent: number | null;
+	threshold?: number;
+	previousSeenAt: string | null;
+	currentSeenAt: string;
+	/** The currency's current quotes, for messages that show all three. */
+	buy: number | null;
+	sell: number | null;
+	average: number | null;
+}
+
+/** At most this many currencies are remembered (a provider lists about a dozen). */
+export const MAX_WATCHED_CURRENCIES = 64;
+
+const FIELD_KEY: Record<RateType, 'b' | 's' | 'a'> = { buy: 'b', sell: 's', average: 'a' };
+
+/** A stable text for the settings that shape the memory. */
+export function settingsKey(settings: WatchSettings): string {
+	const { provider, currencies, mode, field, changePercent, threshold, direction } = settings;
+	const shape = mode === 'change' ? [field, changePercent] : mode === 'threshold' ? [field, threshold, direction] : [];
+	return JSON.stringify([provider, [...currencies].sort(), mode, ...shape]);
+}
+
+/** The memory as read from static data, or undefined when it is missing or not ours. */
+export function readMemory(value: unknown): WatchMemory | undefined {
+	if (!value || typeof value !== 'object') return undefined;
+	const memory = value as Partial<WatchMemory>;
+	if (typeof memory.settings !== 'string' || !memory.rates || typeof memory.rates !== 'object') return undefined;
+	return memory as WatchMemory;
+}
+
+/** The currencies of the table that are watched, in the table's order (bounded). */
+export function watchedCodes(settings: WatchSettings, table: RateTable): string[] {
+	const codes = settings.currencies.length > 0 ? table.codes.filter((code) => settings.currencies.includes(code)) : table.codes;
+	return codes.slice(0, MAX_WATCHED_CURRENCIES);
+}
+
+export interface PollDecision {
+	events: RateEvent[];
+	memory: WatchMemory;
+	/** True when this poll only set the baseline (no memory, or the settings changed). */
+	baseline: boolean;
+}
+
+/**
+ * Compares the table with the memory. The first poll (or the first after the settings changed)
+ * sets the baseline and fires nothing unless `fireOnBaseline`; then it fires an event for every
+ * current currency. A currency fires at most once per move: its reference is moved to the value
+ * that fired, so the next poll compares against that.
+ */
+export function decide(settings: WatchSettings, table: RateTable, previous: WatchMemory | undefined, fireOnBaseline: boolean): PollDecision {
+	const key = settingsKey(settings);
+	const known = previous && previous.settings === key ? previous : undefined;
+	const seenAt = table.fetchedAt;
+	const memory: WatchMemory = { settings: key, rates: {} };
+	const events: RateEvent[] = [];
+
+	for (const code of watchedCodes(settings, table)) {
+		const quote = table.quotes.get(code) as CurrencyQuote;
+		const before = known?.rates[code];
+		const current = quote[settings.field];
+		const next: RememberedRate = { b: quote.buy, s: quote.sell, a: quote.average, at: seenAt };
+		const event = (kind: RateEventKind, previousValue: number | null, previousSeenAt: string | null, value: number | null = current): RateEvent =>
+			rateEvent(settings, code, quote, kind, previousValue, value, previousSeenAt, seenAt);
+
+		if (!before) {
+			// Baseline: remember, and fire only when asked (as a "sample" of the current rates).
+			if (settings.mode === 'change' && current !== null) Object.assign(next, { ref: current, refAt: seenAt });
+			if (settings.mode === 'threshold' && current !== null) next.side = sideOf(current, settings.threshold);
+			if (fireOnBaseline && !known) events.push(event('sample', null, null));
+			memory.rates[code] = next;
+			continue;
+		}
+
+		if (settings.mode === 'change') {
+			const ref = before.ref ?? null;
+			next.ref = ref ?? current ?? undefined;
+			next.refAt = ref !== null ? before.refAt : seenAt;
+			if (ref !== null && current !== null && (Math.abs(current - ref) / ref) * 100 > settings.changePercent) {
+				events.push(event('moved', ref, before.refAt ?? before.at));
+				next.ref = current;
+				next.refAt = seenAt;
+			}
+		} else if (settings.mode === 'threshold') {
+			next.side = before.side;
+			if (current !== null) {
+				const side = sideOf(current, settings.threshold) ?? before.side;
+				next.side = side;
+				const crossed = before.side !== undefined && side !== undefined && side !== before.side;
+				if (crossed && (settings.direction === 'either' || settings.direction === side)) {
+					events.push(event(side === 'above' ? 'crossedAbove' : 'crossedBelow', before[FIELD_KEY[settings.field]], before.at));
+				}
+			}
+		} else if (before.b !== quote.buy || before.s !== quote.sell || before.a !== quote.average) {
+			events.push(event('published', before[FIELD_KEY[settings.field]], before.at));
+		}
+		memory.rates[code] = next;
+	}
+	return { events, memory, baseline: !known };
+}
+
+/** The current rates as sample events ("Fetch Test Event" in the editor), compared with the memory when there is one. */
+export function sampleEvents(settings: WatchSettings, table: RateTable, memory: WatchMemory | undefined): RateEvent[] {
+	const known = memory && memory.settings === settingsKey(settings) ? memory : undefined;
+	return watchedCodes(settings, table).map((code) => {
+		const quote = table.quotes.get(code) as CurrencyQuote;
+		const before = known?.rates[code];
+		const previous = before ? (settings.mode === 'change' ? (before.ref ?? null) : before[FIELD_KEY[settings.field]]) : null;
+		const previousAt = before ? (settings.mode === 'change' ? (before.refAt ?? before.at) : before.at) : null;
+		return rateEvent(settings, code, quote, 'sample', previous, quote[settings.field], previousAt, table.fetchedAt);
+	});
+}
+
+function sideOf(value: number, threshold: number): 'above' | 'below' | undefined {
+	return value > threshold ? 'above' : value < threshold ? 'below' : undefined;
+}
+
+function rateEvent(
+	settings: WatchSettings,
+	currency: string,
+	quote: CurrencyQuote,
+	event: RateEventKind,
+	previousValue: number | null,
+	currentValue: number | null,
+	previousSeenAt: string | null,
+	currentSeenAt: string,
+): RateEvent {
+	const change = previousValue !== null && currentValue !== null ? round(currentValue - previousValue, 6) : null;
+	const result: RateEvent = {
+		event,
+		provider: settings.provider,
+		currency,
+		field: settings.field,
+		previousValue,
+		currentValue,
+		change,
+		changePercent: change !== null && previousValue ? round((change / previousValue) * 100, 4) : null,
+		previousSeenAt,
+		currentSeenAt,
+		buy: quote.buy,
+		sell: quote.sell,
+		average: quote.average,
+	};
+	if (settings.mode === 'threshold') result.threshold = settings.threshold;
+	return result;
+}
+
+function round(value: number, places: number): number {
+	const factor = 10 ** places;
+	const rounded = Math.round(value * factor) / factor;
+	return rounded === 0 ? 0 : rounded;
+}
