@@ -27,9 +27,11 @@ import {
 	type IWorkflowBase,
 	type IWorkflowExecuteAdditionalData,
 	type IConnections,
+	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 
 import { CurrencyRate } from '../nodes/CurrencyRate/CurrencyRate.node';
+import { CurrencyRateTrigger } from '../nodes/CurrencyRateTrigger/CurrencyRateTrigger.node';
 import { Messaging } from '../nodes/Messaging/Messaging.node';
 import { MessagingTrigger } from '../nodes/MessagingTrigger/MessagingTrigger.node';
 import { ParameterProbe } from './parameterProbe';
@@ -85,10 +87,33 @@ class TestItems implements INodeType {
 	}
 }
 
+export const RECEIVED_NAME = 'Received';
+
+/** Passes its input on, so a test sees what a trigger handed to the next node. */
+export class Received implements INodeType {
+	description = {
+		displayName: 'Received',
+		name: 'test.received',
+		group: ['transform'],
+		version: 1,
+		description: 'Passes items on',
+		defaults: { name: RECEIVED_NAME },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [] as INodeProperties[],
+	} as unknown as INodeType['description'];
+
+	async execute(this: import('n8n-workflow').IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [this.getInputData()];
+	}
+}
+
 const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {
 	[`${PACKAGE}.messaging`]: new Messaging(),
 	[`${PACKAGE}.currencyRate`]: new CurrencyRate(),
 	[`${PACKAGE}.messagingTrigger`]: new MessagingTrigger(),
+	[`${PACKAGE}.currencyRateTrigger`]: new CurrencyRateTrigger(),
+	'test.received': new Received(),
 	'n8n-nodes-base.manualTrigger': new ManualTrigger(),
 	// The example workflows start on a schedule; in the engine the schedule "fires" once, now.
 	'n8n-nodes-base.scheduleTrigger': new ManualTrigger(),
@@ -215,19 +240,7 @@ export async function runWorkflow(
 	const { onNodeExecuteBefore, onNodeExecuteAfter } = runHooks;
 	if (onNodeExecuteBefore) hooks.addHandler('nodeExecuteBefore', async (nodeName) => await onNodeExecuteBefore(nodeName));
 	if (onNodeExecuteAfter) hooks.addHandler('nodeExecuteAfter', async (nodeName) => await onNodeExecuteAfter(nodeName));
-	const additionalData = {
-		executionId,
-		hooks,
-		credentialsHelper: new TestCredentialsHelper(credentials),
-		webhookWaitingBaseUrl: 'http://localhost/webhook-waiting',
-		formWaitingBaseUrl: 'http://localhost/form-waiting',
-		webhookBaseUrl: 'http://localhost/webhook',
-		webhookTestBaseUrl: 'http://localhost/webhook-test',
-		restApiUrl: 'http://localhost/rest',
-		instanceBaseUrl: 'http://localhost/',
-		currentNodeParameters: undefined,
-		variables: {},
-	} as unknown as IWorkflowExecuteAdditionalData;
+	const additionalData = { ...baseAdditionalData(new TestCredentialsHelper(credentials)), executionId, hooks } as IWorkflowExecuteAdditionalData;
 
 	const start = (runHooks.startNode ? wf.getNode(runHooks.startNode) : wf.getStartNode()) ?? workflow.nodes[0];
 	const runExecutionData = createRunExecutionData({
@@ -247,6 +260,55 @@ export async function runWorkflow(
 			return runs[runs.length - 1].data?.main?.[outputIndex] ?? [];
 		},
 	};
+}
+
+/** WorkflowExecuteAdditionalData.getBase, as far as these nodes use it (URLs under `baseUrl`). */
+export function baseAdditionalData(credentialsHelper: ICredentialsHelper, baseUrl = 'http://localhost'): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper,
+		webhookBaseUrl: `${baseUrl}/webhook`,
+		webhookTestBaseUrl: `${baseUrl}/webhook-test`,
+		webhookWaitingBaseUrl: `${baseUrl}/webhook-waiting`,
+		formWaitingBaseUrl: `${baseUrl}/form-waiting`,
+		restApiUrl: `${baseUrl}/rest`,
+		instanceBaseUrl: `${baseUrl}/`,
+		currentNodeParameters: undefined,
+		variables: {},
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+/**
+ * WorkflowRunner for an execution a trigger started: the run begins at `node` with `data` (in
+ * modes other than "manual" WorkflowExecute passes a trigger's or poll node's input through).
+ */
+export async function runFromNode(
+	workflow: Workflow,
+	node: INode,
+	data: INodeExecutionData[][],
+	mode: WorkflowExecuteMode,
+	additionalData: IWorkflowExecuteAdditionalData,
+	executionId: string,
+): Promise<IRun> {
+	let finished: IRun | undefined;
+	const workflowData = {
+		id: workflow.id,
+		name: workflow.name,
+		nodes: Object.values(workflow.nodes),
+		connections: workflow.connectionsBySourceNode,
+		active: true,
+		settings: {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as unknown as IWorkflowBase;
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
+	hooks.addHandler('workflowExecuteAfter', (run) => {
+		finished = run;
+	});
+	const runExecutionData = createRunExecutionData({
+		executionData: { nodeExecutionStack: [{ node, data: { main: data }, source: null }] },
+	});
+	const returned = await new WorkflowExecute({ ...additionalData, executionId, hooks }, mode, runExecutionData).processRunExecutionData(workflow);
+	return finished ?? returned;
 }
 
 /** A two-node workflow: test items → one node of this package with the given parameters. */

@@ -19,67 +19,24 @@
  * n8n acquires around a scheduled poll, the durable poll-cursor store (opt-in in n8n 2.40).
  */
 import { Container } from '@n8n/di';
-import { ExecutionLifecycleHooks, PollContext, TriggersAndPollers, WorkflowExecute } from 'n8n-core';
+import { PollContext, TriggersAndPollers } from 'n8n-core';
 import {
-	NodeHelpers,
 	Workflow,
-	createRunExecutionData,
 	type ICredentialDataDecryptedObject,
 	type IDataObject,
 	type INode,
 	type INodeExecutionData,
 	type INodeParameters,
-	type INodeProperties,
-	type INodeType,
-	type INodeTypes,
 	type IRun,
-	type IWorkflowBase,
-	type IWorkflowExecuteAdditionalData,
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 
-import { CurrencyRateTrigger } from '../nodes/CurrencyRateTrigger/CurrencyRateTrigger.node';
-import { TestCredentialsHelper, nodeTypes as engineNodeTypes, type WorkflowJson } from './engine';
+import { PACKAGE, RECEIVED_NAME, TestCredentialsHelper, baseAdditionalData, nodeTypes, runFromNode, type WorkflowJson } from './engine';
 
-export const RATE_TRIGGER_TYPE = 'n8n-nodes-messaging-rate.currencyRateTrigger';
+export const RATE_TRIGGER_TYPE = `${PACKAGE}.currencyRateTrigger`;
 export const RATE_TRIGGER_NAME = 'Currency Rate Trigger';
-export const RECEIVED_NAME = 'Received';
+export { RECEIVED_NAME };
 const WORKFLOW_ID = 'poll-workflow';
-
-/** Passes its input on, so a test sees what the trigger handed to the next node. */
-class Received implements INodeType {
-	description = {
-		displayName: 'Received',
-		name: 'test.received',
-		group: ['transform'],
-		version: 1,
-		description: 'Passes items on',
-		defaults: { name: RECEIVED_NAME },
-		inputs: ['main'],
-		outputs: ['main'],
-		properties: [] as INodeProperties[],
-	} as unknown as INodeType['description'];
-
-	async execute(this: import('n8n-workflow').IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return [this.getInputData()];
-	}
-}
-
-const nodeClasses: Record<string, INodeType> = {
-	[RATE_TRIGGER_TYPE]: new CurrencyRateTrigger(),
-	'test.received': new Received(),
-};
-
-const nodeTypes: INodeTypes = {
-	getByName: (name) => lookup(name),
-	getByNameAndVersion: (name, version) => NodeHelpers.getVersionedNodeType(lookup(name), version),
-	getKnownTypes: () => ({}),
-};
-
-/** The trigger and "Received", then every node the engine harness knows (Messaging, ...). */
-function lookup(name: string): INodeType {
-	return nodeClasses[name] ?? (engineNodeTypes.getByName(name) as INodeType);
-}
 
 export interface PollExecution {
 	mode: WorkflowExecuteMode;
@@ -177,7 +134,7 @@ export class PollHarness {
 		const context = new PollContext(
 			workflow,
 			node,
-			this.additionalData(),
+			baseAdditionalData(this.credentialsHelper),
 			'trigger',
 			'activate',
 			(data) => {
@@ -229,20 +186,6 @@ export class PollHarness {
 		});
 	}
 
-	private additionalData(): IWorkflowExecuteAdditionalData {
-		return {
-			credentialsHelper: this.credentialsHelper,
-			webhookBaseUrl: 'http://localhost/webhook',
-			webhookTestBaseUrl: 'http://localhost/webhook-test',
-			webhookWaitingBaseUrl: 'http://localhost/webhook-waiting',
-			formWaitingBaseUrl: 'http://localhost/form-waiting',
-			restApiUrl: 'http://localhost/rest',
-			instanceBaseUrl: 'http://localhost/',
-			currentNodeParameters: undefined,
-			variables: {},
-		} as unknown as IWorkflowExecuteAdditionalData;
-	}
-
 	/** WorkflowStaticDataService.saveStaticData: only when the workflow says it changed. */
 	private saveStaticData(workflow: Workflow): void {
 		if (workflow.staticData.__dataChanged !== true) return;
@@ -254,28 +197,7 @@ export class PollHarness {
 
 	/** WorkflowRunner: an execution that starts at the trigger with `data`. */
 	private async execute(workflow: Workflow, node: INode, data: INodeExecutionData[][], mode: WorkflowExecuteMode): Promise<PollExecution> {
-		const executionId = `poll-exec-${++this.executionCounter}`;
-		let finished: IRun | undefined;
-		const workflowBase = {
-			id: workflow.id,
-			name: workflow.name,
-			nodes: Object.values(workflow.nodes),
-			connections: workflow.connectionsBySourceNode,
-			active: true,
-			settings: {},
-			createdAt: new Date(),
-			updatedAt: new Date(),
-		} as unknown as IWorkflowBase;
-		const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowBase);
-		hooks.addHandler('workflowExecuteAfter', (run) => {
-			finished = run;
-		});
-		const additionalData = { ...this.additionalData(), executionId, hooks } as IWorkflowExecuteAdditionalData;
-		const runExecutionData = createRunExecutionData({
-			executionData: { nodeExecutionStack: [{ node, data: { main: data }, source: null }] },
-		});
-		const returned = await new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(workflow);
-		const run = finished ?? returned;
+		const run = await runFromNode(workflow, node, data, mode, baseAdditionalData(this.credentialsHelper), `poll-exec-${++this.executionCounter}`);
 		const runData = run.data.resultData.runData;
 		const output = (name: string) => runData[name]?.at(-1)?.data?.main?.[0] ?? [];
 		const execution: PollExecution = {

@@ -42,7 +42,6 @@ import {
 	type INode,
 	type INodeExecutionData,
 	type INodeParameters,
-	type INodeProperties,
 	type INodeType,
 	type INodeTypes,
 	type IRun,
@@ -56,31 +55,12 @@ import {
 } from 'n8n-workflow';
 
 import { MessagingTrigger } from '../nodes/MessagingTrigger/MessagingTrigger.node';
-import { TestCredentialsHelper } from './engine';
+import { RECEIVED_NAME, Received, TestCredentialsHelper, baseAdditionalData } from './engine';
 
 export const TRIGGER_TYPE = 'n8n-nodes-messaging-rate.messagingTrigger';
 export const TRIGGER_NAME = 'Messaging Trigger';
-export const RECEIVED_NAME = 'Received';
+export { RECEIVED_NAME };
 const WORKFLOW_ID = 'trigger-workflow';
-
-/** Passes its input on, so a test sees what the trigger handed to the next node. */
-class Received implements INodeType {
-	description = {
-		displayName: 'Received',
-		name: 'test.received',
-		group: ['transform'],
-		version: 1,
-		description: 'Passes items on',
-		defaults: { name: RECEIVED_NAME },
-		inputs: ['main'],
-		outputs: ['main'],
-		properties: [] as INodeProperties[],
-	} as unknown as INodeType['description'];
-
-	async execute(this: import('n8n-workflow').IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return [this.getInputData()];
-	}
-}
 
 const nodeClasses: Record<string, INodeType> = {
 	[TRIGGER_TYPE]: new MessagingTrigger(),
@@ -336,17 +316,7 @@ export class TriggerHarness {
 
 	/** WorkflowExecuteAdditionalData.getBase, as far as these nodes use it. */
 	private additionalData(): IWorkflowExecuteAdditionalData {
-		return {
-			credentialsHelper: this.credentialsHelper,
-			webhookBaseUrl: `${this.baseUrl}/webhook`,
-			webhookTestBaseUrl: `${this.baseUrl}/webhook-test`,
-			webhookWaitingBaseUrl: `${this.baseUrl}/webhook-waiting`,
-			formWaitingBaseUrl: `${this.baseUrl}/form-waiting`,
-			restApiUrl: `${this.baseUrl}/rest`,
-			instanceBaseUrl: `${this.baseUrl}/`,
-			currentNodeParameters: undefined,
-			variables: {},
-		} as unknown as IWorkflowExecuteAdditionalData;
+		return baseAdditionalData(this.credentialsHelper, this.baseUrl);
 	}
 
 	/** WebhookService.getNodeWebhooks for the trigger node. */

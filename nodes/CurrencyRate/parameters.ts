@@ -3,17 +3,13 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { asOptions, optionText, optionsCollection } from '../shared/options';
 import { OperationRun, type RunBasics } from '../shared/run';
 import { MAX_KEEP_MINUTES, RateBook } from '../shared/rates/rateBook';
+import { DEFAULT_BASE_CURRENCY, DEFAULT_RATE_VERSION, baseCurrencyOption, rateVersionOption } from '../shared/rates/rateFields';
 import { currencyCode } from '../shared/rates/rateTable';
 
 /**
  * The Currency Rate node's parameters that belong to no single operation: the Options, read
  * once per run, and what every operation gets for the run.
  */
-
-/** Value sent as `params.version` to getkurs; the rate API's own path carries 1.0. */
-export const DEFAULT_RATE_VERSION = '1.0';
-/** The providers known so far are Indonesian: they quote rupiah per 1 unit of each currency. */
-export const DEFAULT_BASE_CURRENCY = 'IDR';
 
 export interface CurrencyRateOptions {
 	version: string;
@@ -23,22 +19,10 @@ export interface CurrencyRateOptions {
 
 export const currencyRateOptionsProperty: INodeProperties = optionsCollection(
 	[
-		{
-			displayName: 'API Version',
-			name: 'version',
-			type: 'string',
-			default: DEFAULT_RATE_VERSION,
-			description: 'Value sent as "version" with every rates request. Change it only if your gateway asks for another.',
-		},
-		{
-			displayName: 'Base Currency',
-			name: 'baseCurrency',
-			type: 'string',
-			default: DEFAULT_BASE_CURRENCY,
-			placeholder: 'IDR',
-			description:
-				"The provider's home currency: its rates are amounts of this currency per 1 unit of each other currency, and conversions between two other currencies cross through it",
-		},
+		rateVersionOption,
+		baseCurrencyOption(
+			"The provider's home currency: its rates are amounts of this currency per 1 unit of each other currency, and conversions between two other currencies cross through it",
+		),
 		{
 			displayName: 'Keep Rates For (Minutes)',
 			name: 'keepRatesMinutes',

@@ -1,35 +1,18 @@
 import { NodeOperationError, type INodeProperties, type IPollFunctions } from 'n8n-workflow';
 
 import { asOptions, optionText, optionsCollection } from '../shared/options';
-import { OTHER_PROVIDER, PROVIDER_OPTIONS, knownProviderCodes, providerCodeOf } from '../shared/rates/providers';
+import { OTHER_PROVIDER, knownProviderCodes, providerCodeOf } from '../shared/rates/providers';
+import { DEFAULT_BASE_CURRENCY, DEFAULT_RATE_VERSION, RATE_TYPE_OPTIONS, baseCurrencyOption, providerFields, rateVersionOption } from '../shared/rates/rateFields';
 import { currencyCode, type RateType } from '../shared/rates/rateTable';
 import { MAX_WATCHED_CURRENCIES, type CrossingDirection, type WatchMode, type WatchSettings } from '../shared/rates/rateWatch';
 
 /** The Currency Rate Trigger's parameters and how they are read on each poll. */
 
-const DEFAULT_RATE_VERSION = '1.0';
-const DEFAULT_BASE_CURRENCY = 'IDR';
 
 const forMode = (...modes: WatchMode[]) => ({ show: { event: modes } });
 
 export const triggerProperties: INodeProperties[] = [
-	{
-		displayName: 'Provider',
-		name: 'provider',
-		type: 'options',
-		options: [...PROVIDER_OPTIONS],
-		default: 'bca',
-		description: 'Whose rates to watch; choose "Other Provider" to type a code the list does not have',
-	},
-	{
-		displayName: 'Provider Code',
-		name: 'providerCode',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. mandiri',
-		description: 'The code the service knows the provider by (sent as "currency_id_provider")',
-		displayOptions: { show: { provider: [OTHER_PROVIDER] } },
-	},
+	...providerFields('Whose rates to watch; choose "Other Provider" to type a code the list does not have'),
 	{
 		displayName: 'Currencies',
 		name: 'currencies',
@@ -54,11 +37,7 @@ export const triggerProperties: INodeProperties[] = [
 		displayName: 'Rate',
 		name: 'field',
 		type: 'options',
-		options: [
-			{ name: 'Average', value: 'average', description: "The middle of the provider's buy and sell rates" },
-			{ name: 'Buy', value: 'buy', description: 'The rate at which the provider buys the currency' },
-			{ name: 'Sell', value: 'sell', description: 'The rate at which the provider sells the currency' },
-		],
+		options: [...RATE_TYPE_OPTIONS],
 		default: 'average',
 		description: 'Which of the provider\'s rates to compare',
 		displayOptions: forMode('change', 'threshold'),
@@ -102,20 +81,8 @@ export const triggerProperties: INodeProperties[] = [
 			default: false,
 			description: 'Whether the first poll after activation (or after the settings changed) fires one item per currency with the current rates. Off: it only remembers them.',
 		},
-		{
-			displayName: 'API Version',
-			name: 'version',
-			type: 'string',
-			default: DEFAULT_RATE_VERSION,
-			description: 'Value sent as "version" with every rates request. Change it only if your gateway asks for another.',
-		},
-		{
-			displayName: 'Base Currency',
-			name: 'baseCurrency',
-			type: 'string',
-			default: DEFAULT_BASE_CURRENCY,
-			description: "The provider's home currency: rates are amounts of it per 1 unit of each currency (shown in the output)",
-		},
+		rateVersionOption,
+		baseCurrencyOption("The provider's home currency: rates are amounts of it per 1 unit of each currency (shown in the output)"),
 	]),
 ];
 

@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import { inputError } from '../../../shared/errors';
 import { forOperation } from '../../../shared/operation';
+import { RATE_TYPE_OPTIONS } from '../../../shared/rates/rateFields';
 import { currencyCode, type RateTable, type RateType } from '../../../shared/rates/rateTable';
 import { endpoints } from '../../../shared/transport';
 import type { CurrencyRateRun } from '../../parameters';
@@ -43,11 +44,7 @@ export const description: INodeProperties[] = [
 			displayName: 'Rate',
 			name: 'rateType',
 			type: 'options',
-			options: [
-				{ name: 'Average', value: 'average', description: "The middle of the provider's buy and sell rates" },
-				{ name: 'Buy', value: 'buy', description: 'The rate at which the provider buys the currency' },
-				{ name: 'Sell', value: 'sell', description: 'The rate at which the provider sells the currency' },
-			],
+			options: [...RATE_TYPE_OPTIONS],
 			default: 'average',
 			description: 'Which of the provider\'s rates to use, for both currencies',
 		},

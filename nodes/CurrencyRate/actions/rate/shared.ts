@@ -2,7 +2,8 @@ import type { INodeProperties, NodeOperationError } from 'n8n-workflow';
 
 import { inputError, toNodeError } from '../../../shared/errors';
 import { showFor } from '../../../shared/operation';
-import { OTHER_PROVIDER, PROVIDER_OPTIONS, knownProviderCodes, providerCodeOf } from '../../../shared/rates/providers';
+import { OTHER_PROVIDER, knownProviderCodes, providerCodeOf } from '../../../shared/rates/providers';
+import { providerFields } from '../../../shared/rates/rateFields';
 import type { RateTable } from '../../../shared/rates/rateTable';
 import { ApiError, describeEndpoint, endpoints } from '../../../shared/transport';
 import type { CurrencyRateRun } from '../../parameters';
@@ -15,30 +16,10 @@ import type { CurrencyRateRun } from '../../parameters';
  * give any code, e.g. `{{ $json.provider }}`), and a free code field for "Other Provider".
  */
 export function providerProperties(operation: string): INodeProperties[] {
-	const shown = showFor('rate', operation);
-	return [
-		{
-			displayName: 'Provider',
-			name: 'provider',
-			type: 'options',
-			options: [...PROVIDER_OPTIONS],
-			default: 'bca',
-			description:
-				'Whose rates to use. An expression may give any provider code (for example a field of the input item); choose "Other Provider" to type a code the list does not have.',
-			displayOptions: shown,
-		},
-		{
-			displayName: 'Provider Code',
-			name: 'providerCode',
-			type: 'string',
-			default: '',
-			// Not marked required: n8n would then demand it whenever "Provider" is an expression
-			// (it cannot know the expression's value before the run). An empty code fails per item.
-			placeholder: 'e.g. mandiri',
-			description: 'The code the service knows the provider by (sent as "currency_id_provider")',
-			displayOptions: { show: { ...shown.show, provider: [OTHER_PROVIDER] } },
-		},
-	];
+	return providerFields(
+		'Whose rates to use. An expression may give any provider code (for example a field of the input item); choose "Other Provider" to type a code the list does not have.',
+		showFor('rate', operation),
+	);
 }
 
 /** The item's provider code in the form the service uses (trimmed, lower case). */
