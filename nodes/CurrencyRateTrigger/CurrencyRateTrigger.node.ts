@@ -1,8 +1,20 @@
-import { NodeConnectionTypes, type INodeExecutionData, type INodeType, type INodeTypeDescription, type IPollFunctions } from 'n8n-workflow';
+import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/credential';
+import { nodeDocumentationUrl } from '../shared/documentation';
 import { triggerProperties } from './parameters';
 import { pollRates } from './poll';
+
+/**
+ * `BCA · USD, EUR` on the canvas. Values that are expressions (unknown in the editor) are left
+ * out; reading one may throw, hence the guard (see nodes/shared/subtitle.ts for the rules).
+ */
+const SUBTITLE = [
+	'={{ (() => { const read = (name) => { try { const v = $parameter[name]; const t = typeof v === "string" ? v.trim() : ""; return t.startsWith("=") || t.includes("{{") ? "" : t; } catch (e) { return ""; } };',
+	'const code = read("provider"); const provider = (code === "other" ? read("providerCode") : code).toUpperCase();',
+	'const codes = read("currencies").split(/[\\s,;]+/).filter((c) => c).map((c) => c.toUpperCase()).join(", ") || "all currencies";',
+	'return provider ? provider + " · " + codes : codes; })() }}',
+].join(' ');
 
 /**
  * Watches a provider's exchange rates on n8n's polling schedule and starts the workflow when a
@@ -16,12 +28,13 @@ export class CurrencyRateTrigger implements INodeType {
 		icon: { light: 'file:currencyRate.svg', dark: 'file:currencyRate.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["provider"].toUpperCase() + " " + $parameter["currencies"]}}',
+		subtitle: SUBTITLE,
+		documentationUrl: nodeDocumentationUrl('currency-rate-trigger.md', 'currency-rate-trigger'),
 		description: 'Starts the workflow when an exchange rate moves, crosses a threshold or is published anew',
 		defaults: { name: 'Currency Rate Trigger' },
 		polling: true,
 		inputs: [],
-		outputs: [NodeConnectionTypes.Main],
+		outputs: ['main'],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: 'messagingRateApiTest' }],
 		properties: triggerProperties,
 	};
