@@ -4,7 +4,7 @@
  */
 import { jsonAnswer, type Answer } from './answers';
 import { phonePage } from './phone';
-import type { FaultRule, IncomingMessage, RateMove, Sandbox } from './types';
+import type { FaultRule, IncomingMessage, RateMove, Sandbox, UsageSettings } from './types';
 
 export const CONTROL_PREFIX = '/__sandbox/';
 
@@ -44,6 +44,12 @@ const CONTROL_ROUTES: Record<string, ControlHandler> = {
 		return OK;
 	},
 	'POST /__sandbox/incoming': (sandbox, body) => sandbox.deliverIncoming(body as IncomingMessage),
+	'GET /__sandbox/file-requests': (sandbox) => sandbox.fileRequests(),
+	'GET /__sandbox/usage': (sandbox) => sandbox.usage(),
+	'POST /__sandbox/usage': (sandbox, body) => {
+		sandbox.setUsage(body as UsageSettings);
+		return sandbox.usage();
+	},
 };
 
 /** Pages for a person with a browser (the JSON routes above are for programs). */

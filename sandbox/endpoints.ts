@@ -72,8 +72,9 @@ function protectedCheck() {
 }
 
 function limit(ctx: OperationContext) {
-	const sent = ctx.state.messagesSentBy(requireAccount(ctx).clientId);
-	return { block: sent >= ctx.options.blockLimit, block_limit: ctx.options.blockLimit, limit_qty: sent };
+	const usage = ctx.state.usageOf(requireAccount(ctx).clientId, ctx.options.blockLimit);
+	// `reset_at` is guessed: no public client shows how the gateway says when the count starts again.
+	return { block: usage.remaining === 0, block_limit: usage.limit, limit_qty: usage.used, ...(usage.resetAt ? { reset_at: usage.resetAt } : {}) };
 }
 
 /** A payload shaped like WhatsApp Web's login QR: `2@<ref>,<key>==,<key>==`. */
@@ -150,7 +151,7 @@ function notSent(message: string) {
 function sendRefusal(ctx: OperationContext, account: AccountState): string | undefined {
 	if (account.status !== 'authenticated') return 'WhatsApp is not connected: scan the QR code first';
 	if (!SENDABLE_PHONE.test(ctx.params.phone)) return 'Invalid phone number';
-	if (ctx.state.messagesSentBy(account.clientId) >= ctx.options.blockLimit) return 'Message limit reached';
+	if (ctx.state.usageOf(account.clientId, ctx.options.blockLimit).remaining === 0) return 'Message limit reached';
 	return undefined;
 }
 

@@ -20,6 +20,7 @@ import {
 	type Answer,
 } from './answers';
 import { CONTROL_PREFIX, handleControl } from './control';
+import { FILES_PREFIX, FileServer } from './files';
 import { bearerTokenOf, resolveRoute, runOperation, selectOperation, type Operation } from './endpoints';
 import { FaultEngine, faultProcessesRequest, type FiredFault } from './faults';
 import { resolveOptions, type ResolvedOptions } from './options';
@@ -351,6 +352,7 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 	const connections = { peak: 0 };
 	// Own connection pool for webhook posts, so close() leaves nothing open.
 	const webhookAgent = new Agent({ keepAliveTimeout: 1000 });
+	const files = new FileServer();
 
 	const sandbox: Sandbox = {
 		url: '',
@@ -374,10 +376,14 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		},
 		deliverIncoming: (msg: IncomingMessage) =>
 			deliverIncoming(core.state.accountOrFirst(msg.clientId), msg, resolved.flatWebhookPayload, webhookAgent),
+		fileRequests: () => files.requests(),
+		usage: (clientId) => core.state.usageOf(core.state.accountOrFirst(clientId).clientId, resolved.blockLimit),
+		setUsage: (settings) => core.state.setUsage(settings),
 		reset: () => {
 			connections.peak = sockets.size;
 			core.state.reset();
 			core.faults.clear();
+			files.reset();
 		},
 		close: () => closeServer(),
 	};
@@ -386,6 +392,7 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		readBody(req)
 			.then((body) => {
 				const path = pathnameOf(req.url);
+				if (path.startsWith(FILES_PREFIX)) return files.handle(req, res, new URL(req.url ?? '/', 'http://sandbox'));
 				if (path.startsWith(CONTROL_PREFIX)) {
 					return handleControl(sandbox, req.method ?? 'GET', path, body).then((answer) => writeAnswer(res, answer, {}));
 				}
@@ -398,6 +405,7 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 
 	async function closeServer(): Promise<void> {
 		core.delays.cancelAll();
+		files.close();
 		const closed = new Promise<void>((resolve) => server.close(() => resolve()));
 		for (const socket of sockets) socket.destroy();
 		await Promise.all([closed, webhookAgent.destroy()]);

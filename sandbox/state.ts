@@ -31,6 +31,25 @@ export interface TokenRecord {
 	revoked: boolean;
 }
 
+/** The usage counter of an account as the Limit endpoint reports it. */
+export interface UsageCount {
+	limit: number;
+	used: number;
+	remaining: number;
+	/** When the counter starts again (ISO date), if the sandbox was told one. */
+	resetAt?: string;
+}
+
+/** Settings of the usage counter (control API); `reset()` clears them. */
+export interface UsageSettings {
+	/** Messages allowed; replaces the `blockLimit` option until the next reset. */
+	limit?: number;
+	/** Messages counted as already sent, added to the ledger's sends of each account. */
+	used?: number;
+	/** Reported by Limit as `reset_at`; `null` removes it. */
+	resetAt?: string | null;
+}
+
 export const DEFAULT_ACCOUNTS: SandboxAccount[] = [
 	{ clientId: 'demo-client', clientSecret: 'demo-secret', status: 'authenticated' },
 ];
@@ -60,6 +79,7 @@ export class SandboxState {
 	/** Session ids handed out in `Set-Cookie`; a request carrying one is not given another. */
 	private sessions = new Set<string>();
 	private nextSeq = 1;
+	private usage: UsageSettings = {};
 
 	constructor(
 		private readonly initialAccounts: SandboxAccount[],
@@ -83,6 +103,28 @@ export class SandboxState {
 		this.rateMoves.clear();
 		this.tokens.clear();
 		this.nextSeq = 1;
+		this.usage = {};
+	}
+
+	setUsage(settings: UsageSettings): void {
+		for (const key of ['limit', 'used'] as const) {
+			const value = settings[key];
+			if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new Error(`usage ${key} must be a whole number >= 0`);
+		}
+		if (settings.resetAt !== undefined && settings.resetAt !== null && Number.isNaN(Date.parse(settings.resetAt))) {
+			throw new Error('usage resetAt must be an ISO date');
+		}
+		this.usage = { ...this.usage, ...settings };
+		if (settings.resetAt === null) delete this.usage.resetAt;
+	}
+
+	/** The account's usage counter: sends in the ledger plus the `used` set by the control API. */
+	usageOf(clientId: string, defaultLimit: number): UsageCount {
+		const limit = this.usage.limit ?? defaultLimit;
+		const used = this.messagesSentBy(clientId) + (this.usage.used ?? 0);
+		const count: UsageCount = { limit, used, remaining: Math.max(0, limit - used) };
+		if (this.usage.resetAt) count.resetAt = this.usage.resetAt;
+		return count;
 	}
 
 	findAccountBySecret(clientSecret: string): AccountState | undefined {

@@ -4,6 +4,11 @@
  * exposes the same operations to other processes (real n8n end-to-end tests).
  */
 
+import type { FileRequestLogEntry } from './files';
+import type { UsageCount, UsageSettings } from './state';
+
+export type { FileRequestLogEntry } from './files';
+export type { UsageCount, UsageSettings } from './state';
 import type { RateMove, RateRow } from './rates';
 
 export type { RateMove, RateRow } from './rates';
@@ -198,7 +203,13 @@ export interface Sandbox {
 	moveRate(move: RateMove): RateRow;
 	/** Posts an incoming message to the account's registered webhook. */
 	deliverIncoming(message: IncomingMessage): Promise<IncomingResult>;
-	/** Clears ledger, request log, stats, faults, tokens; restores accounts to their initial state. */
+	/** Requests for files under `/files/` (see `files.ts`), in the order they arrived. */
+	fileRequests(): FileRequestLogEntry[];
+	/** The usage counter the Limit endpoint reports for an account (default: the first). */
+	usage(clientId?: string): UsageCount;
+	/** Sets the usage counter (limit, messages already counted, reset date) until the next reset. */
+	setUsage(settings: UsageSettings): void;
+	/** Clears ledger, request log, stats, faults, tokens, file requests and usage settings; restores accounts to their initial state. */
 	reset(): void;
 	close(): Promise<void>;
 }
