@@ -3,7 +3,9 @@
  *   - memory mode: the file is a base64 string in the item (`binary.data`); the node must send
  *     that string as it is (goal: peak growth <= 1.5 x the base64 size);
  *   - filesystem mode: the file is on disk (`binary.id`); the node must stream it into the
- *     request (goal: peak growth <= 32 MiB whatever the file size).
+ *     request (goal: peak growth <= 32 MiB whatever the file size);
+ *   - url mode (File Source "URL"): the sandbox serves the file and the node streams the
+ *     download into the request (goal: the filesystem mode's figures; the run prints the ratio).
  *
  * Each case runs in a fresh worker process (so one case's freed pages never hide another's
  * growth), and the sandbox in one more child process (so its own parsing of a 67 MB body is not
@@ -37,7 +39,7 @@ import type { IBinaryData } from 'n8n-workflow';
 
 import { startChildSandbox } from './sandbox-child';
 
-type Mode = 'memory' | 'filesystem';
+type Mode = 'memory' | 'filesystem' | 'url';
 const MiB = 1024 * 1024;
 /** GC_EVERY_MS=100: a full garbage collection every 100 ms while the node runs (see main). */
 const GC_EVERY_MS = Number(process.env.GC_EVERY_MS ?? 0);
@@ -93,11 +95,13 @@ async function worker(mode: Mode, megabytes: number, sandboxUrl: string): Promis
 	const { runWorkflow, sandboxCredential, setBinaryDataMode, singleNodeWorkflow, storeBinary } = await import('../dev/engine');
 	const { closeConnections } = await import('../nodes/shared/transport');
 
-	/** Runs one Send File of `binary` and measures the node's memory growth. */
-	async function measureSend(binary: IBinaryData) {
-		const workflow = singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendFile', phone: '+62 812-8877-6713', caption: 'Large file' }, [
-			{ json: {}, binary: { data: binary } },
-		]);
+	/** Runs one Send File of `binary` (or of a URL) and measures the node's memory growth. */
+	async function measureSend(binary: IBinaryData | { url: string }) {
+		const parameters = { resource: 'message', operation: 'sendFile', phone: '+62 812-8877-6713', caption: 'Large file' };
+		const workflow =
+			'url' in binary
+				? singleNodeWorkflow('messaging', { ...parameters, fileSource: 'url', fileUrl: binary.url, downloadOptions: { maxSizeMb: 4096 } }, [{ json: {} }])
+				: singleNodeWorkflow('messaging', parameters, [{ json: {}, binary: { data: binary } }]);
 
 		let measuring = false;
 		let baseline = process.memoryUsage();
@@ -153,9 +157,22 @@ async function worker(mode: Mode, megabytes: number, sandboxUrl: string): Promis
 		};
 	}
 
+	if (mode === 'url') {
+		// The sandbox serves the file (generated as it is written); the node downloads it while sending.
+		const { fileSha256 } = await import('../sandbox/files');
+		const { closeDownloadConnections } = await import('../nodes/shared/urlFile');
+		const fileUrl = (size: number) => `${sandboxUrl}/files/large.bin?size=${size}&type=application/octet-stream`;
+		const warmUp = await measureSend({ url: fileUrl(1000) });
+		const fileBytes = megabytes * 1_000_000;
+		const measured = await measureSend({ url: fileUrl(fileBytes) });
+		await closeConnections();
+		await closeDownloadConnections();
+		return { mode, fileBytes, base64Bytes: Math.ceil(fileBytes / 3) * 4, sha256: fileSha256(fileBytes), ...measured, warmUp };
+	}
+
 	const storage = mkdtempSync(join(tmpdir(), 'send-file-memory-'));
 	try {
-		await setBinaryDataMode(mode, storage);
+		await setBinaryDataMode(mode === 'filesystem' ? 'filesystem' : 'memory', storage);
 		// A first send of a 1 KB file pays the one-time costs of a process (undici's WASM HTTP
 		// parser and connection pool, lazily loaded code); n8n pays them once, not per file.
 		const warmUp = await measureSend(await storeBinary(randomBytes(1000), { fileName: 'small.bin' }));
@@ -200,10 +217,12 @@ async function main(): Promise<void> {
 		...sizes.flatMap((size): Array<[Mode, number]> => [
 			['memory', size],
 			['filesystem', size],
+			['url', size],
 		]),
 		...filesystemOnly.filter((size) => !sizes.includes(size)).map((size): [Mode, number] => ['filesystem', size]),
 	];
 
+	const worstBy = new Map<string, number>();
 	const sandbox = await startChildSandbox();
 	console.log(`Send File memory: sandbox in a child process at ${sandbox.url}; one worker process per case`);
 	console.log(GC_EVERY_MS > 0 ? `DIAGNOSIS: a full GC every ${GC_EVERY_MS} ms while the node runs (shows live memory; times are not meaningful)\n` : '');
@@ -215,6 +234,7 @@ async function main(): Promise<void> {
 			const intact = entry?.file?.sha256 === result.sha256 && entry.file.size === result.fileBytes;
 			const goal = mode === 'memory' ? 1.5 * result.base64Bytes : 32 * MiB;
 			const worst = Math.max(result.rssGrowth, result.externalGrowth + result.heapGrowth);
+			worstBy.set(`${mode} ${size}`, worst);
 			console.log(`${mode} mode, ${(result.fileBytes / 1e6).toFixed(0)} MB file (${mib(result.base64Bytes)} as base64), node ran ${result.nodeMs} ms:`);
 			console.log(`  peak RSS growth:                      ${mib(result.rssGrowth)} (${result.rssGrowthSource}; baseline RSS ${mib(result.baselineRss)})`);
 			console.log(`  peak external growth:                 ${mib(result.externalGrowth)} (of which arrayBuffers, i.e. Buffers: ${mib(result.arrayBuffersGrowth)})`);
@@ -228,6 +248,14 @@ async function main(): Promise<void> {
 				`  first send of the process (1 KB):    RSS ${mib(result.warmUp.rssGrowth)}, external ${mib(result.warmUp.externalGrowth)}, heap ${mib(result.warmUp.heapGrowth)}  (one-time costs, not counted above)`,
 			);
 			console.log(`  arrived intact (ledger SHA-256):      ${intact ? 'yes' : 'NO'}  output ${JSON.stringify(result.output)}\n`);
+		}
+		// URL mode against filesystem mode, measured in this run: the same streaming, plus a download.
+		for (const size of sizes) {
+			const url = worstBy.get(`url ${size}`);
+			const filesystem = worstBy.get(`filesystem ${size}`);
+			if (url !== undefined && filesystem !== undefined) {
+				console.log(`url / filesystem peak growth, ${size} MB file: ${(url / filesystem).toFixed(2)} (${mib(url)} / ${mib(filesystem)})`);
+			}
 		}
 	} finally {
 		await sandbox.close();

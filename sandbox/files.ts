@@ -64,6 +64,19 @@ export function fileSha256(size: number, seed = 1): string {
 	return hash.digest('hex');
 }
 
+/** Resolves when the response can take more, or is gone. */
+function drained(res: ServerResponse): Promise<void> {
+	return new Promise((resolve) => {
+		const done = () => {
+			res.off('drain', done);
+			res.off('close', done);
+			resolve();
+		};
+		res.on('drain', done);
+		res.on('close', done);
+	});
+}
+
 export class FileServer {
 	private log: FileRequestLogEntry[] = [];
 	private seq = 1;
@@ -152,7 +165,7 @@ export class FileServer {
 			if (stallAfter !== undefined && offset + length > stallAfter) length = Math.max(0, stallAfter - offset);
 			if (length > 0) {
 				entry.bytesSent += length;
-				if (!res.write(fileBytes(length, seed, offset))) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+				if (!res.write(fileBytes(length, seed, offset))) await drained(res);
 			}
 			if (stallAfter !== undefined && offset + PIECE >= stallAfter) return; // never ends; the client gives up
 			if (chunkDelayMs > 0) await this.wait(chunkDelayMs);

@@ -1,22 +1,30 @@
-import type { Readable } from 'stream';
-
 /**
  * A file sent as a `data:<mime>;base64,<data>` param without ever holding it twice in memory:
  * - `base64`: already-encoded content (n8n's in-memory binary data is base64), written in
  *   slices, never decoded and re-encoded;
  * - `open`: a function returning a fresh stream of the raw bytes (n8n's filesystem binary
- *   mode), base64-encoded on the fly. A function, not a stream, so a retry can read it again.
+ *   mode, a download), base64-encoded on the fly. A function, not a stream, so a retry can read it again.
  */
 export interface DataUriParam {
 	readonly kind: 'dataUri';
 	readonly mimeType: string;
 	readonly base64?: string;
-	readonly open?: () => Promise<Readable> | Readable;
+	readonly open?: () => Promise<AsyncIterable<Buffer | string>> | AsyncIterable<Buffer | string>;
 	/** Size of the raw bytes, when known, so the request can carry a Content-Length. */
 	readonly byteLength?: number;
 }
 
 export type ParamValue = string | DataUriParam;
+
+/**
+ * True for an error thrown by a file's own stream (an `open` stream: e.g. a download that broke
+ * off or went over its size cap), marked `sourceFailure: true` by whoever made the stream. The
+ * request was cut off before the end of its body, so the server cannot have processed it: the
+ * client passes such an error on as it is, not as a lost connection.
+ */
+export function isSourceFailure(error: unknown): boolean {
+	return typeof error === 'object' && error !== null && (error as { sourceFailure?: unknown }).sourceFailure === true;
+}
 
 export function isDataUriParam(value: unknown): value is DataUriParam {
 	return typeof value === 'object' && value !== null && (value as DataUriParam).kind === 'dataUri';

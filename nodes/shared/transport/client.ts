@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import { request } from 'undici';
 
-import { buildBody, type ParamValue, type RequestBody } from './body';
+import { buildBody, isSourceFailure, type ParamValue, type RequestBody } from './body';
 import { callerParams, tokenEndpoint, type ApiGroup, type Endpoint } from './endpoints';
 import { parseEnvelope } from './envelope';
 import { poolFor, trackDispatch, type DispatchRecord } from './connections';
@@ -189,6 +189,7 @@ export class ApiClient {
 					throw failure;
 				}
 				const { cause, dispatched, deadline } = failure as AttemptFailure;
+				if (isSourceFailure(cause)) throw cause;
 				const error = this.networkError(endpoint, cause, { isWrite, dispatched, deadline, signal: options.signal });
 				error.attempts = attempt + 1;
 				if (error.kind === 'aborted' || !canRetry || !isRetryableNetworkError(isWrite, dispatched)) throw error;

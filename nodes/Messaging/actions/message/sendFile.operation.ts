@@ -5,12 +5,13 @@ import { inputError } from '../../../shared/errors';
 import { showFor } from '../../../shared/operation';
 import { endpoints, type DataUriParam } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
+import { downloadToSend, readUrlSource, urlSourceProperties } from './fileFromUrl';
 import { sendResultJson } from './shared';
 
 const show = showFor('message', 'sendFile');
 const showForSource = (source: FileSource) => ({ show: { ...show.show, fileSource: [source] } });
 
-type FileSource = 'binary' | 'base64';
+type FileSource = 'binary' | 'base64' | 'url';
 
 /**
  * Read size for files on disk: a multiple of 3, so every chunk base64-encodes on its own and
@@ -35,6 +36,11 @@ export const description: INodeProperties[] = [
 				name: 'Base64 Text',
 				value: 'base64',
 				description: 'Base64 text or a data URI (data:application/pdf;base64,…)',
+			},
+			{
+				name: 'URL',
+				value: 'url',
+				description: 'An http(s) address: the file is downloaded while it is sent, never held whole in memory',
 			},
 		],
 		default: 'binary',
@@ -61,6 +67,7 @@ export const description: INodeProperties[] = [
 		description: 'The file as base64 text or as a base64 data URI; a data URI also gives the mime type',
 		displayOptions: showForSource('base64'),
 	},
+	...urlSourceProperties(showForSource('url')),
 	{
 		displayName: 'Caption',
 		name: 'caption',
@@ -103,6 +110,7 @@ export const endpoint = endpoints.sendFile;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): Promise<INodeExecutionData> {
 	const phone = recipientPhone(run, itemIndex);
+	if (run.parameter('fileSource', itemIndex, 'binary') === 'url') return await sendFromUrl(run, itemIndex, phone);
 	const file = await fileToSend(this, run, itemIndex);
 	const caption = stringParameter(run, 'caption', itemIndex);
 	const { version } = run.options(itemIndex);
@@ -116,6 +124,23 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, run: M
 	};
 }
 
+/** File Source "URL": every parameter checked first, then the download streamed into the send. */
+async function sendFromUrl(run: MessagingRun, itemIndex: number, phone: string): Promise<INodeExecutionData> {
+	const given = givenIdentity(run, itemIndex);
+	const source = readUrlSource(run, itemIndex);
+	const caption = stringParameter(run, 'caption', itemIndex);
+	const { version } = run.options(itemIndex);
+	const file = await downloadToSend(source, given, run.signal);
+	try {
+		const result = await run.client.call(endpoint, { version, phone, body: file.body, filename: file.fileName, caption }, { signal: run.signal });
+		return {
+			json: { ...sendResultJson(result, phone), fileName: file.fileName, mimeType: file.body.mimeType, fileSize: file.byteLength ?? null, fileUrl: file.url },
+		};
+	} finally {
+		file.discard();
+	}
+}
+
 interface FileToSend {
 	body: DataUriParam;
 	fileName: string;
@@ -125,14 +150,7 @@ interface FileToSend {
 /** The item's file as a data-URI param that the transport streams into the request body. */
 async function fileToSend(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: number): Promise<FileToSend> {
 	const node = run.node;
-	const fields = (run.parameter('fileFields', itemIndex, {}) ?? {}) as { fileName?: unknown; mimeType?: unknown };
-	const given = {
-		fileName: typeof fields.fileName === 'string' ? fields.fileName : undefined,
-		mimeType: typeof fields.mimeType === 'string' ? fields.mimeType : undefined,
-	};
-	if (given.mimeType?.trim() && !isMimeType(given.mimeType.trim())) {
-		throw inputError(node, itemIndex, 'MIME Type', `is not a mime type: "${given.mimeType}"`, 'Write it as type/subtype, e.g. application/pdf or image/png, or leave it empty.');
-	}
+	const given = givenIdentity(run, itemIndex);
 
 	const source = run.parameter('fileSource', itemIndex, 'binary') as FileSource;
 	if (source === 'base64') {
@@ -191,6 +209,19 @@ async function fileToSend(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: 
 		fileName: identity.fileName,
 		byteLength: base64ByteLength(base64),
 	};
+}
+
+/** File Name and MIME Type as the user gave them (Additional Fields), the type checked. */
+function givenIdentity(run: MessagingRun, itemIndex: number): { fileName?: string; mimeType?: string } {
+	const fields = (run.parameter('fileFields', itemIndex, {}) ?? {}) as { fileName?: unknown; mimeType?: unknown };
+	const given = {
+		fileName: typeof fields.fileName === 'string' ? fields.fileName : undefined,
+		mimeType: typeof fields.mimeType === 'string' ? fields.mimeType : undefined,
+	};
+	if (given.mimeType?.trim() && !isMimeType(given.mimeType.trim())) {
+		throw inputError(run.node, itemIndex, 'MIME Type', `is not a mime type: "${given.mimeType}"`, 'Write it as type/subtype, e.g. application/pdf or image/png, or leave it empty.');
+	}
+	return given;
 }
 
 function binaryPropertyName(run: MessagingRun, itemIndex: number): string {

@@ -1,0 +1,175 @@
+import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
+
+import { fileIdentity } from '../../../shared/dataUri';
+import { inputError } from '../../../shared/errors';
+import type { DataUriParam } from '../../../shared/transport';
+import { openUrlFile, UrlFileError, urlProblem, type UrlFile, type UrlFileOptions } from '../../../shared/urlFile';
+import type { MessagingRun } from '../../parameters';
+
+/**
+ * Send File with File Source "URL": the parameters, their checks (before any request), and the
+ * file as a data-URI param whose content is downloaded while the request is written (never whole
+ * in memory). The download's headers are read first: the mime type and the file name go into
+ * the request before the content.
+ */
+
+export const DEFAULT_MAX_FILE_SIZE_MB = 50;
+const DEFAULT_DOWNLOAD_TIMEOUT_SECONDS = 60;
+const DEFAULT_MAX_REDIRECTS = 5;
+
+/** The URL field and the download's settings, shown when File Source is "URL". */
+export function urlSourceProperties(show: IDisplayOptions): INodeProperties[] {
+	return [
+		{
+			displayName: 'File URL',
+			name: 'fileUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://example.com/files/invoice.pdf',
+			description: 'An http or https address the file is downloaded from while it is sent; user:password@ in it is sent as Basic authorization',
+			displayOptions: show,
+		},
+		{
+			displayName: 'Download Options',
+			name: 'downloadOptions',
+			type: 'collection',
+			placeholder: 'Add option',
+			default: {},
+			displayOptions: show,
+			options: [
+				{
+					displayName: 'Block Private Addresses',
+					name: 'blockPrivateAddresses',
+					type: 'boolean',
+					default: false,
+					description:
+						'Whether to refuse URLs that lead (directly, through DNS or a redirect) to loopback, private or link-local addresses, e.g. when the URL comes from outside the workflow',
+				},
+				{
+					displayName: 'Download Timeout (Seconds)',
+					name: 'timeoutSeconds',
+					type: 'number',
+					typeOptions: { minValue: 1 },
+					default: DEFAULT_DOWNLOAD_TIMEOUT_SECONDS,
+					description: 'Longest wait for the file server to answer, and between two pieces of the file',
+				},
+				{
+					displayName: 'Max File Size (MB)',
+					name: 'maxSizeMb',
+					type: 'number',
+					typeOptions: { minValue: 0.001 },
+					default: DEFAULT_MAX_FILE_SIZE_MB,
+					description: 'A larger file is not sent: the item fails with an error naming the URL',
+				},
+				{
+					displayName: 'Max Redirects',
+					name: 'maxRedirects',
+					type: 'number',
+					typeOptions: { minValue: 0, maxValue: 20 },
+					default: DEFAULT_MAX_REDIRECTS,
+					description: 'How many redirects are followed (http and https only)',
+				},
+			],
+		},
+	];
+}
+
+export interface UrlSource {
+	url: string;
+	options: Omit<UrlFileOptions, 'signal'>;
+}
+
+/** The item's URL and download settings, checked; no request is made. */
+export function readUrlSource(run: MessagingRun, itemIndex: number): UrlSource {
+	const value = run.parameter('fileUrl', itemIndex, '');
+	const url = typeof value === 'string' ? value.trim() : '';
+	if (!url) {
+		throw inputError(run.node, itemIndex, 'File URL', 'is empty', 'Enter the http(s) address of the file, or map a field that holds it.');
+	}
+	const problem = urlProblem(url);
+	if (problem) {
+		throw inputError(run.node, itemIndex, 'File URL', `${problem}: "${url.length > 200 ? `${url.slice(0, 200)}…` : url}"`, 'Write the full address, starting with https:// (or http://).');
+	}
+	const raw = (run.parameter('downloadOptions', itemIndex, {}) ?? {}) as Record<string, unknown>;
+	const number = (name: string, fallback: number, min: number) => {
+		const given = raw[name];
+		if (given === undefined || given === '') return fallback;
+		const parsed = Number(given);
+		if (!Number.isFinite(parsed) || parsed < min) {
+			throw inputError(run.node, itemIndex, downloadOptionNames[name], `must be a number of at least ${min}, not ${JSON.stringify(given)}`, 'Correct it in Download Options, or remove it to use the default.');
+		}
+		return parsed;
+	};
+	return {
+		url,
+		options: {
+			maxBytes: Math.floor(number('maxSizeMb', DEFAULT_MAX_FILE_SIZE_MB, 0.001) * 1024 * 1024),
+			timeoutMs: Math.round(number('timeoutSeconds', DEFAULT_DOWNLOAD_TIMEOUT_SECONDS, 1) * 1000),
+			maxRedirects: Math.floor(number('maxRedirects', DEFAULT_MAX_REDIRECTS, 0)),
+			blockPrivateAddresses: raw.blockPrivateAddresses === true,
+		},
+	};
+}
+
+const downloadOptionNames: Record<string, string> = {
+	maxSizeMb: 'Max File Size (MB)',
+	timeoutSeconds: 'Download Timeout (Seconds)',
+	maxRedirects: 'Max Redirects',
+};
+
+export interface DownloadedFile {
+	body: DataUriParam;
+	fileName: string;
+	/** Bytes: announced by the server, else counted once the file was sent. */
+	readonly byteLength?: number;
+	/** The URL after redirects, credentials redacted. */
+	url: string;
+	/** Stops the download if the request never reads it (e.g. the token request failed). */
+	discard(): void;
+}
+
+/**
+ * Opens the download (headers only) and returns the file as the send's param. The first request
+ * streams the opened body; a retry of the send (only when the gateway cannot have received it)
+ * downloads the file again.
+ */
+export async function downloadToSend(source: UrlSource, given: { fileName?: string; mimeType?: string }, signal?: AbortSignal): Promise<DownloadedFile> {
+	const options = { ...source.options, signal };
+	let first: UrlFile | undefined = await openUrlFile(source.url, options);
+	const opened = first;
+	const identity = fileIdentity(given, { fileName: opened.fileName, mimeType: opened.mimeType });
+	let streamed = 0;
+	async function* counted(body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+		streamed = 0;
+		for await (const piece of body) {
+			streamed += piece.length;
+			yield piece;
+		}
+	}
+	return {
+		body: {
+			kind: 'dataUri',
+			mimeType: identity.mimeType,
+			byteLength: opened.byteLength,
+			open: async () => {
+				const file = first ?? (await openUrlFile(source.url, options));
+				first = undefined;
+				if (file.byteLength !== opened.byteLength) {
+					file.discard();
+					throw new UrlFileError(file.url, `the file changed between two attempts (${opened.byteLength ?? 'unknown'} bytes, then ${file.byteLength ?? 'unknown'})`);
+				}
+				return counted(file.body);
+			},
+		},
+		fileName: identity.fileName,
+		get byteLength() {
+			return opened.byteLength ?? (streamed > 0 ? streamed : undefined);
+		},
+		url: opened.url,
+		discard: () => {
+			first?.discard();
+			first = undefined;
+		},
+	};
+}
