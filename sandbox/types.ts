@@ -5,13 +5,12 @@
  */
 
 import type { FileRequestLogEntry } from './files';
+import type { RateMove, RateRow } from './rates';
 import type { UsageCount, UsageSettings } from './state';
 
 export type { FileRequestLogEntry } from './files';
-export type { UsageCount, UsageSettings } from './state';
-import type { RateMove, RateRow } from './rates';
-
 export type { RateMove, RateRow } from './rates';
+export type { UsageCount, UsageSettings } from './state';
 
 export type ApiGroup = 'wa' | 'rate';
 
