@@ -55,10 +55,9 @@ async function main(): Promise<void> {
 	// Two accounts: "Sandbox" is connected (sends work), "Sandbox (logged out)" shows a QR code.
 	const sandbox = await startSandbox({ host: '127.0.0.1', accounts: PLAYGROUND_ACCOUNTS });
 	log(`sandbox ${sandbox.url} (accounts demo-client, connected, and qr-client, logged out)`);
-	await importCredential(userFolder, [
-		messagingRateCredential({ id: 'sandbox-credential', name: 'Sandbox', baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: 'demo-secret' }),
-		messagingRateCredential({ id: 'sandbox-qr-credential', name: 'Sandbox (logged out)', baseUrl: sandbox.url, clientId: 'qr-client', clientSecret: 'qr-secret' }),
-	]);
+	// n8n preselects the newest credential in a new node: the connected one is imported last.
+	await importCredential(userFolder, messagingRateCredential({ id: 'sandbox-qr-credential', name: 'Sandbox (logged out)', baseUrl: sandbox.url, clientId: 'qr-client', clientSecret: 'qr-secret' }));
+	await importCredential(userFolder, messagingRateCredential({ id: 'sandbox-credential', name: 'Sandbox', baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: 'demo-secret' }));
 	const examplesDir = join(REPO_ROOT, 'examples');
 	const examples = existsSync(examplesDir) ? readdirSync(examplesDir).filter((f) => f.endsWith('.json')) : [];
 	for (const f of examples) {
