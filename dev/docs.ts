@@ -10,7 +10,8 @@
  * A generated block sits between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`.
  * Also used by the real-n8n editor test for the option lists the editor must show.
  */
-import { readFileSync, writeFileSync } from 'fs';
+import { existsSync, readFileSync, writeFileSync } from 'fs';
+import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { join } from 'path';
 
 import { resources as currencyRateResources } from '../nodes/CurrencyRate/actions';
@@ -86,9 +87,9 @@ export function githubSlug(heading: string): string {
 		.replace(/ /g, '-');
 }
 
-/** Every heading anchor of a Markdown text (headings inside code blocks are not headings). */
-export function headingAnchors(markdown: string): Set<string> {
-	const anchors = new Set<string>();
+/** Every heading of a Markdown text with its GitHub anchor (headings inside code blocks are not headings). */
+export function headings(markdown: string): Array<{ text: string; anchor: string }> {
+	const found: Array<{ text: string; anchor: string }> = [];
 	const seen = new Map<string, number>();
 	let inCode = false;
 	for (const line of markdown.split('\n')) {
@@ -98,9 +99,45 @@ export function headingAnchors(markdown: string): Set<string> {
 		const slug = githubSlug(heading[1].replace(/`/g, ''));
 		const count = seen.get(slug) ?? 0;
 		seen.set(slug, count + 1);
-		anchors.add(count === 0 ? slug : `${slug}-${count}`);
+		found.push({ text: heading[1], anchor: count === 0 ? slug : `${slug}-${count}` });
 	}
-	return anchors;
+	return found;
+}
+
+/** Every heading anchor of a Markdown text. */
+export function headingAnchors(markdown: string): Set<string> {
+	return new Set(headings(markdown).map((heading) => heading.anchor));
+}
+
+/** The repository's address, from package.json's `repository.url` (what the nodes and the docs link). */
+export const REPOSITORY = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { repository: { url: string } }).repository.url
+	.replace(/^git\+/, '')
+	.replace(/\.git$/, '');
+
+/**
+ * Where a link into the repository's default branch leads: the file, the anchor, and the text of
+ * the heading with that anchor (undefined when the file has none). Undefined for other links.
+ */
+export function repositoryTarget(url: string): { file: string; anchor?: string; heading?: string } | undefined {
+	const match = new RegExp(`^${REPOSITORY.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(?:blob|tree)/main/([^#?]+)(?:#(.*))?$`).exec(url);
+	if (!match) return undefined;
+	const [, file, anchor] = match;
+	const path = join(ROOT, file);
+	const heading = anchor !== undefined && file.endsWith('.md') && existsSync(path) ? headings(readFileSync(path, 'utf8')).find((h) => h.anchor === anchor)?.text : undefined;
+	return { file, anchor, heading };
+}
+
+/** Every node of the package (package.json's `n8n.nodes`), with its description, from the sources. */
+export function packageNodeDescriptions(): Array<{ source: string; description: INodeTypeDescription }> {
+	const built = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { n8n: { nodes: string[] } }).n8n.nodes;
+	return built.map((file) => {
+		const source = file.replace(/^dist\//, '').replace(/\.js$/, '.ts');
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const exported = require(join(ROOT, source)) as Record<string, unknown>;
+		const NodeClass = Object.values(exported).find((value): value is new () => INodeType => typeof value === 'function');
+		if (!NodeClass) throw new Error(`${source} exports no node class`);
+		return { source, description: new NodeClass().description };
+	});
 }
 
 const escapeCell = (text: string) => text.replace(/\|/g, '\\|');

@@ -8,18 +8,22 @@ import { existsSync, readFileSync, readdirSync } from 'fs';
 import { dirname, join, normalize, relative } from 'path';
 
 import { MessagingRateApi } from '../credentials/MessagingRateApi.credentials';
-import type { INodeType } from 'n8n-workflow';
-
-import { GENERATED_BLOCKS, OPERATION_NODES, ROOT, expectedText, githubSlug, headingAnchors, operationCatalog } from '../dev/docs';
+import {
+	GENERATED_BLOCKS,
+	OPERATION_NODES,
+	REPOSITORY,
+	ROOT,
+	expectedText,
+	headingAnchors,
+	operationCatalog,
+	packageNodeDescriptions,
+	repositoryTarget,
+} from '../dev/docs';
 import { REPOSITORY_URL } from '../nodes/shared/documentation';
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const MARKDOWN_FILES = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
-/** The repository's address, as the codex files and the credential link it. */
-const REPOSITORY = (JSON.parse(read('package.json')) as { repository: { url: string } }).repository.url
-	.replace(/^git\+/, '')
-	.replace(/\.git$/, '');
 
 /** Where a link leads inside the repository, or undefined for a link elsewhere. */
 function localTarget(fromFile: string, href: string): { file: string; anchor?: string } | undefined {
@@ -124,30 +128,18 @@ describe('links', () => {
 		}
 	});
 
-	/** Every node of the package (n8n's package.json block lists them), with its description. */
-	const nodeDescriptions = (JSON.parse(read('package.json')) as { n8n: { nodes: string[] } }).n8n.nodes.map((built) => {
-		const source = built.replace(/^dist\//, '').replace(/\.js$/, '.ts');
-		// eslint-disable-next-line @typescript-eslint/no-require-imports
-		const exported = require(join(ROOT, source)) as Record<string, new () => INodeType>;
-		const NodeClass = Object.values(exported).find((value) => typeof value === 'function');
-		if (!NodeClass) throw new Error(`${source} exports no node class`);
-		return [source, new NodeClass().description] as const;
-	});
-
-	it.each(nodeDescriptions)("%s: the editor's Docs link leads to the node's heading in docs/", (_source, description) => {
-		const url = description.documentationUrl ?? '';
-		// n8n uses an http… documentationUrl as written (a codex link gets a query after its #anchor).
-		expect(url).toMatch(/^https:\/\//);
-		expect(url.startsWith(`${REPOSITORY}/blob/main/docs/`)).toBe(true);
-		const target = localTarget('nodes', url);
-		expect(target?.anchor).toBeTruthy();
-		expect(brokenLink('nodes', url)).toBeUndefined();
-		// The node's own section: the heading names the node.
-		const heading = read(target!.file)
-			.split('\n')
-			.find((line) => /^#{1,6}\s/.test(line) && githubSlug(line.replace(/^#+\s+/, '')) === target!.anchor);
-		expect(heading?.replace(/^#+\s+/, '')).toBe(description.displayName);
-	});
+	it.each(packageNodeDescriptions().map(({ source, description }) => [source, description] as const))(
+		"%s: the editor's Docs link leads to the node's heading in docs/",
+		(_source, description) => {
+			const url = description.documentationUrl ?? '';
+			// n8n uses an http… documentationUrl as written (a codex link gets a query after its #anchor).
+			expect(url).toMatch(/^https:\/\//);
+			expect(url.startsWith(`${REPOSITORY}/blob/main/docs/`)).toBe(true);
+			expect(brokenLink('nodes', url)).toBeUndefined();
+			// The node's own section: the heading with that anchor names the node.
+			expect(repositoryTarget(url)?.heading).toBe(description.displayName);
+		},
+	);
 
 	it('the nodes link the repository package.json names', () => {
 		expect(REPOSITORY_URL).toBe(REPOSITORY);

@@ -5,14 +5,18 @@
  * (see scripts/n8n-install.sh) and always launched with executablePath = Debian's chromium.
  * n8n's own markers are `data-test-id` attributes (not Playwright's default `data-testid`).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { ARTIFACTS_DIR, ensureInstall, log, type N8nServer } from './lib';
+import { ARTIFACTS_DIR, REPO_ROOT, ensureInstall, log, type N8nServer } from './lib';
 
 /* Minimal structural types for the parts of playwright-core used here (no compile-time dependency). */
 export interface PwLocator {
 	click(o?: { timeout?: number }): Promise<void>;
+	dblclick(o?: { timeout?: number }): Promise<void>;
+	hover(o?: { timeout?: number }): Promise<void>;
+	getAttribute(name: string): Promise<string | null>;
+	screenshot(o: { path: string }): Promise<unknown>;
 	first(): PwLocator;
 	nth(i: number): PwLocator;
 	count(): Promise<number>;
@@ -33,6 +37,7 @@ export interface PwPage {
 	screenshot(o: { path: string; fullPage?: boolean }): Promise<unknown>;
 	waitForTimeout(ms: number): Promise<void>;
 	url(): string;
+	evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A): Promise<R>;
 	on(ev: string, fn: (x: any) => void): void; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 interface PwRoute {
@@ -350,4 +355,50 @@ export async function screenshotWorkflowIn(s: EditorSession, server: N8nServer, 
 	const nodeNames = await s.page.getByTestId('canvas-node').evaluateAll((els) => els.map((e) => e.getAttribute('data-node-name') ?? (e.textContent ?? '').trim()));
 	const path = await s.screenshot(name);
 	return { path, nodeCount, nodeNames, externalRequests: s.externalRequests.slice(firstExternal), errors: s.errors.slice(firstError) };
+}
+
+/** Opens a node of the open workflow in its panel (NDV), by its name on the canvas. */
+export async function openNodePanel(page: PwPage, nodeName: string): Promise<void> {
+	await page.locator(`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`).first().dblclick();
+	await page.getByTestId('ndv').waitFor({ timeout: 30_000 });
+	await page.getByTestId('node-parameters').waitFor({ timeout: 30_000 });
+	await page.waitForTimeout(300);
+}
+
+export async function closeNodePanel(page: PwPage): Promise<void> {
+	await page.getByTestId('ndv-close-button').first().click();
+	await page.getByTestId('ndv').waitFor({ state: 'hidden', timeout: 30_000 });
+}
+
+/** The href of the open panel's "Docs" link (top right), as the editor renders it. */
+export async function panelDocsLink(page: PwPage): Promise<string | undefined> {
+	const hrefs = await page
+		.locator('[data-test-id="ndv"] a')
+		.evaluateAll((els) => els.filter((e) => (e.textContent ?? '').trim() === 'Docs').map((e) => (e as HTMLAnchorElement).href));
+	return hrefs[0];
+}
+
+/** Each canvas node's subtitle (the grey line under its name), by node name. */
+export async function canvasSubtitles(page: PwPage): Promise<Record<string, string>> {
+	const pairs = await page.getByTestId('canvas-node').evaluateAll((els) =>
+		els.map((e) => [e.getAttribute('data-node-name') ?? '', (e.querySelector('[class*="subtitle"]')?.textContent ?? '').trim()] as [string, string]),
+	);
+	return Object.fromEntries(pairs);
+}
+
+/**
+ * A screenshot the docs show: saved as test-artifacts/n8n/docs-images/<name>.png, and written over
+ * docs/images/<name>.png when the run was started with --doc-images (so that a normal run never
+ * changes tracked files).
+ */
+export async function docImage(s: EditorSession, name: string): Promise<string> {
+	const dir = join(ARTIFACTS_DIR, 'docs-images');
+	mkdirSync(dir, { recursive: true });
+	const path = join(dir, `${name}.png`);
+	await s.page.screenshot({ path });
+	if (process.argv.includes('--doc-images')) {
+		copyFileSync(path, join(REPO_ROOT, 'docs', 'images', `${name}.png`));
+		log(`docs/images/${name}.png updated`);
+	}
+	return path;
 }
