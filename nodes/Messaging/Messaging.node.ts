@@ -12,6 +12,8 @@ import { route, type NodeDefinition } from '../shared/router';
 import { OperationRun } from '../shared/run';
 import { operationSubtitle } from '../shared/subtitle';
 import { resources } from './actions';
+import { answerWebhook, answerWebhooks, waitForAnswers, waitLimit } from './actions/message/sendAndWait';
+import { SEND_AND_WAIT } from './actions/message/sendAndWait.operation';
 import { messagingOptionsProperty, readMessagingOptions, type MessagingOptions, type MessagingRun } from './parameters';
 
 /** How the router runs this node: its resources, its Options, one item after the other unless Parallel Requests says more. */
@@ -37,12 +39,21 @@ export class Messaging implements INodeType {
 		inputs: ['main'],
 		outputs: ['main'],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: 'messagingRateApiTest' }],
+		// Send and Wait: the links' resume calls (n8n registers no URL for these; see sendAndWait.ts).
+		webhooks: answerWebhooks,
+		waitingNodeTooltip: '={{ $parameter.operation === "sendAndWait" ? "Waiting for the person to answer in WhatsApp" : "" }}',
 		properties: [...buildProperties(resources), messagingOptionsProperty(listInWords(operationsSending(resources, 'version')))],
 	};
 
 	methods = { credentialTest: { messagingRateApiTest } };
 
+	webhook = answerWebhook;
+
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await route(this, messagingNode);
+		if (this.getNodeParameter('operation', 0) !== SEND_AND_WAIT) return await route(this, messagingNode);
+		// Send and Wait: the wait's limit is checked before anything is sent.
+		const waitTill = waitLimit(this);
+		const [sent] = await route(this, messagingNode);
+		return [await waitForAnswers(this, sent, waitTill)];
 	}
 }

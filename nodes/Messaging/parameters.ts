@@ -16,6 +16,8 @@ export interface MessagingOptions {
 	defaultCountry: string;
 	parallel: number;
 	delayMs: number;
+	/** Send only as many items as the account's usage limit allows (Send Text, Send File, Send and Wait). */
+	stopAtUsageLimit: boolean;
 }
 
 /**
@@ -56,6 +58,15 @@ export function messagingOptionsProperty(versionSentBy: string): INodeProperties
 			default: 0,
 			description: 'Minimum time between the start of two requests, in milliseconds',
 		},
+		{
+			displayName: 'Stop at the Usage Limit',
+			name: 'stopAtUsageLimit',
+			type: 'boolean',
+			default: false,
+			description:
+				"Whether to read the account's usage limit once before the first send and send only as many items as remain; the others fail without a request (error items with On Error → Continue)",
+			displayOptions: { show: { '/resource': ['message'], '/operation': ['sendText', 'sendFile', 'sendAndWait'] } },
+		},
 	]);
 }
 
@@ -67,6 +78,7 @@ export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number):
 		defaultCountry: optionText(options, 'defaultCountry', ''),
 		parallel: Math.min(MAX_PARALLEL_REQUESTS, Math.max(1, Math.floor(Number(options.parallel ?? 1)) || 1)),
 		delayMs: Number(options.delayMs ?? 0) || 0,
+		stopAtUsageLimit: options.stopAtUsageLimit === true,
 	};
 }
 

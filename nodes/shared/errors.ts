@@ -65,6 +65,8 @@ export function errorItemJson(error: NodeApiError | NodeOperationError): JsonObj
 	const apiError = (error as { apiError?: ApiError }).apiError;
 	const json: JsonObject = { error: error.message };
 	if (error.description) json.description = error.description;
+	// Left unsent on purpose (e.g. Stop at the Usage Limit): no request was made.
+	if ((error as { notAttempted?: boolean }).notAttempted === true) json.notAttempted = true;
 	if (apiError) {
 		json.errorKind = apiError.kind;
 		if (apiError.httpStatus !== undefined) json.httpStatus = apiError.httpStatus;

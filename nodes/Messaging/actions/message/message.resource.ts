@@ -1,5 +1,6 @@
 import type { ResourceDefinition } from '../../../shared/operation';
 import type { MessagingRun } from '../../parameters';
+import * as sendAndWait from './sendAndWait.operation';
 import * as sendFile from './sendFile.operation';
 import * as sendText from './sendText.operation';
 
@@ -20,6 +21,13 @@ export const message: ResourceDefinition<MessagingRun> = {
 			action: 'Send a file',
 			description: 'Send a document, image or other file with an optional caption',
 			module: sendFile,
+		},
+		{
+			name: 'Send and Wait for Response',
+			value: sendAndWait.SEND_AND_WAIT,
+			action: 'Send a message and wait for response',
+			description: 'Send a question with answer links and wait until the person answers',
+			module: sendAndWait,
 		},
 	],
 };

@@ -7,6 +7,7 @@ import { endpoints, type DataUriParam } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
 import { downloadToSend, readUrlSource, urlSourceProperties } from './fileFromUrl';
 import { sendResultJson } from './shared';
+import { takeSendSlot } from './usageLimit';
 
 const show = showFor('message', 'sendFile');
 const showForSource = (source: FileSource) => ({ show: { ...show.show, fileSource: [source] } });
@@ -114,6 +115,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, run: M
 	const file = await fileToSend(this, run, itemIndex);
 	const caption = stringParameter(run, 'caption', itemIndex);
 	const { version } = run.options(itemIndex);
+	await takeSendSlot(run, itemIndex);
 	const result = await run.client.call(
 		endpoint,
 		{ version, phone, body: file.body, filename: file.fileName, caption },
@@ -130,6 +132,7 @@ async function sendFromUrl(run: MessagingRun, itemIndex: number, phone: string):
 	const source = readUrlSource(run, itemIndex);
 	const caption = stringParameter(run, 'caption', itemIndex);
 	const { version } = run.options(itemIndex);
+	await takeSendSlot(run, itemIndex);
 	const file = await downloadToSend(source, given, run.signal);
 	try {
 		const result = await run.client.call(endpoint, { version, phone, body: file.body, filename: file.fileName, caption }, { signal: run.signal });

@@ -5,6 +5,7 @@ import { forOperation } from '../../../shared/operation';
 import { endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
 import { sendResultJson } from './shared';
+import { takeSendSlot } from './usageLimit';
 
 export const description: INodeProperties[] = forOperation('message', 'sendText', [
 	phoneProperty('Recipient, with country code (or set "Default Country" in the options)'),
@@ -28,6 +29,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, run: M
 		throw inputError(run.node, itemIndex, 'Text', 'is empty', 'Enter the message text, or map a field that holds it.');
 	}
 	const { version } = run.options(itemIndex);
+	await takeSendSlot(run, itemIndex);
 	const result = await run.client.call(endpoint, { version, phone, body: text }, { signal: run.signal });
 	return { json: sendResultJson(result, phone) };
 }

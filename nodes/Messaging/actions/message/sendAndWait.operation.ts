@@ -1,0 +1,204 @@
+import { randomBytes } from 'crypto';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
+
+import { inputError } from '../../../shared/errors';
+import { showFor } from '../../../shared/operation';
+import { endpoints } from '../../../shared/transport';
+import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
+import { sendResultJson } from './shared';
+import { takeSendSlot } from './usageLimit';
+
+/**
+ * Message → Send and Wait for Response: one WhatsApp text per item with the links the person
+ * taps (signed by n8n), then the execution waits; `sendAndWait.ts` puts it to wait after the
+ * sends and answers the links. This file: the parameters and the send of one item.
+ */
+
+/** n8n-workflow's SEND_AND_WAIT_OPERATION: n8n checks the signature of links of nodes whose operation has this value. */
+export const SEND_AND_WAIT = 'sendAndWait';
+
+const show = showFor('message', SEND_AND_WAIT);
+const showFor2 = (extra: Record<string, Array<string | boolean>>) => ({ show: { ...show.show, ...extra } });
+
+export type ResponseType = 'approval' | 'freeText';
+
+export const description: INodeProperties[] = [
+	{ ...phoneProperty('Who is asked: recipient, with country code (or set "Default Country" in the options)'), displayOptions: show },
+	{
+		displayName: 'Message',
+		name: 'message',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		default: '',
+		required: true,
+		placeholder: 'Approve the broadcast of the March price list to 1,200 customers?',
+		description: 'The question; the answer links are added below it',
+		displayOptions: show,
+	},
+	{
+		displayName: 'Response Type',
+		name: 'responseType',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'Approval', value: 'approval', description: 'The person taps a link to approve (or decline)' },
+			{ name: 'Free Text', value: 'freeText', description: 'The person taps a link that opens a small form and types an answer' },
+		],
+		default: 'approval',
+		displayOptions: show,
+	},
+	{
+		displayName: 'Approval Options',
+		name: 'approvalOptions',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		displayOptions: showFor2({ responseType: ['approval'] }),
+		options: [
+			{
+				displayName: 'Type of Approval',
+				name: 'approvalType',
+				type: 'options',
+				options: [
+					{ name: 'Approve and Decline', value: 'double' },
+					{ name: 'Approve Only', value: 'single' },
+				],
+				default: 'double',
+			},
+			{ displayName: 'Approve Label', name: 'approveLabel', type: 'string', default: 'Approve', description: 'Text before the approve link' },
+			{ displayName: 'Decline Label', name: 'declineLabel', type: 'string', default: 'Decline', description: 'Text before the decline link' },
+		],
+	},
+	{
+		displayName: 'Free Text Options',
+		name: 'freeTextOptions',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		displayOptions: showFor2({ responseType: ['freeText'] }),
+		options: [
+			{ displayName: 'Link Label', name: 'linkLabel', type: 'string', default: 'Reply', description: 'Text before the link to the answer form' },
+			{ displayName: 'Form Button Label', name: 'buttonLabel', type: 'string', default: 'Send', description: "The form's submit button" },
+		],
+	},
+	{
+		displayName: 'Limit Wait Time',
+		name: 'limitWaitTime',
+		type: 'boolean',
+		default: false,
+		description: 'Whether the execution goes on without an answer after a time or at a date (the output then says timedOut: true)',
+		displayOptions: show,
+	},
+	{
+		displayName: 'Limit Type',
+		name: 'limitType',
+		type: 'options',
+		options: [
+			{ name: 'After Time Interval', value: 'afterTimeInterval', description: 'Wait at most this long' },
+			{ name: 'At Specified Time', value: 'atSpecifiedTime', description: 'Wait until this date and time at most' },
+		],
+		default: 'afterTimeInterval',
+		displayOptions: showFor2({ limitWaitTime: [true] }),
+	},
+	{
+		displayName: 'Amount',
+		name: 'resumeAmount',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 2 },
+		default: 1,
+		displayOptions: showFor2({ limitWaitTime: [true], limitType: ['afterTimeInterval'] }),
+	},
+	{
+		displayName: 'Unit',
+		name: 'resumeUnit',
+		type: 'options',
+		options: [
+			{ name: 'Minutes', value: 'minutes' },
+			{ name: 'Hours', value: 'hours' },
+			{ name: 'Days', value: 'days' },
+		],
+		default: 'hours',
+		displayOptions: showFor2({ limitWaitTime: [true], limitType: ['afterTimeInterval'] }),
+	},
+	{
+		displayName: 'Max Date and Time',
+		name: 'maxDateAndTime',
+		type: 'dateTime',
+		default: '',
+		description: 'The execution goes on at this time if nobody answered before',
+		displayOptions: showFor2({ limitWaitTime: [true], limitType: ['atSpecifiedTime'] }),
+	},
+];
+
+export const endpoint = endpoints.sendMessage;
+
+/** Identifies one wait of the node (one run): links of an earlier wait of the same execution are refused. */
+const waitIds = new WeakMap<MessagingRun, string>();
+
+export function waitIdOf(run: MessagingRun): string {
+	let id = waitIds.get(run);
+	if (!id) {
+		id = randomBytes(6).toString('hex');
+		waitIds.set(run, id);
+	}
+	return id;
+}
+
+export async function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): Promise<INodeExecutionData> {
+	if (typeof this.getSignedResumeUrl !== 'function') {
+		throw new NodeOperationError(run.node, 'Send and Wait needs n8n 1.107 or newer', {
+			itemIndex,
+			description:
+				'This n8n cannot sign the answer links. An unsigned link would let anyone who guesses the execution number answer, so nothing was sent. Update n8n, or send the question with Send Text and collect the answer with the Messaging Trigger.',
+		});
+	}
+	const phone = recipientPhone(run, itemIndex);
+	const question = questionText(run, itemIndex);
+	const responseType = run.parameter('responseType', 0, 'approval') as ResponseType;
+	const waitId = waitIdOf(run);
+	const links = answerLinks(this, run, itemIndex, responseType, waitId);
+	const body = [question, '', ...links.map(({ label, url }) => `${label}: ${url}`)].join('\n');
+	const { version } = run.options(itemIndex);
+	await takeSendSlot(run, itemIndex);
+	const result = await run.client.call(endpoint, { version, phone, body }, { signal: run.signal });
+	return { json: pendingJson(sendResultJson(result, phone), responseType, question, waitId) };
+}
+
+function questionText(run: MessagingRun, itemIndex: number): string {
+	const value = run.parameter('message', itemIndex, '');
+	const text = typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+	if (text.trim() === '') {
+		throw inputError(run.node, itemIndex, 'Message', 'is empty', 'Enter the question to ask, or map a field that holds it.');
+	}
+	return text.trim();
+}
+
+function answerLinks(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: number, responseType: ResponseType, waitId: string): Array<{ label: string; url: string }> {
+	const link = (extra: Record<string, string>) => ctx.getSignedResumeUrl({ ...extra, item: String(itemIndex), w: waitId });
+	const label = (value: unknown, fallback: string) => (typeof value === 'string' && value.trim() ? value.trim() : fallback);
+	if (responseType === 'freeText') {
+		const options = (run.parameter('freeTextOptions', itemIndex, {}) ?? {}) as IDataObject;
+		return [{ label: label(options.linkLabel, 'Reply'), url: link({}) }];
+	}
+	const options = (run.parameter('approvalOptions', itemIndex, {}) ?? {}) as IDataObject;
+	const links = [{ label: label(options.approveLabel, 'Approve'), url: link({ approved: 'true' }) }];
+	if (options.approvalType !== 'single') links.push({ label: label(options.declineLabel, 'Decline'), url: link({ approved: 'false' }) });
+	return links;
+}
+
+/**
+ * An item's output while its question is open. Also what comes out if the wait ends without an
+ * answer (then with `timedOut: true`): the answer fields first, the send's fields after.
+ */
+export function pendingJson(sent: IDataObject, responseType: ResponseType, question: string, waitId: string): IDataObject {
+	return {
+		...(responseType === 'freeText' ? { text: null } : { approved: null }),
+		answered: false,
+		respondedBy: null,
+		respondedAt: null,
+		timedOut: false,
+		...sent,
+		question,
+		waitId,
+	};
+}

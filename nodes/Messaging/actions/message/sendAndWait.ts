@@ -1,0 +1,183 @@
+import type { ServerResponse } from 'http';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type IWebhookDescription,
+	type IWebhookFunctions,
+	type IWebhookResponseData,
+} from 'n8n-workflow';
+
+import { sendPage } from './answerPage';
+import type { ResponseType } from './sendAndWait.operation';
+
+/**
+ * Send and Wait for Response, the part around the sends: the wait, and the answer.
+ *
+ * Several items: one question per item (each to its own recipient, with its own links); the
+ * execution resumes on the first answer to any of them, and every item comes out: the answered
+ * one with the answer, the others with `answered: false`. An item whose send failed (with On
+ * Error → Continue) comes out as its error item. If nothing was sent, nothing waits.
+ *
+ * How n8n resumes (n8n-core 2.41, checked on 1.112 too): the links are signed by n8n
+ * (`getSignedResumeUrl`) and n8n checks the signature before the node sees a request (a changed
+ * link is answered 401). The node then runs disabled: it passes on the items of its stack entry.
+ * - On an answer, n8n puts this node's `webhook()` items there.
+ * - When the wait's date passes, n8n passes on what is there already: so the node stores its
+ *   "timed out" items there (its execute data) before it waits, and the webhook reads the open
+ *   questions back from them (they are its input, `$json`, when it runs).
+ */
+
+/** The restart webhooks n8n calls with the signed links (path = the node's id, as n8n's own send-and-wait nodes). */
+export const answerWebhooks: IWebhookDescription[] = (['GET', 'POST'] as const).map((httpMethod) => ({
+	name: 'default',
+	httpMethod,
+	responseMode: 'onReceived',
+	responseData: '',
+	path: '={{ $nodeId }}',
+	restartWebhook: true,
+	isFullPath: true,
+}));
+
+const MAX_TEXT_ANSWER = 4000;
+const UNITS_MS: Record<string, number> = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
+/** n8n-workflow's WAIT_INDEFINITELY. */
+const WAIT_INDEFINITELY = new Date(Date.UTC(3000, 0, 1, 0, 0, 0));
+
+/**
+ * After the sends: when at least one question went out, the execution waits (until the limit,
+ * if set) with the "timed out" items stored for n8n to pass on. Returns the node's output while
+ * it waits.
+ */
+export async function waitForAnswers(ctx: IExecuteFunctions, items: INodeExecutionData[], waitTill: Date): Promise<INodeExecutionData[]> {
+	if (!items.some((item) => isQuestion(item.json))) return items;
+	const timedOut = items.map((item) => (isQuestion(item.json) ? { ...item, json: { ...item.json, timedOut: true } } : item));
+	// Older n8n without getExecuteData: a timed-out wait passes the node's input on instead.
+	if (typeof ctx.getExecuteData === 'function') ctx.getExecuteData().data = { main: [timedOut] };
+	await ctx.putExecutionToWait(waitTill);
+	return items;
+}
+
+function isQuestion(json: IDataObject | undefined): boolean {
+	return typeof json?.waitId === 'string' && json.answered === false;
+}
+
+/** When the wait ends without an answer (Limit Wait Time), read before the sends; far in the future without a limit. */
+export function waitLimit(ctx: IExecuteFunctions): Date {
+	if (ctx.getNodeParameter('limitWaitTime', 0, false) !== true) return WAIT_INDEFINITELY;
+	const node = ctx.getNode();
+	if (ctx.getNodeParameter('limitType', 0, 'afterTimeInterval') === 'atSpecifiedTime') {
+		const raw = ctx.getNodeParameter('maxDateAndTime', 0, '') as unknown;
+		const date = new Date(typeof raw === 'string' || typeof raw === 'number' ? raw : String(raw));
+		if (!raw || Number.isNaN(date.getTime())) {
+			throw new NodeOperationError(node, `Field "Max Date and Time" is not a date: ${JSON.stringify(raw)}`, {
+				description: 'Pick a date and time, or map an ISO date such as 2026-12-01T17:00:00+07:00.',
+			});
+		}
+		return date;
+	}
+	const amount = Number(ctx.getNodeParameter('resumeAmount', 0, 1));
+	const unit = String(ctx.getNodeParameter('resumeUnit', 0, 'hours'));
+	if (!Number.isFinite(amount) || amount < 0 || !UNITS_MS[unit]) {
+		throw new NodeOperationError(node, `Field "Amount" must be a number of ${unit} of at least 0, not ${JSON.stringify(amount)}`);
+	}
+	return new Date(Date.now() + amount * UNITS_MS[unit]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The answer
+
+/** Link previews and crawlers must not answer for the person (WhatsApp itself fetches links to preview them). */
+const PREVIEW_AGENT = /bot\b|crawler|spider|preview|facebookexternalhit|whatsapp|telegram|slack|discord|skype|teams|linkedin|embedly|iframely|headless/i;
+
+/** The node's `webhook()`: answers a tap on a link, and resumes the execution with the answer. */
+export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const req = this.getRequestObject();
+	const res = this.getResponseObject() as unknown as ServerResponse;
+	const query = this.getQueryData() as Record<string, unknown>;
+	const responseType = this.getNodeParameter('responseType', 'approval') as ResponseType;
+	const done = (status: number, title: string, ...lines: string[]): IWebhookResponseData => {
+		sendPage(res, status, { title, lines });
+		return { noWebhookResponse: true };
+	};
+
+	const itemIndex = typeof query.item === 'string' && /^\d{1,6}$/.test(query.item) ? Number(query.item) : -1;
+	const question = itemIndex >= 0 ? openQuestion(this, itemIndex) : undefined;
+	if (!question || question.waitId !== query.w) {
+		return done(410, 'This link is no longer valid', 'It belongs to a question that was answered, replaced or ended. Nothing was recorded.');
+	}
+
+	let answer: IDataObject;
+	if (responseType === 'freeText') {
+		const buttonLabel = textOption(this.getNodeParameter('freeTextOptions.buttonLabel', 'Send'), 'Send');
+		const form = (error?: string, value?: string) => ({ label: 'Your answer', button: buttonLabel, error, value, maxLength: MAX_TEXT_ANSWER });
+		if (req.method !== 'POST') {
+			sendPage(res, 200, { title: 'Your answer', lines: [String(question.question ?? '')], form: form() });
+			return { noWebhookResponse: true };
+		}
+		const body = (this.getBodyData() ?? {}) as IDataObject;
+		const text = typeof body.text === 'string' ? body.text.trim() : '';
+		if (!text || text.length > MAX_TEXT_ANSWER) {
+			const error = text ? `The answer is longer than ${MAX_TEXT_ANSWER} characters.` : 'Please type an answer.';
+			sendPage(res, 400, { title: 'Your answer', lines: [String(question.question ?? '')], form: form(error, text.slice(0, MAX_TEXT_ANSWER)) });
+			return { noWebhookResponse: true };
+		}
+		answer = { text };
+		sendPage(res, 200, { title: 'Thank you', lines: ['Your answer was sent. You can close this page.'] });
+	} else {
+		const agent = String(req.headers['user-agent'] ?? '');
+		if (!agent || PREVIEW_AGENT.test(agent)) {
+			return done(200, 'Open this link to answer', 'This page records an answer only when a person opens it in a browser.');
+		}
+		if (query.approved !== 'true' && query.approved !== 'false') return done(400, 'This link is not valid', 'Nothing was recorded.');
+		answer = { approved: query.approved === 'true' };
+		sendPage(res, 200, answer.approved ? { title: 'Approved', lines: ['Your approval was recorded. You can close this page.'] } : { title: 'Declined', lines: ['Your answer (declined) was recorded. You can close this page.'] });
+	}
+
+	const respondedAt = new Date().toISOString();
+	const items = storedItems(this).map((item, index): INodeExecutionData => {
+		if (!isStoredQuestion(item)) return { json: item, pairedItem: { item: index } };
+		const answered = index === itemIndex;
+		return {
+			json: {
+				...item,
+				...(answered ? answer : {}),
+				answered,
+				respondedBy: answered ? (item.phone ?? null) : null,
+				respondedAt: answered ? respondedAt : null,
+				timedOut: false,
+			},
+			pairedItem: { item: index },
+		};
+	});
+	return { noWebhookResponse: true, workflowData: [items] };
+}
+
+function textOption(value: unknown, fallback: string): string {
+	return typeof value === 'string' && value.trim() ? value.trim() : fallback;
+}
+
+function isStoredQuestion(json: IDataObject): boolean {
+	return typeof json.waitId === 'string' && 'answered' in json;
+}
+
+/** The stored item of a question (the webhook's input), if it is one. */
+function openQuestion(ctx: IWebhookFunctions, itemIndex: number): IDataObject | undefined {
+	const items = storedItems(ctx);
+	const json = items[itemIndex];
+	return json && isStoredQuestion(json) ? json : undefined;
+}
+
+const storedCache = new WeakMap<IWebhookFunctions, IDataObject[]>();
+
+/** The items the node stored before waiting: n8n hands them to the webhook as its input. */
+function storedItems(ctx: IWebhookFunctions): IDataObject[] {
+	let items = storedCache.get(ctx);
+	if (!items) {
+		const all = ctx.evaluateExpression('{{ $input.all().map((item) => item.json) }}', 0) as unknown;
+		items = Array.isArray(all) ? all.map((json) => (json && typeof json === 'object' ? (json as IDataObject) : {})) : [];
+		storedCache.set(ctx, items);
+	}
+	return items;
+}
