@@ -2,6 +2,8 @@
  * Options → Stop at the Usage Limit through n8n's real engine: the sandbox's usage counter runs
  * out, the node reads it once per run and sends only what remains.
  */
+import type { INodeParameters } from 'n8n-workflow';
+
 import { closeDownloadConnections } from '../nodes/shared/urlFile';
 import { PHONE, apiRequests, runMessaging } from './helpers/messaging';
 import { useSandbox } from './helpers/sandbox';
@@ -10,7 +12,7 @@ const sandbox = useSandbox();
 afterAll(async () => await closeDownloadConnections());
 
 const items = (count: number) => Array.from({ length: count }, (_, index) => ({ text: `Message ${index}` }));
-const sendText = (options: Record<string, unknown> = { stopAtUsageLimit: true }) => ({ resource: 'message', operation: 'sendText', phone: PHONE, text: '={{ $json.text }}', options });
+const sendText = (options: INodeParameters = { stopAtUsageLimit: true }): INodeParameters => ({ resource: 'message', operation: 'sendText', phone: PHONE, text: '={{ $json.text }}', options });
 const limitReads = () => apiRequests(sandbox).filter((entry) => entry.path === '/api/wa/2.0/limit');
 
 describe('Stop at the Usage Limit', () => {

@@ -12,7 +12,7 @@ import { route, type NodeDefinition } from '../shared/router';
 import { OperationRun } from '../shared/run';
 import { operationSubtitle } from '../shared/subtitle';
 import { resources } from './actions';
-import { answerWebhook, answerWebhooks, waitForAnswers, waitLimit } from './actions/message/sendAndWait';
+import { answerWebhook, answerWebhooks, waitForAnswers, waitLimit } from './sendAndWait';
 import { SEND_AND_WAIT } from './actions/message/sendAndWait.operation';
 import { messagingOptionsProperty, readMessagingOptions, type MessagingOptions, type MessagingRun } from './parameters';
 
