@@ -569,7 +569,7 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
 }
 
 /** Records the answer whoever writes it (n8n's side or the node). */
-function captureAnswer(res: http.ServerResponse, call: WebhookCall): void {
+export function captureAnswer(res: http.ServerResponse, call: Pick<WebhookCall, 'status' | 'text' | 'json' | 'contentType'>): void {
 	const chunks: Buffer[] = [];
 	let headContentType: string | undefined;
 	const writeHead = res.writeHead.bind(res);

@@ -45,6 +45,7 @@ import {
 } from 'n8n-workflow';
 
 import { TestCredentialsHelper, baseAdditionalData, nodeTypes, type RunHooks, type WorkflowJson } from './engine';
+import { captureAnswer } from './triggerEngine';
 
 export interface SavedExecution {
 	id: string;
@@ -63,6 +64,7 @@ export interface ResumeCall {
 	status: number;
 	contentType?: string;
 	text: string;
+	json?: unknown;
 	/** Whether the node returned `workflowData`, i.e. the execution resumed. */
 	resumed: boolean;
 }
@@ -325,30 +327,4 @@ function sendText(res: http.ServerResponse, status: number, contentType: string,
 	if (res.headersSent) return;
 	res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
 	res.end(text);
-}
-
-/** Records the answer whoever writes it (the harness or the node). */
-function captureAnswer(res: http.ServerResponse, call: ResumeCall): void {
-	const chunks: Buffer[] = [];
-	let headContentType: string | undefined;
-	const writeHead = res.writeHead.bind(res);
-	res.writeHead = ((status: number, ...rest: unknown[]) => {
-		const headers = rest.find((arg) => typeof arg === 'object' && arg !== null) as Record<string, unknown> | undefined;
-		const found = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type');
-		if (found) headContentType = String(found[1]);
-		return (writeHead as (...args: unknown[]) => http.ServerResponse)(status, ...rest);
-	}) as typeof res.writeHead;
-	const write = res.write.bind(res);
-	const end = res.end.bind(res);
-	res.write = ((chunk: unknown, ...rest: unknown[]) => {
-		if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') chunks.push(Buffer.from(chunk as string));
-		return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
-	}) as typeof res.write;
-	res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-		if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') chunks.push(Buffer.from(chunk as string));
-		call.status = res.statusCode;
-		call.contentType = headContentType ?? res.getHeader('content-type')?.toString();
-		call.text = Buffer.concat(chunks).toString('utf8');
-		return (end as (...args: unknown[]) => http.ServerResponse)(chunk, ...rest);
-	}) as typeof res.end;
 }

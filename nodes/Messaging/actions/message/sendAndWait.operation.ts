@@ -22,6 +22,9 @@ const showFor2 = (extra: Record<string, Array<string | boolean>>) => ({ show: { 
 
 export type ResponseType = 'approval' | 'freeText';
 
+/** Options of a selector from [name, value] pairs. */
+const choices = (...pairs: Array<[string, string]>) => pairs.map(([name, value]) => ({ name, value }));
+
 export const description: INodeProperties[] = [
 	{ ...phoneProperty('Who is asked: recipient, with country code (or set "Default Country" in the options)'), displayOptions: show },
 	{
@@ -59,10 +62,7 @@ export const description: INodeProperties[] = [
 				displayName: 'Type of Approval',
 				name: 'approvalType',
 				type: 'options',
-				options: [
-					{ name: 'Approve and Decline', value: 'double' },
-					{ name: 'Approve Only', value: 'single' },
-				],
+				options: choices(['Approve and Decline', 'double'], ['Approve Only', 'single']),
 				default: 'double',
 			},
 			{ displayName: 'Approve Label', name: 'approveLabel', type: 'string', default: 'Approve', description: 'Text before the approve link' },
@@ -112,11 +112,7 @@ export const description: INodeProperties[] = [
 		displayName: 'Unit',
 		name: 'resumeUnit',
 		type: 'options',
-		options: [
-			{ name: 'Minutes', value: 'minutes' },
-			{ name: 'Hours', value: 'hours' },
-			{ name: 'Days', value: 'days' },
-		],
+		options: choices(['Minutes', 'minutes'], ['Hours', 'hours'], ['Days', 'days']),
 		default: 'hours',
 		displayOptions: showFor2({ limitWaitTime: [true], limitType: ['afterTimeInterval'] }),
 	},
