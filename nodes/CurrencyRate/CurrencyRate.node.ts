@@ -39,7 +39,9 @@ export class CurrencyRate implements INodeType {
 		name: 'currencyRate',
 		icon: { light: 'file:currencyRate.svg', dark: 'file:currencyRate.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 1.1: Convert keeps the input item's fields by default (Include Input Fields); 1 keeps giving the conversion details.
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: currencyRateSubtitle(resources),
 		documentationUrl: nodeDocumentationUrl('currency-rate.md', 'currency-rate'),
 		description: 'Get exchange rates of Indonesian banks and the tax office, and convert amounts between currencies',

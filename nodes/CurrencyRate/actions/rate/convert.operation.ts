@@ -1,7 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { forOperation } from '../../../shared/operation';
+import { forOperation, showFor } from '../../../shared/operation';
 import { RATE_TYPE_OPTIONS } from '../../../shared/rates/rateFields';
 import { currencyCode, type RateTable, type RateType } from '../../../shared/rates/rateTable';
 import { endpoints } from '../../../shared/transport';
@@ -10,10 +10,42 @@ import { providerProperties, ratesForItem, readProvider, unknownCurrencyError } 
 
 const MAX_DECIMAL_PLACES = 10;
 const RATE_TYPES: readonly RateType[] = ['average', 'buy', 'sell'];
+/** At most this many amount fields per item (a list longer than any invoice needs is a mistake). */
+const MAX_AMOUNT_FIELDS = 50;
+
+/** Properties shown for one "Amounts" choice. */
+function forAmountSource(source: 'amount' | 'fields', properties: INodeProperties[]): INodeProperties[] {
+	const shown = { show: { ...showFor('rate', 'convert').show, amountSource: [source] } };
+	return properties.map((property) => ({ ...property, displayOptions: shown }));
+}
+
+const amountShown = { show: { ...showFor('rate', 'convert').show, amountSource: ['amount'] } };
+
+const INCLUDE_INPUT_FIELDS: INodeProperties = {
+	displayName: 'Include Input Fields',
+	name: 'includeInputFields',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether the output keeps the input item\'s fields and adds the converted amount to them. Off: the output is the conversion (amount, rate, currencies, provider, rates\' time).',
+};
 
 export const description: INodeProperties[] = [
 	...providerProperties('convert'),
 	...forOperation('rate', 'convert', [
+		{
+			displayName: 'Amounts',
+			name: 'amountSource',
+			type: 'options',
+			noDataExpression: true,
+			options: [
+				{ name: 'One Amount', value: 'amount', description: 'Convert the "Amount" (typed in or mapped)' },
+				{ name: 'Fields of the Item', value: 'fields', description: 'Convert several amount fields of the input item at once, in place' },
+			],
+			default: 'amount',
+		},
+	]),
+	...forAmountSource('amount', [
 		{
 			displayName: 'Amount',
 			name: 'amount',
@@ -22,6 +54,28 @@ export const description: INodeProperties[] = [
 			required: true,
 			description: 'The amount to convert, in the "From Currency"',
 		},
+	]),
+	...forAmountSource('fields', [
+		{
+			displayName: 'Amount Fields',
+			name: 'amountFields',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'price, shipping, order.total',
+			description:
+				'Names of the input fields that hold amounts in the "From Currency", separated by commas (dots reach into objects). Each is converted and written back.',
+		},
+		{
+			displayName: 'Output Field Suffix',
+			name: 'outputSuffix',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. Idr',
+			description: 'Empty: each field is replaced by its converted amount. Otherwise the converted amount goes to the field\'s name plus this suffix (price → priceIdr) and the original stays.',
+		},
+	]),
+	...forOperation('rate', 'convert', [
 		{
 			displayName: 'From Currency',
 			name: 'fromCurrency',
@@ -57,6 +111,19 @@ export const description: INodeProperties[] = [
 			description: 'The converted amount is rounded to this many decimals (halves away from zero)',
 		},
 	]),
+	...forAmountSource('amount', [
+		{
+			displayName: 'Output Field',
+			name: 'outputField',
+			type: 'string',
+			default: 'convertedAmount',
+			description: 'Name of the field the converted amount is written to (dots reach into objects)',
+		},
+	]),
+	// New nodes keep the input item's fields, as n8n's own transform nodes do; nodes added before
+	// version 1.1 keep giving the conversion details instead, as they always did.
+	{ ...INCLUDE_INPUT_FIELDS, default: false, displayOptions: { show: { ...amountShown.show, '@version': [1] } } },
+	{ ...INCLUDE_INPUT_FIELDS, default: true, displayOptions: { show: { ...amountShown.show, '@version': [{ _cnd: { gte: 1.1 } }] } } },
 ];
 
 /** The same rates request as Get (one per provider and run), then arithmetic. */
@@ -65,7 +132,10 @@ export const endpoint = endpoints.getKurs;
 export async function execute(this: IExecuteFunctions, itemIndex: number, run: CurrencyRateRun): Promise<INodeExecutionData> {
 	// Every input is checked before the rates are awaited: a bad item fails without waiting.
 	const provider = readProvider(run, itemIndex);
-	const amount = readAmount(run, itemIndex);
+	const fields = run.parameter('amountSource', itemIndex, 'amount') === 'fields' ? readAmountFields(run, itemIndex) : undefined;
+	const input = fields ? this.getInputData()[itemIndex]?.json ?? {} : undefined;
+	const amounts = fields && input ? fields.map((field) => ({ field, amount: amountOf(run, itemIndex, valueAt(input, field), `Amount Fields → ${field}`) })) : undefined;
+	const amount = amounts ? undefined : readAmount(run, itemIndex);
 	const fromCurrency = readCurrency(run, itemIndex, 'fromCurrency', 'From Currency');
 	const toCurrency = readCurrency(run, itemIndex, 'toCurrency', 'To Currency');
 	const rateType = readRateType(run, itemIndex);
@@ -84,31 +154,46 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, run: C
 	};
 	const fromRate = rateOf(fromCurrency, 'From Currency');
 	const toRate = rateOf(toCurrency, 'To Currency');
+	const convert = (value: number) => roundTo((value * fromRate) / toRate, decimalPlaces);
 
-	return {
-		json: {
-			convertedAmount: roundTo((amount * fromRate) / toRate, decimalPlaces),
-			rate: fromRate / toRate,
-			amount,
-			fromCurrency,
-			toCurrency,
-			rateType,
-			decimalPlaces,
-			provider,
-			baseCurrency,
-			fromRate,
-			toRate,
-			fetchedAt: table.fetchedAt,
-		},
+	if (amounts && input) {
+		// In place: the input item with each listed field converted (or its converted copy beside it).
+		const suffix = String(run.parameter('outputSuffix', itemIndex, '') ?? '').trim();
+		let json: IDataObject = { ...input };
+		for (const { field, amount: value } of amounts) json = withValueAt(json, `${field}${suffix}`, convert(value));
+		return { json };
+	}
+	const convertedAmount = convert(amount as number);
+	const outputField = readOutputField(run, itemIndex);
+	if (run.parameter('includeInputFields', itemIndex, false) === true) {
+		return { json: withValueAt({ ...(this.getInputData()[itemIndex]?.json ?? {}) }, outputField, convertedAmount) };
+	}
+	const details: IDataObject = {
+		rate: fromRate / toRate,
+		amount,
+		fromCurrency,
+		toCurrency,
+		rateType,
+		decimalPlaces,
+		provider,
+		baseCurrency,
+		fromRate,
+		toRate,
+		fetchedAt: table.fetchedAt,
 	};
+	return { json: outputField === 'convertedAmount' ? { convertedAmount, ...details } : withValueAt(details, outputField, convertedAmount, true) };
 }
 
 /** The amount as a number; an expression may give a number or a numeric string ("1234.50"). */
 function readAmount(run: CurrencyRateRun, itemIndex: number): number {
-	const value = run.parameter('amount', itemIndex, '');
+	return amountOf(run, itemIndex, run.parameter('amount', itemIndex, ''), 'Amount');
+}
+
+/** An amount read from `value`; `field` names it in errors ("Amount", or the item's field). */
+function amountOf(run: CurrencyRateRun, itemIndex: number, value: unknown, field: string): number {
 	const text = typeof value === 'string' ? value.trim() : undefined;
 	if (value === null || value === undefined || text === '') {
-		throw inputError(run.node, itemIndex, 'Amount', 'is empty', 'Enter the amount to convert, or map a field that holds it.');
+		throw inputError(run.node, itemIndex, field, 'is empty', 'Enter the amount to convert, or map a field that holds it.');
 	}
 	const amount =
 		typeof value === 'number' ? value : text !== undefined && /^[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
@@ -116,7 +201,7 @@ function readAmount(run: CurrencyRateRun, itemIndex: number): number {
 		throw inputError(
 			run.node,
 			itemIndex,
-			'Amount',
+			field,
 			`is not a number: ${JSON.stringify(value) ?? String(value)}`,
 			'Use digits with a dot for decimals and no thousands separators, e.g. 1234.56.',
 		);
@@ -183,4 +268,57 @@ export function roundTo(value: number, places: number): number {
 	const scaled = Number((Math.abs(value) * factor).toPrecision(15));
 	const rounded = (Math.sign(value) * Math.round(scaled)) / factor;
 	return rounded === 0 ? 0 : rounded;
+}
+
+/** The "Amount Fields" list: field names (dots reach into objects), at least one. */
+function readAmountFields(run: CurrencyRateRun, itemIndex: number): string[] {
+	const value = run.parameter('amountFields', itemIndex, '');
+	const list = (typeof value === 'string' ? value : Array.isArray(value) ? value.join(',') : '')
+		.split(',')
+		.map((name) => name.trim())
+		.filter(Boolean);
+	if (list.length === 0) {
+		throw inputError(run.node, itemIndex, 'Amount Fields', 'is empty', 'List the fields that hold amounts, e.g. price, shipping.');
+	}
+	if (list.length > MAX_AMOUNT_FIELDS) {
+		throw inputError(run.node, itemIndex, 'Amount Fields', `lists ${list.length} fields, more than ${MAX_AMOUNT_FIELDS}`, 'List only the fields that hold amounts.');
+	}
+	const unsafe = list.find((name) => name.split('.').some((part) => part === '' || UNSAFE_KEYS.has(part)));
+	if (unsafe !== undefined) {
+		throw inputError(run.node, itemIndex, 'Amount Fields', `holds a name that is not a field: "${unsafe}"`, 'Use field names such as price or order.total.');
+	}
+	return list;
+}
+
+function readOutputField(run: CurrencyRateRun, itemIndex: number): string {
+	const value = run.parameter('outputField', itemIndex, 'convertedAmount');
+	const name = typeof value === 'string' ? value.trim() : '';
+	if (name === '' || name.split('.').some((part) => part === '' || UNSAFE_KEYS.has(part))) {
+		throw inputError(run.node, itemIndex, 'Output Field', `is not a field name: ${JSON.stringify(value)}`, 'Enter a name such as convertedAmount or totals.idr.');
+	}
+	return name;
+}
+
+/** Names that would reach an object's prototype instead of a field. */
+const UNSAFE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
+
+/** The value at a dotted path of the item's own fields (undefined when absent). */
+function valueAt(json: IDataObject, path: string): unknown {
+	let current: unknown = json;
+	for (const part of path.split('.')) {
+		if (current === null || typeof current !== 'object' || !Object.prototype.hasOwnProperty.call(current, part)) return undefined;
+		current = (current as IDataObject)[part];
+	}
+	return current;
+}
+
+/**
+ * A copy of `json` with `value` at a dotted path: objects along the path are copied, never
+ * changed (the input item stays as it was); `first` puts a new top-level field first.
+ */
+function withValueAt(json: IDataObject, path: string, value: unknown, first = false): IDataObject {
+	const [head, ...rest] = path.split('.');
+	const inner = json[head];
+	const next = (rest.length === 0 ? value : withValueAt(inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? { ...(inner as IDataObject) } : {}, rest.join('.'), value)) as IDataObject[string];
+	return first && !(head in json) ? { [head]: next, ...json } : { ...json, [head]: next };
 }
