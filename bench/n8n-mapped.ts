@@ -37,6 +37,7 @@ import {
 	extractJsonObject,
 	freePort,
 	importCredential,
+	installFor,
 	importWorkflow,
 	installPackageIntoN8n,
 	log,
@@ -190,7 +191,7 @@ function buildWorkflow(sandboxUrl: string, token: string): WorkflowJson {
  * to a file are synchronous.
  */
 async function executeToFile(userFolder: string, id: string): Promise<{ run?: N8nRun; outputFile: string }> {
-	const install = ensureInstall();
+	const install = installFor(userFolder);
 	const outputFile = join(tmpdir(), `bench-n8n-${process.pid}-${id}.txt`);
 	const fd = openSync(outputFile, 'w');
 	try {
