@@ -215,7 +215,8 @@ async function main(): Promise<void> {
 	log(`n8n install: ${install.dir}`);
 	const tgz = await packPackage();
 	const userFolder = makeUserFolder('n8n-bench-');
-	const sandbox = await startSandbox();
+	// Room for every send of the run (the sandbox's account refuses sends beyond its limit, as the gateway does).
+	const sandbox = await startSandbox({ blockLimit: 1_000_000 });
 	try {
 		await installPackageIntoN8n(userFolder, tgz);
 		await importCredential(userFolder, messagingRateCredential({ ...CREDENTIAL, baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: SECRET }));

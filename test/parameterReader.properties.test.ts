@@ -11,6 +11,8 @@ import { promisify } from 'util';
 
 import '../dev/env';
 import { checkEquivalence, probe, assertSameOutcome, type EquivalenceReport } from '../dev/parameterEquivalence';
+import { CurrencyRate } from '../nodes/CurrencyRate/CurrencyRate.node';
+import { Messaging } from '../nodes/Messaging/Messaging.node';
 import { plainJsonPath } from '../nodes/shared/parameterReader';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 40);
@@ -65,6 +67,28 @@ describe('ParameterReader gives n8n\'s results', () => {
 			expect(records.filter((r) => r.name === 'value' && r.readerAskedN8n)).toEqual([]);
 			expect(records.filter((r) => r.name === 'number' && r.readerAskedN8n).map((r) => r.itemIndex)).toEqual([0]);
 		}
+	});
+});
+
+describe('what the reader relies on', () => {
+	it('no parameter of the package\'s nodes has a value n8n would validate or convert per item (validateType, resource mapper)', () => {
+		// For such parameters n8n's getNodeParameter changes the value after evaluating it, which a
+		// value read once per run or straight from the item would skip.
+		const offenders: string[] = [];
+		const visit = (node: string, properties: unknown[], path: string) => {
+			for (const property of properties as Array<Record<string, unknown>>) {
+				const name = `${path}${String(property.name)}`;
+				if (property.validateType || property.type === 'resourceMapper') offenders.push(`${node}: ${name}`);
+				for (const key of ['options', 'values']) {
+					const nested = property[key];
+					if (Array.isArray(nested)) visit(node, nested, `${name}.`);
+				}
+			}
+		};
+		for (const nodeType of [new Messaging(), new CurrencyRate()]) {
+			visit(nodeType.description.name, nodeType.description.properties, '');
+		}
+		expect(offenders).toEqual([]);
 	});
 });
 

@@ -62,6 +62,9 @@ export function phoneCacheBytes(): number {
 	return recentBytes;
 }
 
+/** The countries libphonenumber knows, listed once per process (not once per number read). */
+const COUNTRIES: ReadonlySet<string> = new Set(getCountries());
+
 const FORMATTING = /[\s().\-/]/g;
 const EXTENSION = /(?:ext\.?|x)\s*\d+$/i;
 
@@ -75,7 +78,7 @@ function parsePhone(input: string, defaultCountry?: string): PhoneResult {
 	// Every step below is linear, and on at most MAX_PHONE_TEXT characters.
 	if (raw.length > MAX_PHONE_TEXT) return { problem: `is too long to be a phone number (${raw.length} characters): ${quote(raw)}` };
 	const country = defaultCountry ? (defaultCountry.trim().toUpperCase() as CountryCode) : undefined;
-	if (country && !getCountries().includes(country)) {
+	if (country && !COUNTRIES.has(country)) {
 		return { problem: `cannot be read: the default country "${defaultCountry}" is not an ISO country code such as ID or US` };
 	}
 	const text = raw.slice(0, 4).toLowerCase() === 'tel:' ? raw.slice(4).trim() : raw;
