@@ -108,11 +108,25 @@ export class Received implements INodeType {
 	}
 }
 
+/**
+ * The tool variant n8n makes of a node with `usableAsTool` (its `<name>Tool` type, as
+ * convertNodeToAiTool names it: the `@tool` display option and the node's own check see it),
+ * but with a main input and output: here a test's input item stands for the model's tool-call
+ * arguments, which `$fromAI()` reads (n8n hands them to the tool node the same way).
+ */
+function toolVariant(node: INodeType): INodeType {
+	const description = { ...node.description, name: `${node.description.name}Tool`, displayName: `${node.description.displayName} Tool` };
+	delete description.usableAsTool;
+	return Object.assign(Object.create(Object.getPrototypeOf(node) as object) as INodeType, node, { description });
+}
+
 const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {
 	[`${PACKAGE}.messaging`]: new Messaging(),
 	[`${PACKAGE}.currencyRate`]: new CurrencyRate(),
 	[`${PACKAGE}.messagingTrigger`]: new MessagingTrigger(),
 	[`${PACKAGE}.currencyRateTrigger`]: new CurrencyRateTrigger(),
+	[`${PACKAGE}.messagingTool`]: toolVariant(new Messaging()),
+	[`${PACKAGE}.currencyRateTool`]: toolVariant(new CurrencyRate()),
 	'test.received': new Received(),
 	'n8n-nodes-base.manualTrigger': new ManualTrigger(),
 	// The example workflows start on a schedule; in the engine the schedule "fires" once, now.
@@ -313,7 +327,7 @@ export async function runFromNode(
 
 /** A two-node workflow: test items → one node of this package with the given parameters. */
 export function singleNodeWorkflow(
-	type: 'messaging' | 'currencyRate',
+	type: 'messaging' | 'currencyRate' | 'messagingTool' | 'currencyRateTool',
 	parameters: INodeParameters,
 	items: Array<IDataObject | INodeExecutionData> = [{}],
 	settings: Partial<INode> = {},

@@ -9,6 +9,7 @@ import { CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/credential';
 import { buildProperties } from '../shared/operation';
 import { nodeDocumentationUrl } from '../shared/documentation';
 import { route, type NodeDefinition } from '../shared/router';
+import { includeRawResponseProperty } from '../shared/tool';
 import { currencyRateSubtitle } from '../shared/subtitle';
 import { resources } from './actions';
 import {
@@ -50,7 +51,7 @@ export class CurrencyRate implements INodeType {
 		inputs: ['main'],
 		outputs: ['main'],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: 'messagingRateApiTest' }],
-		properties: [...buildProperties(resources), currencyRateOptionsProperty],
+		properties: [...buildProperties(resources), currencyRateOptionsProperty, includeRawResponseProperty],
 	};
 
 	methods = { credentialTest: { messagingRateApiTest } };

@@ -9,6 +9,7 @@ import { CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/credential';
 import { buildProperties, listInWords, operationsSending } from '../shared/operation';
 import { nodeDocumentationUrl } from '../shared/documentation';
 import { route, type NodeDefinition } from '../shared/router';
+import { includeRawResponseProperty } from '../shared/tool';
 import { OperationRun } from '../shared/run';
 import { operationSubtitle } from '../shared/subtitle';
 import { resources } from './actions';
@@ -42,7 +43,7 @@ export class Messaging implements INodeType {
 		// Send and Wait: the links' resume calls (n8n registers no URL for these; see sendAndWait.ts).
 		webhooks: answerWebhooks,
 		waitingNodeTooltip: '={{ $parameter.operation === "sendAndWait" ? "Waiting for the person to answer in WhatsApp" : "" }}',
-		properties: [...buildProperties(resources), messagingOptionsProperty(listInWords(operationsSending(resources, 'version')))],
+		properties: [...buildProperties(resources), messagingOptionsProperty(listInWords(operationsSending(resources, 'version'))), includeRawResponseProperty],
 	};
 
 	methods = { credentialTest: { messagingRateApiTest } };

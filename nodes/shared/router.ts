@@ -5,6 +5,7 @@ import { findOperation, type ResourceDefinition } from './operation';
 import { ParameterReader } from './parameterReader';
 import type { OperationRun, RunBasics } from './run';
 import { runItems, type RunItemsOptions } from './runItems';
+import { compactForTool } from './tool';
 import { ApiClient } from './transport';
 
 /**
@@ -48,5 +49,5 @@ export async function route<O, C extends OperationRun<O>>(
 		async (itemIndex) => await module.execute.call(ctx, itemIndex, run),
 		node.pacing(run.runOptions),
 	);
-	return [output];
+	return [compactForTool(ctx, output)];
 }

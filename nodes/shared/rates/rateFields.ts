@@ -55,3 +55,6 @@ export const rateVersionOption: INodeProperties = {
 export function baseCurrencyOption(description: string): INodeProperties {
 	return { displayName: 'Base Currency', name: 'baseCurrency', type: 'string', default: DEFAULT_BASE_CURRENCY, placeholder: 'IDR', description };
 }
+
+/** The `$fromAI` line that lets an AI agent choose the Rate (a dropdown gets no ✨ button in n8n's editor). */
+export const RATE_FROM_AI = `{{ $fromAI('rate', 'Which rate to use: ${RATE_TYPE_OPTIONS.map((o) => o.value).join(', ')}', 'string') }}`;
