@@ -12,11 +12,13 @@ import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../dev/engin
 import { CurrencyRate } from '../nodes/CurrencyRate/CurrencyRate.node';
 import { Messaging } from '../nodes/Messaging/Messaging.node';
 import { PROVIDER_FROM_AI } from '../nodes/shared/rates/providers';
+import { closeDownloadConnections } from '../nodes/shared/urlFile';
 import { RATE_FROM_AI } from '../nodes/shared/rates/rateFields';
 import { sandboxQuote } from './helpers/currencyRate';
 import { useSandbox } from './helpers/sandbox';
 
 const sandbox = useSandbox();
+afterAll(async () => await closeDownloadConnections());
 const AI_DOC = readFileSync(join(__dirname, '..', 'docs', 'ai-agents.md'), 'utf8');
 
 /** The `$fromAI` lines of docs/ai-agents.md's table, by parameter. */
@@ -57,6 +59,25 @@ describe('Messaging Tool with $fromAI values', () => {
 		expect(withRaw[0]).toHaveProperty('response');
 		const regular = await runTool('messaging', SEND_TEXT, { phone: '6281288776713', text: 'b' });
 		expect(regular[0]).toHaveProperty('response');
+	});
+});
+
+describe('Messaging Tool: Send File from a URL the model gives', () => {
+	it('sends the file at the address, and the model gets the file facts without the raw response', async () => {
+		const parameters = {
+			resource: 'message',
+			operation: 'sendFile',
+			phone: SEND_TEXT.phone,
+			fileSource: 'url',
+			fileUrl: "={{ $fromAI('file_url', 'The http(s) address of the file to send', 'string') }}",
+			caption: "={{ $fromAI('caption', 'Text shown with the file', 'string') }}",
+		};
+		const url = `${sandbox.url}/files/rates/today.pdf?size=3000&type=application/pdf`;
+		const out = await runTool('messagingTool', parameters, { phone: '6281288776713', file_url: url, caption: 'Rates of today' });
+		expect(sandbox.ledger()).toMatchObject([{ kind: 'file', phone: '6281288776713', caption: 'Rates of today', file: { filename: 'today.pdf', size: 3000 } }]);
+		expect(out[0]).toMatchObject({ sent: true, fileName: 'today.pdf', fileSize: 3000 });
+		expect(out[0]).not.toHaveProperty('response');
+		expect(AI_DOC).toContain(parameters.fileUrl.replace(/^=/, ''));
 	});
 });
 

@@ -15,6 +15,7 @@ export const NODE_TYPES = {
 	messaging: `${PACKAGE_NAME}.messaging`,
 	currencyRate: `${PACKAGE_NAME}.currencyRate`,
 	messagingTrigger: `${PACKAGE_NAME}.messagingTrigger`,
+	currencyRateTrigger: `${PACKAGE_NAME}.currencyRateTrigger`,
 } as const;
 
 /** Fixed key, so credentials imported by the CLI and read by `n8n start` always agree. */

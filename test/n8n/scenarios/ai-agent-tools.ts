@@ -2,14 +2,13 @@
  * The AI-agent tool variants in real n8n: `/types/nodes.json` serves `messagingTool` and
  * `currencyRateTool` (inputs none, output ai_tool, "Include Raw Response" shown on them only), the
  * imported examples/ai-agent-rates-and-messages.json keeps its three tools on the agent's tool
- * connector, and (n8n 2.x editor) its canvas is saved as test-artifacts/n8n/ai-agent-tools.png
- * (the picture in docs/ai-agents.md). n8n has no stand-in chat model, so the agent itself is not run
+ * connector, and (n8n 2.x editor) its canvas is the picture docs/ai-agents.md shows
+ * (docs/images/ai-agent-tools.png, rewritten by a run with --doc-images). n8n has no stand-in chat model, so the agent itself is not run
  * here; the tool nodes run with $fromAI values in test/aiTools.test.ts.
  */
-import { copyFileSync, existsSync } from 'fs';
-import { join } from 'path';
-import { screenshotWorkflowIn, withEditor } from '../editor';
-import { ARTIFACTS_DIR, log, type ScenarioContext } from '../lib';
+import { existsSync } from 'fs';
+import { docImage, screenshotWorkflowIn, withEditor } from '../editor';
+import { log, type ScenarioContext } from '../lib';
 
 const EXAMPLE_ID = 'AiAgentRatesMessages';
 const TOOL_TYPES = ['n8n-nodes-messaging-rate.messagingTool', 'n8n-nodes-messaging-rate.currencyRateTool'];
@@ -44,8 +43,12 @@ export async function aiAgentToolsAreServed(t: ScenarioContext): Promise<void> {
 		log(`AI agent canvas screenshot not taken for ${t.target.label} (${t.options.editor ? "the editor selectors are n8n 2.x's" : '--no-editor'})`);
 		return;
 	}
-	const shot = await report.timed('editor: AI agent example canvas', () => withEditor(srv, async (session) => await screenshotWorkflowIn(session, srv, EXAMPLE_ID, 'ai-agent-example')));
+	const { shot, image } = await report.timed('editor: AI agent example canvas', () =>
+		withEditor(srv, async (session) => {
+			const canvas = await screenshotWorkflowIn(session, srv, EXAMPLE_ID, 'ai-agent-example');
+			return { shot: canvas, image: await docImage(session, 'ai-agent-tools') };
+		}),
+	);
 	report.check('editor: the AI agent example renders the agent, the model and the three tools', ['AI Agent', 'Get_Rates', 'Convert_Amount', 'Send_WhatsApp'].every((name) => shot.nodeNames.some((shown) => shown.includes(name))), shot.nodeNames);
-	copyFileSync(shot.path, join(ARTIFACTS_DIR, 'ai-agent-tools.png'));
-	report.check('editor: screenshot test-artifacts/n8n/ai-agent-tools.png saved', existsSync(join(ARTIFACTS_DIR, 'ai-agent-tools.png')), shot.path);
+	report.check('editor: screenshot for docs/images/ai-agent-tools.png saved (written there with --doc-images)', existsSync(image), image);
 }

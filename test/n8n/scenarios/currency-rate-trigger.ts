@@ -6,10 +6,10 @@
  * alert; the tick after that starts nothing (never twice for the same move).
  */
 import { ratesFor } from '../../../sandbox/rates';
-import { listExecutions, getExecution, nodesOf, waitForExecution, type ScenarioContext } from '../lib';
+import { NODE_TYPES, getExecution, listExecutions, nodesOf, waitForExecution, type ScenarioContext } from '../lib';
 
 const EXAMPLE_ID = 'UsdAlertToChat';
-const TRIGGER_TYPE = 'n8n-nodes-messaging-rate.currencyRateTrigger';
+const TRIGGER_TYPE = NODE_TYPES.currencyRateTrigger;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
