@@ -106,6 +106,7 @@ export const description: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 0, numberPrecision: 2 },
 		default: 1,
+		description: 'How long to wait for an answer, in the unit below',
 		displayOptions: showFor2({ limitWaitTime: [true], limitType: ['afterTimeInterval'] }),
 	},
 	{
@@ -114,6 +115,7 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		options: choices(['Minutes', 'minutes'], ['Hours', 'hours'], ['Days', 'days']),
 		default: 'hours',
+		description: 'The unit of the amount above',
 		displayOptions: showFor2({ limitWaitTime: [true], limitType: ['afterTimeInterval'] }),
 	},
 	{
