@@ -349,7 +349,7 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		options: resolved,
 		delays: new Delays(),
 	};
-	const connections = { peak: 0 };
+	const connections = { peak: 0, requests: 0, peakRequests: 0 };
 	// Own connection pool for webhook posts, so close() leaves nothing open.
 	const webhookAgent = new Agent({ keepAliveTimeout: 1000 });
 	const files = new FileServer();
@@ -360,7 +360,7 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		options: resolved,
 		ledger: () => [...core.state.ledger],
 		requests: () => [...core.state.requestLog],
-		stats: () => ({ ...core.state.stats(), peakConnections: connections.peak }),
+		stats: () => ({ ...core.state.stats(), peakConnections: connections.peak, peakRequests: connections.peakRequests }),
 		accounts: () => core.state.publicAccounts(),
 		addFaults: (rules) => core.faults.add(rules),
 		clearFaults: () => core.faults.clear(),
@@ -381,6 +381,7 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		setUsage: (settings) => core.state.setUsage(settings),
 		reset: () => {
 			connections.peak = sockets.size;
+			connections.peakRequests = connections.requests;
 			core.state.reset();
 			core.faults.clear();
 			files.reset();
@@ -396,7 +397,9 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 				if (path.startsWith(CONTROL_PREFIX)) {
 					return handleControl(sandbox, req.method ?? 'GET', path, body).then((answer) => writeAnswer(res, answer, {}));
 				}
-				return handleApiRequest(core, req, res, body);
+				connections.requests++;
+				connections.peakRequests = Math.max(connections.peakRequests, connections.requests);
+				return handleApiRequest(core, req, res, body).finally(() => connections.requests--);
 			})
 			.catch(() => req.socket.destroy());
 	});

@@ -189,7 +189,7 @@ export class SandboxState {
 		return this.ledger.filter((entry) => entry.clientId === clientId).length;
 	}
 
-	stats(): Omit<SandboxStats, 'peakConnections'> {
+	stats(): Omit<SandboxStats, 'peakConnections' | 'peakRequests'> {
 		return { tokensIssued: { ...this.tokensIssued }, requestsByPath: { ...this.requestsByPath } };
 	}
 

@@ -146,6 +146,8 @@ export interface SandboxStats {
 	requestsByPath: Record<string, number>;
 	/** Most client connections open at the same time since the start or the last reset. */
 	peakConnections: number;
+	/** Most API requests being handled at the same time since the start or the last reset. */
+	peakRequests: number;
 }
 
 export interface IncomingMessage {

@@ -1,0 +1,242 @@
+/**
+ * Hostile and odd servers against the transport, over real HTTP: answers that never end or never
+ * stop growing, redirects with a success body, token answers that say they expired long ago,
+ * routes lost after a send, proxies, and fan-out set by an expression.
+ */
+import { subscribe, unsubscribe } from 'diagnostics_channel';
+import http from 'http';
+import net, { type AddressInfo, type Socket } from 'net';
+
+import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../../dev/engine';
+import {
+	ApiClient,
+	ApiError,
+	MAX_CONNECTIONS_PER_ORIGIN,
+	TokenCache,
+	closeConnections,
+	endpoints,
+	parseCredentials,
+	type ApiCredentials,
+} from '../../nodes/shared/transport';
+import { useSandbox } from '../helpers/sandbox';
+
+const sandbox = useSandbox();
+const SEND = { method: 'sendMessage', version: '16.0.1.3', phone: '6281288776713', body: 'hello' };
+const sendParams = { version: SEND.version, phone: SEND.phone, body: SEND.body };
+
+function credentials(overrides: Record<string, unknown> = {}): ApiCredentials {
+	return parseCredentials({ baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: 'demo-secret', timeoutSeconds: 5, ...overrides });
+}
+const client = (overrides: Record<string, unknown> = {}) => new ApiClient(credentials(overrides), new TokenCache());
+const failure = async (promise: Promise<unknown>) => (await promise.then(() => undefined, (e: unknown) => e)) as ApiError;
+
+describe('answers that do not end', () => {
+	it('Request Timeout bounds the whole answer: a byte every 250 ms is cut off at the deadline', async () => {
+		sandbox.addFaults([{ kind: 'trickle', delayMs: 250, match: { path: '/api/wa/2.0/check' }, times: 5 }]);
+		const started = Date.now();
+		const error = await failure(client({ timeoutSeconds: 1 }).call(endpoints.checkNumber, { phone: SEND.phone }));
+		const elapsed = Date.now() - started;
+		expect(error.kind).toBe('timeout');
+		expect(error.message).toMatch(/no complete answer within 1 s \(Request Timeout\)/);
+		// A read is retried (4 attempts in all), each cut at 1 s; the answer alone would take ~10 s per attempt.
+		expect(error.attempts).toBe(4);
+		const answerBytes = 60;
+		expect(elapsed / (error.attempts * 1000)).toBeLessThan(2);
+		expect(elapsed).toBeLessThan(error.attempts * answerBytes * 250);
+	});
+
+	it('a send whose answer trickles is cut off and never sent again (it was processed)', async () => {
+		sandbox.addFaults([{ kind: 'trickle', delayMs: 250, match: { rpcMethod: 'sendMessage' } }]);
+		const error = await failure(client({ timeoutSeconds: 1 }).call(endpoints.sendMessage, sendParams));
+		expect(error.kind).toBe('timeout');
+		expect(error.deliveryUnknown).toBe(true);
+		expect(error.attempts).toBe(1);
+		expect(sandbox.ledger()).toHaveLength(1);
+	});
+});
+
+describe('answers that are too large', () => {
+	it('a 100 MB answer is not read: a clear error at the size cap, memory bounded by the cap', async () => {
+		sandbox.addFaults([{ kind: 'hugeBody', bytes: 100 * 1024 * 1024, match: { path: '/api/wa/2.0/check' } }]);
+		const before = process.memoryUsage();
+		const error = await failure(client({ maxResponseMegabytes: 2 }).call(endpoints.checkNumber, { phone: SEND.phone }));
+		const after = process.memoryUsage();
+		expect(error.message).toMatch(/larger than 2 MB, the credential's "Max Response Size \(MB\)"; it was not read/);
+		expect(error.attempts).toBe(1);
+		// What the process took for the answer is a small multiple of the cap, not the 100 MB answer.
+		const grown = after.rss - before.rss;
+		expect(grown / (2 * 1024 * 1024)).toBeLessThan(10);
+	});
+
+	it('the default cap is 16 MB', () => {
+		expect(credentials().maxResponseMegabytes).toBe(16);
+	});
+});
+
+describe('odd answers', () => {
+	it('a 3xx with a JSON success body is an error, not a sent message', async () => {
+		sandbox.addFaults([{ kind: 'redirect', location: 'https://elsewhere.example/api', match: { rpcMethod: 'sendMessage' } }]);
+		const error = await failure(client().call(endpoints.sendMessage, sendParams));
+		expect(error.httpStatus).toBe(302);
+		expect(error.message).toMatch(/redirects to https:\/\/elsewhere\.example\/api, and redirects are not followed/);
+		expect(sandbox.ledger()).toHaveLength(0);
+	});
+
+	it('an expires_at in the past does not make every call fetch a token: 20 sends, 1 token', async () => {
+		await sandbox.restart({ tokenAnswerExtra: { expires_at: Math.floor(Date.now() / 1000) - 3600 } });
+		const c = client();
+		for (let i = 0; i < 20; i++) await c.call(endpoints.sendMessage, { ...sendParams, body: `m${i}` });
+		expect(sandbox.stats().tokensIssued.wa).toBe(1);
+		expect(sandbox.ledger()).toHaveLength(20);
+		await sandbox.restart();
+	});
+
+	it('user:pass@ in the Base URL is refused, without repeating the password', () => {
+		expect(() => credentials({ baseUrl: 'https://me:hunter22@gateway.example.com' })).toThrow(/must not contain a user name or password/);
+		try {
+			credentials({ baseUrl: 'https://me:hunter22@gateway.example.com' });
+		} catch (error) {
+			expect((error as Error).message).not.toContain('hunter22');
+		}
+		try {
+			credentials({ baseUrl: 'not a url me:hunter22@' });
+		} catch (error) {
+			expect((error as Error).message).not.toContain('hunter22');
+		}
+	});
+});
+
+describe('a network lost after the request left vs before', () => {
+	/** Fails the socket of the next request whose headers went out, with `code`, as a lost route would. */
+	function failAfterHeaders(code: string): () => void {
+		let done = false;
+		const onHeaders = (message: unknown) => {
+			const { socket } = message as { socket: Socket };
+			if (done) return;
+			done = true;
+			socket.destroy(Object.assign(new Error(`write ${code}`), { code }));
+		};
+		subscribe('undici:client:sendHeaders', onHeaders);
+		return () => unsubscribe('undici:client:sendHeaders', onHeaders);
+	}
+
+	it('EHOSTUNREACH on a write that was handed to a socket: not retried, delivery unknown', async () => {
+		const c = client();
+		await c.token('wa');
+		const stop = failAfterHeaders('EHOSTUNREACH');
+		const error = await failure(c.call(endpoints.sendMessage, sendParams));
+		stop();
+		expect(error.causeCode).toBe('EHOSTUNREACH');
+		expect(error.attempts).toBe(1);
+		expect(error.deliveryUnknown).toBe(true);
+	});
+
+	it('ENETUNREACH on a read: retried, and it succeeds', async () => {
+		const stop = failAfterHeaders('ENETUNREACH');
+		await expect(client().call(endpoints.checkNumber, { phone: SEND.phone })).resolves.toEqual({ result: 'exists' });
+		stop();
+	});
+
+	it('a write whose connection was never made is retried (it never left)', async () => {
+		const closed = net.createServer();
+		await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+		const port = (closed.address() as AddressInfo).port;
+		await new Promise<void>((resolve) => closed.close(() => resolve()));
+		const c = new ApiClient(credentials({ baseUrl: `http://127.0.0.1:${port}` }), new TokenCache(), {
+			maxRetries: 2,
+			baseDelayMs: 1,
+			maxDelayMs: 2,
+			maxRetryAfterSeconds: 1,
+		});
+		const error = await failure(c.call(endpoints.updateAccount, { version: '1', whatsapp_number: '1', whatsapp_webhook: '' }));
+		expect(error.causeCode).toBe('ECONNREFUSED');
+		expect(error.attempts).toBe(3);
+		expect(error.deliveryUnknown).toBe(false);
+	});
+});
+
+describe('fan-out', () => {
+	it('Parallel Requests from an expression (={{100000}}) is clamped: at most 50 sends at once', async () => {
+		sandbox.addFaults([{ kind: 'slow', delayMs: 150, match: { rpcMethod: 'sendMessage' }, times: 1000 }]);
+		const items = Array.from({ length: 150 }, (_, i) => ({ text: `m${i}` }));
+		const run = await runWorkflow(
+			singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendText', phone: SEND.phone, text: '={{ $json.text }}', options: { parallel: '={{ 100000 }}' } }, items),
+			sandboxCredential(sandbox.url),
+		);
+		expect(run.error).toBeUndefined();
+		expect(sandbox.ledger()).toHaveLength(150);
+		expect(sandbox.stats().peakRequests).toBeGreaterThan(10);
+		expect(sandbox.stats().peakRequests).toBeLessThanOrEqual(50);
+	});
+
+	it(`connections per origin are capped at ${MAX_CONNECTIONS_PER_ORIGIN} however many calls run at once`, async () => {
+		await closeConnections();
+		await new Promise((resolve) => setTimeout(resolve, 200)); // the sandbox sees the old sockets close
+		sandbox.reset();
+		sandbox.addFaults([{ kind: 'slow', delayMs: 100, match: { path: '/api/wa/2.0/check' }, times: 1000 }]);
+		const c = client();
+		await Promise.all(Array.from({ length: 300 }, () => c.call(endpoints.checkNumber, { phone: SEND.phone })));
+		expect(sandbox.stats().peakConnections).toBeLessThanOrEqual(MAX_CONNECTIONS_PER_ORIGIN);
+		expect(sandbox.stats().peakConnections).toBeGreaterThan(MAX_CONNECTIONS_PER_ORIGIN / 2);
+	});
+});
+
+describe('proxies (HTTP_PROXY / NO_PROXY), with a CONNECT proxy on loopback', () => {
+	let proxy: http.Server;
+	let tunnels = 0;
+	const open = new Set<Socket>();
+	const saved = { HTTP_PROXY: process.env.HTTP_PROXY, NO_PROXY: process.env.NO_PROXY };
+
+	beforeAll(async () => {
+		proxy = http.createServer((_req, res) => res.writeHead(405).end());
+		proxy.on('connect', (req: http.IncomingMessage, client: Socket, head: Buffer) => {
+			tunnels++;
+			const [host, port] = (req.url ?? '').split(':');
+			open.add(client);
+			const upstream = net.connect(Number(port), host, () => {
+				client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+				upstream.write(head);
+				upstream.pipe(client);
+				client.pipe(upstream);
+			});
+			open.add(upstream);
+			upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+			client.on('error', () => upstream.destroy());
+		});
+		await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+	});
+	afterAll(async () => {
+		process.env.HTTP_PROXY = saved.HTTP_PROXY;
+		process.env.NO_PROXY = saved.NO_PROXY;
+		if (saved.HTTP_PROXY === undefined) delete process.env.HTTP_PROXY;
+		if (saved.NO_PROXY === undefined) delete process.env.NO_PROXY;
+		await closeConnections();
+		for (const socket of open) socket.destroy();
+		await new Promise<void>((resolve) => proxy.close(() => resolve()));
+	});
+
+	it('goes through HTTP_PROXY, and direct for a host in NO_PROXY', async () => {
+		process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+		delete process.env.NO_PROXY;
+		tunnels = 0;
+		await expect(client().call(endpoints.checkNumber, { phone: SEND.phone })).resolves.toEqual({ result: 'exists' });
+		expect(tunnels).toBeGreaterThan(0);
+
+		process.env.NO_PROXY = '127.0.0.1';
+		tunnels = 0;
+		await expect(client().call(endpoints.checkNumber, { phone: SEND.phone })).resolves.toEqual({ result: 'exists' });
+		expect(tunnels).toBe(0);
+	});
+
+	it('a proxy that cannot reach the service: a network error, and a write is retried (it never left)', async () => {
+		process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+		delete process.env.NO_PROXY;
+		const c = new ApiClient(credentials({ baseUrl: 'http://127.0.0.1:1' }), new TokenCache(), { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterSeconds: 1 });
+		const error = await failure(c.call(endpoints.updateAccount, { version: '1', whatsapp_number: '1', whatsapp_webhook: '' }));
+		expect(error.kind).toBe('network');
+		expect(error.attempts).toBe(2);
+		expect(error.deliveryUnknown).toBe(false);
+	});
+});
+
+void SEND;
