@@ -60,7 +60,6 @@ import { RECEIVED_NAME, Received, TestCredentialsHelper, baseAdditionalData } fr
 export const TRIGGER_TYPE = 'n8n-nodes-messaging-rate.messagingTrigger';
 export const TRIGGER_NAME = 'Messaging Trigger';
 export { RECEIVED_NAME };
-const WORKFLOW_ID = 'trigger-workflow';
 
 const nodeClasses: Record<string, INodeType> = {
 	[TRIGGER_TYPE]: new MessagingTrigger(),
@@ -119,6 +118,8 @@ export interface TriggerHarnessOptions {
 	payloadSizeMaxMb?: number;
 	/** Static data the workflow starts with (as stored in n8n's database). */
 	staticData?: IDataObject;
+	/** The trigger node's typeVersion (default: the node's defaultVersion, what a new node gets). */
+	typeVersion?: number;
 }
 
 interface Listening {
@@ -128,13 +129,38 @@ interface Listening {
 	testStaticData?: IDataObject;
 }
 
+/** What the node logged through its context's logger (n8n writes it to its log). */
+export interface LoggedLine {
+	level: 'error' | 'warn' | 'info' | 'debug';
+	message: string;
+	meta?: unknown;
+}
+
+/**
+ * n8n-core's contexts take their logger from the DI container on first use (memoized on the
+ * instance); an own property set before that use replaces it, so the harness records the lines.
+ */
+function recordLogs(context: object, logs: LoggedLine[]): void {
+	const line = (level: LoggedLine['level']) => (message: string, meta?: unknown) => {
+		logs.push({ level, message, meta });
+	};
+	Object.defineProperty(context, 'logger', {
+		value: { error: line('error'), warn: line('warn'), info: line('info'), debug: line('debug') },
+		configurable: true,
+	});
+}
+
 export class TriggerHarness {
 	readonly calls: WebhookCall[] = [];
+	/** Every line the trigger logged during activation, deactivation and requests. */
+	readonly logs: LoggedLine[] = [];
 	readonly executions: TriggerExecution[] = [];
 	private readonly pending = new Set<Promise<unknown>>();
 	private savedStaticData: IDataObject;
 	private listening: Listening[] = [];
 	private executionCounter = 0;
+	/** Each harness is a workflow of its own, as two workflows in one n8n are. */
+	private readonly workflowId = `trigger-workflow-${randomUUID()}`;
 	private readonly node: INode;
 	private readonly credentialsHelper: TestCredentialsHelper;
 	private readonly payloadSizeMaxBytes: number;
@@ -148,7 +174,7 @@ export class TriggerHarness {
 			id: 'trigger-node',
 			name: TRIGGER_NAME,
 			type: TRIGGER_TYPE,
-			typeVersion: 1,
+			typeVersion: options.typeVersion ?? defaultTriggerVersion(),
 			position: [0, 0],
 			parameters: options.parameters,
 			credentials: { messagingRateApi: { id: 'cred-1', name: 'Sandbox' } },
@@ -237,7 +263,9 @@ export class TriggerHarness {
 
 	/** "Listen for test event" in the editor: TestWebhooks.needsWebhook. */
 	async listenForTestEvent(): Promise<{ created: boolean }> {
-		const workflow = this.workflow(this.savedStaticData);
+		// TestWebhooks.toWorkflow builds the workflow with empty static data; what `create` leaves
+		// there is cached with the registration and used for the test requests and for `delete`.
+		const workflow = this.workflow({});
 		const webhooks = this.webhooksOf(workflow, true);
 		let created = false;
 		for (const webhook of webhooks) {
@@ -287,7 +315,7 @@ export class TriggerHarness {
 	/** A workflow as n8n builds it from its database row. */
 	private workflow(staticData: IDataObject): Workflow {
 		return new Workflow({
-			id: WORKFLOW_ID,
+			id: this.workflowId,
 			name: 'Messaging Trigger test',
 			nodes: [
 				structuredClone(this.node),
@@ -353,6 +381,7 @@ export class TriggerHarness {
 		const hook = nodeType.webhookMethods?.[webhook.webhookDescription.name]?.[method];
 		if (hook === undefined) return undefined;
 		const context = new HookContext(workflow, node, webhook.workflowExecuteAdditionalData, mode, activation, webhook);
+		recordLogs(context, this.logs);
 		return (await hook.call(context)) as boolean;
 	}
 
@@ -373,11 +402,12 @@ export class TriggerHarness {
 		const [, prefix, ...rest] = url.pathname.split('/');
 		const path = rest.join('/');
 		const mode = prefix === 'webhook' ? 'production' : prefix === 'webhook-test' ? 'test' : undefined;
-		const webhook = this.listening
-			.filter((entry) => entry.mode === mode)
-			.flatMap((entry) => entry.webhooks)
-			.find((candidate) => candidate.path === path && candidate.httpMethod === req.method);
-		if (!webhook) {
+		const entry = this.listening.find(
+			(candidate) =>
+				candidate.mode === mode && candidate.webhooks.some((hook) => hook.path === path && hook.httpMethod === req.method),
+		);
+		const webhook = entry?.webhooks.find((candidate) => candidate.path === path && candidate.httpMethod === req.method);
+		if (!entry || !webhook) {
 			sendJson(res, 404, { code: 404, message: `The requested webhook "${req.method} ${path}" is not registered.` });
 			return;
 		}
@@ -386,7 +416,13 @@ export class TriggerHarness {
 		req.query = parseQuery(url.searchParams);
 		req.params = { path };
 		const executionMode: WorkflowExecuteMode = mode === 'test' ? 'manual' : 'webhook';
-		const workflow = this.workflow(this.savedStaticData);
+		// LiveWebhooks loads the workflow (with its static data) from the database for each request
+		// and saves the static data after the webhook answered; TestWebhooks uses the cached test
+		// static data (setTestStaticData) and saves nothing.
+		const workflow = this.workflow(mode === 'test' ? (entry.testStaticData ?? {}) : this.savedStaticData);
+		const saveAfterwards = () => {
+			if (mode === 'production') this.saveStaticData(workflow);
+		};
 		const node = workflow.getNode(TRIGGER_NAME)!;
 
 		try {
@@ -409,11 +445,13 @@ export class TriggerHarness {
 		try {
 			const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 			const context = new WebhookContext(workflow, node, additionalData, executionMode, webhook, [], null);
+			recordLogs(context, this.logs);
 			result = (await nodeType.webhook!.call(context)) as IWebhookResponseData;
 		} catch {
 			sendJson(res, 500, { code: 0, message: 'Workflow Webhook Error: Workflow could not be started!' });
 			return;
 		}
+		saveAfterwards();
 
 		// handleImmediateWebhookResponse
 		if (result.workflowData === undefined) {
@@ -461,6 +499,11 @@ export class TriggerHarness {
 			error: run.data.resultData.error as Error | undefined,
 		});
 	}
+}
+
+function defaultTriggerVersion(): number {
+	const { version, defaultVersion } = new MessagingTrigger().description;
+	return defaultVersion ?? (Array.isArray(version) ? Math.max(...version) : version);
 }
 
 /** Static data is a proxy (n8n's ObservableObject); n8n stores it as JSON. */

@@ -179,7 +179,7 @@ function clientHasGone(req: HttpRequest, res: ServerResponse): boolean {
 // ---------------------------------------------------------------------------------------------
 // Faults that replace processing
 
-function answerForFault(core: Core, fired: FiredFault, bearerToken: string | undefined): Outcome {
+function answerForFault(core: Core, fired: FiredFault, bearerToken: string | undefined, params: unknown): Outcome {
 	const answer = (a: Answer): Outcome => ({ kind: 'answer', answer: a });
 	switch (fired.kind) {
 		case 'http429':
@@ -208,7 +208,9 @@ function answerForFault(core: Core, fired: FiredFault, bearerToken: string | und
 				body: JSON.stringify({ jsonrpc: '2.0', id: null, result: { message: { sent: true, message: 'Message sent' } } }),
 			});
 		case 'rpcError': {
-			const message = fired.rule.message ?? 'Odoo Server Error';
+			// `{param}` in the message is replaced by the request's param, as servers echo what they refuse.
+			const given = (params && typeof params === 'object' ? params : {}) as Record<string, unknown>;
+			const message = (fired.rule.message ?? 'Odoo Server Error').replace(/\{(\w+)\}/g, (_, name: string) => String(given[name] ?? ''));
 			return answer(errorAnswer(new ApiError(200, 200, message, 'odoo.exceptions.UserError', message)));
 		}
 		default:
@@ -251,7 +253,7 @@ async function decideOutcome(core: Core, entry: RequestLogEntry, body: Buffer): 
 
 	const fired = core.faults.pick({ path: entry.path, method: entry.method, rpcMethod: rpcMethodOf(params) });
 	if (fired) entry.fault = fired.kind;
-	if (fired && !faultProcessesRequest(fired.kind)) return answerForFault(core, fired, bearerToken);
+	if (fired && !faultProcessesRequest(fired.kind)) return answerForFault(core, fired, bearerToken, params);
 
 	const outcome = await processOperation(core, route.candidates, params, bearerToken, fired);
 	if (fired?.kind === 'dropAfterProcessing') return { kind: 'drop' };

@@ -93,6 +93,7 @@ export interface FaultRule {
 	seed?: number;
 	retryAfterSeconds?: number;
 	delayMs?: number;
+	/** rpcError's text; `{name}` is replaced by the request's param `name` (e.g. `{whatsapp_webhook}`). */
 	message?: string;
 	/** Size of a `hugeBody` answer in bytes. */
 	bytes?: number;

@@ -207,7 +207,7 @@ describe('payloads that must not reach the workflow', () => {
 	});
 
 	it('a direct request with the same problems gets the same answers (no sandbox in between)', async () => {
-		const answer = await request(trigger.harness.productionUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: deep(1000) });
+		const answer = await request(sandbox.accounts()[0].whatsappWebhook!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: deep(1000) });
 		expect(answer.statusCode).toBe(400);
 		expect(((await answer.body.json()) as { error: string }).error).toMatch(/limit of 32 levels/);
 	});

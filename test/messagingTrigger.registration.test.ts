@@ -2,6 +2,10 @@
  * Messaging Trigger activation and deactivation, through n8n-core's real HookContext against the
  * sandbox over HTTP: what Update Account receives, what the account ends up with, what the
  * node keeps in static data, and what deactivation restores or clears.
+ *
+ * These run a version 1 trigger as existing workflows have it (Verification "None" by default,
+ * so the registered URL is n8n's URL as it is); version 2's generated secret is in
+ * messagingTrigger.security.test.ts.
  */
 import type { RequestLogEntry } from '../sandbox/types';
 import { ApiClient, endpoints, parseCredentials } from '../nodes/shared/transport';
@@ -24,6 +28,7 @@ async function harness(parameters: Record<string, unknown> = {}): Promise<Trigge
 	const started = await TriggerHarness.start({
 		parameters: { accountNumber: '+62 812-8877-6713', ...parameters },
 		credentials: sandboxCredential(sandbox.url),
+		typeVersion: 1,
 	});
 	harnesses.push(started);
 	return started;
@@ -147,7 +152,7 @@ describe('deactivation', () => {
 		const trigger = await harness();
 		await trigger.activate();
 		expect(account().whatsappWebhook).toBe(trigger.productionUrl);
-		expect(trigger.nodeStaticData().registration).toMatchObject({ previousKnown: true, previousWebhook: OTHER_SYSTEM_URL });
+		expect(trigger.nodeStaticData().registration).toMatchObject({ previousKnown: true, previousWebhookBase: OTHER_SYSTEM_URL });
 
 		await trigger.deactivate();
 		expect(account().whatsappWebhook).toBe(OTHER_SYSTEM_URL);

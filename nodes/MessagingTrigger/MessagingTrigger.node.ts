@@ -23,10 +23,15 @@ export class MessagingTrigger implements INodeType {
 		name: 'messagingTrigger',
 		icon: { light: 'file:messaging.svg', dark: 'file:messaging.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// Version 2: new triggers verify with a generated secret and ignore their own messages by
+		// default; version 1 triggers keep the defaults they were saved with (parameters.ts).
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{"Account " + $parameter["accountNumber"]}}',
 		documentationUrl: nodeDocumentationUrl('messaging-trigger.md', 'messaging-trigger'),
-		description: 'Starts the workflow when a WhatsApp message reaches the gateway account',
+		// n8n's node panel merges this trigger into the Messaging entry and shows this description
+		// there, above Messaging's actions too: it describes both.
+		description: 'Send and receive WhatsApp messages through your gateway account',
 		defaults: { name: 'Messaging Trigger' },
 		inputs: [],
 		outputs: ['main'],
@@ -36,6 +41,17 @@ export class MessagingTrigger implements INodeType {
 		// returns ({received: true, ...}); an empty value makes n8n send that webhookResponse.
 		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', responseData: '', path: 'webhook' }],
 		properties: triggerProperties,
+		triggerPanel: {
+			header: 'Send a WhatsApp message to the account number to see it here',
+			executionsHelp: {
+				inactive:
+					"<b>While building your workflow</b>, click 'Listen for test event', then send a WhatsApp message to the account number: the gateway posts it here and it shows up in this editor. Listening points the account's webhook at n8n's test URL until it stops.<br /><br /><b>Once you're happy with your workflow</b>, activate it: every message to the account then starts an execution, listed under Executions.",
+				active:
+					"<b>While building your workflow</b>, click 'Listen for test event', then send a WhatsApp message to the account number. While the editor listens, messages go to the editor, not to the active workflow.<br /><br /><b>Your workflow also runs on its own</b>, since it is active: every message to the account starts an execution, listed under Executions.",
+			},
+			activationHint:
+				'Once you have finished building your workflow, activate it: it registers itself as the account\'s webhook (the gateway keeps one per account) and starts for every message.',
+		},
 	};
 
 	methods = { credentialTest: { messagingRateApiTest } };

@@ -11,7 +11,7 @@ import { asOptions, defaultCountryOption, optionText, optionsCollection } from '
 export const MESSAGE_CATEGORIES = ['text', 'image', 'document', 'audio', 'video', 'other'] as const;
 export type MessageCategory = (typeof MESSAGE_CATEGORIES)[number];
 
-export type Verification = 'none' | 'apiKey' | 'headerSecret' | 'querySecret';
+export type Verification = 'generatedSecret' | 'none' | 'apiKey' | 'headerSecret' | 'querySecret';
 
 export const DEFAULT_SECRET_HEADER = 'x-webhook-secret';
 export const DEFAULT_SECRET_QUERY = 'token';
@@ -19,9 +19,67 @@ export const DEFAULT_SECRET_QUERY = 'token';
 export const DEFAULT_MAX_BODY_MB = 16;
 export const DEFAULT_BINARY_PROPERTY = 'data';
 
+/** Repeated deliveries of one message id are skipped within this many minutes (and the last MAX ids). */
+export const DEFAULT_REPEAT_WINDOW_MINUTES = 60;
+
 const showForSharedSecret = { show: { verification: ['headerSecret', 'querySecret'] } };
+/**
+ * Defaults that changed in version 2 apply to new triggers only: n8n stores a parameter only when
+ * it differs from its default, so a version 1 trigger saved with "None" or "off" has no value
+ * stored and must keep reading the version 1 default.
+ */
+const onlyVersion1 = { show: { '@version': [1] } };
+const fromVersion2 = { show: { '@version': [{ _cnd: { gte: 2 } }] } };
+
+const verificationOptions: INodeProperties['options'] = [
+	{
+		name: 'Generated Secret (Recommended)',
+		value: 'generatedSecret',
+		description: 'Activation registers the URL with a secret of its own in the query; nothing to set up',
+	},
+	{ name: 'None', value: 'none', description: 'Accept every request to the webhook URL' },
+	{
+		name: 'API Key in Payload',
+		value: 'apiKey',
+		description: 'The payload\'s "x-api-key" must equal the Client Secret of the credential',
+	},
+	{
+		name: 'Shared Secret in Header',
+		value: 'headerSecret',
+		description: 'A header must carry the shared secret (for a proxy in front of n8n that adds it)',
+	},
+	{
+		name: 'Shared Secret in Query Parameter',
+		value: 'querySecret',
+		description: 'The registered webhook URL carries the shared secret you enter as a query parameter',
+	},
+];
+const verificationDescription = 'How a request is checked before it starts the workflow. A request that fails is answered 401.';
+const ignoreOwnDescription =
+	"Whether to ignore messages written by the account's own number (in any spelling: 0812…, +62 812…), so that an auto-reply does not answer itself";
 
 export const triggerProperties: INodeProperties[] = [
+	{
+		displayName:
+			'The gateway keeps <b>one webhook per account</b>. Activating this workflow points the account\'s webhook here, and any other active workflow or system using the same account stops receiving messages. A second active workflow on this account takes it over from this one.',
+		name: 'oneWebhookPerAccountNotice',
+		type: 'notice',
+		default: '',
+	},
+	{
+		displayName: 'Trigger On',
+		name: 'event',
+		type: 'options',
+		options: [
+			{
+				name: 'Message Received',
+				value: 'messageReceived',
+				action: 'On WhatsApp message received',
+				description: 'A WhatsApp message reaches the gateway account',
+			},
+		],
+		default: 'messageReceived',
+	},
 	{
 		displayName: 'Account Number',
 		name: 'accountNumber',
@@ -54,32 +112,34 @@ export const triggerProperties: INodeProperties[] = [
 		name: 'ignoreOwnMessages',
 		type: 'boolean',
 		default: false,
-		description: "Whether to ignore messages whose sender is the account's own number",
+		displayOptions: onlyVersion1,
+		description: ignoreOwnDescription,
+	},
+	{
+		displayName: 'Ignore Own Messages',
+		name: 'ignoreOwnMessages',
+		type: 'boolean',
+		default: true,
+		displayOptions: fromVersion2,
+		description: ignoreOwnDescription,
 	},
 	{
 		displayName: 'Verification',
 		name: 'verification',
 		type: 'options',
-		options: [
-			{ name: 'None', value: 'none', description: 'Accept every request to the webhook URL' },
-			{
-				name: 'API Key in Payload',
-				value: 'apiKey',
-				description: 'The payload\'s "x-api-key" must equal the Client Secret of the credential',
-			},
-			{
-				name: 'Shared Secret in Header',
-				value: 'headerSecret',
-				description: 'A header must carry the shared secret (for a proxy in front of n8n that adds it)',
-			},
-			{
-				name: 'Shared Secret in Query Parameter',
-				value: 'querySecret',
-				description: 'The registered webhook URL carries the shared secret as a query parameter',
-			},
-		],
+		options: verificationOptions,
 		default: 'none',
-		description: 'How a request is checked before it starts the workflow. A request that fails is answered 401.',
+		displayOptions: onlyVersion1,
+		description: verificationDescription,
+	},
+	{
+		displayName: 'Verification',
+		name: 'verification',
+		type: 'options',
+		options: verificationOptions,
+		default: 'generatedSecret',
+		displayOptions: fromVersion2,
+		description: verificationDescription,
 	},
 	{
 		displayName: 'Header Name',
@@ -94,8 +154,8 @@ export const triggerProperties: INodeProperties[] = [
 		name: 'queryParameterName',
 		type: 'string',
 		default: DEFAULT_SECRET_QUERY,
-		displayOptions: { show: { verification: ['querySecret'] } },
-		description: 'Name of the query parameter that carries the shared secret in the registered URL',
+		displayOptions: { show: { verification: ['querySecret', 'generatedSecret'] } },
+		description: 'Name of the query parameter that carries the secret in the registered URL',
 	},
 	{
 		displayName: 'Shared Secret',
@@ -122,6 +182,22 @@ export const triggerProperties: INodeProperties[] = [
 				"Larger requests are answered 400 and start nothing. n8n's own limit (N8N_PAYLOAD_SIZE_MAX, 16 MB by default) applies first.",
 		},
 		{
+			displayName: 'Skip Repeated Deliveries',
+			name: 'skipRepeatedDeliveries',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether a message whose ID (uuid) was already received is answered "duplicate" instead of starting the workflow again (gateways retry)',
+		},
+		{
+			displayName: 'Repeat Window (Minutes)',
+			name: 'repeatWindowMinutes',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 10080 },
+			default: DEFAULT_REPEAT_WINDOW_MINUTES,
+			description: 'How long a message ID is remembered for Skip Repeated Deliveries (at most the last 1,000 IDs)',
+		},
+		{
 			displayName: 'Put File in Field',
 			name: 'binaryPropertyName',
 			type: 'string',
@@ -144,6 +220,8 @@ export interface TriggerSettings {
 	defaultCountry: string;
 	maxBodyBytes: number;
 	binaryPropertyName: string;
+	skipRepeatedDeliveries: boolean;
+	repeatWindowMs: number;
 }
 
 /** The part of n8n's hook and webhook functions this needs (their signatures differ in details). */
@@ -160,6 +238,7 @@ export function readTriggerSettings(ctx: ParameterSource): TriggerSettings {
 	const types = ctx.getNodeParameter('messageTypes', []);
 	const verification = text('verification', 'none') as Verification;
 	const maxMb = Number(options.maxBodySizeMb);
+	const windowMinutes = Number(options.repeatWindowMinutes);
 	return {
 		accountNumber: text('accountNumber'),
 		messageTypes: (Array.isArray(types) ? types : []).filter((type): type is MessageCategory =>
@@ -168,11 +247,14 @@ export function readTriggerSettings(ctx: ParameterSource): TriggerSettings {
 		ignoreOwnMessages: ctx.getNodeParameter('ignoreOwnMessages', false) === true,
 		verification,
 		headerName: verification === 'headerSecret' ? text('headerName').trim() || DEFAULT_SECRET_HEADER : DEFAULT_SECRET_HEADER,
-		queryParameterName: verification === 'querySecret' ? text('queryParameterName').trim() || DEFAULT_SECRET_QUERY : DEFAULT_SECRET_QUERY,
+		queryParameterName: verification === 'querySecret' || verification === 'generatedSecret' ? text('queryParameterName').trim() || DEFAULT_SECRET_QUERY : DEFAULT_SECRET_QUERY,
 		sharedSecret: verification === 'headerSecret' || verification === 'querySecret' ? text('sharedSecret') : '',
 		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),
 		defaultCountry: optionText(options, 'defaultCountry', ''),
 		maxBodyBytes: Math.round((Number.isFinite(maxMb) && maxMb > 0 ? maxMb : DEFAULT_MAX_BODY_MB) * 1024 * 1024),
 		binaryPropertyName: optionText(options, 'binaryPropertyName', DEFAULT_BINARY_PROPERTY),
+		skipRepeatedDeliveries: options.skipRepeatedDeliveries !== false,
+		repeatWindowMs:
+			Math.min(Number.isFinite(windowMinutes) && windowMinutes > 0 ? windowMinutes : DEFAULT_REPEAT_WINDOW_MINUTES, 10080) * 60_000,
 	};
 }

@@ -1,11 +1,12 @@
 import type { IDataObject, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
+import { claimDelivery, type Claim } from './deliveries';
 import { ignoreReason } from './filters';
 import { cleanFileName, decodeDataUri, looksLikeDataUri } from './media';
 import { readTriggerSettings } from './parameters';
 import { eventFields, rawPayload, readEvent, type IncomingEvent } from './payload';
 import { readJsonBody } from './requestBody';
-import { apiKeyProblem, sharedSecretProblem } from './verification';
+import { apiKeyProblem, generatedSecretProblem, sharedSecretProblem } from './verification';
 
 /**
  * One request from the gateway: checked, read, filtered, turned into one item. Every answer is
@@ -17,7 +18,7 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 	const settings = readTriggerSettings(this);
 
 	// Checked before the body is parsed: a stranger's body is not worth the work.
-	const secretProblem = sharedSecretProblem(this, settings);
+	const secretProblem = sharedSecretProblem(this, settings) ?? (await generatedSecretProblem(this, settings));
 	if (secretProblem) return refuse(this, 401, secretProblem);
 
 	const body = await readJsonBody(this, settings.maxBodyBytes);
@@ -34,7 +35,23 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 	const reason = ignoreReason(event, settings);
 	if (reason) return { webhookResponse: { received: true, ignored: reason } };
 
-	const item = await messageItem(this, event, read.fields, settings.binaryPropertyName);
+	let claim: Extract<Claim, { duplicate: false }> | undefined;
+	if (settings.skipRepeatedDeliveries && event.messageId !== '') {
+		const claimed = claimDelivery(this, event.messageId, settings.repeatWindowMs);
+		if (claimed.duplicate) {
+			return { webhookResponse: { received: true, ignored: 'repeated delivery of a message already received', messageId: event.messageId } };
+		}
+		claim = claimed;
+	}
+	let item: INodeExecutionData;
+	try {
+		item = await messageItem(this, event, read.fields, settings.binaryPropertyName);
+	} catch (error) {
+		// Not started: the gateway's retry of this message must not be taken for a repeat.
+		claim?.release();
+		throw error;
+	}
+	claim?.commit();
 	return {
 		webhookResponse: { received: true, messageId: event.messageId },
 		workflowData: [[item]],

@@ -1,4 +1,3 @@
-import { createHash } from 'crypto';
 import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-workflow';
 
 import { checkAccount, readAccountAnswer, updateAccount } from '../shared/account';
@@ -6,7 +5,8 @@ import { apiClientFor } from '../shared/credential';
 import { toNodeError } from '../shared/errors';
 import { normalizePhone } from '../shared/phone';
 import type { ApiClient } from '../shared/transport';
-import { readTriggerSettings, type TriggerSettings } from './parameters';
+import { DEFAULT_SECRET_QUERY, readTriggerSettings, type TriggerSettings } from './parameters';
+import { generatedSecretFor, redactSecrets, sha256 } from './secrets';
 
 /**
  * Registering the workflow's URL as the account's webhook, the only registration the API has:
@@ -18,19 +18,31 @@ import { readTriggerSettings, type TriggerSettings } from './parameters';
  *   field with an empty string. A webhook that Check Account did not show cannot be restored.
  */
 
-/** Kept in the node's static data between activation and deactivation. */
+/**
+ * Kept in the node's static data between activation and deactivation. It holds no secret and no
+ * other workflow's URL with its query: the registered URL and the previous webhook's query (where
+ * secrets travel) only as hashes.
+ */
 interface RegistrationRecord extends IDataObject {
 	accountNumber: string;
-	/** SHA-256 of the URL registered; the URL itself may hold the shared secret. */
+	/** SHA-256 of the URL registered; the URL itself may hold a secret. */
 	urlSha256: string;
+	/** SHA-256 of the generated secret in that URL ("Generated Secret"): requests are checked against it. */
+	secretSha256?: string;
 	/** Whether Check Account showed the webhook the account had before activation. */
 	previousKnown: boolean;
-	/** That webhook, when there was one and it was another URL. */
+	/** That webhook without its query, fragment and user info, when there was one and it was another URL. */
+	previousWebhookBase?: string;
+	/** SHA-256 of that webhook in full: deactivation restores it only when it can rebuild exactly this. */
+	previousWebhookSha256?: string;
+	/** Version 1 records kept the previous webhook in full; read once more at deactivation, never written. */
 	previousWebhook?: string;
 	registeredAt: string;
 }
 
-const RECORD_KEY = 'registration';
+/** Production registrations; "Listen for test event" keeps its own under TEST_RECORD_KEY. */
+export const RECORD_KEY = 'registration';
+export const TEST_RECORD_KEY = 'testRegistration';
 
 /** What Check Account says about the account, as far as its answer shows it. */
 export type AccountWebhook = { known: true; url: string; accountNumber?: string } | { known: false; reason?: string };
@@ -45,12 +57,39 @@ export function webhookShownBy(result: unknown): AccountWebhook {
 	return { known: true, url: (shown.webhookUrl ?? '').trim(), accountNumber: shown.whatsappNumber ?? undefined };
 }
 
-/** The URL to register: n8n's webhook URL, plus the shared secret when it travels in the query. */
-export function registrationUrl(webhookUrl: string, settings: TriggerSettings): string {
-	if (settings.verification !== 'querySecret') return webhookUrl;
-	const url = new URL(webhookUrl);
-	url.searchParams.set(settings.queryParameterName, settings.sharedSecret);
-	return url.toString();
+/** The URL to register: n8n's webhook URL, plus the secret when it travels in the query. */
+export function registrationUrl(webhookUrl: string, settings: TriggerSettings, generatedSecret = ''): string {
+	if (settings.verification === 'querySecret') return withQueryParameter(webhookUrl, settings.queryParameterName, settings.sharedSecret);
+	if (settings.verification === 'generatedSecret') return withQueryParameter(webhookUrl, settings.queryParameterName, generatedSecret);
+	return webhookUrl;
+}
+
+function withQueryParameter(url: string, name: string, value: string): string {
+	const parsed = new URL(url);
+	parsed.searchParams.set(name, value);
+	return parsed.toString();
+}
+
+/** A URL without what may hold a secret (query, fragment, user info), or undefined when it is no URL. */
+export function urlWithoutSecrets(url: string): string | undefined {
+	try {
+		const parsed = new URL(url);
+		parsed.search = '';
+		parsed.hash = '';
+		parsed.username = '';
+		parsed.password = '';
+		return parsed.href;
+	} catch {
+		return undefined;
+	}
+}
+
+function normalizedUrl(url: string): string {
+	try {
+		return new URL(url).href;
+	} catch {
+		return url;
+	}
 }
 
 export function sameUrl(a: string, b: string): boolean {
@@ -62,37 +101,48 @@ export function sameUrl(a: string, b: string): boolean {
 	}
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
-
 interface Target {
 	settings: TriggerSettings;
 	accountNumber: string;
+	/** n8n's URL of this webhook (production or test), without any secret. */
+	webhookUrl: string;
+	/** The URL registered at the gateway: webhookUrl plus the secret in the query, if any. */
 	url: string;
+	/** The secrets of this trigger, for keeping them out of errors and logs. */
+	secrets: string[];
 }
 
 /**
  * The account number and URL this activation registers, or an error saying what to fix.
  * Deactivation passes the number it registered: a parameter edited since must not stop it.
  */
-function targetOf(ctx: IHookFunctions, registeredNumber?: string): Target {
+async function targetOf(ctx: IHookFunctions, registeredNumber?: string): Promise<Target> {
 	const settings = readTriggerSettings(ctx);
 	const webhookUrl = ctx.getNodeWebhookUrl('default');
 	if (!webhookUrl) throw new NodeOperationError(ctx.getNode(), 'n8n gave this trigger no webhook URL');
-	const url = registrationUrl(webhookUrl, settings);
-	if (registeredNumber) return { settings, accountNumber: registeredNumber, url };
-
-	const parsed = normalizePhone(settings.accountNumber, settings.defaultCountry);
-	if ('problem' in parsed) {
-		throw new NodeOperationError(ctx.getNode(), `Field "Account Number" ${parsed.problem}`, {
-			description: 'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
-		});
+	let accountNumber = registeredNumber;
+	if (!accountNumber) {
+		const parsed = normalizePhone(settings.accountNumber, settings.defaultCountry);
+		if ('problem' in parsed) {
+			throw new NodeOperationError(ctx.getNode(), `Field "Account Number" ${parsed.problem}`, {
+				description: 'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
+			});
+		}
+		if ((settings.verification === 'querySecret' || settings.verification === 'headerSecret') && settings.sharedSecret === '') {
+			throw new NodeOperationError(ctx.getNode(), 'Field "Shared Secret" is empty', {
+				description: 'Enter a long random string, or choose another Verification.',
+			});
+		}
+		accountNumber = parsed.phone;
 	}
-	if ((settings.verification === 'querySecret' || settings.verification === 'headerSecret') && settings.sharedSecret === '') {
-		throw new NodeOperationError(ctx.getNode(), 'Field "Shared Secret" is empty', {
-			description: 'Enter a long random string, or choose another Verification.',
-		});
-	}
-	return { settings, accountNumber: parsed.phone, url };
+	const generated = settings.verification === 'generatedSecret' ? await generatedSecretFor(ctx, accountNumber, webhookUrl) : '';
+	return {
+		settings,
+		accountNumber,
+		webhookUrl,
+		url: registrationUrl(webhookUrl, settings, generated),
+		secrets: [settings.sharedSecret, generated].filter((secret) => secret !== ''),
+	};
 }
 
 async function readAccountWebhook(client: ApiClient, target: Target): Promise<AccountWebhook> {
@@ -112,14 +162,33 @@ async function setAccountWebhook(client: ApiClient, target: Target, webhook: str
 	}
 }
 
-function record(ctx: IHookFunctions): RegistrationRecord | undefined {
-	const stored = ctx.getWorkflowStaticData('node')[RECORD_KEY];
+/** The record of this registration: "Listen for test event" (mode manual) keeps its own. */
+function recordKey(ctx: IHookFunctions): string {
+	return ctx.getMode() === 'manual' ? TEST_RECORD_KEY : RECORD_KEY;
+}
+
+function readRecord(staticData: IDataObject, key: string): RegistrationRecord | undefined {
+	const stored = staticData[key];
 	return typeof stored === 'object' && stored !== null ? (stored as RegistrationRecord) : undefined;
+}
+
+/**
+ * The record of the registration being deactivated. n8n calls `delete` in mode "internal" for
+ * both production and test webhooks, so the record is the one made for this webhook's URL.
+ */
+function recordOfWebhook(staticData: IDataObject, target: Target | undefined): { key: string; record?: RegistrationRecord } {
+	for (const key of [RECORD_KEY, TEST_RECORD_KEY]) {
+		const record = readRecord(staticData, key);
+		if (record && target && record.urlSha256 === sha256(target.url)) return { key, record };
+	}
+	const production = readRecord(staticData, RECORD_KEY);
+	if (production) return { key: RECORD_KEY, record: production };
+	return { key: TEST_RECORD_KEY, record: readRecord(staticData, TEST_RECORD_KEY) };
 }
 
 /** n8n asks before `create`: is this workflow's URL already the account's webhook? */
 export async function webhookExists(this: IHookFunctions): Promise<boolean> {
-	const target = targetOf(this);
+	const target = await targetOf(this);
 	const client = await apiClientFor(this);
 	const current = await readAccountWebhook(client, target);
 	if (current.known) {
@@ -127,59 +196,95 @@ export async function webhookExists(this: IHookFunctions): Promise<boolean> {
 		return numberMatches && sameUrl(current.url, target.url);
 	}
 	// Check Account did not tell: trust what activation stored.
-	const stored = record(this);
+	const stored = readRecord(this.getWorkflowStaticData('node'), recordKey(this));
 	return stored?.urlSha256 === sha256(target.url) && stored.accountNumber === target.accountNumber;
 }
 
 export async function registerWebhook(this: IHookFunctions): Promise<boolean> {
-	const target = targetOf(this);
+	const target = await targetOf(this);
 	const client = await apiClientFor(this);
 	const before = await readAccountWebhook(client, target);
 	try {
 		await setAccountWebhook(client, target, target.url);
 	} catch (error) {
-		throw toNodeError(this.getNode(), error, { action: "register this workflow's URL with Update Account" });
+		throw withoutSecrets(this, toNodeError(this.getNode(), error, { action: "register this workflow's URL with Update Account" }), target.secrets);
 	}
-	const earlier = record(this);
+	const staticData = this.getWorkflowStaticData('node');
+	const key = recordKey(this);
+	const earlier = readRecord(staticData, key);
 	const next: RegistrationRecord = {
 		accountNumber: target.accountNumber,
 		urlSha256: sha256(target.url),
 		previousKnown: before.known,
 		registeredAt: new Date().toISOString(),
 	};
-	if (before.known && before.url !== '' && !sameUrl(before.url, target.url)) {
-		next.previousWebhook = before.url;
-	} else if (before.known && before.url !== '' && earlier?.previousWebhook) {
-		// Registered again over our own URL: the webhook to restore is still the one from before.
-		next.previousWebhook = earlier.previousWebhook;
+	if (target.settings.verification === 'generatedSecret') {
+		next.secretSha256 = sha256(new URL(target.url).searchParams.get(target.settings.queryParameterName) ?? '');
 	}
-	this.getWorkflowStaticData('node')[RECORD_KEY] = next;
+	if (before.known && before.url !== '' && !sameUrl(before.url, target.url)) {
+		const base = urlWithoutSecrets(before.url);
+		if (base !== undefined) {
+			next.previousWebhookBase = base;
+			next.previousWebhookSha256 = sha256(normalizedUrl(before.url));
+		}
+	} else if (before.known && before.url !== '' && earlier?.previousWebhookBase) {
+		// Registered again over our own URL: the webhook to restore is still the one from before.
+		next.previousWebhookBase = earlier.previousWebhookBase;
+		next.previousWebhookSha256 = earlier.previousWebhookSha256;
+	}
+	staticData[key] = next;
 	return true;
 }
 
 /**
+ * The webhook to put back, rebuilt from what the record keeps: the previous URL as kept (it had
+ * no query), or that URL with a secret this package can derive or knows (a generated secret of
+ * this account, this trigger's own shared secret). Only a rebuild whose hash is the previous
+ * webhook's counts; anything else cannot be restored (its secret was never kept).
+ */
+async function previousWebhookOf(ctx: IHookFunctions, stored: RegistrationRecord, target: Target): Promise<string | undefined> {
+	if (typeof stored.previousWebhook === 'string' && stored.previousWebhook !== '') return stored.previousWebhook;
+	const base = stored.previousWebhookBase;
+	if (!base || !stored.previousWebhookSha256) return undefined;
+	const candidates = [base];
+	const names = [...new Set([target.settings.queryParameterName, DEFAULT_SECRET_QUERY])];
+	const generated = await generatedSecretFor(ctx, target.accountNumber, base).catch(() => '');
+	for (const name of names) {
+		if (generated) candidates.push(withQueryParameter(base, name, generated));
+		if (target.settings.sharedSecret) candidates.push(withQueryParameter(base, name, target.settings.sharedSecret));
+	}
+	return candidates.find((candidate) => sha256(normalizedUrl(candidate)) === stored.previousWebhookSha256);
+}
+
+/**
  * Deactivation. Never throws: n8n calls this while deactivating or ending a test, where an error
- * would only be logged; a failure is logged here and reported as `false`.
+ * would only be logged; a failure is logged here (without the trigger's secrets) and reported as
+ * `false`.
  */
 export async function unregisterWebhook(this: IHookFunctions): Promise<boolean> {
 	const staticData = this.getWorkflowStaticData('node');
-	const stored = record(this);
 	let target: Target;
+	let key: string;
+	let stored: RegistrationRecord | undefined;
 	try {
-		target = targetOf(this, stored?.accountNumber);
+		const guess = recordOfWebhook(staticData, undefined);
+		target = await targetOf(this, guess.record?.accountNumber);
+		({ key, record: stored } = recordOfWebhook(staticData, target));
+		if (stored && stored.accountNumber !== target.accountNumber) target = await targetOf(this, stored.accountNumber);
 	} catch (error) {
 		// Without a record this workflow registered nothing (e.g. its activation failed on this).
-		if (stored === undefined) return true;
-		this.logger.warn(`Messaging Trigger: could not restore or clear the account's webhook: ${(error as Error).message}`);
+		if (recordOfWebhook(staticData, undefined).record === undefined) return true;
+		warn(this, error, []);
 		return false;
 	}
+	const secrets = [...target.secrets];
 	try {
 		const ours = (url: string) => sameUrl(url, target.url) || (stored !== undefined && sha256(url) === stored.urlSha256);
 		const client = await apiClientFor(this);
 		const current = await readAccountWebhook(client, target);
 		if (current.known && (current.url === '' || !ours(current.url))) {
 			// Cleared, or pointed elsewhere since activation: that is someone's choice, keep it.
-			delete staticData[RECORD_KEY];
+			delete staticData[key];
 			return true;
 		}
 		if (!current.known && stored === undefined) {
@@ -187,13 +292,39 @@ export async function unregisterWebhook(this: IHookFunctions): Promise<boolean> 
 			// failed activation): touching the account could only wipe someone else's webhook.
 			return true;
 		}
-		const restore = stored?.previousWebhook && !ours(stored.previousWebhook) ? stored.previousWebhook : '';
+		const previous = stored ? await previousWebhookOf(this, stored, target) : undefined;
+		const restore = previous && !ours(previous) ? previous : '';
+		if (restore === '' && stored?.previousWebhookBase) {
+			this.logger.warn(
+				`Messaging Trigger: the account's previous webhook (${stored.previousWebhookBase}) carried a query that was not kept (it may hold a secret), so it cannot be put back; the webhook is cleared. Deactivate and activate the workflow it belongs to.`,
+			);
+		}
+		// The URL put back may carry its own secret (a derived one): keep that out of the warning too.
+		secrets.push(...queryValuesOf(restore));
 		await setAccountWebhook(client, target, restore);
-		delete staticData[RECORD_KEY];
+		delete staticData[key];
 		return true;
 	} catch (error) {
-		const message = error instanceof Error ? error.message : String(error);
-		this.logger.warn(`Messaging Trigger: could not restore or clear the account's webhook: ${message}`);
+		warn(this, error, secrets);
 		return false;
 	}
+}
+
+function queryValuesOf(url: string): string[] {
+	try {
+		return [...new URL(url).searchParams.values()].filter((value) => value !== '');
+	} catch {
+		return [];
+	}
+}
+
+function warn(ctx: IHookFunctions, error: unknown, secrets: string[]): void {
+	const message = error instanceof Error ? error.message : String(error);
+	ctx.logger.warn(`Messaging Trigger: could not restore or clear the account's webhook: ${redactSecrets(message, secrets)}`);
+}
+
+/** The error without the trigger's secrets in its message or description, in any encoding. */
+function withoutSecrets(ctx: IHookFunctions, error: Error & { description?: string | null }, secrets: string[]): NodeOperationError {
+	const description = error.description ? redactSecrets(error.description, secrets) : undefined;
+	return new NodeOperationError(ctx.getNode(), redactSecrets(error.message, secrets), { description });
 }

@@ -1,9 +1,12 @@
 import { createHash, timingSafeEqual } from 'crypto';
-import type { IWebhookFunctions } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { readCredential } from '../shared/credential';
+import { normalizePhone } from '../shared/phone';
 import type { IncomingEvent } from './payload';
 import type { TriggerSettings } from './parameters';
+import { RECORD_KEY, TEST_RECORD_KEY } from './registration';
+import { generatedSecretFor, sha256 } from './secrets';
 
 /**
  * The checks a request must pass before it may start the workflow. Each returns the reason a
@@ -32,6 +35,36 @@ export function sharedSecretProblem(ctx: IWebhookFunctions, settings: TriggerSet
 	if (value === undefined || value === '') return `The request has no ${where}`;
 	if (typeof value !== 'string') return `The ${where} must appear once`;
 	return secretsMatch(value, settings.sharedSecret) ? undefined : `The ${where} does not hold the shared secret`;
+}
+
+/** A query parameter that must appear once; the reason it does not, or its value. */
+function queryValue(ctx: IWebhookFunctions, name: string): { value: string } | { problem: string } {
+	const value = ((ctx.getQueryData() ?? {}) as Record<string, unknown>)[name];
+	if (value === undefined || value === '') return { problem: `The request has no query parameter "${name}"` };
+	if (typeof value !== 'string') return { problem: `The query parameter "${name}" must appear once` };
+	return { value };
+}
+
+/**
+ * "Generated Secret": the query parameter against the hash activation kept ("Listen for test
+ * event" keeps its own). Without a kept hash (static data lost) the secret is derived again from
+ * the credential, as activation derived it.
+ */
+export async function generatedSecretProblem(ctx: IWebhookFunctions, settings: TriggerSettings): Promise<string | undefined> {
+	if (settings.verification !== 'generatedSecret') return undefined;
+	const given = queryValue(ctx, settings.queryParameterName);
+	if ('problem' in given) return given.problem;
+	const wrong = `The query parameter "${settings.queryParameterName}" does not hold the generated secret; activate the workflow again if the account's webhook was set by hand`;
+	const record = ctx.getWorkflowStaticData('node')[ctx.getMode() === 'manual' ? TEST_RECORD_KEY : RECORD_KEY] as IDataObject | undefined;
+	let expectedSha256 = typeof record?.secretSha256 === 'string' ? record.secretSha256 : '';
+	if (!/^[0-9a-f]{64}$/.test(expectedSha256)) {
+		const account = typeof record?.accountNumber === 'string' ? { phone: record.accountNumber } : normalizePhone(settings.accountNumber, settings.defaultCountry);
+		const webhookUrl = ctx.getNodeWebhookUrl('default');
+		if (!('phone' in account) || !webhookUrl) return wrong;
+		expectedSha256 = sha256(await generatedSecretFor(ctx, account.phone, webhookUrl).catch(() => ''));
+	}
+	const matches = timingSafeEqual(Buffer.from(sha256(given.value), 'hex'), Buffer.from(expectedSha256, 'hex'));
+	return matches ? undefined : wrong;
 }
 
 /** `x-api-key` in the payload against the credential's Client Secret. */
