@@ -17,6 +17,11 @@
  *   as n8n writes it (`webhookResponse` as JSON with the webhook's status, `noWebhookResponse`
  *   left to the node), and `workflowData` starts a real `WorkflowExecute` run of the workflow
  *   (trigger → "Received" pass-through node), whose result is recorded.
+ * - static data as n8n 2.40 handles it: a production request reads the saved static data and
+ *   saves it after the node answered (LiveWebhooks), so concurrent requests can overwrite each
+ *   other's changes as in n8n; a test listener starts from empty static data and its requests use
+ *   what `create` left, saving nothing (TestWebhooks). Each harness is its own workflow (own id).
+ * - what the node logs through its context's logger is recorded in `logs`.
  *
  * Not reproduced (n8n-core alone does not have them): express itself (the request is Node's
  * `IncomingMessage` with the fields n8n adds: `rawBody`, `readRawBody`, `contentType`,
