@@ -9,30 +9,15 @@
  */
 import type { RequestLogEntry } from '../sandbox/types';
 import { ApiClient, endpoints, parseCredentials } from '../nodes/shared/transport';
-import { sandboxCredential } from '../dev/engine';
-import { TriggerHarness } from '../dev/triggerEngine';
 import { useSandbox } from './helpers/sandbox';
+import { useTriggerHarnesses } from './helpers/trigger';
 
 const ACCOUNT = '6281288776713';
 const VERSION = '16.0.1.3';
 const OTHER_SYSTEM_URL = 'https://crm.example.com/whatsapp/incoming';
 
 const sandbox = useSandbox();
-const harnesses: TriggerHarness[] = [];
-
-afterEach(async () => {
-	await Promise.all(harnesses.splice(0).map(async (harness) => await harness.close()));
-});
-
-async function harness(parameters: Record<string, unknown> = {}): Promise<TriggerHarness> {
-	const started = await TriggerHarness.start({
-		parameters: { accountNumber: '+62 812-8877-6713', ...parameters },
-		credentials: sandboxCredential(sandbox.url),
-		typeVersion: 1,
-	});
-	harnesses.push(started);
-	return started;
-}
+const harness = useTriggerHarnesses(sandbox, { typeVersion: 1 });
 
 /** Another system (or a person with the gateway's form) setting the account's webhook. */
 async function registerElsewhere(url: string): Promise<void> {

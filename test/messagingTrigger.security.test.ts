@@ -7,31 +7,18 @@
 import { request } from 'undici';
 
 import { expectNoSecret } from '../dev/hostile';
-import { sandboxCredential } from '../dev/engine';
-import { TriggerHarness, type TriggerHarnessOptions } from '../dev/triggerEngine';
 import { forgetClaimsInProcess, MAX_REMEMBERED } from '../nodes/MessagingTrigger/deliveries';
 import { sha256 } from '../nodes/MessagingTrigger/secrets';
 import { ApiClient, endpoints, parseCredentials } from '../nodes/shared/transport';
 import { useSandbox } from './helpers/sandbox';
-import { TRIGGER_ACCOUNT as ACCOUNT, TRIGGER_BASE_PARAMETERS, TRIGGER_CUSTOMER as CUSTOMER } from './helpers/trigger';
+import { TRIGGER_ACCOUNT as ACCOUNT, TRIGGER_CUSTOMER as CUSTOMER, useTriggerHarnesses } from './helpers/trigger';
 
 const sandbox = useSandbox();
-const harnesses: TriggerHarness[] = [];
+const harness = useTriggerHarnesses(sandbox);
 
-afterEach(async () => {
-	await Promise.all(harnesses.splice(0).map(async (harness) => await harness.close()));
+afterEach(() => {
 	jest.restoreAllMocks();
 });
-
-async function harness(parameters: Record<string, unknown> = {}, options: Partial<TriggerHarnessOptions> = {}): Promise<TriggerHarness> {
-	const started = await TriggerHarness.start({
-		parameters: { ...TRIGGER_BASE_PARAMETERS, ...parameters },
-		credentials: sandboxCredential(sandbox.url),
-		...options,
-	});
-	harnesses.push(started);
-	return started;
-}
 
 const accountWebhook = () => sandbox.accounts()[0].whatsappWebhook;
 const tokenOf = (url: string | undefined) => new URL(url ?? 'http://x').searchParams.get('token') ?? '';

@@ -69,3 +69,27 @@ export function useTrigger(sandbox: UsedSandbox, options: Partial<TriggerHarness
 	};
 	return used;
 }
+
+/**
+ * `startTrigger(parameters, options)` for tests that start several triggers (one per test, or two
+ * workflows at once): each is closed after the test that started it.
+ */
+export function useTriggerHarnesses(
+	sandbox: UsedSandbox,
+	defaults: Partial<TriggerHarnessOptions> = {},
+): (parameters?: Record<string, unknown>, options?: Partial<TriggerHarnessOptions>) => Promise<TriggerHarness> {
+	const started: TriggerHarness[] = [];
+	afterEach(async () => {
+		await Promise.all(started.splice(0).map(async (harness) => await harness.close()));
+	});
+	return async (parameters = {}, options = {}) => {
+		const harness = await TriggerHarness.start({
+			credentials: sandboxCredential(sandbox.url),
+			...defaults,
+			...options,
+			parameters: { ...TRIGGER_BASE_PARAMETERS, ...parameters },
+		});
+		started.push(harness);
+		return harness;
+	};
+}

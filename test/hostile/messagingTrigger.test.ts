@@ -6,29 +6,16 @@
  */
 import { request } from 'undici';
 
-import { sandboxCredential } from '../../dev/engine';
 import { expectLinearTime, expectNoSecret } from '../../dev/hostile';
-import { TriggerHarness } from '../../dev/triggerEngine';
 import { sameNumber } from '../../nodes/MessagingTrigger/filters';
 import { cleanFileName, decodeDataUri } from '../../nodes/MessagingTrigger/media';
 import { boundedCopy, contactNumber } from '../../nodes/MessagingTrigger/payload';
 import { declaredCharset } from '../../nodes/MessagingTrigger/requestBody';
 import { useSandbox } from '../helpers/sandbox';
+import { useTriggerHarnesses } from '../helpers/trigger';
 
 const sandbox = useSandbox();
-const harnesses: TriggerHarness[] = [];
-afterEach(async () => {
-	await Promise.all(harnesses.splice(0).map(async (harness) => await harness.close()));
-});
-
-async function harness(parameters: Record<string, unknown> = {}): Promise<TriggerHarness> {
-	const started = await TriggerHarness.start({
-		parameters: { accountNumber: '+62 812-8877-6713', ...parameters },
-		credentials: sandboxCredential(sandbox.url),
-	});
-	harnesses.push(started);
-	return started;
-}
+const harness = useTriggerHarnesses(sandbox);
 
 describe('linear time on the worst input a sender can construct', () => {
 	const deepJson = (bytes: number) => JSON.parse(`${'['.repeat(bytes / 2)}${']'.repeat(bytes / 2)}`) as unknown;
