@@ -103,6 +103,7 @@ export function secretForms(secret: string): string[] {
 		html,
 		html2,
 		encodeURIComponent(secret),
+		new URLSearchParams({ s: secret }).toString().slice(2),
 		encodeURI(secret),
 		bytes.toString('base64'),
 		bytes.toString('base64').replace(/=+$/, ''),

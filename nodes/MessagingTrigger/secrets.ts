@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'crypto';
 
 import { readCredential } from '../shared/credential';
+import { Redactor } from '../shared/transport';
 
 /**
  * The trigger's own secrets: the generated secret of "Generated Secret" verification, and how any
@@ -32,39 +33,10 @@ export async function generatedSecretFor(ctx: CredentialContext, accountNumber: 
 	return deriveGeneratedSecret(clientSecret, accountNumber, webhookBaseUrl);
 }
 
-/** Every form a secret takes when a server or a library echoes it: as is, in a URL, in JSON, in HTML, encoded. */
-export function secretForms(secret: string): string[] {
-	if (!secret) return [];
-	const bytes = Buffer.from(secret, 'utf8');
-	const base64 = bytes.toString('base64');
-	const forms = [
-		secret,
-		encodeURIComponent(secret),
-		new URLSearchParams({ s: secret }).toString().slice(2),
-		encodeURI(secret),
-		JSON.stringify(secret).slice(1, -1),
-		JSON.stringify(JSON.stringify(secret).slice(1, -1)).slice(1, -1),
-		secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'),
-		secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#x27;'),
-		base64,
-		base64.replace(/=+$/, ''),
-		bytes.toString('base64url'),
-		bytes.toString('hex'),
-		bytes.toString('hex').toUpperCase(),
-	];
-	// Longest first, so that a form containing another is replaced whole.
-	return [...new Set(forms)].sort((a, b) => b.length - a.length);
-}
-
 /**
- * The text with every form of every secret replaced by `[redacted]`. Unlike the transport's
- * redaction this has no minimum length: these are the user's own trigger secrets, and an error
- * message with a blanked word is better than one with the secret in it.
+ * The text with every form of every secret of the trigger replaced by `[redacted]`, through the
+ * package's one redaction module (every encoding a server or library may echo).
  */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
-	let out = text;
-	for (const secret of secrets) {
-		for (const form of secretForms(secret)) out = out.split(form).join('[redacted]');
-	}
-	return out;
+	return new Redactor(secrets).text(text);
 }

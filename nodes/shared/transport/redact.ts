@@ -40,6 +40,8 @@ export function secretForms(secret: string): string[] {
 		htmlEscaped(secret, '&quot;', '&#x27;'),
 		encodeURIComponent(secret),
 		encodeURIComponent(secret).replace(/%20/g, '+'),
+		// application/x-www-form-urlencoded, as URLSearchParams writes a query (also encodes ' ( ) ! ~).
+		new URLSearchParams({ s: secret }).toString().slice(2),
 		encodeURI(secret),
 		base64,
 		bytes.toString('base64url'),
