@@ -84,8 +84,11 @@ export function cleanFileName(given: string): string {
 		.replace(FORMAT_CHARACTERS, '')
 		.replace(WINDOWS_RESERVED, '_')
 		.trim()
-		.replace(/^\.+/, '')
-		.replace(/[. ]+$/, '');
+		.replace(/^\.+/, '');
+	// Trailing dots and spaces (Windows drops them), cut by a loop: /[. ]+$/ would be quadratic.
+	let end = name.length;
+	while (end > 0 && (name[end - 1] === '.' || name[end - 1] === ' ')) end--;
+	name = name.slice(0, end);
 	const dot = name.indexOf('.');
 	const stem = dot === -1 ? name : name.slice(0, dot);
 	if (WINDOWS_DEVICE.test(stem.trim())) name = `_${name}`;
