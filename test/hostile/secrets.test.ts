@@ -1,0 +1,115 @@
+/**
+ * No secret in any field of any output, error or log, in any encoding, from any path: the nodes
+ * run through n8n's engine against a sandbox whose answers echo secrets the way odd servers do,
+ * and everything the run produced (the whole run data, errors with descriptions, every line
+ * logged through n8n's logger or the console) is scanned for every form of every secret.
+ */
+import { LoggerProxy, type IDataObject } from 'n8n-workflow';
+
+import { runWorkflow, sandboxCredential, singleNodeWorkflow, type EngineRun } from '../../dev/engine';
+import { expectNoSecret, stringsIn } from '../../dev/hostile';
+import { sharedTokenCache } from '../../nodes/shared/transport';
+import { useSandbox } from '../helpers/sandbox';
+
+/** A secret with every character that changes under JSON, HTML and URL encoding. */
+const SECRET = 'se"cr\\et<&>+/ \'x9';
+const ACCESS = 'AT-access-token-1234';
+const REFRESH = 'RT-refresh-token-5678';
+const PHONE = '6281288776713';
+
+const logged: string[] = [];
+const capture = (...args: unknown[]) => logged.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+
+beforeAll(() => {
+	LoggerProxy.init({ error: capture, warn: capture, info: capture, debug: capture, verbose: capture } as never);
+	for (const method of ['log', 'warn', 'error', 'info', 'debug'] as const) jest.spyOn(console, method).mockImplementation(capture);
+});
+afterAll(() => jest.restoreAllMocks());
+
+const sandbox = useSandbox({
+	accounts: [{ clientId: 'hostile-client', clientSecret: SECRET, status: 'authenticated' }],
+	tokenAnswerExtra: { access_token: ACCESS, refresh_token: REFRESH, client_secret: SECRET, echoed: { deep: [`secret=${encodeURIComponent(SECRET)}`] } },
+});
+
+const credential = (secret = SECRET, clientId = 'hostile-client') => sandboxCredential(sandbox.url, { clientId, clientSecret: secret });
+
+/** Every secret this process knows of now: the client secret, the token answer's extras, every token issued. */
+function secretsNow(extra: string[] = []): string[] {
+	const bearer = sandbox.requests().flatMap((r) => (r.authorization ? [r.authorization.replace(/^Bearer\s+/, '')] : []));
+	return [SECRET, ACCESS, REFRESH, ...sharedTokenCache.values(), ...bearer, ...extra];
+}
+
+function expectClean(where: string, run: EngineRun, secrets = secretsNow()): void {
+	expectNoSecret(`${where}: run data`, run.run, secrets);
+	expectNoSecret(`${where}: error`, run.error, secrets);
+	expectNoSecret(`${where}: logs`, logged, secrets);
+}
+
+const CONTINUE = { onError: 'continueRegularOutput' } as const;
+
+describe('Get Token, both nodes: redacted by key and by value', () => {
+	it.each([
+		['messaging', { resource: 'auth', operation: 'getToken' }],
+		['currencyRate', { resource: 'auth', operation: 'getToken' }],
+	] as const)('%s', async (node, parameters) => {
+		const run = await runWorkflow(singleNodeWorkflow(node, parameters), credential());
+		expect(run.error).toBeUndefined();
+		const json = run.output('Node')[0].json as IDataObject;
+		expect(json.tokenRenewed).toBe(true);
+		const response = json.response as IDataObject;
+		expect(response.access_token).toBe('[redacted]');
+		expect(response.refresh_token).toBe('[redacted]');
+		expect(response.client_secret).toBe('[redacted]');
+		expectClean(`Get Token (${node})`, run);
+	});
+});
+
+describe('errors that echo the secret in other encodings', () => {
+	const forms = {
+		'JSON-escaped': JSON.stringify({ client_secret: SECRET }),
+		'HTML-escaped': SECRET.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'),
+		'URL-encoded': `https://x/?s=${encodeURIComponent(SECRET)}`,
+		base64: `Basic ${Buffer.from(`hostile-client:${SECRET}`).toString('base64')}`,
+		hex: Buffer.from(SECRET).toString('hex'),
+	};
+	it.each(Object.entries(forms))('%s', async (_form, message) => {
+		sandbox.addFaults([{ kind: 'rpcError', message: `bad request: ${message}`, match: { rpcMethod: 'sendMessage' } }]);
+		const run = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendText', phone: PHONE, text: 'hi' }, [{}], CONTINUE), credential());
+		expect(run.output('Node')[0].json.error).toBeDefined();
+		expectClean('send error', run);
+	});
+});
+
+describe('tokens', () => {
+	it('a token just invalidated is still redacted when a later answer echoes it', async () => {
+		const first = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendText', phone: PHONE, text: 'one' }), credential());
+		expect(first.error).toBeUndefined();
+		const oldToken = sandbox.requests().find((r) => r.authorization)!.authorization!.replace(/^Bearer\s+/, '');
+		sandbox.addFaults([
+			{ kind: 'expireToken', match: { rpcMethod: 'sendMessage' } },
+			{ kind: 'rpcError', message: `token ${oldToken} was replaced`, match: { rpcMethod: 'sendMessage' } },
+		]);
+		const run = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendText', phone: PHONE, text: 'two' }, [{}], CONTINUE), credential());
+		expect(String(run.output('Node')[0].json.error)).toMatch(/was replaced/);
+		expectClean('retired token', run, secretsNow([oldToken]));
+	});
+});
+
+describe('short secrets', () => {
+	it('a 3-character secret is redacted where it is a whole value', async () => {
+		await sandbox.restart({
+			accounts: [{ clientId: 'short-client', clientSecret: 'ab3', status: 'authenticated' }],
+			tokenAnswerExtra: { client_secret: 'ab3', note: 'ab3' },
+		});
+		sandbox.addFaults([{ kind: 'rpcError', message: 'params were {"client_secret": "ab3"}', match: { rpcMethod: 'sendMessage' } }]);
+		const token = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'auth', operation: 'getToken' }), credential('ab3', 'short-client'));
+		const send = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendText', phone: PHONE, text: 'hi' }, [{}], CONTINUE), credential('ab3', 'short-client'));
+		for (const run of [token, send]) {
+			const texts = stringsIn(run.run);
+			expect(texts.filter((text) => text === 'ab3' || text.includes('"ab3"'))).toEqual([]);
+		}
+		expect((token.output('Node')[0].json.response as IDataObject).note).toBe('[redacted]');
+		expect(String(send.output('Node')[0].json.error)).toMatch(/params were/);
+		await sandbox.restart();
+	});
+});
