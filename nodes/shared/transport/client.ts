@@ -164,10 +164,18 @@ export class ApiClient {
 		return this.redactor().value(value);
 	}
 
-	/** The secrets known now: the client secret, the cached tokens and the ones just retired. */
+	/**
+	 * The secrets known now: the client secret, the cached tokens and the ones just retired. Their
+	 * forms (every encoding) are computed again only when the set changes, not for every answer.
+	 */
 	private redactor(): Redactor {
-		return new Redactor([this.credentials.clientSecret, ...this.tokens.values()]);
+		const secrets = [this.credentials.clientSecret, ...this.tokens.values()];
+		const key = secrets.join('\u0000');
+		if (this.lastRedactor?.key !== key) this.lastRedactor = { key, redactor: new Redactor(secrets) };
+		return this.lastRedactor.redactor;
 	}
+
+	private lastRedactor: { key: string; redactor: Redactor } | undefined;
 
 	/** One logical request: attempts, retries as the policy allows, parses the answer. */
 	private async send(
