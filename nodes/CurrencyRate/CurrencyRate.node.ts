@@ -5,7 +5,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/credential';
+import { messagingRateApiTest } from '../shared/credential';
 import { buildProperties } from '../shared/operation';
 import { nodeDocumentationUrl } from '../shared/documentation';
 import { route, type NodeDefinition } from '../shared/router';
@@ -38,7 +38,7 @@ export class CurrencyRate implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Currency Rate',
 		name: 'currencyRate',
-		icon: { light: 'file:currencyRate.svg', dark: 'file:currencyRate.dark.svg' },
+		icon: { light: 'file:../../icons/currencyRate.svg', dark: 'file:../../icons/currencyRate.dark.svg' },
 		group: ['transform'],
 		// 1.1: Convert keeps the input item's fields by default (Include Input Fields); 1 keeps giving the conversion details.
 		version: [1, 1.1],
@@ -48,9 +48,12 @@ export class CurrencyRate implements INodeType {
 		description: 'Get exchange rates of Indonesian banks and the tax office, and convert amounts between currencies',
 		defaults: { name: 'Currency Rate' },
 		usableAsTool: true,
+		// eslint-disable-next-line @n8n/community-nodes/node-connection-type-literal -- n8n before 1.85 has no NodeConnectionTypes: the string loads in every version
 		inputs: ['main'],
+		// eslint-disable-next-line @n8n/community-nodes/node-connection-type-literal -- n8n before 1.85 has no NodeConnectionTypes: the string loads in every version
 		outputs: ['main'],
-		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: 'messagingRateApiTest' }],
+		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
+		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
 		properties: [...buildProperties(resources), currencyRateOptionsProperty, includeRawResponseProperty],
 	};
 

@@ -5,7 +5,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/credential';
+import { messagingRateApiTest } from '../shared/credential';
 import { buildProperties, listInWords, operationsSending } from '../shared/operation';
 import { nodeDocumentationUrl } from '../shared/documentation';
 import { route, type NodeDefinition } from '../shared/router';
@@ -29,7 +29,7 @@ export class Messaging implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Messaging',
 		name: 'messaging',
-		icon: { light: 'file:messaging.svg', dark: 'file:messaging.dark.svg' },
+		icon: { light: 'file:../../icons/messaging.svg', dark: 'file:../../icons/messaging.dark.svg' },
 		group: ['output'],
 		version: 1,
 		subtitle: operationSubtitle(resources),
@@ -37,9 +37,12 @@ export class Messaging implements INodeType {
 		description: 'Send WhatsApp messages and files, check numbers and manage the gateway account',
 		defaults: { name: 'Messaging' },
 		usableAsTool: true,
+		// eslint-disable-next-line @n8n/community-nodes/node-connection-type-literal -- n8n before 1.85 has no NodeConnectionTypes: the string loads in every version
 		inputs: ['main'],
+		// eslint-disable-next-line @n8n/community-nodes/node-connection-type-literal -- n8n before 1.85 has no NodeConnectionTypes: the string loads in every version
 		outputs: ['main'],
-		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: 'messagingRateApiTest' }],
+		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
+		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
 		// Send and Wait: the links' resume calls (n8n registers no URL for these; see sendAndWait.ts).
 		webhooks: answerWebhooks,
 		waitingNodeTooltip: '={{ $parameter.operation === "sendAndWait" ? "Waiting for the person to answer in WhatsApp" : "" }}',

@@ -6,7 +6,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, messagingRateApiTest } from '../shared/credential';
+import { messagingRateApiTest } from '../shared/credential';
 import { nodeDocumentationUrl } from '../shared/documentation';
 import { triggerProperties } from './parameters';
 import { receiveMessage } from './receive';
@@ -21,7 +21,7 @@ export class MessagingTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Messaging Trigger',
 		name: 'messagingTrigger',
-		icon: { light: 'file:messaging.svg', dark: 'file:messaging.dark.svg' },
+		icon: { light: 'file:../../icons/messaging.svg', dark: 'file:../../icons/messaging.dark.svg' },
 		group: ['trigger'],
 		// Version 2: new triggers verify with a generated secret and ignore their own messages by
 		// default; version 1 triggers keep the defaults they were saved with (parameters.ts).
@@ -34,8 +34,10 @@ export class MessagingTrigger implements INodeType {
 		description: 'Send and receive WhatsApp messages through your gateway account',
 		defaults: { name: 'Messaging Trigger' },
 		inputs: [],
+		// eslint-disable-next-line @n8n/community-nodes/node-connection-type-literal -- n8n before 1.85 has no NodeConnectionTypes: the string loads in every version
 		outputs: ['main'],
-		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: 'messagingRateApiTest' }],
+		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
+		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
 		// responseData '': n8n 2.x answers an onReceived webhook with `responseData` when it is set and
 		// defaults it to the literal 'firstEntryJson', which would hide the webhookResponse the trigger
 		// returns ({received: true, ...}); an empty value makes n8n send that webhookResponse.

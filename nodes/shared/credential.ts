@@ -33,7 +33,7 @@ export async function readCredential(ctx: CredentialContext): Promise<ApiCredent
 				description: 'Open the "Messaging & Rate API" credential and correct the field.',
 			});
 		}
-		throw error;
+		throw new NodeOperationError(ctx.getNode(), error instanceof Error ? error : String(error));
 	}
 }
 

@@ -32,6 +32,7 @@ import {
 	executeWorkflow,
 	importCredential,
 	importWorkflow,
+	importWorkflows,
 	installPackageIntoN8n,
 	log,
 	makeUserFolder,
@@ -104,15 +105,14 @@ async function runTarget(key: string, tgz: string, scenarios: Array<{ file: stri
 		);
 		const workflows: WorkflowFile[] = [...readWorkflowDir(join(REPO_ROOT, 'examples'), REPO_ROOT), ...readWorkflowDir(join(__dirname, 'workflows'), REPO_ROOT)];
 		await r.timed(`n8n import:workflow x${workflows.length}`, async () => {
-			for (const { file, wf } of workflows) {
-				const id = await importWorkflow(userFolder, join(REPO_ROOT, file));
-				r.check(`import:workflow ${file} (id ${id})`, id === wf.id);
-			}
+			await importWorkflows(userFolder, workflows.map(({ file }) => join(REPO_ROOT, file)));
 		});
 
 		server = await r.timed('n8n start → healthy + owner setup', () => startN8n(userFolder));
 		const srv = server;
 		r.check('n8n start: healthy, owner logged in', srv.authCookie.length > 20, { url: srv.url, startupMs: srv.startupMs });
+		const listed = await srv.rest<Array<{ id: string }>>('GET', '/workflows');
+		for (const { file, wf } of workflows) r.check(`import:workflow ${file} (id ${wf.id})`, listed.some((w) => w.id === wf.id));
 
 		const ctx: ScenarioContext = {
 			target: install.target,
@@ -129,6 +129,7 @@ async function runTarget(key: string, tgz: string, scenarios: Array<{ file: stri
 				return w;
 			},
 			execute: (id) => executeWorkflow(userFolder, id),
+			packageTarball: tgz,
 			importWorkflow: async (fileOrWorkflow) => {
 				const id = await importWorkflow(userFolder, fileOrWorkflow);
 				return id;

@@ -88,6 +88,7 @@ export class ApiClient {
 		try {
 			return await this.send(endpoint, body, token, options);
 		} catch (error) {
+			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the transport knows no n8n node: toNodeError (errors.ts) converts its ApiError
 			if (!(error instanceof ApiError && error.authFailure)) throw error;
 			// The token expired or was revoked: one new token, one more try, never more.
 			this.tokens.invalidate(this.tokenKey(endpoint.group), token);
@@ -220,6 +221,7 @@ export class ApiClient {
 				return redactResult ? redactor.value(result) : result;
 			} catch (error) {
 				if (error instanceof ApiError) error.attempts = attempt + 1;
+				// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the transport knows no n8n node: toNodeError (errors.ts) converts its ApiError
 				throw error;
 			}
 		}

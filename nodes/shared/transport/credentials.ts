@@ -30,6 +30,7 @@ export function parseCredentials(stored: StoredCredentials): ApiCredentials {
 	} catch {
 		// Quoted only when it cannot hold a password (user:pass@host) and is short enough to read.
 		const quoted = baseUrl.includes('@') || baseUrl.length > 200 ? '' : ` ("${baseUrl}")`;
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the transport knows no n8n node: readCredential and toNodeError convert CredentialError
 		throw new CredentialError(
 			`Credential field "Base URL" is not a valid URL${quoted}. Use the service's address, e.g. https://gateway.example.com`,
 		);

@@ -3,7 +3,7 @@
  * workflows, `n8n execute` and reading its run.
  */
 import { randomBytes } from 'crypto';
-import { readFileSync, writeFileSync } from 'fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { installFor } from './install';
 import { cleanEnv, freePort, mustSucceed, runCommand, type RunResult } from './util';
@@ -53,8 +53,6 @@ export function n8nEnv(userFolder: string, extra: Record<string, string> = {}): 
 		N8N_VERIFIED_PACKAGES_ENABLED: 'false',
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 		EXTERNAL_FRONTEND_HOOKS_URLS: '',
-		// The MCP registry module refreshes a server list from api.n8n.io on start.
-		N8N_DISABLED_MODULES: 'mcp-registry',
 		GENERIC_TIMEZONE: 'UTC',
 		N8N_LOG_LEVEL: 'info',
 		N8N_LOG_OUTPUT: 'console',
@@ -141,18 +139,28 @@ export interface WorkflowJson {
  * publishWorkflow() before `n8n start`. Returns the workflow id.
  */
 export async function importWorkflow(userFolder: string, fileOrWorkflow: string | WorkflowJson, overrides: Partial<WorkflowJson> = {}): Promise<string> {
-	const wf: WorkflowJson = {
-		...(typeof fileOrWorkflow === 'string' ? (JSON.parse(readFileSync(fileOrWorkflow, 'utf8')) as WorkflowJson) : fileOrWorkflow),
-		...overrides,
-	};
-	if (!wf.id) throw new Error('importWorkflow: the workflow needs an "id"');
-	if (wf.id.length > 21) throw new Error(`importWorkflow: id "${wf.id}" is longer than 21 chars (n8n treats it as invalid)`);
-	wf.settings ??= { executionOrder: 'v1' };
-	const file = join(userFolder, `workflow-${wf.id}.json`);
-	writeFileSync(file, JSON.stringify(wf, null, 2));
-	const r = await runN8nCli(userFolder, ['import:workflow', `--input=${file}`]);
+	const [id] = await importWorkflows(userFolder, [fileOrWorkflow], overrides);
+	return id;
+}
+
+/** Several workflows with one `n8n import:workflow --separate` (one n8n start instead of one each); returns their ids. */
+export async function importWorkflows(userFolder: string, filesOrWorkflows: Array<string | WorkflowJson>, overrides: Partial<WorkflowJson> = {}): Promise<string[]> {
+	const dir = join(userFolder, `import-${randomBytes(4).toString('hex')}`);
+	mkdirSync(dir);
+	const ids = filesOrWorkflows.map((fileOrWorkflow) => {
+		const wf: WorkflowJson = {
+			...(typeof fileOrWorkflow === 'string' ? (JSON.parse(readFileSync(fileOrWorkflow, 'utf8')) as WorkflowJson) : fileOrWorkflow),
+			...overrides,
+		};
+		if (!wf.id) throw new Error('importWorkflow: the workflow needs an "id"');
+		if (wf.id.length > 21) throw new Error(`importWorkflow: id "${wf.id}" is longer than 21 chars (n8n treats it as invalid)`);
+		wf.settings ??= { executionOrder: 'v1' };
+		writeFileSync(join(dir, `workflow-${wf.id}.json`), JSON.stringify(wf, null, 2));
+		return wf.id;
+	});
+	const r = await runN8nCli(userFolder, ['import:workflow', '--separate', `--input=${dir}`]);
 	if (r.code !== 0 || !/Successfully imported/.test(r.stdout + r.stderr)) mustSucceed('n8n import:workflow', { ...r, code: r.code || 1 });
-	return wf.id;
+	return ids;
 }
 
 /**

@@ -5,7 +5,7 @@
  * folder outside the repository and checks that it starts.
  */
 import { execFileSync } from 'child_process';
-import { readFileSync } from 'fs';
+import { readFileSync, readdirSync } from 'fs';
 import { join } from 'path';
 import { REPO_ROOT, tempFolder } from './util';
 
@@ -29,7 +29,8 @@ const INSTALLS_DIR = join(REPO_ROOT, 'test', 'n8n', 'installs');
 const ENV_BY_MAJOR: Record<number, Record<string, string>> = {
 	// n8n 1.x's default expression engine needs a native module built for its Node; the legacy one does not.
 	1: { N8N_EXPRESSION_ENGINE: 'legacy' },
-	2: {},
+	// The MCP registry module (2.x only; 1.x refuses the unknown name) refreshes a server list from api.n8n.io on start.
+	2: { N8N_DISABLED_MODULES: 'mcp-registry' },
 };
 
 export function n8nTarget(key: string): N8nTarget {
@@ -43,8 +44,8 @@ export function n8nTarget(key: string): N8nTarget {
 
 /** The default target (used where a test names none): n8n 2.x. */
 export const DEFAULT_TARGET = 'n8n-2';
-/** Every target `npm run test:n8n` runs, newest first. */
-export const ALL_TARGETS = ['n8n-2'];
+/** Every target `npm run test:n8n` runs: each folder under test/n8n/installs/, newest first. */
+export const ALL_TARGETS = readdirSync(INSTALLS_DIR).sort().reverse();
 
 export interface N8nInstall {
 	target: N8nTarget;

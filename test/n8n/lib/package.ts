@@ -3,7 +3,7 @@
  */
 import { execFileSync } from 'child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'fs';
-import { join, resolve } from 'path';
+import { dirname, join, resolve } from 'path';
 import { REPO_ROOT, cleanEnv, mustSucceed, runCommand, tempFolder } from './util';
 
 /**
@@ -61,3 +61,21 @@ export async function installPackageIntoN8n(userFolder: string, tgz: string): Pr
 	return dir;
 }
 
+/**
+ * The README's manual install, copied as written: `cd ~/.n8n/nodes && npm install <package>`, with
+ * the tarball in place of the registry name, in `<userFolder>/.n8n/nodes` (created empty when
+ * missing), with no flags and with `node` (the Node binary npm runs with and builds for) first on
+ * PATH. Only the caller's exported npm configuration is dropped; the user's own npm config applies
+ * as it would for them. Returns the installed package folder and npm's output.
+ */
+export async function installPackageWithNpm(userFolder: string, tgz: string, node: string): Promise<{ dir: string; stdout: string; stderr: string; ms: number }> {
+	const nodesDir = join(userFolder, '.n8n', 'nodes');
+	mkdirSync(nodesDir, { recursive: true });
+	const env = cleanEnv();
+	env.PATH = `${dirname(node)}:${env.PATH ?? ''}`;
+	const r = mustSucceed(`npm install ${tgz} (on ${node})`, await runCommand('npm', ['install', resolve(tgz)], { cwd: nodesDir, env, timeoutMs: 600_000 }));
+	const { name } = tarballPackageJson(tgz);
+	const dir = join(nodesDir, 'node_modules', name);
+	if (!existsSync(join(dir, 'package.json'))) throw new Error(`${name} from ${tgz} not found under ${nodesDir}/node_modules`);
+	return { dir, stdout: r.stdout, stderr: r.stderr, ms: r.ms };
+}

@@ -47,6 +47,8 @@ export interface ScenarioContext {
 	workflow(id: string): WorkflowFile;
 	/** `n8n execute --id=<id>` on the user folder (a separate n8n process next to the server). */
 	execute(workflowId: string): Promise<ExecuteResult>;
+	/** The packed package (.tgz) under test, for scenarios that install it another way. */
+	packageTarball: string;
 	/** Imports one more workflow (a file path or an object with an "id"); returns its id. */
 	importWorkflow(fileOrWorkflow: string | WorkflowJson): Promise<string>;
 	/** Records checks, timings and facts; names are prefixed with the n8n version. */

@@ -68,11 +68,22 @@ export async function messagingTriggerUnderStart(t: ScenarioContext): Promise<vo
 		active: deact.active,
 		publication: deact.publication?.status,
 	});
-	report.check(
-		'deactivation put back the webhook the account had before activation (README: restored when Check Account showed it)',
-		account().whatsappWebhook === t.account.previousWebhook,
-		account(),
-	);
+	if (t.target.major >= 2) {
+		report.check(
+			'deactivation put back the webhook the account had before activation (README: restored when Check Account showed it)',
+			account().whatsappWebhook === t.account.previousWebhook,
+			account(),
+		);
+	} else {
+		// n8n 1.123 does not store the workflow static data a trigger writes while it is activated
+		// (checked: the column stays null), so the trigger cannot know the previous webhook at
+		// deactivation and clears its own (docs/messaging-trigger.md, README compatibility table).
+		report.check(
+			'deactivation took n8n\'s URL off the account (n8n 1.x keeps no static data from activation, so the previous webhook is cleared, not restored)',
+			!account().whatsappWebhook?.startsWith(srv.url),
+			account(),
+		);
+	}
 	const after = await fetch(registered, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ params: { message: 'late', sender: '6281300000002' } }) });
 	report.check('after deactivation n8n answers the old URL with 404', after.status === 404, { status: after.status });
 }

@@ -43,6 +43,7 @@ export async function ratesForItem(run: CurrencyRateRun, itemIndex: number, prov
 	try {
 		return await run.rates.tableFor(provider, version);
 	} catch (error) {
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- converted once, with its item, by runItems (toNodeError)
 		if (!isRatesRefusal(error)) throw error;
 		const nodeError = toNodeError(run.node, error, { itemIndex });
 		nodeError.description = [
