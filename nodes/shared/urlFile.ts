@@ -128,6 +128,7 @@ export async function openUrlFile(text: string, options: UrlFileOptions): Promis
 				signal: options.signal,
 			});
 		} catch (cause) {
+			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the download knows no n8n node: runItems converts UrlFileError (toNodeError)
 			throw new UrlFileError(shown, connectionReason(cause, options));
 		}
 
@@ -143,6 +144,7 @@ export async function openUrlFile(text: string, options: UrlFileOptions): Promis
 			try {
 				next = new URL(location, url);
 			} catch {
+				// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the download knows no n8n node: runItems converts UrlFileError (toNodeError)
 				throw new UrlFileError(shown, `the server redirected to an invalid URL`, status);
 			}
 			const nextProblem = urlProblem(next.toString());
@@ -191,7 +193,9 @@ async function* cappedBody(body: Dispatcher.ResponseData['body'], shown: string,
 		}
 	} catch (error) {
 		discardBody(body);
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the download knows no n8n node: runItems converts UrlFileError (toNodeError)
 		if (error instanceof UrlFileError) throw error;
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the download knows no n8n node: runItems converts UrlFileError (toNodeError)
 		throw new UrlFileError(shown, `the download broke off after ${received} bytes (${connectionReason(error, options)})`);
 	}
 	if (declared !== undefined && received !== declared) {

@@ -195,6 +195,7 @@ export class ApiClient {
 			} catch (failure) {
 				if (failure instanceof ApiError) {
 					failure.attempts = attempt + 1;
+					// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the transport knows no n8n node: toNodeError (errors.ts) converts its errors
 					throw failure;
 				}
 				const { cause, dispatched, deadline } = failure as AttemptFailure;
@@ -276,7 +277,9 @@ export class ApiClient {
 				location: Array.isArray(location) ? location[0] : location,
 			};
 		} catch (cause) {
+			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the transport knows no n8n node: toNodeError (errors.ts) converts its errors
 			if (cause instanceof ApiError) throw cause;
+			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the transport knows no n8n node: toNodeError (errors.ts) converts its errors
 			throw new AttemptFailure(cause, record.dispatched, deadline.signal.aborted && !signal?.aborted);
 		} finally {
 			clearTimeout(timer);
