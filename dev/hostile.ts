@@ -71,13 +71,20 @@ export function expectLinearTime<I>(name: string, testCase: LinearTimeCase<I>): 
 	const large = testCase.input(bytes);
 	const baseline = testCase.baseline ?? defaultBaseline;
 	const floor = 0.05;
-	const smallMs = Math.max(floor, medianMs(() => testCase.run(small)));
-	const largeMs = Math.max(floor, medianMs(() => testCase.run(large)));
-	const baselineMs = Math.max(floor, medianMs(() => baseline(large)));
-	const result = { smallMs, largeMs, baselineMs, growth: largeMs / smallMs, overBaseline: largeMs / baselineMs };
 	const maxGrowth = testCase.maxGrowth ?? 8;
 	const maxOverBaseline = testCase.maxOverBaseline ?? 200;
-	if (result.growth > maxGrowth || result.overBaseline > maxOverBaseline) {
+	const measure = () => {
+		const smallMs = Math.max(floor, medianMs(() => testCase.run(small)));
+		const largeMs = Math.max(floor, medianMs(() => testCase.run(large)));
+		const baselineMs = Math.max(floor, medianMs(() => baseline(large)));
+		return { smallMs, largeMs, baselineMs, growth: largeMs / smallMs, overBaseline: largeMs / baselineMs };
+	};
+	const fails = (r: LinearTimeResult) => r.growth > maxGrowth || r.overBaseline > maxOverBaseline;
+	let result = measure();
+	// A garbage collection or a busy machine can spoil one measurement; a quadratic parser fails both.
+	if (fails(result)) result = measure();
+	const { smallMs, largeMs } = result;
+	if (fails(result)) {
 		throw new Error(
 			`${name}: not linear-time and bounded: ${fmt(smallMs)} ms on ${bytes / 4} bytes, ${fmt(largeMs)} ms on ${bytes} bytes ` +
 				`(growth ${result.growth.toFixed(1)}×, allowed ${maxGrowth}×; ${result.overBaseline.toFixed(1)}× a linear pass, allowed ${maxOverBaseline}×)`,

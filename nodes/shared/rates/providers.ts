@@ -32,11 +32,17 @@ export const PROVIDER_FROM_AI = `{{ $fromAI('provider', 'Rate provider code: ${K
  * Accepts what a person or a model may write for a known provider: the code in any case, the
  * bank's name or "Name (CODE)" as the selector shows it.
  */
+/** "Bank Central Asia (BCA)" → "Bank Central Asia" (string operations: no pattern to audit). */
+function withoutCode(name: string): string {
+	const open = name.lastIndexOf('(');
+	return open !== -1 && name.endsWith(')') ? name.slice(0, open).trimEnd() : name;
+}
+
 export function providerCodeOf(value: unknown): { code: string } | { problem: string } {
 	const text = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
 	if (text === '') return { problem: 'is empty' };
 	const lower = text.toLowerCase();
-	const known = KNOWN_PROVIDERS.find(({ name }) => lower === name.toLowerCase() || lower === name.replace(/\s*\([^)]*\)$/, '').toLowerCase());
+	const known = KNOWN_PROVIDERS.find(({ name }) => lower === name.toLowerCase() || lower === withoutCode(name).toLowerCase());
 	const code = known ? known.code : lower;
 	if (!/^[a-z0-9][a-z0-9_.-]*$/.test(code) || code.length > 64) return { problem: `is not a provider code: "${text.slice(0, 80)}"` };
 	return { code };
