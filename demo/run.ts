@@ -31,7 +31,8 @@ async function main() {
 	let failures = test.status === 'OK' ? 0 : 1;
 	for (const file of readdirSync(EXAMPLES).filter((f) => f.endsWith('.json')).sort()) {
 		const workflow = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as WorkflowJson;
-		if (workflow.nodes.some((node) => node.type.endsWith('.messagingTrigger'))) continue; // needs a running n8n
+		// A trigger of this package or n8n's Webhook (the approval example waits for a tap on a link): needs a running n8n.
+		if (workflow.nodes.some((node) => node.type.endsWith('.messagingTrigger') || node.type === 'n8n-nodes-base.webhook')) continue;
 		console.log(`Workflow "${workflow.name ?? file}" (examples/${file})`);
 		const before = sandbox.ledger().length;
 		const run = await runWorkflow(workflow, credential, { startNode: workflow.nodes.find((n) => n.type === 'n8n-nodes-base.manualTrigger')?.name });
