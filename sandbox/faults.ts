@@ -21,6 +21,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
 	'trickle',
 	'hugeBody',
 	'redirect',
+	'answer',
 ];
 
 /** Kinds that let the request be processed (validated, handled, recorded) before they act. */
@@ -63,6 +64,8 @@ interface ActiveRule {
 	kinds: FaultKind[];
 	/** Firings left; Infinity for probability rules without `times`. */
 	remaining: number;
+	/** Matching requests still to let through before the rule may fire (`skip`). */
+	toSkip: number;
 	random: () => number;
 }
 
@@ -81,6 +84,7 @@ function activate(rule: FaultRule): ActiveRule {
 		rule,
 		kinds: kindsOf(rule),
 		remaining: unlimited ? Infinity : (rule.times ?? 1),
+		toSkip: rule.skip ?? 0,
 		random: mulberry32(rule.seed ?? 1),
 	};
 }
@@ -113,6 +117,10 @@ export class FaultEngine {
 	pick(target: FaultTarget): FiredFault | undefined {
 		for (const active of this.rules) {
 			if (active.remaining <= 0 || !matches(active, target)) continue;
+			if (active.toSkip > 0) {
+				active.toSkip -= 1;
+				continue;
+			}
 			const probability = active.rule.probability;
 			if (probability !== undefined && active.random() >= probability) continue;
 			active.remaining -= 1;

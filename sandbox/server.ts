@@ -213,6 +213,8 @@ function answerForFault(core: Core, fired: FiredFault, bearerToken: string | und
 			const message = (fired.rule.message ?? 'Odoo Server Error').replace(/\{(\w+)\}/g, (_, name: string) => String(given[name] ?? ''));
 			return answer(errorAnswer(new ApiError(200, 200, message, 'odoo.exceptions.UserError', message)));
 		}
+		case 'answer':
+			return answer(resultAnswer(fired.rule.result ?? null));
 		default:
 			throw new Error(`Fault ${fired.kind} is applied during processing`);
 	}

@@ -69,7 +69,8 @@ export type FaultKind =
 	| 'rpcError' // 200 with a JSON-RPC error envelope (message); NOT processed
 	| 'trickle' // processed, then the answer is written one byte every delayMs (default 250)
 	| 'hugeBody' // 200 with a JSON body of `bytes` bytes (default 100 MB), streamed; NOT processed
-	| 'redirect'; // 302 to `location` with a JSON-RPC success envelope as its body; NOT processed
+	| 'redirect' // 302 to `location` with a JSON-RPC success envelope as its body; NOT processed
+	| 'answer'; // 200 with the JSON-RPC envelope around the rule's `result` (an odd answer); NOT processed
 
 export interface FaultMatch {
 	/** Exact path, e.g. `/api/wa/2.0/post`. */
@@ -87,6 +88,8 @@ export interface FaultRule {
 	match?: FaultMatch;
 	/** Fire on the next N matching requests (default 1 when probability is not set). */
 	times?: number;
+	/** Let this many matching requests through untouched before the rule fires (default 0). */
+	skip?: number;
 	/** Fire on each matching request with this probability (0..1); unlimited unless `times` is set. */
 	probability?: number;
 	/** Seed for the rule's random choices (probability and kind); default 1. */
@@ -99,6 +102,8 @@ export interface FaultRule {
 	bytes?: number;
 	/** Where a `redirect` points (default: the same path on another port). */
 	location?: string;
+	/** Fault `answer`: the `result` to answer, e.g. `{"message": {"sent": "false"}}`. */
+	result?: unknown;
 }
 
 export interface LedgerEntry {

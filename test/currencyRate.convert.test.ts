@@ -173,10 +173,10 @@ describe('rate → convert: bad inputs', () => {
 	it('names the item and field of a non-numeric amount', async () => {
 		const { error } = await runCurrencyRate(sandbox, convert({ amount: '={{ $json.amount }}', fromCurrency: 'USD', toCurrency: 'IDR' }), [
 			{ amount: 5 },
-			{ amount: '12,5' },
+			{ amount: '12,5.3' },
 		]);
-		expect(error?.message).toBe('Field "Amount" is not a number: "12,5" [item 1]');
-		expect(error?.description).toContain('Use digits with a dot for decimals and no thousands separators');
+		expect(error?.message).toBe('Field "Amount" is not a number: "12,5.3" [item 1]');
+		expect(error?.description).toContain('Write it as 1234.56, 1,234.56 or 1.234,56');
 	});
 
 	it('names an empty amount', async () => {
@@ -214,7 +214,12 @@ describe('rate → convert: bad inputs', () => {
 		expect(items[0].json.convertedAmount).toBe(32500);
 		expect(items[1].json).toEqual({
 			error: 'Field "Amount" is not a number: "two" [item 1]',
-			description: 'Use digits with a dot for decimals and no thousands separators, e.g. 1234.56.',
+			details: {
+				item: 1,
+				kind: 'input',
+				description: 'Write it as 1234.56, 1,234.56 or 1.234,56, or set Options → Number Format.',
+				deliveryUnknown: false,
+			},
 		});
 		expect(items[2].json.error).toMatch(/^Field "From Currency" holds "ABC", which provider "bca" does not offer; it offers IDR \(base currency\), USD, /);
 		expect(items[3].json.convertedAmount).toBe(4 * sandboxQuote('bca', 'EUR').average);

@@ -218,8 +218,7 @@ describe('rate → get: bad inputs and refusals', () => {
 		expect(items[0].json).toMatchObject({ provider: 'bca', rates: { USD: sandboxQuote('bca', 'USD') } });
 		expect(items[1].json).toMatchObject({
 			error: 'Get Rates (GET /api/rate/1.0/get function=getkurs) failed: the server refused the request: "Unknown provider: nobank" [item 1]',
-			errorKind: 'rejected',
-			serverMessage: 'Unknown provider: nobank',
+			details: { kind: 'rejected', serverMessage: 'Unknown provider: nobank' },
 		});
 		expect(items[2].json).toMatchObject({ provider: 'kmk', rates: { USD: sandboxQuote('kmk', 'USD') } });
 	});

@@ -5,7 +5,7 @@
  */
 import { roundTo } from '../nodes/CurrencyRate/actions/rate/convert.operation';
 import { RateBook, RateCache } from '../nodes/shared/rates/rateBook';
-import { parseRateAnswer, rateNumber } from '../nodes/shared/rates/rateTable';
+import { parseRateAnswer, readRate } from '../nodes/shared/rates/rateTable';
 import { ApiClient, ApiError, TokenCache, parseCredentials } from '../nodes/shared/transport';
 import { RATES_PATH, requestsTo } from './helpers/currencyRate';
 import { useSandbox } from './helpers/sandbox';
@@ -43,7 +43,7 @@ describe('parseRateAnswer', () => {
 		expect(table.quotes.get('USD')).toEqual({ buy: null, sell: null, average: 1 });
 	});
 
-	it('raises an invalid-response ApiError when the answer holds no list of rates', () => {
+	it('raises an unexpected-answer ApiError when the answer holds no list of rates', () => {
 		let thrown: unknown;
 		try {
 			parseRateAnswer('bca', { success: true, rates: 'soon' }, 0);
@@ -51,7 +51,7 @@ describe('parseRateAnswer', () => {
 			thrown = error;
 		}
 		expect(thrown).toBeInstanceOf(ApiError);
-		expect((thrown as ApiError).kind).toBe('invalid-response');
+		expect((thrown as ApiError).kind).toBe('unexpected-answer');
 		expect((thrown as ApiError).message).toBe(
 			'Get Rates (GET /api/rate/1.0/get function=getkurs) failed: the answer holds no list of rates ("response"): "{"success":true,"rates":"soon"}"',
 		);
@@ -70,8 +70,8 @@ describe('parseRateAnswer', () => {
 		[Number.NaN, null],
 		[null, null],
 		[true, null],
-	])('rateNumber(%p) = %p', (input, expected) => {
-		expect(rateNumber(input)).toBe(expected);
+	])('readRate(%p) = %p', (input, expected) => {
+		expect(readRate(input)).toBe(expected);
 	});
 });
 

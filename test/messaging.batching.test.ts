@@ -44,6 +44,6 @@ test('without Continue On Fail, a failure starts no further item and the error l
 	sandbox.addFaults([{ kind: 'sentFalse', message: 'Number is banned', match: { rpcMethod: 'sendMessage' }, times: 2 }]);
 	const run = await runWorkflow(singleNodeWorkflow('messaging', sendText({ parallel: 1 }), items(4)), sandboxCredential(sandbox.url));
 	expect(run.error?.description).toMatch(/not sent: "Number is banned"/);
-	expect(run.error?.description).toMatch(/Not started: 1–3\./);
+	expect(run.error?.description).toMatch(/Failed: item 0\. Not started: items 1–3\./);
 	expect(sandbox.ledger()).toHaveLength(0);
 });

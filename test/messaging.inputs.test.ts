@@ -190,11 +190,12 @@ describe('bad inputs: a clear error naming the field and the item, and nothing s
 		expect(sandbox.ledger()).toEqual([]);
 	});
 
-	it('names the item that is wrong, and items before it were sent', async () => {
+	it('names the item that is wrong, and sends nothing: every item is checked before the first send', async () => {
 		const run = await runMessaging(sandbox, sendText('={{ $json.phone }}'), [{ phone: PHONE_PASTED }, { phone: '+62 812-8877-6714' }, { phone: 'unknown' }]);
 		expect(run.error?.message).toBe('Field "Phone Number" is not a phone number: "unknown" [item 2]');
-		expect(run.error?.description).toContain('Completed before the stop: 0–1');
-		expect(sandbox.ledger().map((entry) => entry.phone)).toEqual([PHONE, '6281288776714']);
+		expect(run.error?.description).toContain("Failed: item 2. Nothing was sent: every item's input is checked before the first request.");
+		expect(apiRequests(sandbox)).toEqual([]);
+		expect(sandbox.ledger()).toEqual([]);
 	});
 });
 
@@ -239,11 +240,9 @@ describe('Continue On Fail', () => {
 		expect(run.error).toBeUndefined();
 		const output = run.output('Node');
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
-		expect(output[0].json).toMatchObject({
+		expect(output[0].json).toEqual({
 			error: 'Send Message (POST /api/wa/2.0/post method=sendMessage) failed: the message was not sent: "Failed to send message" [item 0]',
-			errorKind: 'rejected',
-			serverMessage: 'Failed to send message',
-			deliveryUnknown: false,
+			details: { item: 0, kind: 'rejected', httpStatus: 200, serverMessage: 'Failed to send message', deliveryUnknown: false },
 		});
 		expect(output[1].json).toMatchObject({ error: 'Field "Phone Number" is not a phone number: "not a number" [item 1]' });
 		const ledger = sandbox.ledger();
@@ -309,7 +308,7 @@ describe('batching', () => {
 		sandbox.addFaults([{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, message: 'Message limit reached' }]);
 		const run = await runMessaging(sandbox, sendText('={{ $json.phone }}', { options: { parallel: 3 } }), items);
 		expect(run.error?.message).toContain('"Message limit reached" [item 0]');
-		expect(run.error?.description).toMatch(/Failed items: 0\./);
+		expect(run.error?.description).toMatch(/Failed: item 0\./);
 		expect(sandbox.ledger().length).toBeLessThan(items.length);
 	});
 });

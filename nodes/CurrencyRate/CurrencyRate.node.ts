@@ -32,6 +32,8 @@ const currencyRateNode: NodeDefinition<CurrencyRateOptions, CurrencyRateRun> = {
 	readOptions: readCurrencyRateOptions,
 	startRun: (basics) => new CurrencyRateRun(basics),
 	pacing: () => ({ parallel: ITEM_CONCURRENCY, delayMs: 0 }),
+	// The run's rate book keeps tables by this setting; version and base currency may differ per item.
+	runWideOptions: ({ keepRatesMinutes }) => ({ 'Keep Rates For (Minutes)': keepRatesMinutes }),
 };
 
 export class CurrencyRate implements INodeType {

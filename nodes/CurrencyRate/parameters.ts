@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { NUMBER_FORMATS, type NumberFormat } from '../shared/numbers';
 import { asOptions, optionText, optionsCollection } from '../shared/options';
 import { OperationRun, type RunBasics } from '../shared/run';
 import { MAX_KEEP_MINUTES, RateBook } from '../shared/rates/rateBook';
@@ -8,13 +9,14 @@ import { currencyCode } from '../shared/rates/rateTable';
 
 /**
  * The Currency Rate node's parameters that belong to no single operation: the Options, read
- * once per run, and what every operation gets for the run.
+ * once per run (per item when set by an expression), and what every operation gets for the run.
  */
 
 export interface CurrencyRateOptions {
 	version: string;
 	baseCurrency: string;
 	keepRatesMinutes: number;
+	numberFormat: NumberFormat;
 }
 
 export const currencyRateOptionsProperty: INodeProperties = optionsCollection(
@@ -23,6 +25,18 @@ export const currencyRateOptionsProperty: INodeProperties = optionsCollection(
 		baseCurrencyOption(
 			"The provider's home currency: its rates are amounts of this currency per 1 unit of each other currency, and conversions between two other currencies cross through it",
 		),
+		{
+			displayName: 'Number Format',
+			name: 'numberFormat',
+			type: 'options',
+			options: [
+				{ name: 'Refuse Ambiguous Text', value: 'auto', description: 'Reads 1,234.56 and 1.234,56; refuses text such as 16.250 that reads two ways, showing both' },
+				{ name: '1,234.56 (Decimal Point)', value: 'point', description: 'English style: 16.250 is sixteen and a quarter' },
+				{ name: '1.234,56 (Decimal Comma)', value: 'comma', description: 'Indonesian style: 16.250 is sixteen thousand two hundred fifty' },
+			],
+			default: 'auto',
+			description: 'How amounts given as text are written (numbers are always read as they are)',
+		},
 		{
 			displayName: 'Keep Rates For (Minutes)',
 			name: 'keepRatesMinutes',
@@ -36,7 +50,7 @@ export const currencyRateOptionsProperty: INodeProperties = optionsCollection(
 	{ displayOptions: { show: { resource: ['rate'] } } },
 );
 
-/** The Options of one item (the router reads them once per run, from the first item). */
+/** The Options of one item (the router reads them once per run, or per item when one is an expression). */
 export function readCurrencyRateOptions(ctx: IExecuteFunctions, itemIndex: number): CurrencyRateOptions {
 	const options = asOptions(ctx.getNodeParameter('options', itemIndex, {}));
 	const keep = Number(options.keepRatesMinutes ?? 0);
@@ -44,6 +58,7 @@ export function readCurrencyRateOptions(ctx: IExecuteFunctions, itemIndex: numbe
 		version: optionText(options, 'version', DEFAULT_RATE_VERSION),
 		baseCurrency: currencyCode(options.baseCurrency) || DEFAULT_BASE_CURRENCY,
 		keepRatesMinutes: Number.isFinite(keep) && keep > 0 ? Math.min(keep, MAX_KEEP_MINUTES) : 0,
+		numberFormat: (NUMBER_FORMATS as readonly unknown[]).includes(options.numberFormat) ? (options.numberFormat as NumberFormat) : 'auto',
 	};
 }
 

@@ -23,6 +23,7 @@ const messagingNode: NodeDefinition<MessagingOptions, MessagingRun> = {
 	readOptions: readMessagingOptions,
 	startRun: (basics) => new OperationRun(basics),
 	pacing: ({ parallel, delayMs }) => ({ parallel, delayMs }),
+	runWideOptions: ({ parallel, delayMs }) => ({ 'Parallel Requests': parallel, 'Delay Between Requests (Ms)': delayMs }),
 };
 
 export class Messaging implements INodeType {

@@ -4,11 +4,12 @@ import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/acc
 import { inputError } from '../shared/errors';
 import { asOptions, defaultCountryOption, optionText, optionsCollection } from '../shared/options';
 import { normalizePhone } from '../shared/phone';
+import { textValue } from '../shared/values';
 import type { OperationRun } from '../shared/run';
 
 /**
  * The Messaging node's parameters that belong to no single operation: the Options (read once
- * per run) and the Phone Number field that Send Text, Send File and Number → Check share.
+ * per run, or per item when set by an expression) and the Phone Number field that Send Text, Send File and Number → Check share.
  */
 
 export interface MessagingOptions {
@@ -70,7 +71,7 @@ export function messagingOptionsProperty(versionSentBy: string): INodeProperties
 	]);
 }
 
-/** The Options of one item (the router reads them once per run, from the first item). */
+/** The Options of one item (the router reads them once per run, or per item when one is an expression). */
 export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number): MessagingOptions {
 	const options = asOptions(ctx.getNodeParameter('options', itemIndex, {}));
 	return {
@@ -113,8 +114,7 @@ export function recipientPhone(run: MessagingRun, itemIndex: number): string {
  * Country; a value that is no phone number fails the item, naming the field and how to fix it.
  */
 export function phoneParameter(run: MessagingRun, itemIndex: number, { name, field, fix }: { name: string; field: string; fix: string }): string {
-	const value = run.parameter(name, itemIndex, '');
-	const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value : '';
+	const text = textValue(run, itemIndex, run.parameter(name, itemIndex, ''), field, fix);
 	const parsed = normalizePhone(text, run.options(itemIndex).defaultCountry);
 	if ('problem' in parsed) throw inputError(run.node, itemIndex, field, parsed.problem, fix);
 	return parsed.phone;

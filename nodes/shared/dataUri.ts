@@ -18,7 +18,7 @@ const WHITESPACE = /\s/;
 /** Slice of in-memory binary data checked at each end (see `looksLikeCleanBase64`). */
 const EDGE = 64 * 1024;
 
-export type Base64Text = { mimeType?: string; base64: string } | { problem: string };
+export type Base64Text = { mimeType?: string; fileName?: string; base64: string } | { problem: string };
 
 /**
  * Reads a data URI or bare base64 text. Line breaks and spaces (as in MIME-wrapped base64) and
@@ -26,14 +26,24 @@ export type Base64Text = { mimeType?: string; base64: string } | { problem: stri
  */
 export function parseBase64Text(text: string): Base64Text {
 	let mimeType: string | undefined;
+	let fileName: string | undefined;
 	let body = text;
 	const head = DATA_URI_HEAD.exec(text.slice(0, 512));
 	if (head) {
-		const parameters = head[2].split(';').map((p) => p.trim().toLowerCase());
-		if (!parameters.includes('base64')) {
+		const parameters = head[2].split(';').map((p) => p.trim());
+		if (!parameters.some((p) => p.toLowerCase() === 'base64')) {
 			return { problem: 'is a data URI without ";base64": only base64 data URIs can be sent' };
 		}
 		mimeType = head[1].trim().toLowerCase() || undefined;
+		if (mimeType !== undefined && !isMimeType(mimeType)) {
+			return {
+				problem: `is a data URI whose type "${head[1].trim()}" is not a mime type (type/subtype, e.g. application/pdf)`,
+			};
+		}
+		// `data:application/pdf;name=invoice.pdf;base64,…` (RFC 2397 allows parameters; browsers and
+		// some exporters put the file name there, percent-encoded).
+		const named = parameters.find((p) => /^name=/i.test(p))?.slice(5);
+		if (named) fileName = decodeName(named);
 		body = text.slice(head[0].length);
 	} else if (/^data:/i.test(text)) {
 		return { problem: 'starts with "data:" but is not a data URI of the form data:<mime type>;base64,<data>' };
@@ -46,7 +56,17 @@ export function parseBase64Text(text: string): Base64Text {
 	const complete = padded(body);
 	const problem = complete === undefined ? 'is not valid base64 (its length is not possible for base64)' : base64Problem(complete);
 	if (problem || complete === undefined) return { problem: problem ?? 'is not valid base64' };
-	return { mimeType, base64: complete };
+	return { mimeType, fileName, base64: complete };
+}
+
+function decodeName(value: string): string | undefined {
+	let name = value.replace(/^"(.*)"$/, '$1');
+	try {
+		name = decodeURIComponent(name);
+	} catch {
+		// Not percent-encoded after all: keep it as written.
+	}
+	return name.trim() || undefined;
 }
 
 /** Why a padded base64 string is not base64, or undefined when it is. */
@@ -88,17 +108,31 @@ export function base64ByteLength(base64: string): number {
 /**
  * The mime type and file name to send: what the user gave, else what the file says about
  * itself, else each derived from the other (`report.pdf` → `application/pdf` and back).
+ * A file that calls itself `application/octet-stream` says nothing about its type (n8n's HTTP
+ * Request node gives that to most downloads): its name decides then.
  */
 export function fileIdentity(given: { fileName?: string; mimeType?: string }, known: { fileName?: string; mimeType?: string }): {
 	fileName: string;
 	mimeType: string;
 } {
 	const fileNameGiven = clean(given.fileName) ?? clean(known.fileName);
+	const knownType = clean(known.mimeType);
+	const specificKnownType = knownType && !isGenericMimeType(knownType) ? knownType : undefined;
 	const mimeType =
-		clean(given.mimeType) ?? clean(known.mimeType) ?? (fileNameGiven ? mimeTypeOf(fileNameGiven) || undefined : undefined) ?? FALLBACK_MIME_TYPE;
+		clean(given.mimeType) ??
+		specificKnownType ??
+		(fileNameGiven ? mimeTypeOf(fileNameGiven) || undefined : undefined) ??
+		knownType ??
+		FALLBACK_MIME_TYPE;
 	const fileName = fileNameGiven ?? `file.${extensionOf(mimeType) || 'bin'}`;
 	// Parameters such as `; charset=utf-8` are dropped: the data URI carries only the type.
 	return { fileName, mimeType: mimeType.split(';')[0].trim().toLowerCase() };
+}
+
+/** Types that only say "some bytes". */
+function isGenericMimeType(mimeType: string): boolean {
+	const bare = mimeType.split(';')[0].trim().toLowerCase();
+	return bare === FALLBACK_MIME_TYPE || bare === 'binary/octet-stream' || bare === 'application/unknown';
 }
 
 function clean(value: string | undefined): string | undefined {

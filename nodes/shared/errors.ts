@@ -1,4 +1,4 @@
-import { NodeApiError, NodeOperationError, type INode, type JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, type IDataObject, type INode, type JsonObject } from 'n8n-workflow';
 
 import { ApiError, CredentialError } from './transport';
 
@@ -60,18 +60,37 @@ export function toNodeError(node: INode, error: unknown, { itemIndex, action }: 
 	return new NodeOperationError(node, message, { itemIndex });
 }
 
-/** The JSON of an error item (Continue On Fail): what failed, and whether it may have been delivered. */
+/**
+ * The JSON of an error item (On Error → "Continue" or "Continue (using error output)"): the
+ * message under `error`, everything else under `details`.
+ *
+ * The shape is n8n's contract, not a taste: with "Continue (using error output)", n8n-core moves
+ * an item to the error output only when its `json.error` is set and `json` has no keys besides
+ * `error`, `message` and `details` (n8n-core 2.41.1, `dist/execution-engine/workflow-execute.js`,
+ * `WorkflowExecute.handleNodeErrorOutput`:
+ * `item.json.error && Object.keys(item.json).every((key) => ['error', 'message', 'details'].includes(key))`).
+ * An item carrying n8n's own `item.error` is routed too, but `normalizeNodeErrors` then replaces
+ * its whole `json` with `{ error: message }`, losing `deliveryUnknown`; hence the keys.
+ */
 export function errorItemJson(error: NodeApiError | NodeOperationError): JsonObject {
 	const apiError = (error as { apiError?: ApiError }).apiError;
-	const json: JsonObject = { error: error.message };
-	if (error.description) json.description = error.description;
+	const details: JsonObject = {};
+	if (error.context.itemIndex !== undefined) details.item = error.context.itemIndex as number;
+	// n8n fills an API error's description with its message when there is no hint: not repeated.
+	if (error.description && !error.message.startsWith(error.description)) details.description = error.description;
+	details.kind = apiError ? apiError.kind : 'input';
 	// Left unsent on purpose (e.g. Stop at the Usage Limit): no request was made.
-	if ((error as { notAttempted?: boolean }).notAttempted === true) json.notAttempted = true;
+	if ((error as { notAttempted?: boolean }).notAttempted === true) details.notAttempted = true;
 	if (apiError) {
-		json.errorKind = apiError.kind;
-		if (apiError.httpStatus !== undefined) json.httpStatus = apiError.httpStatus;
-		if (apiError.serverMessage !== undefined) json.serverMessage = apiError.serverMessage;
-		json.deliveryUnknown = apiError.deliveryUnknown;
+		if (apiError.httpStatus !== undefined) details.httpStatus = apiError.httpStatus;
+		if (apiError.serverMessage !== undefined) details.serverMessage = apiError.serverMessage;
 	}
-	return json;
+	// false for bad input and for every failure the gateway cannot have processed.
+	details.deliveryUnknown = apiError?.deliveryUnknown ?? false;
+	return { error: error.message, details };
+}
+
+/** True for the JSON of an error item (what n8n routes to the error output). */
+export function isErrorItemJson(json: IDataObject): boolean {
+	return Boolean(json.error) && Object.keys(json).every((key) => key === 'error' || key === 'message' || key === 'details');
 }

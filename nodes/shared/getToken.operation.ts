@@ -1,6 +1,6 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { OperationModule } from './operation';
+import type { ItemCall, OperationModule } from './operation';
 import type { OperationRun } from './run';
 import { tokenEndpoint, type ApiGroup } from './transport';
 
@@ -25,16 +25,20 @@ export function getTokenOperation<C extends OperationRun<unknown>>(api: ApiGroup
 		// No parameters: the credential says everything the token request needs.
 		description: [],
 		endpoint: tokenEndpoint[api],
-		async execute(this: IExecuteFunctions, _itemIndex: number, run: C): Promise<INodeExecutionData> {
-			const { token, answer } = await run.client.renewToken(api, { signal: run.signal });
-			const response = run.client.redact((answer && typeof answer === 'object' ? answer : {}) as IDataObject);
-			return {
-				json: {
-					tokenRenewed: true,
-					api: API_NAME[api],
-					expiresAt: new Date(token.expiresAt).toISOString(),
-					response,
-				},
+		// No per-item parameters: one token request per run, whatever the number of input items.
+		once: true,
+		prepare(this: IExecuteFunctions, _itemIndex: number, run: C): ItemCall {
+			return async () => {
+				const { token, answer } = await run.client.renewToken(api, { signal: run.signal });
+				const response = run.client.redact((answer && typeof answer === 'object' ? answer : {}) as IDataObject);
+				return {
+					json: {
+						tokenRenewed: true,
+						api: API_NAME[api],
+						expiresAt: new Date(token.expiresAt).toISOString(),
+						response,
+					},
+				};
 			};
 		},
 	};

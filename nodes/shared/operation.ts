@@ -1,18 +1,29 @@
-import type { IDisplayOptions, IExecuteFunctions, INodeExecutionData, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { IDisplayOptions, IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
+import type { ItemCall } from './runItems';
 import type { Endpoint } from './transport';
+
+export type { ItemCall } from './runItems';
 
 /**
  * One operation in one file (`<operation>.operation.ts`): its parameters (`description`, shown
  * only for its resource and operation), the endpoint it calls, and the code that runs one item
- * (`execute`). `C` is what the node's router hands every operation for the run (an
- * `OperationRun` or a node's extension of it).
+ * in two steps: `prepare` reads and checks the item's parameters without any request (throwing
+ * `inputError` on bad input) and returns the call that makes the request and shapes the output.
+ * Every item is prepared before the first request, so bad input is found before anything is
+ * sent. `C` is what the node's router hands every operation for the run (an `OperationRun` or a
+ * node's extension of it).
  */
 export interface OperationModule<C> {
 	readonly description: INodeProperties[];
 	/** The request the operation makes: the documentation tables and the options' texts are derived from it. */
 	readonly endpoint: Endpoint;
-	execute(this: IExecuteFunctions, itemIndex: number, run: C): Promise<INodeExecutionData | INodeExecutionData[]>;
+	/**
+	 * No per-item parameters (Get Token, Get Status …): the operation runs once per run, whatever
+	 * the number of input items, and its output item is paired with all of them.
+	 */
+	readonly once?: boolean;
+	prepare(this: IExecuteFunctions, itemIndex: number, run: C): ItemCall | Promise<ItemCall>;
 }
 
 /** An entry of a resource's operation selector, with the module that implements it. */

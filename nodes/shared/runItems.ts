@@ -1,38 +1,94 @@
-import type { IExecuteFunctions, INodeExecutionData, NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, IPairedItemData, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { errorItemJson, toNodeError } from './errors';
+import { errorItemJson, isErrorItemJson, toNodeError } from './errors';
+import { retryMemoryFor } from './retryMemory';
 
 export interface RunItemsOptions {
 	/** How many items run at once (1 = one after the other). */
 	parallel: number;
 	/** Minimum time between the starts of two requests, in ms. */
 	delayMs: number;
+	/**
+	 * The operation has no per-item parameters (Get Token, Get Status …): it runs once, for the
+	 * first item, and its one output item is paired with every input item.
+	 */
+	once?: boolean;
 }
 
-export type ItemOperation = (itemIndex: number) => Promise<INodeExecutionData | INodeExecutionData[]>;
+/** The work of one item once its input is checked: the request(s) and the output. */
+export type ItemCall = () => Promise<INodeExecutionData | INodeExecutionData[]>;
+
+/** Reads and checks one item's parameters, without any request; throws on bad input. */
+export type PrepareItem = (itemIndex: number) => ItemCall | Promise<ItemCall>;
+
+type ItemError = NodeApiError | NodeOperationError;
 
 /**
- * Runs one operation per input item with bounded parallelism and returns the outputs in input
- * order, each with its `pairedItem`.
+ * Runs one operation per input item and returns the outputs in input order, each with its
+ * `pairedItem`. Two phases:
  *
- * Failures: with Continue On Fail, a failing item becomes an error item in its place and the
- * others go on. Without it, no new item is started after the first failure, the items already
- * running finish, and the thrown error lists what happened to every other item, so a user
- * knows which messages went out before deciding to run again.
+ * 1. Every item's parameters are read and checked (`prepare`) before the first request, so bad
+ *    input is found before anything is sent. With On Error → Stop, one bad item stops the run
+ *    before any request, naming every bad item.
+ * 2. The checked items run with bounded parallelism and pacing.
+ *
+ * Failures: with On Error → Continue (either output), a failing item becomes an error item in
+ * its place and the others go on (n8n routes error items to the error output by their keys:
+ * see `errorItemJson`). With Stop, no new item is started after the first failure, the items
+ * already running finish, and the thrown error lists what happened to every other item.
+ *
+ * With Retry On Fail, n8n runs the whole node again after a failure: items an earlier try
+ * completed are handed back, sends that may have been delivered fail again without a request
+ * (see `retryMemory.ts`); only the rest is done again.
  */
 export async function runItems(
 	ctx: IExecuteFunctions,
 	itemCount: number,
-	operation: ItemOperation,
+	prepare: PrepareItem,
 	options: RunItemsOptions,
 ): Promise<INodeExecutionData[]> {
 	const node = ctx.getNode();
 	const continueOnFail = ctx.continueOnFail();
-	const results: Array<INodeExecutionData[] | undefined> = new Array(itemCount);
-	const failures: Array<{ itemIndex: number; error: NodeApiError | NodeOperationError }> = [];
-	let nextItem = 0;
-	let nextStartAt = 0;
+	const memory = retryMemoryFor(ctx, node);
+	const count = options.once ? Math.min(itemCount, 1) : itemCount;
+	const results: Array<INodeExecutionData[] | undefined> = new Array(count);
+	const failures: Array<{ itemIndex: number; error: ItemError }> = [];
+	const calls: Array<ItemCall | undefined> = new Array(count);
 
+	// Sends that may have been delivered in an earlier try: failing them again is part of the run.
+	let recalledFailure = false;
+	const fail = (itemIndex: number, error: ItemError) => {
+		if (continueOnFail) results[itemIndex] = [{ json: errorItemJson(error), pairedItem: { item: itemIndex } }];
+		else failures.push({ itemIndex, error });
+	};
+
+	// Phase 1: what an earlier try did, and every other item's input, before any request.
+	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
+		const recalled = memory?.recall(itemIndex);
+		if (recalled && 'output' in recalled) {
+			results[itemIndex] = recalled.output;
+			continue;
+		}
+		if (recalled) {
+			recalledFailure = true;
+			fail(itemIndex, recalled.error);
+			continue;
+		}
+		try {
+			calls[itemIndex] = await prepare(itemIndex);
+		} catch (error) {
+			fail(itemIndex, toNodeError(node, error, { itemIndex }));
+		}
+	}
+	if (failures.length > 0) {
+		// Nothing new was sent: Stop means stop, before the first request.
+		memory?.finish(true);
+		throw stopError(results, failures, count, recalledFailure ? 'run' : 'input');
+	}
+
+	// Phase 2: the requests.
+	let next = 0;
+	let nextStartAt = 0;
 	const takeTurn = async () => {
 		if (options.delayMs <= 0) return;
 		const now = Date.now();
@@ -40,68 +96,99 @@ export async function runItems(
 		nextStartAt = startAt + options.delayMs;
 		if (startAt > now) await new Promise((resolve) => setTimeout(resolve, startAt - now));
 	};
-
 	const worker = async () => {
-		while (nextItem < itemCount && (continueOnFail || failures.length === 0)) {
-			const itemIndex = nextItem++;
+		while (continueOnFail || failures.length === 0) {
+			while (next < count && !calls[next]) next++;
+			if (next >= count) return;
+			const itemIndex = next++;
+			const call = calls[itemIndex] as ItemCall;
 			await takeTurn();
 			// Another item failed while this one waited for its turn: it is never started.
 			if (!continueOnFail && failures.length > 0) return;
 			try {
-				const output = await operation(itemIndex);
+				const output = await call();
 				results[itemIndex] = (Array.isArray(output) ? output : [output]).map((item) => ({
 					...item,
 					pairedItem: item.pairedItem ?? { item: itemIndex },
 				}));
+				memory?.rememberOutput(itemIndex, results[itemIndex] as INodeExecutionData[]);
 			} catch (error) {
 				const nodeError = toNodeError(node, error, { itemIndex });
-				if (continueOnFail) {
-					results[itemIndex] = [{ json: errorItemJson(nodeError), pairedItem: { item: itemIndex } }];
-				} else {
-					failures.push({ itemIndex, error: nodeError });
-				}
+				if (isDeliveryUnknown(nodeError)) memory?.rememberError(itemIndex, nodeError);
+				fail(itemIndex, nodeError);
 			}
 		}
 	};
-
-	const workers = Math.max(1, Math.min(Math.floor(options.parallel) || 1, itemCount));
+	const workers = Math.max(1, Math.min(Math.floor(options.parallel) || 1, calls.filter(Boolean).length));
 	await Promise.all(Array.from({ length: workers }, worker));
 
 	if (failures.length > 0) {
-		failures.sort((a, b) => a.itemIndex - b.itemIndex);
-		const first = failures[0].error;
-		first.description = [first.description, summarize(results, failures.map((f) => f.itemIndex), itemCount)]
-			.filter(Boolean)
-			.join('\n\n');
-		throw first;
+		memory?.finish(true);
+		throw stopError(results, failures, count, 'run');
 	}
-	return results.flat().filter((item): item is INodeExecutionData => item !== undefined);
+	const output = results.flat().filter((item): item is INodeExecutionData => item !== undefined);
+	// n8n tries again in the Continue modes only when the first output item is an error item.
+	memory?.finish(continueOnFail && output.length > 0 && isErrorItemJson(output[0].json));
+	if (options.once && itemCount > 1) {
+		const every: IPairedItemData[] = Array.from({ length: itemCount }, (_, item) => ({ item }));
+		return output.map((item) => ({ ...item, pairedItem: every }));
+	}
+	return output;
+}
+
+function isDeliveryUnknown(error: ItemError): boolean {
+	return (error as { apiError?: { deliveryUnknown?: boolean } }).apiError?.deliveryUnknown === true;
+}
+
+/** The first failure, with what became of every other item in its description. */
+function stopError(
+	results: Array<INodeExecutionData[] | undefined>,
+	failures: Array<{ itemIndex: number; error: ItemError }>,
+	itemCount: number,
+	phase: 'input' | 'run',
+): ItemError {
+	failures.sort((a, b) => a.itemIndex - b.itemIndex);
+	const first = failures[0].error;
+	first.description = [first.description, summarize(results, failures.map((f) => f.itemIndex), itemCount, phase)]
+		.filter(Boolean)
+		.join('\n\n');
+	return first;
 }
 
 /** What became of every item when the run stopped on a failure. */
-function summarize(results: Array<INodeExecutionData[] | undefined>, failed: number[], itemCount: number): string {
+function summarize(results: Array<INodeExecutionData[] | undefined>, failed: number[], itemCount: number, phase: 'input' | 'run'): string {
 	const done: number[] = [];
 	const notStarted: number[] = [];
 	for (let i = 0; i < itemCount; i++) {
 		if (results[i]) done.push(i);
 		else if (!failed.includes(i)) notStarted.push(i);
 	}
-	const lines = [`Failed items: ${ranges(failed)}.`];
-	if (done.length) {
-		const ids = done
-			.flatMap((i) => results[i] ?? [])
-			.map((item) => item.json.id)
-			.filter((id) => typeof id === 'string');
-		const idList = ids.length ? ` (ids: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''})` : '';
-		lines.push(`Completed before the stop: ${ranges(done)}${idList}; running the same input again repeats them.`);
+	const lines = [`Failed: ${items(failed)}.`];
+	if (phase === 'input') {
+		lines.push(
+			done.length
+				? `Nothing new was sent: every item's input is checked before the first request (${items(done)} completed in an earlier try).`
+				: "Nothing was sent: every item's input is checked before the first request.",
+		);
+	} else {
+		if (done.length) {
+			const ids = done
+				.flatMap((i) => results[i] ?? [])
+				.map((item) => item.json.id)
+				.filter((id) => typeof id === 'string');
+			const idList = ids.length ? ` (ids: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''})` : '';
+			lines.push(`Completed before the stop: ${items(done)}${idList}; running the same input again repeats them.`);
+		}
+		if (notStarted.length) lines.push(`Not started: ${items(notStarted)}.`);
 	}
-	if (notStarted.length) lines.push(`Not started: ${ranges(notStarted)}.`);
-	lines.push('Turn on "Continue On Fail" in the node settings to get one output item per input item, errors included.');
+	lines.push(
+		'Set Settings → On Error to "Continue" (or "Continue (using error output)") to get one output item per input item, errors included.',
+	);
 	return lines.join(' ');
 }
 
-/** `[0,1,2,5,7,8]` → `0–2, 5, 7–8`. */
-function ranges(indexes: number[]): string {
+/** `[2]` → `item 2`; `[0,1,2,5,7,8]` → `items 0–2, 5, 7–8`. */
+function items(indexes: number[]): string {
 	const parts: string[] = [];
 	for (let i = 0; i < indexes.length; i++) {
 		let j = i;
@@ -109,5 +196,5 @@ function ranges(indexes: number[]): string {
 		parts.push(i === j ? `${indexes[i]}` : `${indexes[i]}–${indexes[j]}`);
 		i = j;
 	}
-	return parts.join(', ');
+	return `${indexes.length === 1 ? 'item' : 'items'} ${parts.join(', ')}`;
 }

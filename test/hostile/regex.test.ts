@@ -16,7 +16,7 @@ import * as ts from 'typescript';
 import { expectLinearTime } from '../../dev/hostile';
 import { isMimeType, parseBase64Text } from '../../nodes/shared/dataUri';
 import { normalizePhone } from '../../nodes/shared/phone';
-import { rateNumber } from '../../nodes/shared/rates/rateTable';
+import { readRate } from '../../nodes/shared/rates/rateTable';
 import { endpoints, parseCredentials, parseEnvelope } from '../../nodes/shared/transport';
 import { pageText } from '../../nodes/shared/transport/envelope';
 
@@ -166,8 +166,8 @@ describe('parsers of outside text, 1 MB of their worst input, against a linear p
 	});
 
 	it('numbers, data URIs, mime types, base URLs', () => {
-		measure('rate: 1 MB of digits then x', { input: (n) => `${'1'.repeat(n)}x`, run: (s) => rateNumber(s) });
-		measure('rate: 1,111,111…x', { input: (n) => `1${',111'.repeat(n / 4)}x`, run: (s) => rateNumber(s) });
+		measure('rate: 1 MB of digits then x', { input: (n) => `${'1'.repeat(n)}x`, run: (s) => readRate(s) });
+		measure('rate: 1,111,111…x', { input: (n) => `1${',111'.repeat(n / 4)}x`, run: (s) => readRate(s) });
 		measure('data URI: data:a;;;;… without comma', { input: (n) => `data:a${';'.repeat(n)}`, run: (s) => parseBase64Text(s) });
 		measure('base64 with spaces', { input: (n) => 'QUJD '.repeat(n / 5), run: (s) => parseBase64Text(s) });
 		measure('mime type: parameters then spaces', { input: (n) => `a/b;x=${' '.repeat(n)},`, run: (s) => isMimeType(s) });

@@ -100,12 +100,12 @@ async function main() {
 		if (json.sent === true) {
 			if (recorded === 1) rows.sentRecordedOnce++;
 			else rows.sentButNotRecorded++;
-		} else if (json.deliveryUnknown === true) {
+		} else if ((json.details as { deliveryUnknown?: unknown } | undefined)?.deliveryUnknown === true) {
 			if (recorded) rows.maybeDeliveredRecorded++;
 			else rows.maybeDeliveredNotRecorded++;
 			const causes = faultsByText.get(text) ?? [];
 			if (!causes.some((c) => c === 'dropAfterProcessing' || c === 'slow' || c === 'dropBeforeProcessing')) rows.maybeDeliveredWithoutCause++;
-			if (!/may have been delivered/.test(String(json.description))) rows.maybeDeliveredWithoutCause++;
+			if (!/may have been delivered/.test(String((json.details as { description?: unknown }).description))) rows.maybeDeliveredWithoutCause++;
 		} else if (recorded === 0) rows.failedNotRecorded++;
 		else rows.failedButRecordedWithoutWarning++;
 	}

@@ -122,7 +122,7 @@ export class ApiClient {
 		if (typeof value !== 'string' || value === '') {
 			const said = JSON.stringify(this.redactor().value(answer));
 			throw new ApiError(endpoint, {
-				kind: 'invalid-response',
+				kind: 'unexpected-answer',
 				reason: 'the answer holds no token',
 				serverMessage: said.length > 300 ? `${said.slice(0, 300)}…` : said,
 			});

@@ -80,11 +80,12 @@ export function parseEnvelope(
 	}
 	// Some routes answer a bare object; accept it as the result rather than fail.
 	const result = 'result' in envelope ? envelope.result : json;
+	if (endpoint.rejection === 'sentFalse') checkSent(endpoint, httpStatus, result, clean);
 	const rejection = rejectionText(endpoint, result);
 	if (rejection !== undefined) {
 		throw new ApiError(endpoint, {
 			kind: 'rejected',
-			reason: endpoint.rejection === 'sentFalse' ? 'the message was not sent' : 'the server refused the request',
+			reason: 'the server refused the request',
 			httpStatus,
 			serverMessage: clean(rejection),
 		});
@@ -100,15 +101,42 @@ function parseJson(text: string): unknown {
 	}
 }
 
-/** `sent: false` and `success: false` are failures even though the envelope says success. */
+const YES = new Set(['true', '1', 'yes', 'ok', 'success', 'sent']);
+const NO = new Set(['false', '0', 'no', 'error', 'failed', 'fail', 'failure', 'not sent']);
+
+/**
+ * A send is sent only when the gateway says so (`message.sent: true`, or `"true"`/`1`). A clear
+ * "no" (`sent: false` or `"false"`, `status: "error"`, an `error` field) is a refusal: not sent,
+ * with the gateway's words. An answer that says neither is not reported as sent either, but as
+ * "may have been delivered" (the gateway accepted the request and may have acted on it).
+ */
+function checkSent(endpoint: Endpoint, httpStatus: number, result: unknown, clean: (said: string) => string): void {
+	const answer = (result && typeof result === 'object' ? result : {}) as Record<string, unknown>;
+	const message = answer.message && typeof answer.message === 'object' ? (answer.message as Record<string, unknown>) : undefined;
+	const words = (value: unknown) => (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value).trim().toLowerCase() : undefined);
+	const said = [message?.message, answer.message, answer.error, message?.error, answer.status, message?.status].find(
+		(value) => typeof value === 'string' && value.trim() !== '',
+	) as string | undefined;
+	const verdicts = [message?.sent, answer.sent, message?.status, answer.status, answer.success, message?.success].map(words);
+	const refused = verdicts.some((verdict) => verdict !== undefined && NO.has(verdict)) || (answer.error !== undefined && answer.error !== null && answer.error !== false);
+	if (refused) {
+		throw new ApiError(endpoint, { kind: 'rejected', reason: 'the message was not sent', httpStatus, serverMessage: clean(said ?? JSON.stringify(answer)) });
+	}
+	const sent = words(message?.sent ?? answer.sent);
+	if (sent !== undefined && YES.has(sent)) return;
+	const shown = JSON.stringify(answer) ?? String(result);
+	throw new ApiError(endpoint, {
+		kind: 'unexpected-answer',
+		reason: 'the answer does not say the message was sent',
+		httpStatus,
+		serverMessage: clean(shown),
+		deliveryUnknown: true,
+	});
+}
+
+/** `success: false` is a failure even though the envelope says success (sends: `checkSent`). */
 function rejectionText(endpoint: Endpoint, result: unknown): string | undefined {
 	if (!result || typeof result !== 'object') return undefined;
-	if (endpoint.rejection === 'sentFalse') {
-		const message = (result as { message?: { sent?: unknown; message?: unknown } }).message;
-		if (message && typeof message === 'object' && message.sent === false) {
-			return typeof message.message === 'string' && message.message ? message.message : 'sent: false';
-		}
-	}
 	if (endpoint.rejection === 'successFalse') {
 		const answer = result as { success?: unknown; message?: unknown; error?: unknown };
 		if (answer.success === false) {

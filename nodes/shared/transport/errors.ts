@@ -6,6 +6,8 @@ import { describeEndpoint, type Endpoint } from './endpoints';
  * - `rpc`: HTTP was fine but the JSON-RPC envelope held an `error`;
  * - `rejected`: the call was answered but not done (`sent: false`, `success: false`);
  * - `invalid-response`: the body was empty or not JSON;
+ * - `unexpected-answer`: JSON, but it does not say what the call needs (no token, no rates, a
+ *   send that does not say it was sent, a number check that says neither yes nor no);
  * - `network`: no answer (connection refused, DNS, reset, dropped socket);
  * - `timeout`: no answer within the credential's timeout;
  * - `aborted`: the execution was cancelled;
@@ -16,6 +18,7 @@ export type ApiErrorKind =
 	| 'rpc'
 	| 'rejected'
 	| 'invalid-response'
+	| 'unexpected-answer'
 	| 'network'
 	| 'timeout'
 	| 'aborted'
@@ -87,6 +90,9 @@ export class ApiError extends Error {
 		}
 		if (this.httpStatus === 429) {
 			return 'The service is rate-limiting this account. Lower "Parallel Requests" or add a delay between requests.';
+		}
+		if (this.kind === 'unexpected-answer') {
+			return "The gateway answered, but not in a form this node can read (its words are in the error). If it persists, the gateway's API may have changed: check its documentation or ask its provider.";
 		}
 		if (this.kind === 'invalid-response') {
 			return 'The server did not answer JSON. The Base URL may point at the wrong site, or a proxy in front of the service is failing.';

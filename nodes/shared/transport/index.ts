@@ -11,5 +11,5 @@ export { endpoints, tokenEndpoint, describeEndpoint, type ApiGroup, type Endpoin
 export { parseEnvelope } from './envelope';
 export { ApiError } from './errors';
 export { Redactor, redactDeep } from './redact';
-export { type RetryPolicy } from './retry';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 export { TokenCache, type Token } from './tokenCache';

@@ -1,15 +1,24 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { forOperation, showFor } from '../../../shared/operation';
-import { RATE_TYPE_OPTIONS } from '../../../shared/rates/rateFields';
-import { currencyCode, type RateTable, type RateType } from '../../../shared/rates/rateTable';
+import { formatExample, parseDecimal } from '../../../shared/numbers';
+import { forOperation, showFor, type ItemCall } from '../../../shared/operation';
+import type { RateTable, RateType } from '../../../shared/rates/rateTable';
+import { codeValue, describeValue } from '../../../shared/values';
 import { endpoints } from '../../../shared/transport';
 import type { CurrencyRateRun } from '../../parameters';
 import { providerProperties, ratesForItem, readProvider, unknownCurrencyError } from './shared';
 
 const MAX_DECIMAL_PLACES = 10;
-const RATE_TYPES: readonly RateType[] = ['average', 'buy', 'sell'];
+
+/**
+ * The Rate choice. `bank` is what a bank customer gets: the bank buys the From Currency at its
+ * buy rate and sells the To Currency at its sell rate (the base currency is worth 1 either way).
+ * `buy` and `sell` look up one side for both currencies (so a cross conversion between two
+ * foreign currencies cancels most of the spread): kept for rate look-ups and saved workflows.
+ */
+type RateChoice = RateType | 'bank';
+const RATE_CHOICES: readonly RateChoice[] = ['average', 'bank', 'buy', 'sell'];
 /** At most this many amount fields per item (a list longer than any invoice needs is a mistake). */
 const MAX_AMOUNT_FIELDS = 50;
 
@@ -52,7 +61,8 @@ export const description: INodeProperties[] = [
 			type: 'number',
 			default: 1,
 			required: true,
-			description: 'The amount to convert, in the "From Currency"',
+			description:
+				'The amount to convert, in the "From Currency". Mapped text may be written 1234.56, 1,234.56 or 1.234,56; text that reads two ways (16.250) is refused unless Options → Number Format says which.',
 		},
 	]),
 	...forAmountSource('fields', [
@@ -98,9 +108,20 @@ export const description: INodeProperties[] = [
 			displayName: 'Rate',
 			name: 'rateType',
 			type: 'options',
-			options: [...RATE_TYPE_OPTIONS],
+			options: [
+				{ name: 'Average (Middle Rate)', value: 'average', description: "The middle of the provider's buy and sell rates, for both currencies" },
+				{
+					name: 'Bank Exchange (What a Customer Gets)',
+					value: 'bank',
+					description:
+						'The bank buys the From Currency from you at its buy rate and sells you the To Currency at its sell rate, e.g. 100 USD → EUR at BCA: 100 × USD buy ÷ EUR sell',
+				},
+				{ name: 'Buy Rate of Both', value: 'buy', description: "The provider's buy rate for both currencies (a look-up, not what a customer gets)" },
+				{ name: 'Sell Rate of Both', value: 'sell', description: "The provider's sell rate for both currencies (a look-up, not what a customer gets)" },
+			],
 			default: 'average',
-			description: 'Which of the provider\'s rates to use, for both currencies',
+			description:
+				'Which of the provider\'s rates to use. "Bank Exchange" is the amount a bank customer receives: each currency at the side the bank applies to it. Rates are amounts of the base currency (IDR) per unit.',
 		},
 		{
 			displayName: 'Decimal Places',
@@ -129,8 +150,8 @@ export const description: INodeProperties[] = [
 /** The same rates request as Get (one per provider and run), then arithmetic. */
 export const endpoint = endpoints.getKurs;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, run: CurrencyRateRun): Promise<INodeExecutionData> {
-	// Every input is checked before the rates are awaited: a bad item fails without waiting.
+export function prepare(this: IExecuteFunctions, itemIndex: number, run: CurrencyRateRun): ItemCall {
+	// Every input is checked before the rates are requested: a bad item fails without a request.
 	const provider = readProvider(run, itemIndex);
 	const fields = run.parameter('amountSource', itemIndex, 'amount') === 'fields' ? readAmountFields(run, itemIndex) : undefined;
 	const input = fields ? this.getInputData()[itemIndex]?.json ?? {} : undefined;
@@ -140,48 +161,66 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, run: C
 	const toCurrency = readCurrency(run, itemIndex, 'toCurrency', 'To Currency');
 	const rateType = readRateType(run, itemIndex);
 	const decimalPlaces = readDecimalPlaces(run, itemIndex);
-	const table = await ratesForItem(run, itemIndex, provider);
-	const { baseCurrency } = run.options(itemIndex);
+	const { baseCurrency, version } = run.options(itemIndex);
+	const suffix = amounts ? String(run.parameter('outputSuffix', itemIndex, '') ?? '').trim() : '';
+	const outputField = amounts ? '' : readOutputField(run, itemIndex);
+	const includeInputFields = !amounts && run.parameter('includeInputFields', itemIndex, false) === true;
+	// A bank customer's exchange: the bank buys what the customer hands over, sells what they get.
+	const fromSide: RateType = rateType === 'bank' ? 'buy' : rateType;
+	const toSide: RateType = rateType === 'bank' ? 'sell' : rateType;
 
-	const rateOf = (code: string, field: string): number => {
-		// Rates are amounts of the base currency per unit, so the base itself is worth 1.
-		if (code === baseCurrency) return 1;
-		const quote = table.quotes.get(code);
-		if (!quote) throw unknownCurrencyError(run, itemIndex, field, code, table, baseCurrency);
-		const rate = quote[rateType];
-		if (rate === null) throw missingRateError(run, itemIndex, rateType, code, table);
-		return rate;
-	};
-	const fromRate = rateOf(fromCurrency, 'From Currency');
-	const toRate = rateOf(toCurrency, 'To Currency');
-	const convert = (value: number) => roundTo((value * fromRate) / toRate, decimalPlaces);
+	return async () => {
+		const table = await ratesForItem(run, itemIndex, provider, version);
+		const rateOf = (code: string, field: string, side: RateType): number => {
+			// Rates are amounts of the base currency per unit, so the base itself is worth 1.
+			if (code === baseCurrency) return 1;
+			const quote = table.quotes.get(code);
+			if (!quote) throw unknownCurrencyError(run, itemIndex, field, code, table, baseCurrency);
+			const rate = quote[side];
+			if (rate === null) throw missingRateError(run, itemIndex, side, code, table);
+			return rate;
+		};
+		const fromRate = rateOf(fromCurrency, 'From Currency', fromSide);
+		const toRate = rateOf(toCurrency, 'To Currency', toSide);
+		const convert = (value: number, field: string) => {
+			const converted = (value * fromRate) / toRate;
+			if (!Number.isFinite(converted)) {
+				throw inputError(
+					run.node,
+					itemIndex,
+					field,
+					`is too large to convert: ${value} ${fromCurrency} is beyond the largest number this node can compute in ${toCurrency}`,
+					'Check the amount (a mapped field may hold a wrong value, e.g. 1e305).',
+				);
+			}
+			return roundTo(converted, decimalPlaces);
+		};
 
-	if (amounts && input) {
-		// In place: the input item with each listed field converted (or its converted copy beside it).
-		const suffix = String(run.parameter('outputSuffix', itemIndex, '') ?? '').trim();
-		let json: IDataObject = { ...input };
-		for (const { field, amount: value } of amounts) json = withValueAt(json, `${field}${suffix}`, convert(value));
-		return { json };
-	}
-	const convertedAmount = convert(amount as number);
-	const outputField = readOutputField(run, itemIndex);
-	if (run.parameter('includeInputFields', itemIndex, false) === true) {
-		return { json: withValueAt({ ...(this.getInputData()[itemIndex]?.json ?? {}) }, outputField, convertedAmount) };
-	}
-	const details: IDataObject = {
-		rate: fromRate / toRate,
-		amount,
-		fromCurrency,
-		toCurrency,
-		rateType,
-		decimalPlaces,
-		provider,
-		baseCurrency,
-		fromRate,
-		toRate,
-		fetchedAt: table.fetchedAt,
+		if (amounts && input) {
+			// In place: the input item with each listed field converted (or its converted copy beside it).
+			let json: IDataObject = { ...input };
+			for (const { field, amount: value } of amounts) json = withValueAt(json, `${field}${suffix}`, convert(value, `Amount Fields → ${field}`));
+			return { json };
+		}
+		const convertedAmount = convert(amount as number, 'Amount');
+		if (includeInputFields) {
+			return { json: withValueAt({ ...(this.getInputData()[itemIndex]?.json ?? {}) }, outputField, convertedAmount) };
+		}
+		const details: IDataObject = {
+			rate: fromRate / toRate,
+			amount,
+			fromCurrency,
+			toCurrency,
+			rateType,
+			decimalPlaces,
+			provider,
+			baseCurrency,
+			fromRate,
+			toRate,
+			fetchedAt: table.fetchedAt,
+		};
+		return { json: outputField === 'convertedAmount' ? { convertedAmount, ...details } : withValueAt(details, outputField, convertedAmount, true) };
 	};
-	return { json: outputField === 'convertedAmount' ? { convertedAmount, ...details } : withValueAt(details, outputField, convertedAmount, true) };
 }
 
 /** The amount as a number; an expression may give a number or a numeric string ("1234.50"). */
@@ -195,42 +234,57 @@ function amountOf(run: CurrencyRateRun, itemIndex: number, value: unknown, field
 	if (value === null || value === undefined || text === '') {
 		throw inputError(run.node, itemIndex, field, 'is empty', 'Enter the amount to convert, or map a field that holds it.');
 	}
-	const amount =
-		typeof value === 'number' ? value : text !== undefined && /^[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
-	if (!Number.isFinite(amount)) {
+	const { numberFormat } = run.options(itemIndex);
+	if (text === undefined) {
+		if (typeof value === 'number' && Number.isFinite(value)) return value;
+		throw inputError(run.node, itemIndex, field, `is ${describeValue(value)}, not a number`, 'Map a number, or text such as 1234.56.');
+	}
+	const parsed = parseDecimal(text, numberFormat);
+	if ('ambiguous' in parsed) {
+		const [point, comma] = parsed.ambiguous;
 		throw inputError(
 			run.node,
 			itemIndex,
 			field,
-			`is not a number: ${JSON.stringify(value) ?? String(value)}`,
-			'Use digits with a dot for decimals and no thousands separators, e.g. 1234.56.',
+			`is ambiguous: "${text}" is ${point} with a decimal point (1,234.56) and ${comma} with a decimal comma (1.234,56)`,
+			'Set Options → Number Format to say how your amounts are written, or map a number.',
 		);
 	}
-	return amount;
+	if (!('value' in parsed) || !Number.isFinite(parsed.value)) {
+		throw inputError(
+			run.node,
+			itemIndex,
+			field,
+			`is not a number: ${JSON.stringify(value)}`,
+			numberFormat === 'auto'
+				? 'Write it as 1234.56, 1,234.56 or 1.234,56, or set Options → Number Format.'
+				: `Write it as ${formatExample(numberFormat)} (Options → Number Format), or map a number.`,
+		);
+	}
+	return parsed.value;
 }
 
 function readCurrency(run: CurrencyRateRun, itemIndex: number, name: string, field: string): string {
-	const value = run.parameter(name, itemIndex, '');
-	const code = currencyCode(value);
+	const code = codeValue(run, itemIndex, run.parameter(name, itemIndex, ''), field, 'USD');
 	if (code === '') {
 		throw inputError(run.node, itemIndex, field, 'is empty', 'Enter a currency code such as USD, or map a field that holds it.');
 	}
 	return code;
 }
 
-function readRateType(run: CurrencyRateRun, itemIndex: number): RateType {
+function readRateType(run: CurrencyRateRun, itemIndex: number): RateChoice {
 	const value = run.parameter('rateType', itemIndex, 'average');
 	const rateType = typeof value === 'string' ? value.trim().toLowerCase() : '';
-	if (!(RATE_TYPES as readonly string[]).includes(rateType)) {
+	if (!(RATE_CHOICES as readonly string[]).includes(rateType)) {
 		throw inputError(
 			run.node,
 			itemIndex,
 			'Rate',
 			`is not a rate type: ${JSON.stringify(value)}`,
-			`Use one of ${RATE_TYPES.join(', ')}.`,
+			`Use one of ${RATE_CHOICES.join(', ')}.`,
 		);
 	}
-	return rateType as RateType;
+	return rateType as RateChoice;
 }
 
 function readDecimalPlaces(run: CurrencyRateRun, itemIndex: number): number {

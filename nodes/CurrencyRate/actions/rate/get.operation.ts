@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { forOperation } from '../../../shared/operation';
+import { forOperation, type ItemCall } from '../../../shared/operation';
 import { currencyCode, type CurrencyQuote } from '../../../shared/rates/rateTable';
 import { endpoints } from '../../../shared/transport';
+import { describeValue } from '../../../shared/values';
 import type { CurrencyRateRun } from '../../parameters';
 import { providerProperties, ratesForItem, readProvider, unknownCurrencyError } from './shared';
 
@@ -18,7 +19,7 @@ export const description: INodeProperties[] = [
 			placeholder: 'USD, EUR, SGD',
 			hint: 'Empty = all currencies the provider offers',
 			description:
-				'Codes of the currencies to return, separated by commas, upper or lower case. Leave empty for every currency the provider offers.',
+				'Codes of the currencies to return, separated by commas, upper or lower case, or an array of codes. Leave empty for every currency the provider offers.',
 		},
 		{
 			displayName: 'Output',
@@ -45,12 +46,20 @@ export const description: INodeProperties[] = [
 /** One rates request per provider and run, shared by every item (see the run's rate book). */
 export const endpoint = endpoints.getKurs;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, run: CurrencyRateRun): Promise<INodeExecutionData[]> {
+export function prepare(this: IExecuteFunctions, itemIndex: number, run: CurrencyRateRun): ItemCall {
 	const provider = readProvider(run, itemIndex);
 	const wanted = readCurrencies(run, itemIndex);
 	const allInOne = run.parameter('output', itemIndex, 'perCurrency') === 'allInOne';
-	const table = await ratesForItem(run, itemIndex, provider);
-	const { baseCurrency } = run.options(itemIndex);
+	const { baseCurrency, version } = run.options(itemIndex);
+	return async () => await ratesOutput(run, itemIndex, { provider, version, wanted, allInOne, baseCurrency });
+}
+
+async function ratesOutput(
+	run: CurrencyRateRun,
+	itemIndex: number,
+	{ provider, version, wanted, allInOne, baseCurrency }: { provider: string; version: string; wanted: string[]; allInOne: boolean; baseCurrency: string },
+): Promise<INodeExecutionData[]> {
+	const table = await ratesForItem(run, itemIndex, provider, version);
 
 	for (const code of wanted) {
 		if (table.quotes.has(code)) continue;
@@ -78,18 +87,25 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, run: C
 	}));
 }
 
-/** The item's "Currencies" as distinct upper-case codes; empty means all. Accepts a list or an array. */
+/**
+ * The item's "Currencies" as distinct upper-case codes; empty means all. Text (codes separated by
+ * commas, spaces or semicolons) or an array of texts; `""`, `null` and `[]` mean every currency;
+ * anything else (a number, an object, an array element that is not text) is refused.
+ */
 function readCurrencies(run: CurrencyRateRun, itemIndex: number): string[] {
 	const value = run.parameter('currencies', itemIndex, '');
-	const parts = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/[\s,;]+/) : null;
-	if (parts === null) {
-		throw inputError(
-			run.node,
-			itemIndex,
-			'Currencies',
-			`is not a list of currency codes: ${JSON.stringify(value)}`,
-			'Write codes separated by commas, e.g. USD, EUR, SGD, or map an array of codes.',
-		);
+	const fix = 'Write codes separated by commas, e.g. USD, EUR, SGD, or map an array of codes such as ["USD", "EUR"]; leave it empty for every currency.';
+	if (value === null || value === undefined) return [];
+	let parts: string[];
+	if (typeof value === 'string') parts = value.split(/[\s,;]+/);
+	else if (Array.isArray(value)) {
+		const bad = value.findIndex((element) => typeof element !== 'string');
+		if (bad !== -1) {
+			throw inputError(run.node, itemIndex, 'Currencies', `holds ${describeValue(value[bad])} at position ${bad}, not a currency code`, fix);
+		}
+		parts = value as string[];
+	} else {
+		throw inputError(run.node, itemIndex, 'Currencies', `is ${describeValue(value)}, not a list of currency codes`, fix);
 	}
 	return [...new Set(parts.map(currencyCode).filter((code) => code !== ''))];
 }

@@ -4,6 +4,7 @@ import { inputError, toNodeError } from '../../../shared/errors';
 import { showFor } from '../../../shared/operation';
 import { OTHER_PROVIDER, knownProviderCodes, providerCodeOf } from '../../../shared/rates/providers';
 import { providerFields } from '../../../shared/rates/rateFields';
+import { describeValue } from '../../../shared/values';
 import type { RateTable } from '../../../shared/rates/rateTable';
 import { ApiError, describeEndpoint, endpoints } from '../../../shared/transport';
 import type { CurrencyRateRun } from '../../parameters';
@@ -28,6 +29,9 @@ export function readProvider(run: CurrencyRateRun, itemIndex: number): string {
 	const isOther = selected === OTHER_PROVIDER;
 	const field = isOther ? 'Provider Code' : 'Provider';
 	const value = isOther ? run.parameter('providerCode', itemIndex, '') : selected;
+	if (value !== null && value !== undefined && typeof value !== 'string') {
+		throw inputError(run.node, itemIndex, field, `is ${describeValue(value)}, not a provider code`, `Give one code as text, e.g. ${knownProviderCodes()}.`);
+	}
 	const read = providerCodeOf(value);
 	if ('code' in read) return read.code;
 	const fix = read.problem === 'is empty' ? `Choose a provider, or enter its code (${knownProviderCodes()}).` : `Provider codes are single words such as ${knownProviderCodes()}.`;
@@ -38,8 +42,7 @@ export function readProvider(run: CurrencyRateRun, itemIndex: number): string {
  * The provider's rates for this item, from the run's rate book (one request per provider and
  * run). A provider the service refuses gets a description that lists the known codes.
  */
-export async function ratesForItem(run: CurrencyRateRun, itemIndex: number, provider: string): Promise<RateTable> {
-	const { version } = run.options(itemIndex);
+export async function ratesForItem(run: CurrencyRateRun, itemIndex: number, provider: string, version: string): Promise<RateTable> {
 	try {
 		return await run.rates.tableFor(provider, version);
 	} catch (error) {

@@ -1,7 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { checkAccount } from '../../../shared/account';
-import { forOperation } from '../../../shared/operation';
+import { forOperation, type ItemCall } from '../../../shared/operation';
 import { endpoints } from '../../../shared/transport';
 import type { MessagingRun } from '../../parameters';
 import { accountFields, accountJson, accountParams } from './shared';
@@ -10,8 +10,11 @@ export const description: INodeProperties[] = forOperation('account', 'check', a
 
 export const endpoint = endpoints.checkAccount;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): Promise<INodeExecutionData> {
+export function prepare(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
 	const params = accountParams(run, itemIndex);
-	const result = await checkAccount(run.client, params, { version: run.options(itemIndex).version, signal: run.signal });
-	return { json: accountJson(result, params) };
+	const { version } = run.options(itemIndex);
+	return async () => {
+		const result = await checkAccount(run.client, params, { version, signal: run.signal });
+		return { json: accountJson(result) };
+	};
 }

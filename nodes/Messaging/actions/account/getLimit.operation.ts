@@ -1,4 +1,6 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import type { ItemCall } from '../../../shared/operation';
 
 import { endpoints } from '../../../shared/transport';
 import type { MessagingRun } from '../../parameters';
@@ -7,9 +9,14 @@ export const description: INodeProperties[] = [];
 
 export const endpoint = endpoints.limit;
 
-export async function execute(this: IExecuteFunctions, _itemIndex: number, run: MessagingRun): Promise<INodeExecutionData> {
-	const result = await run.client.call(endpoint, {}, { signal: run.signal });
-	return { json: limitJson(result) };
+/** No per-item parameters: once per run, whatever the number of input items. */
+export const once = true;
+
+export function prepare(this: IExecuteFunctions, _itemIndex: number, run: MessagingRun): ItemCall {
+	return async () => {
+		const result = await run.client.call(endpoint, {}, { signal: run.signal });
+		return { json: limitJson(result) };
+	};
 }
 
 /**

@@ -2,6 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { readAccountAnswer, type AccountParams } from '../../../shared/account';
 import { inputError } from '../../../shared/errors';
+import { textParameter } from '../../../shared/values';
 import { PHONE_NUMBER_HINT, phoneParameter, type MessagingRun } from '../../parameters';
 
 /** The two fields Check Account and Update Account both send (the account's number and webhook). */
@@ -37,8 +38,7 @@ export function accountParams(run: MessagingRun, itemIndex: number): AccountPara
 		field: 'WhatsApp Number',
 		fix: 'Use the number of the WhatsApp account connected to the gateway, with its country code, e.g. +62 812-8877-6713.',
 	});
-	const rawUrl = run.parameter('webhookUrl', itemIndex, '');
-	const url = typeof rawUrl === 'string' ? rawUrl.trim() : '';
+	const url = textParameter(run, itemIndex, 'webhookUrl', 'Webhook URL').trim();
 	if (!url) {
 		throw inputError(node, itemIndex, 'Webhook URL', 'is empty', 'Paste the Production URL of a Messaging Trigger node (or of any endpoint that receives the gateway\'s posts).');
 	}
@@ -58,16 +58,16 @@ function isAbsoluteHttpUrl(value: string): boolean {
 }
 
 /**
- * The output of Check and Update: the number and webhook the gateway holds (the values sent when
- * its answer does not show them; `null` when it says they are empty), its status and yes/no flags
- * when given, and the server's answer untouched under `response`.
+ * The output of Check and Update: only what the gateway said. The number and webhook it holds
+ * (absent when its answer does not show them, `null` when it says they are empty: never the
+ * values typed into the node, which would look as if the gateway held them), its status and
+ * yes/no flags when given, and the server's answer untouched under `response`.
  */
-export function accountJson(result: unknown, sent: AccountParams): IDataObject {
+export function accountJson(result: unknown): IDataObject {
 	const shown = readAccountAnswer(result);
-	const json: IDataObject = {
-		whatsappNumber: shown.whatsappNumber === undefined ? sent.whatsapp_number : shown.whatsappNumber,
-		webhookUrl: shown.webhookUrl === undefined ? sent.whatsapp_webhook : shown.webhookUrl,
-	};
+	const json: IDataObject = {};
+	if (shown.whatsappNumber !== undefined) json.whatsappNumber = shown.whatsappNumber;
+	if (shown.webhookUrl !== undefined) json.webhookUrl = shown.webhookUrl;
 	if (shown.status !== undefined) json.status = shown.status;
 	for (const flag of ['registered', 'updated', 'success'] as const) {
 		if (shown[flag] !== undefined) json[flag] = shown[flag];

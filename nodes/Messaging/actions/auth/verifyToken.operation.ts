@@ -1,4 +1,6 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import type { ItemCall } from '../../../shared/operation';
 
 import { endpoints } from '../../../shared/transport';
 import type { MessagingRun } from '../../parameters';
@@ -11,15 +13,20 @@ export const endpoint = endpoints.waProtected;
  * Calls the token-check endpoint with the cached token (fetched first if there is none; renewed
  * once if the gateway says it expired). Success means the credential works end to end.
  */
-export async function execute(this: IExecuteFunctions, _itemIndex: number, run: MessagingRun): Promise<INodeExecutionData> {
-	const result = await run.client.call(endpoint, {}, { signal: run.signal });
-	const answer = (result && typeof result === 'object' ? result : {}) as IDataObject;
-	return {
-		json: {
-			// The call itself proves the token is accepted; an explicit `valid: false` is respected.
-			valid: typeof answer.valid === 'boolean' ? answer.valid : true,
-			message: typeof answer.message === 'string' ? answer.message : null,
-			response: (result ?? null) as IDataObject,
-		},
+/** No per-item parameters: once per run, whatever the number of input items. */
+export const once = true;
+
+export function prepare(this: IExecuteFunctions, _itemIndex: number, run: MessagingRun): ItemCall {
+	return async () => {
+		const result = await run.client.call(endpoint, {}, { signal: run.signal });
+		const answer = (result && typeof result === 'object' ? result : {}) as IDataObject;
+		return {
+			json: {
+				// The call itself proves the token is accepted; an explicit `valid: false` is respected.
+				valid: typeof answer.valid === 'boolean' ? answer.valid : true,
+				message: typeof answer.message === 'string' ? answer.message : null,
+				response: (result ?? null) as IDataObject,
+			},
+		};
 	};
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'crypto';
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { showFor } from '../../../shared/operation';
+import { showFor, type ItemCall } from '../../../shared/operation';
+import { textParameter } from '../../../shared/values';
 import { endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
 import { sendResultJson } from './shared';
@@ -142,7 +143,7 @@ export function waitIdOf(run: MessagingRun): string {
 	return id;
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): Promise<INodeExecutionData> {
+export function prepare(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
 	if (typeof this.getSignedResumeUrl !== 'function') {
 		throw new NodeOperationError(run.node, 'Send and Wait needs n8n 1.107 or newer', {
 			itemIndex,
@@ -157,14 +158,15 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, run: M
 	const links = answerLinks(this, run, itemIndex, responseType, waitId);
 	const body = [question, '', ...links.map(({ label, url }) => `${label}: ${url}`)].join('\n');
 	const { version } = run.options(itemIndex);
-	await takeSendSlot(run, itemIndex);
-	const result = await run.client.call(endpoint, { version, phone, body }, { signal: run.signal });
-	return { json: pendingJson(sendResultJson(result, phone), responseType, question, waitId) };
+	return async () => {
+		await takeSendSlot(run, itemIndex);
+		const result = await run.client.call(endpoint, { version, phone, body }, { signal: run.signal });
+		return { json: pendingJson(sendResultJson(result, phone), responseType, question, waitId) };
+	};
 }
 
 function questionText(run: MessagingRun, itemIndex: number): string {
-	const value = run.parameter('message', itemIndex, '');
-	const text = typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+	const text = textParameter(run, itemIndex, 'message', 'Message');
 	if (text.trim() === '') {
 		throw inputError(run.node, itemIndex, 'Message', 'is empty', 'Enter the question to ask, or map a field that holds it.');
 	}

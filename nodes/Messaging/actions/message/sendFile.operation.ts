@@ -1,8 +1,9 @@
-import type { IBinaryData, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IBinaryData, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { base64ByteLength, fileIdentity, isMimeType, looksLikeCleanBase64, parseBase64Text } from '../../../shared/dataUri';
 import { inputError } from '../../../shared/errors';
-import { showFor } from '../../../shared/operation';
+import { showFor, type ItemCall } from '../../../shared/operation';
+import { textParameter, textValue } from '../../../shared/values';
 import { endpoints, type DataUriParam } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
 import { downloadToSend, readUrlSource, urlSourceProperties } from './fileFromUrl';
@@ -109,39 +110,46 @@ export const description: INodeProperties[] = [
 
 export const endpoint = endpoints.sendFile;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): Promise<INodeExecutionData> {
+export async function prepare(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): Promise<ItemCall> {
 	const phone = recipientPhone(run, itemIndex);
-	if (run.parameter('fileSource', itemIndex, 'binary') === 'url') return await sendFromUrl(run, itemIndex, phone);
+	if (run.parameter('fileSource', itemIndex, 'binary') === 'url') return sendFromUrl(run, itemIndex, phone);
 	const file = await fileToSend(this, run, itemIndex);
-	const caption = stringParameter(run, 'caption', itemIndex);
+	const caption = textParameter(run, itemIndex, 'caption', 'Caption');
 	const { version } = run.options(itemIndex);
-	await takeSendSlot(run, itemIndex);
-	const result = await run.client.call(
-		endpoint,
-		{ version, phone, body: file.body, filename: file.fileName, caption },
-		{ signal: run.signal },
-	);
-	return {
-		json: { ...sendResultJson(result, phone), fileName: file.fileName, mimeType: file.body.mimeType, fileSize: file.byteLength },
+	return async () => {
+		await takeSendSlot(run, itemIndex);
+		const result = await run.client.call(
+			endpoint,
+			{ version, phone, body: file.body, filename: file.fileName, caption },
+			{ signal: run.signal },
+		);
+		return {
+			json: { ...sendResultJson(result, phone), fileName: file.fileName, mimeType: file.body.mimeType, fileSize: file.byteLength },
+		};
 	};
 }
 
-/** File Source "URL": every parameter checked first, then the download streamed into the send. */
-async function sendFromUrl(run: MessagingRun, itemIndex: number, phone: string): Promise<INodeExecutionData> {
+/**
+ * File Source "URL": every parameter checked first (before any item's send), then, when the
+ * item's turn comes, the download streamed into the send.
+ */
+function sendFromUrl(run: MessagingRun, itemIndex: number, phone: string): ItemCall {
 	const given = givenIdentity(run, itemIndex);
 	const source = readUrlSource(run, itemIndex);
-	const caption = stringParameter(run, 'caption', itemIndex);
+	const caption = textParameter(run, itemIndex, 'caption', 'Caption');
 	const { version } = run.options(itemIndex);
-	await takeSendSlot(run, itemIndex);
-	const file = await downloadToSend(source, given, run.signal);
-	try {
-		const result = await run.client.call(endpoint, { version, phone, body: file.body, filename: file.fileName, caption }, { signal: run.signal });
-		return {
-			json: { ...sendResultJson(result, phone), fileName: file.fileName, mimeType: file.body.mimeType, fileSize: file.byteLength ?? null, fileUrl: file.url },
-		};
-	} finally {
-		file.discard();
-	}
+	return async () => {
+		await takeSendSlot(run, itemIndex);
+		const file = await downloadToSend(source, given, run.signal);
+		try {
+			const result = await run.client.call(endpoint, { version, phone, body: file.body, filename: file.fileName, caption }, { signal: run.signal });
+			return {
+				json: { ...sendResultJson(result, phone), fileName: file.fileName, mimeType: file.body.mimeType, fileSize: file.byteLength ?? null, fileUrl: file.url },
+			};
+		} finally {
+			file.discard();
+		}
+	};
 }
 
 interface FileToSend {
@@ -157,8 +165,8 @@ async function fileToSend(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: 
 
 	const source = run.parameter('fileSource', itemIndex, 'binary') as FileSource;
 	if (source === 'base64') {
-		const text = run.parameter('fileContent', itemIndex, '');
-		if (typeof text !== 'string' || text.trim() === '') {
+		const text = textParameter(run, itemIndex, 'fileContent', 'File Content', 'Map a field holding the file as base64 text or a data URI.');
+		if (text.trim() === '') {
 			throw inputError(node, itemIndex, 'File Content', 'is empty', 'Map a field holding the file as base64 text or a data URI, or choose "Binary Field" as File Source.');
 		}
 		const parsed = parseBase64Text(text.trim());
@@ -171,7 +179,7 @@ async function fileToSend(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: 
 				'Give base64 text (A–Z, a–z, 0–9, +, /, = padding) or a data URI such as data:application/pdf;base64,JVBERi0…, or choose "Binary Field" as File Source.',
 			);
 		}
-		const identity = fileIdentity(given, { mimeType: parsed.mimeType });
+		const identity = fileIdentity(given, { fileName: parsed.fileName, mimeType: parsed.mimeType });
 		return {
 			body: { kind: 'dataUri', mimeType: identity.mimeType, base64: parsed.base64 },
 			fileName: identity.fileName,
@@ -218,8 +226,8 @@ async function fileToSend(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: 
 function givenIdentity(run: MessagingRun, itemIndex: number): { fileName?: string; mimeType?: string } {
 	const fields = (run.parameter('fileFields', itemIndex, {}) ?? {}) as { fileName?: unknown; mimeType?: unknown };
 	const given = {
-		fileName: typeof fields.fileName === 'string' ? fields.fileName : undefined,
-		mimeType: typeof fields.mimeType === 'string' ? fields.mimeType : undefined,
+		fileName: textValue(run, itemIndex, fields.fileName, 'File Name') || undefined,
+		mimeType: textValue(run, itemIndex, fields.mimeType, 'MIME Type') || undefined,
 	};
 	if (given.mimeType?.trim() && !isMimeType(given.mimeType.trim())) {
 		throw inputError(run.node, itemIndex, 'MIME Type', `is not a mime type: "${given.mimeType}"`, 'Write it as type/subtype, e.g. application/pdf or image/png, or leave it empty.');
@@ -228,8 +236,7 @@ function givenIdentity(run: MessagingRun, itemIndex: number): { fileName?: strin
 }
 
 function binaryPropertyName(run: MessagingRun, itemIndex: number): string {
-	const name = run.parameter('binaryPropertyName', itemIndex, 'data');
-	return typeof name === 'string' ? name.trim() : '';
+	return textValue(run, itemIndex, run.parameter('binaryPropertyName', itemIndex, 'data'), 'Input Binary Field').trim();
 }
 
 /** The item's binary field, or an error that lists the fields the item does have. */
@@ -268,7 +275,3 @@ function emptyFile(run: MessagingRun, itemIndex: number) {
 	);
 }
 
-function stringParameter(run: MessagingRun, name: string, itemIndex: number): string {
-	const value = run.parameter(name, itemIndex, '');
-	return value === undefined || value === null ? '' : String(value);
-}

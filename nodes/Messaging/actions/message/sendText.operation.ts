@@ -1,7 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { forOperation } from '../../../shared/operation';
+import { forOperation, type ItemCall } from '../../../shared/operation';
+import { textParameter } from '../../../shared/values';
 import { endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
 import { sendResultJson } from './shared';
@@ -22,14 +23,16 @@ export const description: INodeProperties[] = forOperation('message', 'sendText'
 
 export const endpoint = endpoints.sendMessage;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): Promise<INodeExecutionData> {
+export function prepare(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
 	const phone = recipientPhone(run, itemIndex);
-	const text = run.text('text', itemIndex);
-	if (text === undefined || text.trim() === '') {
+	const text = textParameter(run, itemIndex, 'text', 'Text');
+	if (text.trim() === '') {
 		throw inputError(run.node, itemIndex, 'Text', 'is empty', 'Enter the message text, or map a field that holds it.');
 	}
 	const { version } = run.options(itemIndex);
-	await takeSendSlot(run, itemIndex);
-	const result = await run.client.call(endpoint, { version, phone, body: text }, { signal: run.signal });
-	return { json: sendResultJson(result, phone) };
+	return async () => {
+		await takeSendSlot(run, itemIndex);
+		const result = await run.client.call(endpoint, { version, phone, body: text }, { signal: run.signal });
+		return { json: sendResultJson(result, phone) };
+	};
 }

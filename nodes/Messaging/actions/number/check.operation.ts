@@ -1,6 +1,6 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { forOperation } from '../../../shared/operation';
+import { forOperation, type ItemCall } from '../../../shared/operation';
 import { ApiError, endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
 
@@ -10,10 +10,12 @@ export const description: INodeProperties[] = forOperation('number', 'check', [
 
 export const endpoint = endpoints.checkNumber;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): Promise<INodeExecutionData> {
+export function prepare(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
 	const phone = recipientPhone(run, itemIndex);
-	const result = await run.client.call(endpoint, { phone }, { signal: run.signal });
-	return { json: { phone, exists: numberExists(result), response: (result ?? null) as IDataObject } };
+	return async () => {
+		const result = await run.client.call(endpoint, { phone }, { signal: run.signal });
+		return { json: { phone, exists: numberExists(result), response: (result ?? null) as IDataObject } };
+	};
 }
 
 // Words the gateway and its older routes use; compared in lower case without spaces.
@@ -34,7 +36,7 @@ function numberExists(result: unknown): boolean {
 	}
 	const said = answer.error ?? answer.message ?? answer.result;
 	throw new ApiError(endpoint, {
-		kind: answer.error !== undefined ? 'rejected' : 'invalid-response',
+		kind: answer.error !== undefined ? 'rejected' : 'unexpected-answer',
 		reason: answer.error !== undefined ? 'the server could not check the number' : 'the answer does not say whether the number exists',
 		serverMessage: typeof said === 'string' ? said : JSON.stringify(answer).slice(0, 300),
 	});

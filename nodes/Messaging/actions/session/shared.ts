@@ -2,6 +2,7 @@ import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData
 
 import { inputError } from '../../../shared/errors';
 import { qrImage } from '../../../shared/qr';
+import { textParameter } from '../../../shared/values';
 import type { MessagingRun } from '../../parameters';
 
 /** The field every session operation offers: where the QR image goes when there is one. */
@@ -23,12 +24,7 @@ const CONNECTED_WORDS = new Set(['authenticated', 'connected', 'open', 'ready', 
  * or a data:image URI) while waiting for a scan, `accountStatus` / `device_status` once logged
  * in, and sometimes a hint (`error`, `message.whatsappStatus.message`).
  */
-export async function sessionOutput(
-	ctx: IExecuteFunctions,
-	run: MessagingRun,
-	itemIndex: number,
-	result: unknown,
-): Promise<INodeExecutionData> {
+export async function sessionOutput(ctx: IExecuteFunctions, field: string, result: unknown): Promise<INodeExecutionData> {
 	const answer = (result && typeof result === 'object' ? result : {}) as IDataObject;
 	const accountStatus = text(answer.accountStatus ?? answer.account_status ?? answer.status);
 	const deviceStatus = text(answer.device_status ?? answer.deviceStatus);
@@ -48,16 +44,15 @@ export async function sessionOutput(
 	json.response = (result ?? null) as IDataObject;
 
 	if (qrCode === undefined) return { json };
-	const field = qrField(run, itemIndex);
 	const qr = await qrImage(qrCode);
 	const binary: IBinaryKeyData = { [field]: await ctx.helpers.prepareBinaryData(qr.image, qr.fileName, qr.mimeType) };
 	json.qrImageField = field;
 	return { json, binary };
 }
 
-function qrField(run: MessagingRun, itemIndex: number): string {
-	const value = run.parameter('qrBinaryPropertyName', itemIndex, 'qrCode');
-	const name = typeof value === 'string' ? value.trim() : '';
+/** The item's "Put QR Image in Field", checked before the request. */
+export function qrField(run: MessagingRun, itemIndex: number): string {
+	const name = textParameter(run, itemIndex, 'qrBinaryPropertyName', 'Put QR Image in Field').trim();
 	if (!name) {
 		throw inputError(run.node, itemIndex, 'Put QR Image in Field', 'is empty', 'Enter a field name for the QR image, e.g. qrCode.');
 	}
