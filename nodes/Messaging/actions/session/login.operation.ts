@@ -1,9 +1,8 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { forOperation, type ItemCall } from '../../../shared/operation';
+import { forOperation } from '../../../shared/operation';
 import { endpoints } from '../../../shared/transport';
-import type { MessagingRun } from '../../parameters';
-import { qrField, qrImageField, sessionOutput } from './shared';
+import { qrImageField, sessionPrepare } from './shared';
 
 export const description: INodeProperties[] = forOperation('session', 'login', [qrImageField]);
 
@@ -12,10 +11,4 @@ export const endpoint = endpoints.login;
 /** No per-item parameters: once per run, whatever the number of input items. */
 export const once = true;
 
-export function prepare(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
-	const field = qrField(run, itemIndex);
-	return async () => {
-		const result = await run.client.call(endpoint, {}, { signal: run.signal });
-		return await sessionOutput(this, field, result);
-	};
-}
+export const prepare = sessionPrepare(endpoint);

@@ -1,7 +1,9 @@
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
+import type { ItemCall } from '../../../shared/operation';
 import { qrImage } from '../../../shared/qr';
+import type { Endpoint } from '../../../shared/transport';
 import { textParameter } from '../../../shared/values';
 import type { MessagingRun } from '../../parameters';
 
@@ -16,6 +18,14 @@ export const qrImageField: INodeProperties = {
 	description:
 		'Name of the output binary field that receives the login QR code as a PNG image (only when the gateway is waiting for a scan)',
 };
+
+/** The prepare step of Login, Get Status and Get QR Code: the field checked, then one call. */
+export function sessionPrepare(endpoint: Endpoint) {
+	return function prepare(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
+		const field = qrField(run, itemIndex);
+		return async () => await sessionOutput(this, field, await run.client.call(endpoint, {}, { signal: run.signal }));
+	};
+}
 
 const CONNECTED_WORDS = new Set(['authenticated', 'connected', 'open', 'ready', 'online']);
 
