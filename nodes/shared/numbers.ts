@@ -16,7 +16,7 @@ export const NUMBER_FORMATS: readonly NumberFormat[] = ['auto', 'point', 'comma'
 export type ParsedNumber = { value: number } | { ambiguous: [number, number] } | { invalid: true };
 
 const MAX_LENGTH = 64;
-const PLAIN = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const PLAIN = /^[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 // Thousands groups: 1–3 digits (not starting with 0), then groups of exactly 3.
 const GROUPED_POINT = /^[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?$/;
 const GROUPED_COMMA = /^[+-]?[1-9]\d{0,2}(\.\d{3})+(,\d+)?$/;

@@ -48,8 +48,12 @@ export function textValue(run: OperationRun<unknown>, itemIndex: number, value: 
 	);
 }
 
+/** `File Name` → `fileName`: how a field is usually called in the item. */
 function name(field: string): string {
-	return field.replace(/\s+(\w)/g, (_, c: string) => c.toUpperCase()).replace(/^\w/, (c) => c.toLowerCase());
+	return field
+		.split(' ')
+		.map((word, i) => (i === 0 ? word.toLowerCase() : word.charAt(0).toUpperCase() + word.slice(1)))
+		.join('');
 }
 
 /**
