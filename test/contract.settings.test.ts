@@ -57,6 +57,13 @@ const CASES: Record<string, FailureCase> = {
 		ok: 1,
 		failed: 1,
 	},
+	'message/sendAndWait': {
+		type: 'messaging',
+		parameters: { resource: 'message', operation: 'sendAndWait', phone: '={{ $json.phone }}', message: 'Approve?' },
+		items: [{ phone: 'call me' }],
+		ok: 0,
+		failed: 1,
+	},
 	'number/check': {
 		type: 'messaging',
 		parameters: { resource: 'number', operation: 'check', phone: '={{ $json.phone }}' },

@@ -67,7 +67,7 @@ describe('Send and Wait: approval', () => {
 			sent: true,
 			id: entry.id,
 			phone: PHONE,
-			status: 'Message sent',
+			message: 'Message sent',
 			response: expect.any(Object),
 			question: 'Send the March price list to 1,200 customers?',
 			waitId: expect.stringMatching(/^[0-9a-f]{12}$/),
@@ -211,7 +211,7 @@ describe('Send and Wait: several items, limits, errors', () => {
 		expect(sandbox.ledger()).toHaveLength(1);
 		const out = json(execution.output('Node'));
 		expect(out[0]).toMatchObject({ answered: false, phone: PHONE });
-		expect(out[1]).toMatchObject({ notAttempted: true, error: expect.stringContaining("Not sent: the account's usage limit is reached. It had 1 message left") });
+		expect(out[1]).toMatchObject({ details: { notAttempted: true }, error: expect.stringContaining("Not sent: the account's usage limit is reached. It had 1 message left") });
 	});
 
 	it('the node declares its restart webhooks as n8n expects (path = node id, GET and POST)', () => {

@@ -24,11 +24,11 @@ describe('Stop at the Usage Limit', () => {
 		const out = run.output('Node').map((item) => item.json);
 		expect(out.slice(0, 3).map((json) => json.sent)).toEqual([true, true, true]);
 		expect(out[3]).toMatchObject({
-			notAttempted: true,
+			details: { notAttempted: true },
 			error: "Not sent: the account's usage limit is reached. It had 3 messages left when this run started (limit 10, 7 used), and they went to 3 earlier items [item 3]",
 		});
-		expect(String(out[3].description)).toContain('The gateway does not say when the count starts again');
-		expect(out[4]).toMatchObject({ notAttempted: true, error: expect.stringContaining('[item 4]') });
+		expect(String((out[3].details as { description?: unknown }).description)).toContain('The gateway does not say when the count starts again');
+		expect(out[4]).toMatchObject({ details: { notAttempted: true }, error: expect.stringContaining('[item 4]') });
 		expect(run.output('Node').map((item) => item.pairedItem)).toEqual([0, 1, 2, 3, 4].map((item) => ({ item })));
 		expect(limitReads()).toHaveLength(1);
 		// Read before the first send.
@@ -40,7 +40,7 @@ describe('Stop at the Usage Limit', () => {
 		const run = await runMessaging(sandbox, sendText(), items(2), { onError: 'continueRegularOutput' });
 		const out = run.output('Node').map((item) => item.json);
 		expect(out[0].error).toBe("Not sent: the account's usage limit is reached. It had 0 messages left when this run started (limit 5, 5 used), so nothing was sent in this run [item 0]");
-		expect(String(out[0].description)).toContain('The gateway says the count starts again at 2026-12-01T00:00:00.000Z: run the remaining items then.');
+		expect(String((out[0].details as { description?: unknown }).description)).toContain('The gateway says the count starts again at 2026-12-01T00:00:00.000Z: run the remaining items then.');
 		expect(apiRequests(sandbox).filter((entry) => entry.path === '/api/wa/2.0/post')).toHaveLength(0);
 	});
 
@@ -57,7 +57,7 @@ describe('Stop at the Usage Limit', () => {
 		sandbox.setUsage({ limit: 20, used: 15 });
 		const run = await runMessaging(sandbox, sendText({ stopAtUsageLimit: true, parallel: 4 }), items(12), { onError: 'continueRegularOutput' });
 		expect(sandbox.ledger()).toHaveLength(5);
-		expect(run.output('Node').filter((item) => item.json.notAttempted === true)).toHaveLength(7);
+		expect(run.output('Node').filter((item) => (item.json.details as { notAttempted?: unknown } | undefined)?.notAttempted === true)).toHaveLength(7);
 		expect(limitReads()).toHaveLength(1);
 	});
 
@@ -68,7 +68,7 @@ describe('Stop at the Usage Limit', () => {
 		expect(sandbox.ledger()).toHaveLength(1);
 		const out = run.output('Node').map((item) => item.json);
 		expect(out[1].error).toEqual(expect.stringContaining('Message limit reached'));
-		expect(out[1].notAttempted).toBeUndefined();
+		expect((out[1].details as { notAttempted?: unknown } | undefined)?.notAttempted).toBeUndefined();
 	});
 
 	it('Send File from a URL: an item over the limit downloads nothing', async () => {
@@ -80,7 +80,7 @@ describe('Stop at the Usage Limit', () => {
 			[{}, {}],
 			{ onError: 'continueRegularOutput' },
 		);
-		expect(run.output('Node').map((item) => item.json.notAttempted ?? false)).toEqual([false, true]);
+		expect(run.output('Node').map((item) => (item.json.details as { notAttempted?: unknown } | undefined)?.notAttempted ?? false)).toEqual([false, true]);
 		expect(sandbox.fileRequests()).toHaveLength(1);
 		expect(sandbox.ledger()).toHaveLength(1);
 	});

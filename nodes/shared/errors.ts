@@ -78,9 +78,10 @@ export function errorItemJson(error: NodeApiError | NodeOperationError): JsonObj
 	if (error.context.itemIndex !== undefined) details.item = error.context.itemIndex as number;
 	// n8n fills an API error's description with its message when there is no hint: not repeated.
 	if (error.description && !error.message.startsWith(error.description)) details.description = error.description;
-	details.kind = apiError ? apiError.kind : 'input';
 	// Left unsent on purpose (e.g. Stop at the Usage Limit): no request was made.
-	if ((error as { notAttempted?: boolean }).notAttempted === true) details.notAttempted = true;
+	const notAttempted = (error as { notAttempted?: boolean }).notAttempted === true;
+	details.kind = apiError ? apiError.kind : notAttempted ? 'not-attempted' : 'input';
+	if (notAttempted) details.notAttempted = true;
 	if (apiError) {
 		if (apiError.httpStatus !== undefined) details.httpStatus = apiError.httpStatus;
 		if (apiError.serverMessage !== undefined) details.serverMessage = apiError.serverMessage;
