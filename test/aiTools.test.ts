@@ -94,7 +94,7 @@ describe('Currency Rate Tool with $fromAI values (Provider and Rate too)', () =>
 			sandboxCredential(sandbox.url),
 		);
 		expect(run.error?.message).toMatch(/Field "Rate" is not a rate type: "cheapest"/);
-		expect(run.error?.description).toMatch(/average, buy, sell/);
+		expect(run.error?.description).toMatch(/average, bank, buy, sell/);
 	});
 });
 
