@@ -10,7 +10,8 @@
 #     n8n opens (migrates) a fresh SQLite database. Only then is `.complete` written.
 # Idempotent: a finished install has a .complete marker and is reused as is.
 # Works with only Node >= 20 and npm on PATH, whatever npm configuration the caller exports.
-# Every step is bounded in time (N8N_INSTALL_STEP_TIMEOUT seconds, default 900).
+# Every step is bounded in time (N8N_INSTALL_STEP_TIMEOUT seconds, default 900; npm ci
+# N8N_INSTALL_NPM_CI_TIMEOUT, default 2400).
 #
 # Progress goes to stderr; the last lines on stdout are KEY=VALUE pairs for scripts:
 #   N8N_E2E_DIR, N8N_E2E_NODE (the Node binary), N8N_E2E_N8N (n8n bin script), N8N_E2E_PLAYWRIGHT
@@ -23,6 +24,9 @@ lockfile="$spec_dir/package-lock.json"
 cache_root="${N8N_E2E_CACHE:-$HOME/.cache/n8n-nodes-messaging-rate}"
 chromium_bin="${N8N_E2E_CHROMIUM:-/usr/bin/chromium}"
 step_timeout="${N8N_INSTALL_STEP_TIMEOUT:-900}"
+# npm ci of n8n writes 2-3 GB: on a 2-core machine shared by other builds (load average ~25) it
+# took over 15 minutes, so its bound is longer (each of the two tries).
+npm_ci_timeout="${N8N_INSTALL_NPM_CI_TIMEOUT:-2400}"
 
 log() { printf '[n8n-install] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -76,7 +80,7 @@ else
 	# 30 minutes: each try is bounded, npm's own fetches time out, and a failed try is retried once.
 	ok=
 	for attempt in 1 2; do
-		if (cd "$dir" && timeout "$step_timeout" npm ci --ignore-scripts --no-audit --no-fund --fetch-timeout=60000 --fetch-retries=3 --loglevel=error >&2); then ok=1; break; fi
+		if (cd "$dir" && timeout "$npm_ci_timeout" npm ci --ignore-scripts --no-audit --no-fund --fetch-timeout=60000 --fetch-retries=3 --loglevel=error >&2); then ok=1; break; fi
 		log "npm ci attempt $attempt failed or timed out; $([ "$attempt" = 1 ] && echo retrying || echo giving up)"
 		rm -rf "$dir/node_modules"
 	done
