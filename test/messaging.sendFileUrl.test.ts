@@ -2,6 +2,9 @@
  * Message → Send File with File Source "URL" through n8n's real engine: the sandbox serves the
  * file (`/files/…`) and receives the send; the ledger's checksum proves the file arrived whole.
  */
+import type { INodeParameters } from 'n8n-workflow';
+
+import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../dev/engine';
 import { closeDownloadConnections } from '../nodes/shared/urlFile';
 import { fileSha256 } from '../sandbox/files';
 import { PHONE, PHONE_PASTED, apiRequests, runMessaging } from './helpers/messaging';
@@ -12,7 +15,7 @@ afterAll(async () => await closeDownloadConnections());
 
 const fileUrl = (path: string) => `${sandbox.url}/files/${path}`;
 
-function sendFromUrl(url: string, extra: Record<string, unknown> = {}) {
+function sendFromUrl(url: string, extra: INodeParameters = {}): INodeParameters {
 	return { resource: 'message', operation: 'sendFile', phone: PHONE_PASTED, fileSource: 'url', fileUrl: url, caption: 'From a URL', ...extra };
 }
 
@@ -113,6 +116,14 @@ describe('message: sendFile from a URL', () => {
 		const empty = await runMessaging(sandbox, sendFromUrl('  '));
 		expect(empty.error?.message).toBe('Field "File URL" is empty [item 0]');
 		expect(apiRequests(sandbox)).toHaveLength(0);
+	});
+
+	it('a slow download without Content-Length gets the time allowance of its size cap, not just the request timeout', async () => {
+		// 1 MB in 16 pieces 200 ms apart: about 3 s, over the credential's 2 s Request Timeout.
+		const workflow = singleNodeWorkflow('messaging', sendFromUrl(fileUrl('slow.bin?size=1000000&chunked=1&chunkDelayMs=200'), { downloadOptions: { maxSizeMb: 4 } }));
+		const run = await runWorkflow(workflow, sandboxCredential(sandbox.url, { timeoutSeconds: 2 }));
+		expect(run.error).toBeUndefined();
+		expect(sandbox.ledger()[0].file).toMatchObject({ size: 1000000, sha256: fileSha256(1000000) });
 	});
 
 	it('Block Private Addresses refuses the sandbox (a loopback address)', async () => {

@@ -12,6 +12,8 @@ export interface DataUriParam {
 	readonly open?: () => Promise<AsyncIterable<Buffer | string>> | AsyncIterable<Buffer | string>;
 	/** Size of the raw bytes, when known, so the request can carry a Content-Length. */
 	readonly byteLength?: number;
+	/** The most raw bytes there can be when the size is not known (a download's size cap): bounds the request's time allowance. */
+	readonly maxByteLength?: number;
 }
 
 export type ParamValue = string | DataUriParam;
@@ -48,6 +50,8 @@ export interface RequestBody {
 	open(): BodySource;
 	/** Known length in bytes, if every part's size is known. */
 	length?: number;
+	/** Length at most, when `length` is unknown but every part has a size or a bound. */
+	maxLength?: number;
 }
 
 /** The `{"params": {...}}` body, as one Buffer when small, as a stream when it holds a file. */
@@ -73,6 +77,7 @@ export function buildBody(params: Record<string, ParamValue>): RequestBody {
 	parts.push(`${text}}}`);
 
 	let length: number | undefined = 0;
+	let maxLength: number | undefined = 0;
 	for (const part of parts) {
 		const size =
 			typeof part === 'string'
@@ -83,8 +88,10 @@ export function buildBody(params: Record<string, ParamValue>): RequestBody {
 						? Math.ceil(part.byteLength / 3) * 4
 						: undefined;
 		length = length === undefined || size === undefined ? undefined : length + size;
+		const bound = size ?? (typeof part !== 'string' && part.maxByteLength !== undefined ? Math.ceil(part.maxByteLength / 3) * 4 : undefined);
+		maxLength = maxLength === undefined || bound === undefined ? undefined : maxLength + bound;
 	}
-	return { open: () => streamParts(parts), length };
+	return { open: () => streamParts(parts), length, maxLength: length === undefined ? maxLength : undefined };
 }
 
 async function* streamParts(parts: Array<string | DataUriParam>): AsyncGenerator<string> {

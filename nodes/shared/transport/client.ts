@@ -246,7 +246,8 @@ export class ApiClient {
 
 		const timeoutMs = this.credentials.timeoutSeconds * 1000;
 		const deadline = new AbortController();
-		const uploadMiB = (body.length ?? 0) / (1024 * 1024);
+		// A body of unknown length (a file downloaded while it is sent) gets the allowance of its size cap.
+		const uploadMiB = (body.length ?? body.maxLength ?? 0) / (1024 * 1024);
 		const timer = setTimeout(() => deadline.abort(), timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0));
 		const record: DispatchRecord = { dispatched: false };
 		try {

@@ -152,6 +152,7 @@ export async function downloadToSend(source: UrlSource, given: { fileName?: stri
 			kind: 'dataUri',
 			mimeType: identity.mimeType,
 			byteLength: opened.byteLength,
+			maxByteLength: source.options.maxBytes,
 			open: async () => {
 				const file = first ?? (await openUrlFile(source.url, options));
 				first = undefined;
