@@ -151,6 +151,8 @@ export function prepare(this: IExecuteFunctions, itemIndex: number, run: Messagi
 				'This n8n cannot sign the answer links. An unsigned link would let anyone who guesses the execution number answer, so nothing was sent. Update n8n, or send the question with Send Text and collect the answer with the Messaging Trigger.',
 		});
 	}
+	// n8n 1.x checks the links' signature only when the node asks for it (n8n 2.x always does).
+	(this as { setSignatureValidationRequired?: () => void }).setSignatureValidationRequired?.();
 	const phone = recipientPhone(run, itemIndex);
 	const question = questionText(run, itemIndex);
 	const responseType = run.parameter('responseType', 0, 'approval') as ResponseType;
