@@ -20,6 +20,7 @@ import {
 	repositoryTarget,
 } from '../dev/docs';
 import { REPOSITORY_URL } from '../nodes/shared/documentation';
+import { PROVIDER_FROM_AI } from '../nodes/shared/rates/providers';
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const MARKDOWN_FILES = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
@@ -88,6 +89,10 @@ describe('reference', () => {
 		const text = section(read(doc), heading);
 		expect(text).toBeDefined();
 		expect(text).toMatch(/```json\n[\s\S]+?\n```/);
+	});
+
+	it.each(['docs/currency-rate.md', 'docs/ai-agents.md'])('%s shows the exact $fromAI line that fills the Provider', (doc) => {
+		expect(read(doc)).toContain(`\`${PROVIDER_FROM_AI}\``);
 	});
 
 	it.each(['docs/messaging.md', 'docs/currency-rate.md', 'docs/messaging-trigger.md'])('%s has its troubleshooting', (doc) => {

@@ -14,10 +14,12 @@ import { ARTIFACTS_DIR, REPO_ROOT, ensureInstall, log, type N8nServer } from './
 export interface PwLocator {
 	click(o?: { timeout?: number }): Promise<void>;
 	dblclick(o?: { timeout?: number }): Promise<void>;
+	fill(value: string, o?: { timeout?: number }): Promise<void>;
 	hover(o?: { timeout?: number }): Promise<void>;
 	getAttribute(name: string): Promise<string | null>;
 	screenshot(o: { path: string }): Promise<unknown>;
 	first(): PwLocator;
+	last(): PwLocator;
 	nth(i: number): PwLocator;
 	count(): Promise<number>;
 	waitFor(o?: { state?: 'attached' | 'detached' | 'visible' | 'hidden'; timeout?: number }): Promise<void>;

@@ -27,19 +27,23 @@ export async function editorDocsLinksHintsAndSubtitles(t: ScenarioContext): Prom
 		return;
 	}
 	const { report, server: srv } = t;
-	const nodes = packageNodeDescriptions().map(({ description }, index) => ({
+	const descriptions = packageNodeDescriptions().map(({ description }) => description);
+	const isTrigger = (description: (typeof descriptions)[number]) => description.group.includes('trigger');
+	// Triggers in a column left of the Manual Trigger, the other nodes right of it: one screen.
+	const column = (description: (typeof descriptions)[number]) => descriptions.filter((d) => isTrigger(d) === isTrigger(description));
+	const nodes = descriptions.map((description, index) => ({
 		description,
 		node: {
 			id: `docs-node-${index}`,
 			name: description.displayName,
 			type: `${PACKAGE_NAME}.${description.name}`,
 			typeVersion: 1,
-			position: [400, index * 220 - 200],
+			position: [isTrigger(description) ? -360 : 360, (column(description).indexOf(description) - (column(description).length - 1) / 2) * 220],
 			parameters: PARAMETERS[description.name] ?? {},
 			...(description.credentials?.length ? { credentials: { [description.credentials[0].name]: { ...t.credential } } } : {}),
 		},
 	}));
-	const regular = nodes.filter(({ description }) => !description.group.includes('trigger'));
+	const regular = nodes.filter(({ description }) => !isTrigger(description));
 	const created = await srv.rest<{ id: string }>('POST', '/workflows', {
 		name: 'Editor: every node of the package',
 		active: false,
