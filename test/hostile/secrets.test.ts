@@ -95,6 +95,21 @@ describe('tokens', () => {
 	});
 });
 
+describe("a trigger's secret in the account's webhook URL", () => {
+	it('Account → Check and Update show the webhook without its query values', async () => {
+		const triggerSecret = 'trigger-secret-7f3a9c';
+		const webhookUrl = `https://n8n.example.com/webhook/abc/messaging?secret=${triggerSecret}`;
+		const params = { whatsappNumber: '+62 812 8877 6713', webhookUrl };
+		const update = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'account', operation: 'update', ...params }), credential());
+		const check = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'account', operation: 'check', ...params }), credential());
+		for (const run of [update, check]) {
+			expect(run.error).toBeUndefined();
+			expect(run.output('Node')[0].json.webhookUrl).toBe('https://n8n.example.com/webhook/abc/messaging?secret=%5Bredacted%5D');
+			expectNoSecret('account output', run.output('Node'), [triggerSecret]);
+		}
+	});
+});
+
 describe('short secrets', () => {
 	it('a 3-character secret is redacted where it is a whole value', async () => {
 		await sandbox.restart({

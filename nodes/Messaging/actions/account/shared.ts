@@ -2,6 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { readAccountAnswer, type AccountParams } from '../../../shared/account';
 import { inputError } from '../../../shared/errors';
+import { REDACTED } from '../../../shared/transport/redact';
 import { textParameter } from '../../../shared/values';
 import { PHONE_NUMBER_HINT, phoneParameter, type MessagingRun } from '../../parameters';
 
@@ -73,6 +74,29 @@ export function accountJson(result: unknown): IDataObject {
 		if (shown[flag] !== undefined) json[flag] = shown[flag];
 	}
 	if (shown.message !== undefined) json.message = shown.message;
-	json.response = (result ?? null) as IDataObject;
+	json.response = withoutUrlSecrets(result ?? null) as IDataObject;
+	if (typeof json.webhookUrl === 'string') json.webhookUrl = withoutUrlSecrets(json.webhookUrl) as string;
 	return json;
+}
+
+/**
+ * Webhook URLs as the gateway holds them, with their query values and passwords replaced by
+ * `[redacted]`: a trigger's URL carries its secret in the query (the Messaging Trigger's
+ * generated or shared secret), which would otherwise show in every execution of Account → Check.
+ */
+function withoutUrlSecrets(value: unknown, depth = 0): unknown {
+	if (typeof value === 'string') {
+		if (value.length > 4096 || !/^https?:\/\//i.test(value) || !/[?@]/.test(value)) return value;
+		try {
+			const url = new URL(value);
+			if (url.password) url.password = REDACTED;
+			for (const name of [...new Set(url.searchParams.keys())]) url.searchParams.set(name, REDACTED);
+			return url.toString();
+		} catch {
+			return value;
+		}
+	}
+	if (depth > 20 || value === null || typeof value !== 'object') return value;
+	if (Array.isArray(value)) return value.map((v) => withoutUrlSecrets(v, depth + 1));
+	return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutUrlSecrets(v, depth + 1)]));
 }
