@@ -250,6 +250,11 @@ export class ApiClient {
 		const uploadMiB = (body.length ?? body.maxLength ?? 0) / (1024 * 1024);
 		const timer = setTimeout(() => deadline.abort(), timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0));
 		const record: DispatchRecord = { dispatched: false };
+		// The execution's cancel signal stops this attempt too (a listener removed afterwards rather
+		// than AbortSignal.any, whose combined signals a long-lived signal keeps alive on Node 20).
+		const cancel = () => deadline.abort();
+		signal?.addEventListener('abort', cancel, { once: true });
+		if (signal?.aborted) deadline.abort();
 		try {
 			const response = await request(`${this.credentials.baseUrl}${endpoint.path}`, {
 				method: endpoint.httpMethod,
@@ -266,7 +271,7 @@ export class ApiClient {
 				),
 				headersTimeout: timeoutMs,
 				bodyTimeout: timeoutMs,
-				signal: signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal,
+				signal: deadline.signal,
 			});
 			this.keepSessionCookie(response.headers['set-cookie']);
 			const text = await this.readLimited(endpoint, response.body, response.headers['content-length']);
@@ -284,6 +289,7 @@ export class ApiClient {
 			throw new AttemptFailure(cause, record.dispatched, deadline.signal.aborted && !signal?.aborted);
 		} finally {
 			clearTimeout(timer);
+			signal?.removeEventListener('abort', cancel);
 		}
 	}
 
