@@ -169,7 +169,9 @@ describe('parsers of outside text, 1 MB of their worst input, against a linear p
 		measure('rate: 1 MB of digits then x', { input: (n) => `${'1'.repeat(n)}x`, run: (s) => readRate(s) });
 		measure('rate: 1,111,111…x', { input: (n) => `1${',111'.repeat(n / 4)}x`, run: (s) => readRate(s) });
 		measure('data URI: data:a;;;;… without comma', { input: (n) => `data:a${';'.repeat(n)}`, run: (s) => parseBase64Text(s) });
-		measure('base64 with spaces', { input: (n) => 'QUJD '.repeat(n / 5), run: (s) => parseBase64Text(s) });
+		// Removing 200,000 spaces builds a new 1 MB string in V8's large-object space, a step above the
+		// 256 KB run (×9 measured on a busy machine, 30 ms); a quadratic pass would be ×16 and seconds.
+		measure('base64 with spaces', { input: (n) => 'QUJD '.repeat(n / 5), run: (s) => parseBase64Text(s), maxGrowth: 14 });
 		measure('mime type: parameters then spaces', { input: (n) => `a/b;x=${' '.repeat(n)},`, run: (s) => isMimeType(s) });
 		measure('base URL: slashes', {
 			input: (n) => `http://h/${'/'.repeat(n)}a`,
