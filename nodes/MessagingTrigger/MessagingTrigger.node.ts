@@ -43,6 +43,8 @@ export class MessagingTrigger implements INodeType {
 		// returns ({received: true, ...}); an empty value makes n8n send that webhookResponse.
 		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', responseData: '', path: 'webhook' }],
 		properties: triggerProperties,
+		// What n8n's panel says while it listens for a test event (else "Go to Messaging and create an event").
+		eventTriggerDescription: 'Send a WhatsApp message to the account number',
 		triggerPanel: {
 			header: 'Send a WhatsApp message to the account number to see it here',
 			executionsHelp: {

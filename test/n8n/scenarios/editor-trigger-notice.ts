@@ -50,7 +50,7 @@ export async function editorShowsTheTriggerNoticeAndListens(t: ScenarioContext):
 
 				// "Execute step" on a webhook trigger listens for a test event.
 				await page.getByTestId('node-execute-button').first().click();
-				await page.getByText(/Listening|Waiting/i).first().waitFor({ timeout: 60_000 }).catch(() => undefined);
+				await page.getByText('Listening for test event', { exact: false }).first().waitFor({ timeout: 60_000 }).catch(() => undefined);
 				await page.waitForTimeout(1000);
 				const header = page.getByText('Send a WhatsApp message to the account number', { exact: false }).first();
 				const headerVisible = (await header.count()) > 0 && (await header.isVisible());
