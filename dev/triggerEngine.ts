@@ -17,9 +17,9 @@
  *   as n8n writes it (`webhookResponse` as JSON with the webhook's status, `noWebhookResponse`
  *   left to the node), and `workflowData` starts a real `WorkflowExecute` run of the workflow
  *   (trigger → "Received" pass-through node), whose result is recorded.
- * - static data as n8n 2.40 handles it: a production request reads the saved static data and
- *   saves it after the node answered (LiveWebhooks), so concurrent requests can overwrite each
- *   other's changes as in n8n; a test listener starts from empty static data and its requests use
+ * - static data as n8n 2.40.7 handles it: a production request reads the saved static data and
+ *   saves it after the node answered (LiveWebhooks), unless the request started an execution (n8n
+ *   then loses the change, see handle()); a test listener starts from empty static data and its requests use
  *   what `create` left, saving nothing (TestWebhooks). Each harness is its own workflow (own id).
  * - what the node logs through its context's logger is recorded in `logs`.
  *
@@ -423,10 +423,13 @@ export class TriggerHarness {
 		const executionMode: WorkflowExecuteMode = mode === 'test' ? 'manual' : 'webhook';
 		// LiveWebhooks loads the workflow (with its static data) from the database for each request
 		// and saves the static data after the webhook answered; TestWebhooks uses the cached test
-		// static data (setTestStaticData) and saves nothing.
+		// static data (setTestStaticData) and saves nothing. When the webhook starts an execution,
+		// n8n 2.40.7 builds the execution's workflow from the same static data object first, which
+		// resets its "changed" flag, so what the webhook changed is not saved (seen under n8n start:
+		// test/n8n/scenarios/messaging-trigger-v2.ts).
 		const workflow = this.workflow(mode === 'test' ? (entry.testStaticData ?? {}) : this.savedStaticData);
-		const saveAfterwards = () => {
-			if (mode === 'production') this.saveStaticData(workflow);
+		const saveAfterwards = (startedExecution: boolean) => {
+			if (mode === 'production' && !startedExecution) this.saveStaticData(workflow);
 		};
 		const node = workflow.getNode(TRIGGER_NAME)!;
 
@@ -456,7 +459,7 @@ export class TriggerHarness {
 			sendJson(res, 500, { code: 0, message: 'Workflow Webhook Error: Workflow could not be started!' });
 			return;
 		}
-		saveAfterwards();
+		saveAfterwards(result.workflowData !== undefined);
 
 		// handleImmediateWebhookResponse
 		if (result.workflowData === undefined) {

@@ -52,7 +52,6 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- n8n's own prepareBinaryData failed: its error goes on unchanged, only the claim is released
 		throw error;
 	}
-	claim?.commit();
 	return {
 		webhookResponse: { received: true, messageId: event.messageId },
 		workflowData: [[item]],
