@@ -57,7 +57,7 @@ describe('auth → getToken', () => {
 			sandboxCredential(sandbox.url, { clientSecret: 'wrong-secret' }),
 		);
 		expect(error?.message).toBe(
-			'Authenticate (rates) (GET /api/rate/1.0/authentication) failed: the server answered an error (code 200): "Odoo Server Error: Access Denied" [item 0]',
+			'Authenticate (rates) (GET /api/rate/1.0/authentication) failed: the server answered an error: "Odoo Server Error: Access Denied" [item 0]',
 		);
 		expect(`${error?.message} ${error?.description}`).not.toContain('wrong-secret');
 		expect(requestsTo(sandbox, RATE_TOKEN_PATH)).toHaveLength(1);

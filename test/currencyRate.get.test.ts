@@ -186,7 +186,7 @@ describe('rate → get: bad inputs and refusals', () => {
 			sandboxCredential(sandbox.url, { clientSecret: 'not-the-secret' }),
 		);
 		expect(error?.message).toBe(
-			'Authenticate (rates) (GET /api/rate/1.0/authentication) failed: the server answered an error (code 200): "Odoo Server Error: Access Denied" [item 0]',
+			'Authenticate (rates) (GET /api/rate/1.0/authentication) failed: the server answered an error: "Odoo Server Error: Access Denied" [item 0]',
 		);
 		expect(error?.description ?? '').not.toContain('provider');
 		expect(`${error?.message} ${error?.description}`).not.toContain('not-the-secret');

@@ -24,8 +24,10 @@ describe('the phone-number cache', () => {
 			expect('problem' in normalizePhone(sender)).toBe(true);
 		}
 		const grown = heapAfterGc() - before;
-		// 500 MB went through; what stays is a small fraction of one sender.
-		expect(grown / (1024 * 1024)).toBeLessThan(1);
+		// 500 MB went through (a cache of them kept about 1 GB before); what stays must be under
+		// 1 % of it. The bound is not "under one sender": heap-after-GC readings move by about
+		// 1 MB on a busy machine (1.07 MB seen once), and that says nothing about the cache.
+		expect(grown / (1024 * 1024)).toBeLessThan(5);
 	});
 
 	it('is bounded in bytes however many different numbers pass, and keeps no refusals', () => {

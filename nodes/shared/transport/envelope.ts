@@ -71,7 +71,9 @@ export function parseEnvelope(
 		const message = rpcText(rpc);
 		throw new ApiError(endpoint, {
 			kind: 'rpc',
-			reason: `the server answered an error${typeof rpc.code === 'number' ? ` (code ${rpc.code})` : ''}`,
+			// Odoo answers every server-side failure with code 200: next to an error it reads like
+			// "HTTP 200 OK" and tells the user nothing, so only other codes are shown.
+			reason: `the server answered an error${typeof rpc.code === 'number' && rpc.code !== 200 ? ` (code ${rpc.code})` : ''}`,
 			httpStatus,
 			serverMessage: clean(message),
 			rpcCode: typeof rpc.code === 'number' ? rpc.code : undefined,
