@@ -5,8 +5,13 @@
  */
 import { copyFileSync, existsSync, writeFileSync } from 'fs';
 import { join } from 'path';
+import { resources } from '../../../nodes/Messaging/actions';
 import { inspectNode, isExpectedExternal, screenshotWorkflowIn, withEditor } from '../editor';
 import { ARTIFACTS_DIR, log, type ScenarioContext } from '../lib';
+
+// What the editor must show, from the resource definitions (a new operation needs no edit here).
+const RESOURCE_NAMES = resources.map((r) => r.option.name);
+const MESSAGE_OPERATIONS = resources.find((r) => r.option.value === 'message')!.operations.map((o) => o.name);
 
 export async function editorShowsTheMessagingPanel(t: ScenarioContext): Promise<void> {
 	if (!t.options.editor || t.target.major < 2) {
@@ -28,11 +33,15 @@ export async function editorShowsTheMessagingPanel(t: ScenarioContext): Promise<
 	report.check('editor: node search for "Messaging" finds the Messaging node', m.searchResults.includes('Messaging'), m.searchResults);
 	report.check('editor: Messaging offers its actions (Send a text message, Send a file, ...)', m.actions.includes('Send a text message') && m.actions.includes('Send a file'), m.actions);
 	report.check(
-		'editor: Resource options render: Message, Number, Account, Session, Auth',
-		JSON.stringify(m.resourceOptions) === JSON.stringify(['Message', 'Number', 'Account', 'Session', 'Auth']),
+		`editor: Resource options render: ${RESOURCE_NAMES.join(', ')}`,
+		JSON.stringify(m.resourceOptions) === JSON.stringify(RESOURCE_NAMES),
 		m.resourceOptions,
 	);
-	report.check('editor: Operation options render for Message: Send Text, Send File', JSON.stringify(m.operationOptions) === JSON.stringify(['Send Text', 'Send File']), m.operationOptions);
+	report.check(
+		`editor: Operation options render for Message: ${MESSAGE_OPERATIONS.join(', ')}`,
+		JSON.stringify(m.operationOptions) === JSON.stringify(MESSAGE_OPERATIONS),
+		m.operationOptions,
+	);
 	report.check('editor: action "Send a file" selected Message / Send File', m.resourceSelected === 'Message' && m.operationSelected === 'Send File', {
 		title: m.nodeTitle,
 		resource: m.resourceSelected,
