@@ -373,6 +373,9 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		scan: (clientId) => {
 			core.state.accountOrFirst(clientId).status = 'authenticated';
 		},
+		setWebhook: (clientId, url) => {
+			core.state.accountOrFirst(clientId).whatsappWebhook = url;
+		},
 		logout: (clientId) => {
 			const account = core.state.accountOrFirst(clientId);
 			account.status = 'init';

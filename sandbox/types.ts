@@ -206,6 +206,8 @@ export interface Sandbox {
 	scan(clientId?: string): void;
 	/** Simulates logging the phone out: account → `init`; the next QR request shows a new code. */
 	logout(clientId?: string): void;
+	/** Sets (or with `undefined` clears) the webhook URL the account holds, as Update Account would. */
+	setWebhook(clientId: string | undefined, url: string | undefined): void;
 	/** The provider publishes new rates for one currency: set buy/sell/average, or move all three by `percent`. Returns the new row. */
 	moveRate(move: RateMove): RateRow;
 	/** Posts an incoming message to the account's registered webhook. */

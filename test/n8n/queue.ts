@@ -299,7 +299,19 @@ async function allExecutions(server: N8nServer, workflowId: string): Promise<Exe
 	}
 }
 
-async function run(): Promise<void> {
+/** What the scenarios share: the install, the sandbox, main and its workers, the imported workflows. */
+interface Cluster {
+	inst: ReturnType<typeof ensureInstall>;
+	sb: Sandbox;
+	srv: N8nServer;
+	ws: WorkerProc[];
+	examples: ReturnType<typeof exampleWorkflows>;
+	bulk: WorkflowJson;
+	runTag: string;
+}
+
+/** Redis, PostgreSQL and the sandbox; the package in three user folders; main and two workers in queue mode. */
+async function startCluster(): Promise<Cluster> {
 	mkdirSync(ARTIFACTS_DIR, { recursive: true });
 	const runTag = Date.now().toString(36);
 
@@ -376,7 +388,11 @@ async function run(): Promise<void> {
 	const types = (await typesRes.json()) as Array<{ name: string }>;
 	check('main serves the package node types', types.some((t) => t.name === NODE_TYPES.messaging), `${types.length} types`);
 
-	// --- examples through the queue (manual executions offloaded to workers) ---
+	return { inst, sb, srv, ws, examples, bulk, runTag };
+}
+
+/** Each example with a Manual Trigger, run through the queue: it succeeds on one worker and sends what its Messaging nodes output. */
+async function examplesRunOnWorkers({ sb, srv, ws, examples }: Cluster): Promise<void> {
 	const exampleRuns: ExampleRun[] = [];
 	for (const ex of examples) {
 		const before = sb.ledger().length;
@@ -404,7 +420,19 @@ async function run(): Promise<void> {
 	}
 	facts.examples = exampleRuns;
 
-	// --- 1,000 messages through the queue ---
+}
+
+interface BulkRun {
+	execs: ExecutionSummary[];
+	okResponses: Array<{ call: number; status: number; json: unknown }>;
+	expected: Set<string>;
+	ledgerBefore: number;
+	requestsBefore: number;
+	tokensBefore: number;
+}
+
+/** CALLS parallel webhook calls of PER_CALL messages each; every execution finishes with success. */
+async function bulkSendThroughTheQueue({ sb, srv, bulk, runTag }: Cluster): Promise<BulkRun> {
 	await timed('activate bulk webhook workflow', () => srv.activateWorkflow(bulk.id));
 	const ledgerBefore = sb.ledger().length;
 	const requestsBefore = sb.requests().length;
@@ -459,7 +487,11 @@ async function run(): Promise<void> {
 		statuses: execs.reduce<Record<string, number>>((m, e) => ((m[`${e.mode}/${e.status}`] = (m[`${e.mode}/${e.status}`] ?? 0) + 1), m), {}),
 	});
 
-	// --- ledger: every message exactly once ---
+	return { execs, okResponses, expected, ledgerBefore, requestsBefore, tokensBefore };
+}
+
+/** Every message in the ledger exactly once, to the right number, and the output items carry exactly the ledger's ids. */
+function ledgerHasEveryMessageOnce({ sb }: Cluster, { okResponses, expected, ledgerBefore }: BulkRun): void {
 	const newEntries = sb.ledger().slice(ledgerBefore);
 	const counts = new Map<string, number>();
 	for (const e of newEntries) if (e.text !== undefined) counts.set(e.text, (counts.get(e.text) ?? 0) + 1);
@@ -486,7 +518,10 @@ async function run(): Promise<void> {
 		inLedger: [...outIdSet].filter((id) => ledgerIds.has(id as string)).length,
 	});
 
-	// --- which worker ran what ---
+}
+
+/** Every bulk execution ran on exactly one worker, both workers took part, main ran none. Returns the workers of each execution. */
+function workersRanEachExecutionOnce({ srv, ws }: Cluster, { execs }: BulkRun): Map<string, string[]> {
 	const perWorker = ws.map((w) => ({ name: w.name, ...workerExecutions(w.log()) }));
 	const bulkIds = new Set(execs.map((e) => String(e.id)));
 	const ranBy = new Map<string, string[]>();
@@ -502,7 +537,11 @@ async function run(): Promise<void> {
 	const mainLog = readFileSync(srv.logFile, 'utf8');
 	check('main: ran no execution itself (no "Worker started execution" in its log, enqueued only)', !/Worker started execution/.test(mainLog));
 
-	// --- tokens and sessions per process ---
+	return ranBy;
+}
+
+/** Each worker sent with one bearer token of its own and fetched at most one token; nothing was rejected. */
+async function oneTokenPerWorker({ sb, srv }: Cluster, { execs, requestsBefore, tokensBefore }: BulkRun, ranBy: Map<string, string[]>): Promise<void> {
 	// Map each send request to the execution (call) and so to the worker that ran it.
 	const callOfExec = new Map<string, number>();
 	await Promise.all(
@@ -554,6 +593,17 @@ async function run(): Promise<void> {
 	check(`tokens: rate tokens issued (${stats.tokensIssued.rate}) ≤ processes that ran examples`, stats.tokensIssued.rate <= WORKERS, stats.tokensIssued);
 	check('no send was rejected by the sandbox', sb.requests().every((r) => !r.rejected), sb.requests().filter((r) => r.rejected).slice(0, 3));
 
+}
+
+async function run(): Promise<void> {
+	const cluster = await startCluster();
+	await examplesRunOnWorkers(cluster);
+	const bulkRun = await bulkSendThroughTheQueue(cluster);
+	ledgerHasEveryMessageOnce(cluster, bulkRun);
+	const ranBy = workersRanEachExecutionOnce(cluster, bulkRun);
+	await oneTokenPerWorker(cluster, bulkRun, ranBy);
+	const { srv, ws, bulk, inst } = cluster;
+	const mainLog = readFileSync(srv.logFile, 'utf8');
 	await timed('deactivate bulk workflow', () => srv.deactivateWorkflow(bulk.id));
 	const outbound = [mainLog, ...ws.map((w) => w.log())].join('\n').split('\n').filter((l) => /ENOTFOUND|EAI_AGAIN|api(-staging)?\.n8n\.io/.test(l));
 	check('n8n logs show no outbound calls (api.n8n.io etc.)', outbound.length === 0, outbound.slice(0, 3));
