@@ -166,6 +166,15 @@ export async function checkEquivalence(runs: number): Promise<EquivalenceReport>
 		}
 	};
 
+	// Cases a random run may miss, each once: fields named like Object.prototype's members, which
+	// n8n's quickjs engine reads as the inherited function (and fails) where legacy reads the field.
+	for (const key of ['valueOf', 'toString', 'hasOwnProperty', 'constructor', 'length']) {
+		check(await probe({ value: `={{ $json.${key} }}`, options: { inner: `={{$json["${key}"]}}` } }, [{ [key]: 0 }, { [key]: 'text' }, {}], [
+			{ name: 'value', fallback: '' },
+			{ name: 'options.inner', fallback: '' },
+		]));
+	}
+
 	// Top-level mappings: random items, random paths.
 	await fc.assert(
 		fc.asyncProperty(fc.array(itemJson, { minLength: 1, maxLength: 4 }), mapping, async (items, value) => {

@@ -167,7 +167,7 @@ function messageId(phone: string): string {
 function recordSend(ctx: OperationContext, entry: Omit<LedgerEntry, 'id' | 'clientId' | 'version' | 'at' | 'phone'>) {
 	const account = requireAccount(ctx);
 	const id = messageId(ctx.params.phone);
-	ctx.state.ledger.push({
+	ctx.state.recordSend({
 		id,
 		clientId: account.clientId,
 		phone: ctx.params.phone,

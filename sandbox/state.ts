@@ -80,6 +80,8 @@ export class SandboxState {
 	private sessions = new Set<string>();
 	private nextSeq = 1;
 	private usage: UsageSettings = {};
+	/** Sends per account, kept with the ledger so a send's usage check costs the same on the 100,000th send as on the first. */
+	private sentByClient = new Map<string, number>();
 
 	constructor(
 		private readonly initialAccounts: SandboxAccount[],
@@ -97,6 +99,7 @@ export class SandboxState {
 			whatsappWebhook: account.whatsappWebhook,
 		}));
 		this.ledger = [];
+		this.sentByClient.clear();
 		this.requestLog = [];
 		this.tokensIssued = { wa: 0, rate: 0 };
 		this.requestsByPath = {};
@@ -185,8 +188,14 @@ export class SandboxState {
 		this.requestsByPath[path] = (this.requestsByPath[path] ?? 0) + 1;
 	}
 
+	/** Adds a send to the ledger (the only way sends get there, so the per-account counts stay right). */
+	recordSend(entry: LedgerEntry): void {
+		this.ledger.push(entry);
+		this.sentByClient.set(entry.clientId, (this.sentByClient.get(entry.clientId) ?? 0) + 1);
+	}
+
 	messagesSentBy(clientId: string): number {
-		return this.ledger.filter((entry) => entry.clientId === clientId).length;
+		return this.sentByClient.get(clientId) ?? 0;
 	}
 
 	stats(): Omit<SandboxStats, 'peakConnections' | 'peakRequests'> {
