@@ -13,7 +13,8 @@
  *   5. Currency Rate → Convert, 10,000 items, Amount/From/To `={{ $json.amount }}`… and the same with
  *      n8n-evaluated `={{ ($json.amount) }}`….
  * The send branches run in 5 interleaved rounds, each in an order rotated by one (a busy moment of
- * a shared machine then hits every kind alike) and the median is used.
+ * a shared machine then hits every kind alike) and the median is used; a 1-second Wait before each
+ * measured node keeps the previous branch's leftover work out of its time.
  *
  * Prints ms per item (each node's executionTime as n8n records it / its items) and the ratios, and
  * checks the work: every send in the sandbox's ledger with the item's phone and text (in input
@@ -92,9 +93,7 @@ interface Branch {
 
 /**
  * The send kinds run ROUNDS times, interleaved, so a busy moment of the machine hits all alike, and
- * in an order rotated by one each round: whichever branch follows HTTP Request runs while n8n
- * collects its garbage (measured: ~0.15 ms per item more at parallel 1, for whichever kind it is),
- * so no kind may always be the one. Convert once each.
+ * in an order rotated by one each round, so no kind always follows the same other. Convert once each.
  */
 const SEND_KINDS = KINDS.filter((k) => k.op !== 'convert');
 const branches: Branch[] = [
@@ -131,7 +130,13 @@ function buildWorkflow(sandboxUrl: string, token: string): WorkflowJson {
 			parameters: { jsCode: branch.kind.op === 'convert' ? convertItemsCode(branch.kind.items) : sendItemsCode(branch.kind.items) },
 		});
 		(connections.Start as { main: unknown[][] }).main[0].push({ node: source, type: 'main', index: 0 });
-		connections[source] = { main: [[{ node: branch.node, type: 'main', index: 0 }]] };
+		// A pause before the measured node: the previous branch's leftover work (HTTP Request's 1,000
+		// sockets closing) runs then, instead of being charged to this node (measured: 145 ms of it
+		// fell into the executionTime of a 300 ms Send Text run that followed HTTP Request).
+		const pause = `Pause ${index + 1}`;
+		nodes.push({ id: `pause-${index}`, name: pause, type: 'n8n-nodes-base.wait', typeVersion: 1.1, position: [375, y], parameters: { amount: 1, unit: 'seconds' } });
+		connections[source] = { main: [[{ node: pause, type: 'main', index: 0 }]] };
+		connections[pause] = { main: [[{ node: branch.node, type: 'main', index: 0 }]] };
 		const position = [500, y];
 		const { kind } = branch;
 		const map = (field: string) => (kind.fields === 'n8n' ? `={{ ($json.${field}) }}` : `={{ $json.${field} }}`);
