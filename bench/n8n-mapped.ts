@@ -302,7 +302,7 @@ async function main(): Promise<void> {
 		console.log(
 			`Convert mapped: ${Math.round(fastRate).toLocaleString('en')} items/s vs ${Math.round(n8nRate).toLocaleString('en')} items/s evaluated by n8n: ${(fastRate / n8nRate).toFixed(0)}x (goal >= 20); outputs identical: ${differing === 0 ? 'yes' : 'NO'}`,
 		);
-		console.log(`Convert requests: ${stats.tokensIssued.rate} rates token + ${stats.requestsByPath['/api/rate/1.0/get'] ?? 0} rates requests for the two Convert runs (the first made 2; the second reused the token)`);
+		console.log(`Convert requests: ${stats.tokensIssued.rate} rates token + ${stats.requestsByPath['/api/rate/1.0/get'] ?? 0} rates requests for the two Convert runs (both runs together: the second reuses the first's token)`);
 		console.log(`Checked: ${ledger.length} sends in the sandbox's ledger match their items; wall time ${(wallMs / 1000).toFixed(0)} s including n8n's start\n`);
 		if (problems.length) {
 			console.error(problems.join('\n'));
