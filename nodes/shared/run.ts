@@ -77,16 +77,4 @@ export class OperationRun<O = unknown> {
 	parameter(name: string, itemIndex: number, fallback: unknown): unknown {
 		return this.parameters.value(name, itemIndex, fallback);
 	}
-
-	/**
-	 * A text parameter of item `itemIndex`: a number or boolean mapped into it (an order number, a
-	 * one-time code) is its text, as n8n's own nodes send it; undefined for a value that is no text
-	 * (null, an object, a missing field), which the operation reports.
-	 */
-	text(name: string, itemIndex: number): string | undefined {
-		const value = this.parameter(name, itemIndex, '');
-		if (typeof value === 'string') return value;
-		if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') return String(value);
-		return undefined;
-	}
 }
