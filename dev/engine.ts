@@ -291,6 +291,20 @@ export function baseAdditionalData(credentialsHelper: ICredentialsHelper, baseUr
 	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
+/** The stored form of an active workflow, as n8n's lifecycle hooks and webhook helpers get it. */
+export function workflowBase(workflow: Workflow): IWorkflowBase {
+	return {
+		id: workflow.id,
+		name: workflow.name,
+		nodes: Object.values(workflow.nodes),
+		connections: workflow.connectionsBySourceNode,
+		active: true,
+		settings: {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as unknown as IWorkflowBase;
+}
+
 /**
  * WorkflowRunner for an execution a trigger started: the run begins at `node` with `data` (in
  * modes other than "manual" WorkflowExecute passes a trigger's or poll node's input through).
@@ -304,17 +318,7 @@ export async function runFromNode(
 	executionId: string,
 ): Promise<IRun> {
 	let finished: IRun | undefined;
-	const workflowData = {
-		id: workflow.id,
-		name: workflow.name,
-		nodes: Object.values(workflow.nodes),
-		connections: workflow.connectionsBySourceNode,
-		active: true,
-		settings: {},
-		createdAt: new Date(),
-		updatedAt: new Date(),
-	} as unknown as IWorkflowBase;
-	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowBase(workflow));
 	hooks.addHandler('workflowExecuteAfter', (run) => {
 		finished = run;
 	});

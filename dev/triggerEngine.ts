@@ -52,7 +52,6 @@ import {
 	type IRun,
 	type IWebhookData,
 	type IWebhookResponseData,
-	type IWorkflowBase,
 	type IWorkflowExecuteAdditionalData,
 	type WebhookSetupMethodNames,
 	type WorkflowActivateMode,
@@ -60,7 +59,7 @@ import {
 } from 'n8n-workflow';
 
 import { MessagingTrigger } from '../nodes/MessagingTrigger/MessagingTrigger.node';
-import { RECEIVED_NAME, Received, TestCredentialsHelper, baseAdditionalData } from './engine';
+import { RECEIVED_NAME, Received, TestCredentialsHelper, baseAdditionalData, workflowBase } from './engine';
 
 export const TRIGGER_TYPE = 'n8n-nodes-messaging-rate.messagingTrigger';
 export const TRIGGER_NAME = 'Messaging Trigger';
@@ -334,19 +333,6 @@ export class TriggerHarness {
 		});
 	}
 
-	private workflowBase(workflow: Workflow): IWorkflowBase {
-		return {
-			id: workflow.id,
-			name: workflow.name,
-			nodes: Object.values(workflow.nodes),
-			connections: workflow.connectionsBySourceNode,
-			active: true,
-			settings: {},
-			createdAt: new Date(),
-			updatedAt: new Date(),
-		} as unknown as IWorkflowBase;
-	}
-
 	/** WorkflowExecuteAdditionalData.getBase, as far as these nodes use it. */
 	private additionalData(): IWorkflowExecuteAdditionalData {
 		return baseAdditionalData(this.credentialsHelper, this.baseUrl);
@@ -488,7 +474,7 @@ export class TriggerHarness {
 	): Promise<void> {
 		const executionId = `trigger-exec-${++this.executionCounter}`;
 		let finished: IRun | undefined;
-		const hooks = new ExecutionLifecycleHooks(mode, executionId, this.workflowBase(workflow));
+		const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowBase(workflow));
 		hooks.addHandler('workflowExecuteAfter', (run) => {
 			finished = run;
 		});
