@@ -14,13 +14,16 @@
  *   5. assert: every text in the sandbox's ledger exactly once; all executions succeeded and ran
  *      on a worker (worker logs), both workers took part; the send requests of each worker carry
  *      its own bearer token and each worker fetched at most one token (tokensIssued.wa ≤ workers
- *      that sent); the main process sent nothing.
+ *      that sent); the main process sent nothing;
+ *   6. activate a Messaging Trigger (test/n8n/workflows/queue-trigger-once.json, replies to each
+ *      message) and deliver one message three times: one execution, on a worker, one reply.
  *
  * Run from the repository root:  npx ts-node --transpile-only test/n8n/queue.ts [--keep]
  * Environment: QUEUE_CALLS (default 20), QUEUE_PER_CALL (default 50).
  * Prints a summary and `N passed, M failed`; exits 1 on any failure; stops every process it started.
  */
 import { execFile, type ChildProcess } from 'child_process';
+import { randomUUID } from 'crypto';
 import { copyFileSync, cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
@@ -58,6 +61,7 @@ const WORKERS = 2;
 const WORKER_CONCURRENCY = 5;
 const PHONE = '6281288776713';
 const BULK_WORKFLOW = join(__dirname, 'workflows', 'queue-bulk-send.json');
+const TRIGGER_WORKFLOW = join(__dirname, 'workflows', 'queue-trigger-once.json');
 const CREDENTIAL = { id: 'sandbox-credential', name: 'Sandbox' };
 const SEND_PATH = '/api/wa/2.0/post';
 /** Overall guard: the whole run must end well under 15 minutes. */
@@ -307,6 +311,7 @@ interface Cluster {
 	ws: WorkerProc[];
 	examples: ReturnType<typeof exampleWorkflows>;
 	bulk: WorkflowJson;
+	trigger: WorkflowJson;
 	runTag: string;
 }
 
@@ -369,6 +374,8 @@ async function startCluster(): Promise<Cluster> {
 	for (const ex of examples) await timed(`n8n import:workflow ${ex.file}`, () => importWorkflow(mainFolder, ex.wf));
 	const bulk = JSON.parse(readFileSync(BULK_WORKFLOW, 'utf8')) as WorkflowJson;
 	await timed('n8n import:workflow queue-bulk-send.json', () => importWorkflow(mainFolder, bulk));
+	const trigger = JSON.parse(readFileSync(TRIGGER_WORKFLOW, 'utf8')) as WorkflowJson;
+	await timed('n8n import:workflow queue-trigger-once.json', () => importWorkflow(mainFolder, trigger));
 
 	// --- main + workers ---
 	main = await timed('n8n start (main, queue mode) → healthy', () => startN8n(mainFolder, { env: queueEnv, onSpawn: (c) => children.add(c) }));
@@ -388,7 +395,7 @@ async function startCluster(): Promise<Cluster> {
 	const types = (await typesRes.json()) as Array<{ name: string }>;
 	check('main serves the package node types', types.some((t) => t.name === NODE_TYPES.messaging), `${types.length} types`);
 
-	return { inst, sb, srv, ws, examples, bulk, runTag };
+	return { inst, sb, srv, ws, examples, bulk, trigger, runTag };
 }
 
 /** Each example with a Manual Trigger, run through the queue: it succeeds on one worker and sends what its Messaging nodes output. */
@@ -595,6 +602,43 @@ async function oneTokenPerWorker({ sb, srv }: Cluster, { execs, requestsBefore, 
 
 }
 
+/**
+ * A Messaging Trigger (version 2) on main, its executions on the workers: one message delivered
+ * three times (twice at once, then again after its execution) starts one execution, which ran on
+ * a worker and sent one reply. The memory of delivered messages is main's, where the webhooks
+ * arrive (queue mode's default; docs/messaging-trigger.md says what separate webhook processes lose).
+ */
+async function repeatedDeliveryRunsOnce({ sb, srv, ws, trigger }: Cluster): Promise<void> {
+	await timed('activate the Messaging Trigger workflow (on main)', () => srv.activateWorkflow(trigger.id));
+	try {
+		const before = await allExecutions(srv, trigger.id);
+		const ledgerBefore = sb.ledger().length;
+		const message = { uuid: randomUUID(), message: `once in queue mode ${Date.now()}`, sender: '6281300000002' };
+		const racing = await Promise.all([sb.deliverIncoming(message), sb.deliverIncoming(message)]);
+		const first = await timed('the delivered message\'s execution finished', async () => {
+			for (let i = 0; i < 200; i++) {
+				const now = (await allExecutions(srv, trigger.id)).filter((e) => !before.some((b) => b.id === e.id));
+				if (now.some((e) => e.finished || e.status === 'success' || e.status === 'error')) return now;
+				await sleep(300);
+			}
+			return [];
+		});
+		const late = await sb.deliverIncoming(message);
+		await sleep(3000);
+		const executions = (await allExecutions(srv, trigger.id)).filter((e) => !before.some((b) => b.id === e.id));
+		check('trigger: one message delivered twice at once and once more later started one execution, which succeeded', executions.length === 1 && executions[0].status === 'success' && first.length === 1, {
+			answers: [...racing, late].map((r) => `${r.status} ${r.body}`),
+			executions: executions.map((e) => `${e.id}:${e.mode}:${e.status}`),
+		});
+		const onWorker = ws.filter((w) => workerExecutions(w.log()).started.has(String(executions[0]?.id)));
+		check('trigger: that execution ran on a worker, not on main', onWorker.length === 1, onWorker.map((w) => w.name));
+		const replies = sb.ledger().slice(ledgerBefore).filter((e) => e.text === `Got it: ${message.message}`);
+		check('trigger: exactly one reply was sent, to the sender', replies.length === 1 && replies[0].phone === message.sender, replies);
+	} finally {
+		await timed('deactivate the Messaging Trigger workflow', () => srv.deactivateWorkflow(trigger.id));
+	}
+}
+
 async function run(): Promise<void> {
 	const cluster = await startCluster();
 	await examplesRunOnWorkers(cluster);
@@ -602,6 +646,7 @@ async function run(): Promise<void> {
 	ledgerHasEveryMessageOnce(cluster, bulkRun);
 	const ranBy = workersRanEachExecutionOnce(cluster, bulkRun);
 	await oneTokenPerWorker(cluster, bulkRun, ranBy);
+	await repeatedDeliveryRunsOnce(cluster);
 	const { srv, ws, bulk, inst } = cluster;
 	const mainLog = readFileSync(srv.logFile, 'utf8');
 	await timed('deactivate bulk workflow', () => srv.deactivateWorkflow(bulk.id));
