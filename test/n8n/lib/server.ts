@@ -181,7 +181,9 @@ export async function startN8n(userFolder: string, portOrOpts: number | StartOpt
 	while (Date.now() < deadline) {
 		if (proc.exited()) break;
 		try {
-			const r = await fetch(`${url}/healthz/readiness`);
+			// Older n8n 1.x (1.50.0) has /healthz only: a 404 on /readiness means "ask /healthz".
+			let r = await fetch(`${url}/healthz/readiness`);
+			if (r.status === 404) r = await fetch(`${url}/healthz`);
 			if (r.ok) {
 				const s = await fetch(`${url}/rest/settings`);
 				if (s.ok) {
