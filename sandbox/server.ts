@@ -268,6 +268,7 @@ async function decideOutcome(core: Core, entry: RequestLogEntry, body: Buffer): 
 function newLogEntry(core: Core, req: HttpRequest, path: string, body: Buffer): RequestLogEntry {
 	const entry: RequestLogEntry = {
 		seq: core.state.takeSeq(),
+		receivedAt: Date.now(),
 		method: req.method ?? 'GET',
 		path,
 		bodyBytes: body.length,

@@ -125,6 +125,8 @@ export interface LedgerEntry {
 
 export interface RequestLogEntry {
 	seq: number;
+	/** When the request arrived (ms since the epoch): lets a test tell which run of a node made it. */
+	receivedAt: number;
 	method: string;
 	path: string;
 	contentType?: string;
