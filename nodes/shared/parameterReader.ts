@@ -125,7 +125,7 @@ export function plainJsonPath(raw: string): Step[] | undefined {
 	const steps: Step[] = [];
 	for (const [, name, index, doubleQuoted, singleQuoted] of match[1].matchAll(STEP)) {
 		const step = index !== undefined ? Number(index) : (name ?? doubleQuoted ?? singleQuoted);
-		if (typeof step === 'string' && (UNSAFE_PROPERTIES.has(step) || OBJECT_PROTOTYPE_NAMES.has(step))) return undefined;
+		if (typeof step === 'string' && LEFT_TO_N8N.has(step)) return undefined;
 		steps.push(step);
 	}
 	return steps;
@@ -164,12 +164,13 @@ const UNSAFE_PROPERTIES = new Set([
 ]);
 
 /**
- * Names of `Object.prototype`'s members (`valueOf`, `toString`, `hasOwnProperty` …): for an item
- * with its own field of that name, n8n's quickjs engine (2.41) reads the inherited function and
- * fails ("could not be cloned") where the legacy engine gives the field. Engines disagree, so
- * such a mapping goes to n8n, which gives whatever the running n8n gives.
+ * The names a direct read leaves to n8n: those its sandbox refuses, and the names of
+ * `Object.prototype`'s members (`valueOf`, `toString`, `hasOwnProperty` …). For an item with its
+ * own field of such a name, n8n's quickjs engine (2.41) reads the inherited function and fails
+ * ("could not be cloned") where the legacy engine gives the field: engines disagree, so n8n gives
+ * whatever the running n8n gives.
  */
-const OBJECT_PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+const LEFT_TO_N8N: ReadonlySet<string> = new Set([...UNSAFE_PROPERTIES, ...Object.getOwnPropertyNames(Object.prototype)]);
 
 /**
  * Follows the steps through plain objects and arrays. `{ value }` when every step lands on an

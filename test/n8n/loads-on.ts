@@ -18,6 +18,7 @@ import { join } from 'path';
 
 import { startSandbox } from '../../sandbox/server';
 import {
+	ENV_BY_MAJOR,
 	NODE_TYPES,
 	REPO_ROOT,
 	Report,
@@ -77,7 +78,7 @@ async function installVersion(version: string): Promise<N8nInstall> {
 			n8nVersion: version,
 			nodeVersion: process.version.slice(1),
 			label: `n8n ${version} on Node ${process.version.slice(1)}`,
-			env: major === 1 ? { N8N_EXPRESSION_ENGINE: 'legacy' } : { N8N_DISABLED_MODULES: 'mcp-registry' },
+			env: ENV_BY_MAJOR[major] ?? {},
 		},
 		dir,
 		node: process.execPath,

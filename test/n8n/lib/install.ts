@@ -25,8 +25,8 @@ export interface N8nTarget {
 
 const INSTALLS_DIR = join(REPO_ROOT, 'test', 'n8n', 'installs');
 
-/** Extra environment per major version. */
-const ENV_BY_MAJOR: Record<number, Record<string, string>> = {
+/** Extra environment per major version (also for the by-hand installs of test/n8n/loads-on.ts). */
+export const ENV_BY_MAJOR: Record<number, Record<string, string>> = {
 	// n8n 1.x's default expression engine needs a native module built for its Node; the legacy one does not.
 	1: { N8N_EXPRESSION_ENGINE: 'legacy' },
 	// The MCP registry module (2.x only; 1.x refuses the unknown name) refreshes a server list from api.n8n.io on start.
