@@ -112,6 +112,11 @@ describe('the credential Test button', () => {
 		expect(await failureOf({})).toMatch(/answered with an empty page, not the gateway's API: check Base URL\.$/);
 	});
 
+	it('a login answer without a token: check Base URL and the account', async () => {
+		sandbox.addFaults([{ kind: 'answer', result: { status: 'ok' }, match: { path: '/api/wa/authentication' }, times: 1 }]);
+		expect(await failureOf({})).toBe('The gateway answered the login without a token: check that Base URL points at the gateway and that the account is active.');
+	});
+
 	it('rate limiting: wait and test again', async () => {
 		sandbox.addFaults([{ kind: 'http429', match: { path: '/api/wa/authentication' } }]);
 		expect(await failureOf({})).toMatch(/limiting requests right now \(HTTP 429\): wait a minute/);

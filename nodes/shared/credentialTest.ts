@@ -94,10 +94,11 @@ function explain(error: ApiError, baseUrl: URL, timeoutSeconds: number): string 
 		}
 		return `The gateway answered HTTP ${status}${said}: check Base URL.`;
 	}
+	// The transport's "the answer holds no token" (client.ts fetchToken).
+	if (error.kind === 'unexpected-answer' && /no token/.test(error.message)) {
+		return 'The gateway answered the login without a token: check that Base URL points at the gateway and that the account is active.';
+	}
 	if (error.kind === 'invalid-response') {
-		if (/no token/.test(error.message)) {
-			return 'The gateway answered the login without a token: check that Base URL points at the gateway and that the account is active.';
-		}
 		if (/empty body/.test(error.message)) {
 			return `${where} answered with an empty page, not the gateway's API: check Base URL.`;
 		}
