@@ -231,6 +231,8 @@ describe('Retry On Fail', () => {
 		const result = await run('messaging', sendText(), items, retry);
 		expect(result.error?.message).toMatch(/\[item 1\]$/);
 		expect(result.error?.description).toMatch(/may have been processed/);
+		// Three tries failed the same item: its description says what became of the items once.
+		expect(result.error?.description?.match(/Set Settings → On Error/g)).toHaveLength(1);
 		// Item 1 reached the gateway once; Stop means item 2 is never started.
 		expect(sandbox.ledger().map((entry) => entry.phone)).toEqual(['6281288776710', '6281288776711']);
 		expect(apiRequests(sandbox).filter((r) => r.params && (r.params as IDataObject).method === 'sendMessage')).toHaveLength(2);

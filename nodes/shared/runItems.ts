@@ -149,11 +149,17 @@ function stopError(
 ): ItemError {
 	failures.sort((a, b) => a.itemIndex - b.itemIndex);
 	const first = failures[0].error;
-	first.description = [first.description, summarize(results, failures.map((f) => f.itemIndex), itemCount, phase)]
+	// With Retry On Fail a remembered error fails again on the next try: its summary replaces the
+	// previous try's instead of being added to it.
+	if (!ownDescriptions.has(first)) ownDescriptions.set(first, first.description);
+	first.description = [ownDescriptions.get(first), summarize(results, failures.map((f) => f.itemIndex), itemCount, phase)]
 		.filter(Boolean)
 		.join('\n\n');
 	return first;
 }
+
+/** Each stopping error's own description, before `stopError` added what became of the other items. */
+const ownDescriptions = new WeakMap<ItemError, string | null | undefined>();
 
 /** What became of every item when the run stopped on a failure. */
 function summarize(results: Array<INodeExecutionData[] | undefined>, failed: number[], itemCount: number, phase: 'input' | 'run'): string {
