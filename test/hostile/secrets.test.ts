@@ -108,6 +108,18 @@ describe("a trigger's secret in the account's webhook URL", () => {
 			expectNoSecret('account output', run.output('Node'), [triggerSecret]);
 		}
 	});
+
+	it('Account → Check: a gateway message that repeats the webhook URL in a sentence shows no query value', async () => {
+		const triggerSecret = 'trigger-secret-5c1e88';
+		const webhookUrl = `https://n8n.example.com/webhook/abc/messaging?token=${triggerSecret}`;
+		sandbox.addFaults([
+			{ kind: 'answer', result: { message: { whatsapp_number: '6281288776713', whatsapp_webhook: webhookUrl, message: `Webhook is ${webhookUrl} (active)` } }, match: { rpcMethod: 'check' }, times: 1 },
+		]);
+		const check = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'account', operation: 'check', whatsappNumber: '+62 812 8877 6713', webhookUrl: 'https://typed.example/hook' }), credential());
+		expect(check.error).toBeUndefined();
+		expect(check.output('Node')[0].json.message).toMatch(/^Webhook is https:\/\/n8n\.example\.com\/webhook\/abc\/messaging\?token=\[redacted\] \(active\)$/);
+		expectNoSecret('account output', check.output('Node'), [triggerSecret]);
+	});
 });
 
 describe('short secrets', () => {

@@ -2,7 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { readAccountAnswer, type AccountParams } from '../../../shared/account';
 import { inputError } from '../../../shared/errors';
-import { REDACTED } from '../../../shared/transport/redact';
+import { REDACTED, Redactor } from '../../../shared/transport/redact';
 import { textParameter } from '../../../shared/values';
 import { PHONE_NUMBER_HINT, phoneParameter, type MessagingRun } from '../../parameters';
 
@@ -74,9 +74,21 @@ export function accountJson(result: unknown): IDataObject {
 		if (shown[flag] !== undefined) json[flag] = shown[flag];
 	}
 	if (shown.message !== undefined) json.message = shown.message;
-	json.response = withoutUrlSecrets(result ?? null) as IDataObject;
-	if (typeof json.webhookUrl === 'string') json.webhookUrl = withoutUrlSecrets(json.webhookUrl) as string;
-	return json;
+	json.response = (result ?? null) as IDataObject;
+	// The webhook's query values are secrets wherever the answer repeats them (in a sentence of
+	// `message` too), not only where the URL is a whole value.
+	return new Redactor(urlSecretsOf(shown.webhookUrl)).value(withoutUrlSecrets(json)) as IDataObject;
+}
+
+/** The query values and password of a webhook URL the gateway showed. */
+function urlSecretsOf(webhookUrl: unknown): string[] {
+	if (typeof webhookUrl !== 'string' || webhookUrl.length > 4096) return [];
+	try {
+		const url = new URL(webhookUrl);
+		return [...url.searchParams.values(), decodeURIComponent(url.password)].filter((value) => value !== '');
+	} catch {
+		return [];
+	}
 }
 
 /**
