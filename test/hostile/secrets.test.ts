@@ -95,6 +95,16 @@ describe('tokens', () => {
 	});
 });
 
+describe('an answer quoted in an error', () => {
+	it('a send answer with an unknown token under a credential-like key: the error shows the key, not the value', async () => {
+		const unseen = 'refresh-7d1b0c9e4a';
+		sandbox.addFaults([{ kind: 'answer', result: { message: { queued: true, refresh_token: unseen } }, match: { rpcMethod: 'sendMessage' }, times: 1 }]);
+		const run = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendText', phone: '+62 812 8877 6713', text: 'hi' }), credential());
+		expect(`${run.error?.message} ${run.error?.description}`).toContain('refresh_token');
+		expectNoSecret('send error', [{ json: { message: run.error?.message, description: run.error?.description } }], [unseen]);
+	});
+});
+
 describe("a trigger's secret in the account's webhook URL", () => {
 	it('Account → Check and Update show the webhook without its query values', async () => {
 		const triggerSecret = 'trigger-secret-7f3a9c';

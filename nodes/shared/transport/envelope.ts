@@ -31,6 +31,8 @@ export function parseEnvelope(
 	const redactor = secrets instanceof Redactor ? secrets : new Redactor(secrets);
 	const json = parseJson(text);
 	const clean = (said: string) => shorten(redactor.text(said.slice(0, SCANNED_TEXT)));
+	// A JSON answer quoted in an error: redacted by key too (an `access_token` the package never saw), then by value.
+	const cleanJson = (value: unknown) => clean(JSON.stringify(redactor.value(value)) ?? String(value));
 
 	if (httpStatus >= 300 && httpStatus < 400) {
 		// Redirects are never followed (they could carry the secret elsewhere); whatever the body
@@ -47,7 +49,7 @@ export function parseEnvelope(
 			kind: 'http',
 			reason: `HTTP ${httpStatus}${statusText(httpStatus)}`,
 			httpStatus,
-			serverMessage: clean(rpc ? rpcText(rpc) : json === undefined ? pageText(text) : JSON.stringify(json)),
+			serverMessage: rpc ? clean(rpcText(rpc)) : json === undefined ? clean(pageText(text)) : cleanJson(json),
 			rpcCode: rpc && typeof rpc.code === 'number' ? rpc.code : undefined,
 			authFailure: httpStatus === 401 || httpStatus === 403,
 			retryAfterSeconds,
@@ -82,7 +84,7 @@ export function parseEnvelope(
 	}
 	// Some routes answer a bare object; accept it as the result rather than fail.
 	const result = 'result' in envelope ? envelope.result : json;
-	if (endpoint.rejection === 'sentFalse') checkSent(endpoint, httpStatus, result, clean);
+	if (endpoint.rejection === 'sentFalse') checkSent(endpoint, httpStatus, result, clean, cleanJson);
 	const rejection = rejectionText(endpoint, result);
 	if (rejection !== undefined) {
 		throw new ApiError(endpoint, {
@@ -112,7 +114,7 @@ const NO = new Set(['false', '0', 'no', 'error', 'failed', 'fail', 'failure', 'n
  * with the gateway's words. An answer that says neither is not reported as sent either, but as
  * "may have been delivered" (the gateway accepted the request and may have acted on it).
  */
-function checkSent(endpoint: Endpoint, httpStatus: number, result: unknown, clean: (said: string) => string): void {
+function checkSent(endpoint: Endpoint, httpStatus: number, result: unknown, clean: (said: string) => string, cleanJson: (value: unknown) => string): void {
 	const answer = (result && typeof result === 'object' ? result : {}) as Record<string, unknown>;
 	const message = answer.message && typeof answer.message === 'object' ? (answer.message as Record<string, unknown>) : undefined;
 	const words = (value: unknown) => (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value).trim().toLowerCase() : undefined);
@@ -122,16 +124,15 @@ function checkSent(endpoint: Endpoint, httpStatus: number, result: unknown, clea
 	const verdicts = [message?.sent, answer.sent, message?.status, answer.status, answer.success, message?.success].map(words);
 	const refused = verdicts.some((verdict) => verdict !== undefined && NO.has(verdict)) || (answer.error !== undefined && answer.error !== null && answer.error !== false);
 	if (refused) {
-		throw new ApiError(endpoint, { kind: 'rejected', reason: 'the message was not sent', httpStatus, serverMessage: clean(said ?? JSON.stringify(answer)) });
+		throw new ApiError(endpoint, { kind: 'rejected', reason: 'the message was not sent', httpStatus, serverMessage: said !== undefined ? clean(said) : cleanJson(answer) });
 	}
 	const sent = words(message?.sent ?? answer.sent);
 	if (sent !== undefined && YES.has(sent)) return;
-	const shown = JSON.stringify(answer) ?? String(result);
 	throw new ApiError(endpoint, {
 		kind: 'unexpected-answer',
 		reason: 'the answer does not say the message was sent',
 		httpStatus,
-		serverMessage: clean(shown),
+		serverMessage: cleanJson(answer),
 		deliveryUnknown: true,
 	});
 }
