@@ -4,9 +4,9 @@ import { checkAccount, readAccountAnswer, updateAccount } from '../shared/accoun
 import { apiClientFor } from '../shared/credential';
 import { toNodeError } from '../shared/errors';
 import { normalizePhone } from '../shared/phone';
-import type { ApiClient } from '../shared/transport';
+import { redact, type ApiClient } from '../shared/transport';
 import { DEFAULT_SECRET_QUERY, readTriggerSettings, type TriggerSettings } from './parameters';
-import { generatedSecretFor, redactSecrets, sha256 } from './secrets';
+import { generatedSecretFor, sha256 } from './secrets';
 
 /**
  * Registering the workflow's URL as the account's webhook, the only registration the API has:
@@ -71,7 +71,7 @@ function withQueryParameter(url: string, name: string, value: string): string {
 }
 
 /** A URL without what may hold a secret (query, fragment, user info), or undefined when it is no URL. */
-export function urlWithoutSecrets(url: string): string | undefined {
+function urlWithoutSecrets(url: string): string | undefined {
 	try {
 		const parsed = new URL(url);
 		parsed.search = '';
@@ -320,11 +320,11 @@ function queryValuesOf(url: string): string[] {
 
 function warn(ctx: IHookFunctions, error: unknown, secrets: string[]): void {
 	const message = error instanceof Error ? error.message : String(error);
-	ctx.logger.warn(`Messaging Trigger: could not restore or clear the account's webhook: ${redactSecrets(message, secrets)}`);
+	ctx.logger.warn(`Messaging Trigger: could not restore or clear the account's webhook: ${redact(message, secrets)}`);
 }
 
 /** The error without the trigger's secrets in its message or description, in any encoding. */
 function withoutSecrets(ctx: IHookFunctions, error: Error & { description?: string | null }, secrets: string[]): NodeOperationError {
-	const description = error.description ? redactSecrets(error.description, secrets) : undefined;
-	return new NodeOperationError(ctx.getNode(), redactSecrets(error.message, secrets), { description });
+	const description = error.description ? redact(error.description, secrets) : undefined;
+	return new NodeOperationError(ctx.getNode(), redact(error.message, secrets), { description });
 }

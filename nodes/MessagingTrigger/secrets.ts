@@ -1,14 +1,8 @@
 import { createHash, createHmac } from 'crypto';
 
-import { readCredential } from '../shared/credential';
-import { Redactor } from '../shared/transport';
+import { readCredential, type CredentialContext } from '../shared/credential';
 
-/**
- * The trigger's own secrets: the generated secret of "Generated Secret" verification, and how any
- * secret of the trigger is kept out of error messages and logs.
- */
-
-type CredentialContext = Parameters<typeof readCredential>[0];
+/** The trigger's own secret: the generated secret of "Generated Secret" verification. */
 
 export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -22,7 +16,7 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
  * Whoever holds the Client Secret can already re-point the account's webhook (Update Account
  * needs nothing else), so deriving from it gives nobody anything new.
  */
-export function deriveGeneratedSecret(clientSecret: string, accountNumber: string, webhookBaseUrl: string): string {
+function deriveGeneratedSecret(clientSecret: string, accountNumber: string, webhookBaseUrl: string): string {
 	return createHmac('sha256', clientSecret)
 		.update(`n8n-nodes-messaging-rate/messaging-trigger/generated-secret/v1\n${accountNumber}\n${webhookBaseUrl}`, 'utf8')
 		.digest('base64url');
@@ -31,12 +25,4 @@ export function deriveGeneratedSecret(clientSecret: string, accountNumber: strin
 export async function generatedSecretFor(ctx: CredentialContext, accountNumber: string, webhookBaseUrl: string): Promise<string> {
 	const { clientSecret } = await readCredential(ctx);
 	return deriveGeneratedSecret(clientSecret, accountNumber, webhookBaseUrl);
-}
-
-/**
- * The text with every form of every secret of the trigger replaced by `[redacted]`, through the
- * package's one redaction module (every encoding a server or library may echo).
- */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
-	return new Redactor(secrets).text(text);
 }

@@ -10,6 +10,6 @@ export { parseCredentials, CredentialError } from './credentials';
 export { endpoints, tokenEndpoint, describeEndpoint, type ApiGroup, type Endpoint } from './endpoints';
 export { parseEnvelope } from './envelope';
 export { ApiError } from './errors';
-export { Redactor, redactDeep } from './redact';
+export { Redactor, redact, redactDeep } from './redact';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 export { TokenCache, type Token } from './tokenCache';
