@@ -296,7 +296,7 @@ export async function unregisterWebhook(this: IHookFunctions): Promise<boolean> 
 		const restore = previous && !ours(previous) ? previous : '';
 		if (restore === '' && stored?.previousWebhookBase) {
 			this.logger.warn(
-				`Messaging Trigger: the account's previous webhook (${stored.previousWebhookBase}) carried a query that was not kept (it may hold a secret), so it cannot be put back; the webhook is cleared. Deactivate and activate the workflow it belongs to.`,
+				`Messaging Trigger: the account's previous webhook (at ${originOf(stored.previousWebhookBase)}) carried a query that was not kept (it may hold a secret), so it cannot be put back; the webhook is cleared. Deactivate and activate the workflow it belongs to.`,
 			);
 		}
 		// The URL put back may carry its own secret (a derived one): keep that out of the warning too.
@@ -307,6 +307,15 @@ export async function unregisterWebhook(this: IHookFunctions): Promise<boolean> 
 	} catch (error) {
 		warn(this, error, secrets);
 		return false;
+	}
+}
+
+/** Only the origin of another system's URL goes into a log line: its path may hold a token too. */
+function originOf(url: string): string {
+	try {
+		return new URL(url).origin;
+	} catch {
+		return 'an address that is not a URL';
 	}
 }
 
