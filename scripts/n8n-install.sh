@@ -129,8 +129,9 @@ else
 	exec 8>&-
 
 	# --- (c) check what was installed before marking it complete ------------------------------
+	# A shared build that does not load is dropped, so the next run builds it again instead of reusing it.
 	(cd "$dir" && timeout 60 "$node_bin" -e "require('sqlite3')") \
-		|| die "sqlite3 does not load under Node $("$node_bin" --version) (log: $dir/sqlite3-rebuild.log)"
+		|| { rm -f "$shared_build"; die "sqlite3 does not load under Node $("$node_bin" --version) (log: $dir/sqlite3-rebuild.log; the shared build was removed)"; }
 	got="$(timeout 120 "$node_bin" "$n8n_bin" --version 2>/dev/null | tail -n1 || true)"
 	[ "$got" = "$want_n8n" ] || die "n8n --version answered '$got', expected $want_n8n"
 	probe="$(mktemp -d)"
