@@ -29,10 +29,12 @@ export function parseDecimal(input: string, format: NumberFormat = 'auto'): Pars
 	if (input.length > 4 * MAX_LENGTH) return { invalid: true };
 	const text = input.trim().replace(/[\s\u00a0\u202f]/g, '');
 	if (text === '' || text.length > MAX_LENGTH) return { invalid: true };
+	if (format !== 'auto') {
+		const value = readAs(text, format);
+		return value === undefined ? { invalid: true } : { value };
+	}
 	const point = readAs(text, 'point');
 	const comma = readAs(text, 'comma');
-	if (format === 'point') return point === undefined ? { invalid: true } : { value: point };
-	if (format === 'comma') return comma === undefined ? { invalid: true } : { value: comma };
 	if (point !== undefined && comma !== undefined && point !== comma && ONE_GROUP.test(text)) {
 		return { ambiguous: [point, comma] };
 	}
