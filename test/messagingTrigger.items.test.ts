@@ -74,7 +74,7 @@ describe('replying to a group with Messaging', () => {
 		sandbox.reset();
 		for (const chatId of ['120363025246125486@g.us', '6281288776713-1612345678@g.us']) {
 			const run = await runMessaging(sandbox, { resource: 'message', operation: 'sendText', phone: '={{ $json.chatId }}', text: 'reply' }, [{ chatId }]);
-			expect(run.error?.message).toBe(`Field "Phone Number" is not a phone number: "${chatId}" [item 0]`);
+			expect(run.error?.message).toBe(`Field "Phone Number" is a group chat id, not a phone number: "${chatId}" [item 0]`);
 		}
 		expect(sandbox.ledger()).toHaveLength(0);
 	});

@@ -66,10 +66,88 @@ export function phoneCacheBytes(): number {
 const COUNTRIES: ReadonlySet<string> = new Set(getCountries());
 
 const FORMATTING = /[\s().\-/]/g;
-const EXTENSION = /(?:ext\.?|x)\s*\d+$/i;
+
+/** `tel:`, then digits, spaces and `().-/`, with at most one `+`, at the start or after `(`. */
+const PHONE_ALPHABET = /^(?:\(?\+)?[\d\s().\-/]*$/;
+/** An extension after the number (`ext. 12`, `x12`, `#12`, `;ext=12`): WhatsApp numbers have none. */
+const EXTENSION = /(?:\s*(?:;\s*ext\s*=|ext\.?|extension|x|#)\s*)(\d+)$/i;
+/** A WhatsApp chat id: the digits before `@c.us` / `@s.whatsapp.net` (and an optional `:device`). */
+const PERSON_CHAT_ID = /^(\d{1,20})(?::\d{1,4})?@(?:c\.us|s\.whatsapp\.net)$/i;
+/** Other WhatsApp ids: none of them is a phone number to send to. */
+const OTHER_IDS: ReadonlyArray<[RegExp, string]> = [
+	[/@g\.us$/i, 'a group chat id'],
+	[/@lid$/i, 'a WhatsApp linked id (it hides the phone number)'],
+	[/@broadcast$/i, 'a broadcast list or status id'],
+	[/@newsletter$/i, 'a channel id'],
+	[/@(?:c\.us|s\.whatsapp\.net)$/i, 'a chat id without a phone number'],
+];
+/** A spreadsheet number cell written as a float: `6281288776713.0`, `6281288776713,00`. */
+const FLOAT_FORM = /^(\+?\d+)[.,](\d+)$/;
+/** Scientific notation, as spreadsheets write long numbers: `6.281288776713E+12`. */
+const SCIENTIFIC = /^\+?(\d)(?:[.,](\d+))?e\+?(\d{1,3})$/i;
+/** Characters that reorder what is shown: the digits seen would not be the digits read. */
+const BIDI_OVERRIDES = /[\u202a-\u202e\u2066-\u2069]/;
+/** Invisible characters pasted with numbers (zero-width space and joiners, BOM, direction marks). */
+const INVISIBLE = /[\u200b-\u200f\u2060\ufeff]/g;
+/** Digit forms people paste: full-width, Arabic-Indic and Eastern Arabic-Indic (Persian, Urdu). */
+const DIGIT_BLOCKS = [0xff10, 0x0660, 0x06f0];
 
 function quote(text: string): string {
 	return JSON.stringify(text.length > 30 ? `${text.slice(0, 30)}…` : text);
+}
+
+/** Other scripts' digits (and the full-width plus) as ASCII; every other character as it is. */
+function asciiDigits(text: string): string {
+	let out = '';
+	for (const char of text) {
+		const code = char.codePointAt(0) as number;
+		const block = DIGIT_BLOCKS.find((start) => code >= start && code <= start + 9);
+		out += block !== undefined ? String(code - block) : code === 0xff0b ? '+' : char;
+	}
+	return out;
+}
+
+/**
+ * The text a person or a spreadsheet wrote, as the digits and separators it means, or a refusal.
+ * Only rewrites that keep the digits as they were: another script's digits, a spreadsheet's
+ * `'` text marker, a float's `.0`, exact scientific notation, a chat id's suffix. Anything that
+ * could change which number it is (a decimal part, digits lost to scientific notation, an
+ * extension) is refused, never guessed.
+ */
+function readWritten(input: string): { text: string; international?: true } | { problem: string } {
+	if (BIDI_OVERRIDES.test(input)) return { problem: `holds characters that change the order in which its digits are shown: ${quote(input)}. Type the number again` };
+	let text = asciiDigits(input.replace(INVISIBLE, '')).trim();
+	if (text.startsWith("'")) text = text.slice(1).trim();
+	if (text.slice(0, 4).toLowerCase() === 'tel:') text = text.slice(4).trim();
+
+	const chat = PERSON_CHAT_ID.exec(text);
+	// A chat id always carries the country code: never read with the Default Country.
+	if (chat) return { text: chat[1], international: true };
+	const other = OTHER_IDS.find(([suffix]) => suffix.test(text));
+	if (other) return { problem: `is ${other[1]}, not a phone number: ${quote(input)}` };
+	const extension = EXTENSION.exec(text);
+	if (extension && /\d/.test(text.slice(0, extension.index))) {
+		return { problem: `ends with an extension (${extension[0].trim()}): ${quote(input)}. WhatsApp numbers have none; remove it so that the message goes to the number you mean` };
+	}
+
+	const float = FLOAT_FORM.exec(text);
+	if (float) {
+		if (/^0+$/.test(float[2])) return { text: float[1] };
+		return { problem: `looks like a decimal number, not a phone number: ${quote(input)}. If a spreadsheet wrote it, format the column as text` };
+	}
+	const scientific = SCIENTIFIC.exec(text);
+	if (scientific) {
+		const [, first, decimals = '', exponent] = scientific;
+		// Exact only when every digit up to the exponent is written (`6.28129E+12` lost seven) and
+		// nothing after it but zeros.
+		const places = Number(exponent);
+		if (decimals.length < places || !/^0*$/.test(decimals.slice(places))) {
+			return { problem: `is in scientific notation, which has lost digits of the number: ${quote(input)}. Format the spreadsheet column as text (or as a number without decimals) and export it again` };
+		}
+		return { text: `${first}${decimals.slice(0, places)}` };
+	}
+	if (!PHONE_ALPHABET.test(text)) return { problem: `is not a phone number: ${quote(input)}` };
+	return { text };
 }
 
 function parsePhone(input: string, defaultCountry?: string): PhoneResult {
@@ -81,10 +159,13 @@ function parsePhone(input: string, defaultCountry?: string): PhoneResult {
 	if (country && !COUNTRIES.has(country)) {
 		return { problem: `cannot be read: the default country "${defaultCountry}" is not an ISO country code such as ID or US` };
 	}
-	const text = raw.slice(0, 4).toLowerCase() === 'tel:' ? raw.slice(4).trim() : raw;
-	if (/[a-z]/i.test(text.replace(EXTENSION, ''))) return { problem: `is not a phone number: ${quote(input)}` };
+	const written = readWritten(raw);
+	if ('problem' in written) return written;
+	const { text } = written;
+	if (!/\d/.test(text)) return { problem: `is not a phone number: ${quote(input)}` };
 
 	const bare = text.replace(FORMATTING, '');
+	if (written.international) return asInternational(input, bare);
 	// 00 is the international prefix of most countries: 0062 812… is +62 812….
 	if (/^00[1-9]\d*$/.test(bare)) return asInternational(input, bare.slice(2));
 	if (/^[1-9]\d*$/.test(bare)) return country ? eitherReading(input, bare, country) : asInternational(input, bare);
