@@ -69,8 +69,12 @@ const FORMATTING = /[\s().\-/]/g;
 
 /** `tel:`, then digits, spaces and `().-/`, with at most one `+`, at the start or after `(`. */
 const PHONE_ALPHABET = /^(?:\(?\+)?[\d\s().\-/]*$/;
-/** An extension after the number (`ext. 12`, `x12`, `#12`, `;ext=12`): WhatsApp numbers have none. */
-const EXTENSION = /(?:\s*(?:;\s*ext\s*=|ext\.?|extension|x|#)\s*)(\d+)$/i;
+/**
+ * An extension after the number (`ext. 12`, `x12`, `#12`, `;ext=12`): WhatsApp numbers have none.
+ * The match starts at the marker, not at the spaces before it: a leading `\s*` made every space
+ * a start to try again from (quadratic on a long run of spaces).
+ */
+const EXTENSION = /(?:;\s*ext\s*=|ext\.?|extension|x|#)\s*(\d+)$/i;
 /** A WhatsApp chat id: the digits before `@c.us` / `@s.whatsapp.net` (and an optional `:device`). */
 const PERSON_CHAT_ID = /^(\d{1,20})(?::\d{1,4})?@(?:c\.us|s\.whatsapp\.net)$/i;
 /** Other WhatsApp ids: none of them is a phone number to send to. */
