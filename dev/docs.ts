@@ -16,7 +16,7 @@ import { join } from 'path';
 
 import { resources as currencyRateResources } from '../nodes/CurrencyRate/actions';
 import { resources as messagingResources } from '../nodes/Messaging/actions';
-import type { ResourceDefinition } from '../nodes/shared/operation';
+import type { ResourceDefinition } from '../nodes/shared/execution/operation';
 import { tokenEndpoint, type Endpoint } from '../nodes/shared/transport';
 
 export const ROOT = join(__dirname, '..');

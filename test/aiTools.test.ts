@@ -12,7 +12,7 @@ import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../dev/engin
 import { CurrencyRate } from '../nodes/CurrencyRate/CurrencyRate.node';
 import { Messaging } from '../nodes/Messaging/Messaging.node';
 import { PROVIDER_FROM_AI } from '../nodes/shared/rates/providers';
-import { closeDownloadConnections } from '../nodes/shared/urlFile';
+import { closeDownloadConnections } from '../nodes/Messaging/helpers/download';
 import { RATE_FROM_AI } from '../nodes/shared/rates/rateFields';
 import { sandboxQuote } from './helpers/currencyRate';
 import { useSandbox } from './helpers/sandbox';

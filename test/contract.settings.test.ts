@@ -8,7 +8,7 @@ import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../dev/engine';
 import { resources as rateResources } from '../nodes/CurrencyRate/actions';
 import { resources as messagingResources } from '../nodes/Messaging/actions';
-import { retryMemorySize } from '../nodes/shared/retryMemory';
+import { retryMemorySize } from '../nodes/shared/execution/retryMemory';
 import type { FaultRule } from '../sandbox/types';
 import { apiRequests, PHONE } from './helpers/messaging';
 import { useSandbox } from './helpers/sandbox';

@@ -19,7 +19,7 @@ import {
 	packageNodeDescriptions,
 	repositoryTarget,
 } from '../dev/docs';
-import { REPOSITORY_URL } from '../nodes/shared/documentation';
+import { REPOSITORY_URL } from '../nodes/shared/documentationUrl';
 import { PROVIDER_FROM_AI } from '../nodes/shared/rates/providers';
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');

@@ -5,7 +5,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../dev/engine';
-import { closeDownloadConnections } from '../nodes/shared/urlFile';
+import { closeDownloadConnections } from '../nodes/Messaging/helpers/download';
 import { fileSha256 } from '../sandbox/files';
 import { PHONE, PHONE_PASTED, apiRequests, runMessaging } from './helpers/messaging';
 import { useSandbox } from './helpers/sandbox';

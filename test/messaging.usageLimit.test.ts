@@ -4,7 +4,7 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { closeDownloadConnections } from '../nodes/shared/urlFile';
+import { closeDownloadConnections } from '../nodes/Messaging/helpers/download';
 import { PHONE, apiRequests, runMessaging } from './helpers/messaging';
 import { useSandbox } from './helpers/sandbox';
 

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'crypto';
 
-import { closeDownloadConnections, isPublicAddress, openUrlFile, redactUrl, UrlFileError, type UrlFileOptions } from '../nodes/shared/urlFile';
+import { closeDownloadConnections, isPublicAddress, openUrlFile, redactUrl, UrlFileError, type UrlFileOptions } from '../nodes/Messaging/helpers/download';
 import { fileSha256 } from '../sandbox/files';
 import { useSandbox } from './helpers/sandbox';
 

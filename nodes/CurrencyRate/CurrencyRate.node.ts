@@ -6,10 +6,10 @@ import {
 } from 'n8n-workflow';
 
 import { messagingRateApiTest } from '../shared/credential';
-import { buildProperties } from '../shared/operation';
-import { nodeDocumentationUrl } from '../shared/documentation';
-import { route, type NodeDefinition } from '../shared/router';
-import { includeRawResponseProperty } from '../shared/tool';
+import { buildProperties } from '../shared/execution/operation';
+import { nodeDocumentationUrl } from '../shared/documentationUrl';
+import { route, type NodeDefinition } from '../shared/execution/router';
+import { includeRawResponseProperty } from '../shared/aiTool';
 import { currencyRateSubtitle } from '../shared/subtitle';
 import { resources } from './actions';
 import {

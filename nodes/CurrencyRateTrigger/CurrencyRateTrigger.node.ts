@@ -1,7 +1,7 @@
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 
 import { messagingRateApiTest } from '../shared/credential';
-import { nodeDocumentationUrl } from '../shared/documentation';
+import { nodeDocumentationUrl } from '../shared/documentationUrl';
 import { triggerProperties } from './parameters';
 import { pollRates } from './poll';
 
@@ -19,7 +19,7 @@ const SUBTITLE = [
 /**
  * Watches a provider's exchange rates on n8n's polling schedule and starts the workflow when a
  * rate moved by more than a percentage, crossed a threshold, or was published anew (poll.ts;
- * the rules are in nodes/shared/rates/rateWatch.ts; docs/currency-rate-trigger.md).
+ * the rules are in rateWatch.ts; docs/currency-rate-trigger.md).
  */
 export class CurrencyRateTrigger implements INodeType {
 	description: INodeTypeDescription = {

@@ -1,10 +1,10 @@
 import { NodeOperationError, type INodeProperties, type IPollFunctions } from 'n8n-workflow';
 
-import { asOptions, optionText, optionsCollection } from '../shared/options';
+import { asOptions, optionText, optionsCollection } from '../shared/optionsCollection';
 import { OTHER_PROVIDER, knownProviderCodes, providerCodeOf } from '../shared/rates/providers';
 import { DEFAULT_BASE_CURRENCY, DEFAULT_RATE_VERSION, RATE_TYPE_OPTIONS, baseCurrencyOption, providerFields, rateVersionOption } from '../shared/rates/rateFields';
 import { currencyCode, type RateType } from '../shared/rates/rateTable';
-import { MAX_WATCHED_CURRENCIES, type CrossingDirection, type WatchMode, type WatchSettings } from '../shared/rates/rateWatch';
+import { MAX_WATCHED_CURRENCIES, type CrossingDirection, type WatchMode, type WatchSettings } from './rateWatch';
 
 /** The Currency Rate Trigger's parameters and how they are read on each poll. */
 

@@ -4,7 +4,7 @@ import { apiClientFor } from '../shared/credential';
 import { toNodeError } from '../shared/errors';
 import { RateBook } from '../shared/rates/rateBook';
 import type { RateTable } from '../shared/rates/rateTable';
-import { decide, readMemory, sampleEvents, type RateEvent } from '../shared/rates/rateWatch';
+import { decide, readMemory, sampleEvents, type RateEvent } from './rateWatch';
 import { readTriggerSettings, type TriggerSettings } from './parameters';
 
 /** Where the trigger keeps what it saw, in the node's static data (saved with the workflow). */

@@ -6,14 +6,14 @@ import {
 } from 'n8n-workflow';
 
 import { messagingRateApiTest } from '../shared/credential';
-import { buildProperties, listInWords, operationsSending } from '../shared/operation';
-import { nodeDocumentationUrl } from '../shared/documentation';
-import { route, type NodeDefinition } from '../shared/router';
-import { includeRawResponseProperty } from '../shared/tool';
-import { OperationRun } from '../shared/run';
+import { buildProperties, listInWords, operationsSending } from '../shared/execution/operation';
+import { nodeDocumentationUrl } from '../shared/documentationUrl';
+import { route, type NodeDefinition } from '../shared/execution/router';
+import { includeRawResponseProperty } from '../shared/aiTool';
+import { OperationRun } from '../shared/execution/run';
 import { operationSubtitle } from '../shared/subtitle';
 import { resources } from './actions';
-import { answerWebhook, answerWebhooks, waitForAnswers, waitLimit } from './sendAndWait';
+import { answerWebhook, answerWebhooks, waitForAnswers, waitLimit } from './helpers/waitAndResume';
 import { SEND_AND_WAIT } from './actions/message/sendAndWait.operation';
 import { messagingOptionsProperty, readMessagingOptions, type MessagingOptions, type MessagingRun } from './parameters';
 
@@ -44,7 +44,7 @@ export class Messaging implements INodeType {
 		outputs: ['main'],
 		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
 		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
-		// Send and Wait: the links' resume calls (n8n registers no URL for these; see sendAndWait.ts).
+		// Send and Wait: the links' resume calls (n8n registers no URL for these; see helpers/waitAndResume.ts).
 		webhooks: answerWebhooks,
 		waitingNodeTooltip: '={{ $parameter.operation === "sendAndWait" ? "Waiting for the person to answer in WhatsApp" : "" }}',
 		properties: [...buildProperties(resources), messagingOptionsProperty(listInWords(operationsSending(resources, 'version'))), includeRawResponseProperty],

@@ -1,11 +1,11 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/account';
+import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gatewayAccount';
 import { inputError } from '../shared/errors';
-import { asOptions, defaultCountryOption, optionText, optionsCollection } from '../shared/options';
+import { asOptions, defaultCountryOption, optionText, optionsCollection } from '../shared/optionsCollection';
 import { normalizePhone } from '../shared/phone';
-import { textValue } from '../shared/values';
-import type { OperationRun } from '../shared/run';
+import { textValue } from '../shared/execution/values';
+import type { OperationRun } from '../shared/execution/run';
 
 /**
  * The Messaging node's parameters that belong to no single operation: the Options (read once

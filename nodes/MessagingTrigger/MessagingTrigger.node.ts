@@ -7,7 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import { messagingRateApiTest } from '../shared/credential';
-import { nodeDocumentationUrl } from '../shared/documentation';
+import { nodeDocumentationUrl } from '../shared/documentationUrl';
 import { triggerProperties } from './parameters';
 import { receiveMessage } from './receive';
 import { registerWebhook, unregisterWebhook, webhookExists } from './registration';

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/account';
-import { asOptions, defaultCountryOption, optionText, optionsCollection } from '../shared/options';
+import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gatewayAccount';
+import { asOptions, defaultCountryOption, optionText, optionsCollection } from '../shared/optionsCollection';
 
 /**
  * The trigger's parameters and how they are read. Hook functions (activation) and webhook

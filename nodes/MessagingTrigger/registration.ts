@@ -1,6 +1,6 @@
 import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-workflow';
 
-import { checkAccount, readAccountAnswer, updateAccount } from '../shared/account';
+import { checkAccount, readAccountAnswer, updateAccount } from '../shared/gatewayAccount';
 import { apiClientFor } from '../shared/credential';
 import { toNodeError } from '../shared/errors';
 import { normalizePhone } from '../shared/phone';

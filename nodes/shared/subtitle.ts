@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from './operation';
+import type { ResourceDefinition } from './execution/operation';
 
 /**
  * The grey line under a node on the canvas (`subtitle`). n8n evaluates it as an expression in

@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from '../../shared/operation';
+import type { ResourceDefinition } from '../../shared/execution/operation';
 import type { CurrencyRateRun } from '../parameters';
 import { auth } from './auth/auth.resource';
 import { rate } from './rate/rate.resource';

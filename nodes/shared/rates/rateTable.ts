@@ -1,4 +1,4 @@
-import { parseDecimal } from '../numbers';
+import { parseDecimal } from '../decimalText';
 import { ApiError, endpoints } from '../transport';
 
 /** The three quotes of one currency, in the provider's home currency per 1 unit; null when not quoted. */

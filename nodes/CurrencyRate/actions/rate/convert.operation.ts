@@ -1,13 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { formatExample, parseDecimal } from '../../../shared/numbers';
-import { forOperation, showFor, type ItemCall } from '../../../shared/operation';
+import { formatExample, parseDecimal } from '../../../shared/decimalText';
+import { forOperation, showFor, type ItemCall } from '../../../shared/execution/operation';
 import type { RateTable, RateType } from '../../../shared/rates/rateTable';
-import { codeValue, describeValue } from '../../../shared/values';
+import { codeValue, describeValue } from '../../../shared/execution/values';
 import { endpoints } from '../../../shared/transport';
 import type { CurrencyRateRun } from '../../parameters';
-import { providerProperties, ratesForItem, readProvider, unknownCurrencyError } from './shared';
+import { providerProperties, ratesForItem, readProvider, unknownCurrencyError } from '../../helpers/providerRates';
 
 const MAX_DECIMAL_PLACES = 10;
 

@@ -1,12 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { forOperation, type ItemCall } from '../../../shared/operation';
+import { forOperation, type ItemCall } from '../../../shared/execution/operation';
 import { currencyCode, type CurrencyQuote } from '../../../shared/rates/rateTable';
 import { endpoints } from '../../../shared/transport';
-import { describeValue } from '../../../shared/values';
+import { describeValue } from '../../../shared/execution/values';
 import type { CurrencyRateRun } from '../../parameters';
-import { providerProperties, ratesForItem, readProvider, unknownCurrencyError } from './shared';
+import { providerProperties, ratesForItem, readProvider, unknownCurrencyError } from '../../helpers/providerRates';
 
 export const description: INodeProperties[] = [
 	...providerProperties('get'),

@@ -1,10 +1,10 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { checkAccount } from '../../../shared/account';
-import { forOperation, type ItemCall } from '../../../shared/operation';
+import { checkAccount } from '../../../shared/gatewayAccount';
+import { forOperation, type ItemCall } from '../../../shared/execution/operation';
 import { endpoints } from '../../../shared/transport';
 import type { MessagingRun } from '../../parameters';
-import { accountFields, accountJson, accountParams } from './shared';
+import { accountFields, accountJson, accountParams } from '../../helpers/accountFields';
 
 export const description: INodeProperties[] = forOperation('account', 'check', accountFields);
 

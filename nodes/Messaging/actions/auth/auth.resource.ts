@@ -1,5 +1,5 @@
 import { getTokenOperation } from '../../../shared/getToken.operation';
-import type { ResourceDefinition } from '../../../shared/operation';
+import type { ResourceDefinition } from '../../../shared/execution/operation';
 import type { MessagingRun } from '../../parameters';
 import * as verifyToken from './verifyToken.operation';
 

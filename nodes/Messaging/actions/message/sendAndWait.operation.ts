@@ -2,16 +2,16 @@ import { randomBytes } from 'crypto';
 import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { showFor, type ItemCall } from '../../../shared/operation';
-import { textParameter } from '../../../shared/values';
+import { showFor, type ItemCall } from '../../../shared/execution/operation';
+import { textParameter } from '../../../shared/execution/values';
 import { endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
-import { sendResultJson } from './shared';
-import { takeSendSlot } from './usageLimit';
+import { sendResultJson } from '../../helpers/sendResult';
+import { takeSendSlot } from '../../helpers/sending';
 
 /**
  * Message → Send and Wait for Response: one WhatsApp text per item with the links the person
- * taps (signed by n8n), then the execution waits; `sendAndWait.ts` puts it to wait after the
+ * taps (signed by n8n), then the execution waits; `helpers/waitAndResume.ts` puts it to wait after the
  * sends and answers the links. This file: the parameters and the send of one item.
  */
 

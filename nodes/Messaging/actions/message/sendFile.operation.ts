@@ -2,13 +2,13 @@ import type { IBinaryData, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { base64ByteLength, fileIdentity, isMimeType, looksLikeCleanBase64, parseBase64Text } from '../../../shared/dataUri';
 import { inputError } from '../../../shared/errors';
-import { showFor, type ItemCall } from '../../../shared/operation';
-import { textParameter, textValue } from '../../../shared/values';
+import { showFor, type ItemCall } from '../../../shared/execution/operation';
+import { textParameter, textValue } from '../../../shared/execution/values';
 import { endpoints, type DataUriParam } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
-import { downloadToSend, readUrlSource, urlSourceProperties } from './fileFromUrl';
-import { sendResultJson } from './shared';
-import { takeSendSlot } from './usageLimit';
+import { downloadToSend, readUrlSource, urlSourceProperties } from '../../helpers/urlSource';
+import { sendResultJson } from '../../helpers/sendResult';
+import { takeSendSlot } from '../../helpers/sending';
 
 const show = showFor('message', 'sendFile');
 const showForSource = (source: FileSource) => ({ show: { ...show.show, fileSource: [source] } });

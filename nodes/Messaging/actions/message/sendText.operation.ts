@@ -1,12 +1,12 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { forOperation, type ItemCall } from '../../../shared/operation';
-import { textParameter } from '../../../shared/values';
+import { forOperation, type ItemCall } from '../../../shared/execution/operation';
+import { textParameter } from '../../../shared/execution/values';
 import { endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
-import { sendResultJson } from './shared';
-import { takeSendSlot } from './usageLimit';
+import { sendResultJson } from '../../helpers/sendResult';
+import { takeSendSlot } from '../../helpers/sending';
 
 export const description: INodeProperties[] = forOperation('message', 'sendText', [
 	phoneProperty('Recipient, with country code (or set "Default Country" in the options)'),

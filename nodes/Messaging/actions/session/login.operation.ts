@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { forOperation } from '../../../shared/operation';
+import { forOperation } from '../../../shared/execution/operation';
 import { endpoints } from '../../../shared/transport';
-import { qrImageField, sessionPrepare } from './shared';
+import { qrImageField, sessionPrepare } from '../../helpers/sessionAnswer';
 
 export const description: INodeProperties[] = forOperation('session', 'login', [qrImageField]);
 

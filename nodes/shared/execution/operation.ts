@@ -1,9 +1,9 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import type { ItemCall } from './runItems';
-import type { Endpoint } from './transport';
+import type { ItemCall } from './itemScheduler';
+import type { Endpoint } from '../transport';
 
-export type { ItemCall } from './runItems';
+export type { ItemCall } from './itemScheduler';
 
 /**
  * One operation in one file (`<operation>.operation.ts`): its parameters (`description`, shown

@@ -1,4 +1,4 @@
-import { inputError } from './errors';
+import { inputError } from '../errors';
 import type { OperationRun } from './run';
 
 /**

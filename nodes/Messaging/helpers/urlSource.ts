@@ -1,10 +1,10 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
-import { fileIdentity } from '../../../shared/dataUri';
-import { inputError } from '../../../shared/errors';
-import type { DataUriParam } from '../../../shared/transport';
-import { openUrlFile, UrlFileError, urlProblem, type UrlFile, type UrlFileOptions } from '../../../shared/urlFile';
-import type { MessagingRun } from '../../parameters';
+import { fileIdentity } from '../../shared/dataUri';
+import { inputError } from '../../shared/errors';
+import type { DataUriParam } from '../../shared/transport';
+import { openUrlFile, UrlFileError, urlProblem, type UrlFile, type UrlFileOptions } from './download';
+import type { MessagingRun } from '../parameters';
 
 /**
  * Send File with File Source "URL": the parameters, their checks (before any request), and the

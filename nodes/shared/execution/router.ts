@@ -1,12 +1,12 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import { readCredential } from './credential';
+import { readCredential } from '../credential';
 import { findOperation, type ResourceDefinition } from './operation';
 import { ParameterReader } from './parameterReader';
 import type { OperationRun, RunBasics } from './run';
-import { runItems, type RunItemsOptions } from './runItems';
-import { compactForTool } from './tool';
-import { ApiClient, DEFAULT_RETRY_POLICY, sharedTokenCache, type RetryPolicy } from './transport';
+import { runItems, type RunItemsOptions } from './itemScheduler';
+import { compactForTool } from '../aiTool';
+import { ApiClient, DEFAULT_RETRY_POLICY, sharedTokenCache, type RetryPolicy } from '../transport';
 
 /**
  * What a node tells the router: its resources, how its Options are read, what its operations

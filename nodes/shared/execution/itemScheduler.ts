@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, IPairedItemData, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { errorItemJson, isErrorItemJson, toNodeError } from './errors';
+import { errorItemJson, isErrorItemJson, toNodeError } from '../errors';
 import { retryMemoryFor } from './retryMemory';
 
 export interface RunItemsOptions {

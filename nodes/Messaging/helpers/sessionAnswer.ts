@@ -1,11 +1,11 @@
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { inputError } from '../../../shared/errors';
-import type { ItemCall } from '../../../shared/operation';
-import { qrImage } from '../../../shared/qr';
-import type { Endpoint } from '../../../shared/transport';
-import { textParameter } from '../../../shared/values';
-import type { MessagingRun } from '../../parameters';
+import { inputError } from '../../shared/errors';
+import type { ItemCall } from '../../shared/execution/operation';
+import { qrImage } from './qrImage';
+import type { Endpoint } from '../../shared/transport';
+import { textParameter } from '../../shared/execution/values';
+import type { MessagingRun } from '../parameters';
 
 /** The field every session operation offers: where the QR image goes when there is one. */
 export const qrImageField: INodeProperties = {

@@ -10,7 +10,7 @@ import {
 } from 'n8n-workflow';
 
 import { sendPage } from './answerPage';
-import type { ResponseType } from './actions/message/sendAndWait.operation';
+import type { ResponseType } from '../actions/message/sendAndWait.operation';
 
 /**
  * Send and Wait for Response, the part around the sends: the wait, and the answer.

@@ -1,9 +1,9 @@
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
-import { itemLabel } from '../../../shared/errors';
-import { endpoints } from '../../../shared/transport';
-import type { MessagingRun } from '../../parameters';
-import { limitJson } from '../account/getLimit.operation';
+import { itemLabel } from '../../shared/errors';
+import { endpoints } from '../../shared/transport';
+import type { MessagingRun } from '../parameters';
+import { limitJson } from '../actions/account/getLimit.operation';
 
 /**
  * Options → Stop at the Usage Limit (Send Text, Send File, Send and Wait): the node reads the

@@ -1,13 +1,13 @@
 import type { INodeProperties, NodeOperationError } from 'n8n-workflow';
 
-import { inputError, toNodeError } from '../../../shared/errors';
-import { showFor } from '../../../shared/operation';
-import { OTHER_PROVIDER, knownProviderCodes, providerCodeOf } from '../../../shared/rates/providers';
-import { providerFields } from '../../../shared/rates/rateFields';
-import { describeValue } from '../../../shared/values';
-import type { RateTable } from '../../../shared/rates/rateTable';
-import { ApiError, describeEndpoint, endpoints } from '../../../shared/transport';
-import type { CurrencyRateRun } from '../../parameters';
+import { inputError, toNodeError } from '../../shared/errors';
+import { showFor } from '../../shared/execution/operation';
+import { OTHER_PROVIDER, knownProviderCodes, providerCodeOf } from '../../shared/rates/providers';
+import { providerFields } from '../../shared/rates/rateFields';
+import { describeValue } from '../../shared/execution/values';
+import type { RateTable } from '../../shared/rates/rateTable';
+import { ApiError, describeEndpoint, endpoints } from '../../shared/transport';
+import type { CurrencyRateRun } from '../parameters';
 
 /** What Get and Convert share: the provider fields, the rates of an item's provider, currency errors. */
 

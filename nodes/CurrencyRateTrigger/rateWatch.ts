@@ -1,4 +1,4 @@
-import type { CurrencyQuote, RateTable, RateType } from './rateTable';
+import type { CurrencyQuote, RateTable, RateType } from '../shared/rates/rateTable';
 
 /**
  * What the Currency Rate Trigger decides on each poll, apart from n8n: given what it remembered

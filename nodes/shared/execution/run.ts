@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { ParameterReader } from './parameterReader';
-import type { ApiClient, ApiCredentials } from './transport';
+import type { ApiClient, ApiCredentials } from '../transport';
 
 /** What the router resolves once per run before it builds the run object. */
 export interface RunBasics<O> {

@@ -1,10 +1,10 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { readAccountAnswer, type AccountParams } from '../../../shared/account';
-import { inputError } from '../../../shared/errors';
-import { REDACTED, Redactor } from '../../../shared/transport/redact';
-import { textParameter } from '../../../shared/values';
-import { PHONE_NUMBER_HINT, phoneParameter, type MessagingRun } from '../../parameters';
+import { readAccountAnswer, type AccountParams } from '../../shared/gatewayAccount';
+import { inputError } from '../../shared/errors';
+import { REDACTED, Redactor } from '../../shared/transport/redact';
+import { textParameter } from '../../shared/execution/values';
+import { PHONE_NUMBER_HINT, phoneParameter, type MessagingRun } from '../parameters';
 
 /** The two fields Check Account and Update Account both send (the account's number and webhook). */
 export const accountFields: INodeProperties[] = [
