@@ -14,9 +14,9 @@ import { existsSync, readFileSync, writeFileSync } from 'fs';
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { join } from 'path';
 
-import { resources as currencyRateResources } from '../nodes/CurrencyRate/actions';
-import { resources as messagingResources } from '../nodes/Messaging/actions';
-import type { ResourceDefinition } from '../nodes/shared/execution/operation';
+import { resources as currencyRateResources } from '../nodes/CurrencyRate/CurrencyRate.node';
+import { resources as messagingResources } from '../nodes/Messaging/Messaging.node';
+import type { ResourceDefinition } from '../nodes/shared/execution/router';
 import { tokenEndpoint, type Endpoint } from '../nodes/shared/transport';
 
 export const ROOT = join(__dirname, '..');

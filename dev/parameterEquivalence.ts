@@ -1,5 +1,5 @@
 /**
- * Property checks of the parameter reader (nodes/shared/execution/parameterReader.ts) against n8n's own
+ * Property checks of the parameter reader (nodes/shared/execution/operationRun.ts) against n8n's own
  * evaluation: random items and random mappings run through n8n's engine (n8n-core's
  * WorkflowExecute), where a probe node (dev/parameterProbe.ts) reads every parameter of every
  * item both through the reader and through n8n's `getNodeParameter`; both outcomes (the value,

@@ -5,7 +5,7 @@
  */
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties, INodeType } from 'n8n-workflow';
 
-import { ParameterReader } from '../nodes/shared/execution/parameterReader';
+import { ParameterReader } from '../nodes/shared/execution/operationRun';
 
 export type ProbeOutcome = { value: unknown } | { error: string; errorClass: string };
 

@@ -6,8 +6,8 @@
 import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../dev/engine';
-import { resources as rateResources } from '../nodes/CurrencyRate/actions';
-import { resources as messagingResources } from '../nodes/Messaging/actions';
+import { resources as rateResources } from '../nodes/CurrencyRate/CurrencyRate.node';
+import { resources as messagingResources } from '../nodes/Messaging/Messaging.node';
 import { retryMemorySize } from '../nodes/shared/execution/retryMemory';
 import type { FaultRule } from '../sandbox/types';
 import { apiRequests, PHONE } from './helpers/messaging';

@@ -9,7 +9,7 @@ import { NodeHelpers, Workflow, type INode, type INodeParameters, type INodeProp
 
 import { MessagingRateApi } from '../credentials/MessagingRateApi.credentials';
 import { PACKAGE, nodeTypes } from '../dev/engine';
-import { resources as messagingResources } from '../nodes/Messaging/actions';
+import { resources as messagingResources } from '../nodes/Messaging/Messaging.node';
 
 type NodeName = 'messaging' | 'currencyRate';
 

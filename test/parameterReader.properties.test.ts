@@ -1,5 +1,5 @@
 /**
- * The parameter reader (nodes/shared/execution/parameterReader.ts) gives n8n's results: random items and
+ * The parameter reader (nodes/shared/execution/operationRun.ts) gives n8n's results: random items and
  * random mappings through n8n's engine, read both ways by a probe node and compared
  * (dev/parameterEquivalence.ts), under n8n's `legacy` expression engine (in this process) and its
  * `quickjs` engine (n8n's in-isolate runtime; in a child process, because jest refuses the dynamic
@@ -13,7 +13,7 @@ import '../dev/env';
 import { checkEquivalence, probe, assertSameOutcome, type EquivalenceReport } from '../dev/parameterEquivalence';
 import { CurrencyRate } from '../nodes/CurrencyRate/CurrencyRate.node';
 import { Messaging } from '../nodes/Messaging/Messaging.node';
-import { plainJsonPath } from '../nodes/shared/execution/parameterReader';
+import { plainJsonPath } from '../nodes/shared/execution/operationRun';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 40);
 const ROOT = join(__dirname, '..');

@@ -6,12 +6,12 @@ import {
 } from 'n8n-workflow';
 
 import { messagingRateApiTest } from '../shared/credential';
-import { buildProperties } from '../shared/execution/operation';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
-import { route, type NodeDefinition } from '../shared/execution/router';
 import { includeRawResponseProperty } from '../shared/aiTool';
-import { currencyRateSubtitle } from '../shared/subtitle';
-import { resources } from './actions';
+import { buildProperties, route, type NodeDefinition, type ResourceDefinition } from '../shared/execution/router';
+import { operationNames, subtitleExpression } from '../shared/subtitle';
+import { auth } from './actions/auth/auth.resource';
+import { rate } from './actions/rate/rate.resource';
 import {
 	CurrencyRateRun,
 	currencyRateOptionsProperty,
@@ -26,6 +26,9 @@ import {
  */
 const ITEM_CONCURRENCY = 16;
 
+/** Every resource of the Currency Rate node, in the order the selector shows them. */
+export const resources: ReadonlyArray<ResourceDefinition<CurrencyRateRun>> = [rate, auth];
+
 /** How the router runs this node: its resources, its Options, and a rate book per run. */
 const currencyRateNode: NodeDefinition<CurrencyRateOptions, CurrencyRateRun> = {
 	resources,
@@ -35,6 +38,30 @@ const currencyRateNode: NodeDefinition<CurrencyRateOptions, CurrencyRateRun> = {
 	// The run's rate book keeps tables by this setting; version and base currency may differ per item.
 	runWideOptions: ({ keepRatesMinutes }) => ({ 'Keep Rates For (Minutes)': keepRatesMinutes }),
 };
+
+/**
+ * The canvas subtitle: the provider and what is asked of it, `BCA · USD → IDR` (Convert),
+ * `BCA · USD, EUR` or `BCA · all currencies` (Get), and the operation's name otherwise (or when
+ * the fields are expressions known only at run time). The rules: nodes/shared/subtitle.ts.
+ */
+function currencyRateSubtitle<C>(resources: ReadonlyArray<ResourceDefinition<C>>): string {
+	const body = [
+		'(() => {',
+		// A value the editor can show: text that is not itself an unresolved expression.
+		'const read = (name) => { try { const v = $parameter[name]; const t = typeof v === "string" || typeof v === "number" ? String(v).trim() : ""; return t.startsWith("=") || t.includes("{{") ? "" : t; } catch (e) { return ""; } };',
+		`const name = (${JSON.stringify(operationNames(resources))})[$parameter["resource"] + ":" + $parameter["operation"]] || "";`,
+		'if ($parameter["resource"] !== "rate") return name;',
+		'const code = read("provider");',
+		'const provider = (code === "other" ? read("providerCode") : code).toUpperCase();',
+		'let what = name;',
+		'if ($parameter["operation"] === "convert") { const from = read("fromCurrency").toUpperCase(); const to = read("toCurrency").toUpperCase(); if (from && to) what = from + " → " + to; }',
+		'if ($parameter["operation"] === "get") { let raw = ""; let known = true; try { const v = $parameter["currencies"]; raw = Array.isArray(v) ? v.join(",") : String(v ?? ""); } catch (e) { known = false; }',
+		'if (known && !raw.trim().startsWith("=") && !raw.includes("{{")) { const codes = raw.split(/[\\s,;]+/).filter((c) => c).map((c) => c.toUpperCase()); what = codes.length === 0 ? "all currencies" : codes.length > 3 ? codes.slice(0, 3).join(", ") + " +" + (codes.length - 3) : codes.join(", "); } }',
+		'return provider ? provider + " · " + what : what;',
+		'})()',
+	].join(' ');
+	return subtitleExpression(body);
+}
 
 export class CurrencyRate implements INodeType {
 	description: INodeTypeDescription = {

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { NUMBER_FORMATS, type NumberFormat } from '../shared/decimalText';
 import { asOptions, optionText, optionsCollection } from '../shared/optionsCollection';
-import { OperationRun, type RunBasics } from '../shared/execution/run';
+import { OperationRun, type RunBasics } from '../shared/execution/operationRun';
 import { MAX_KEEP_MINUTES, RateBook } from '../shared/rates/rateBook';
 import { DEFAULT_BASE_CURRENCY, DEFAULT_RATE_VERSION, baseCurrencyOption, rateVersionOption } from '../shared/rates/rateFields';
 import { currencyCode } from '../shared/rates/rateTable';

@@ -6,16 +6,29 @@ import {
 } from 'n8n-workflow';
 
 import { messagingRateApiTest } from '../shared/credential';
-import { buildProperties, listInWords, operationsSending } from '../shared/execution/operation';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
-import { route, type NodeDefinition } from '../shared/execution/router';
 import { includeRawResponseProperty } from '../shared/aiTool';
-import { OperationRun } from '../shared/execution/run';
+import { OperationRun } from '../shared/execution/operationRun';
+import {
+	buildProperties,
+	listInWords,
+	operationsSending,
+	route,
+	type NodeDefinition,
+	type ResourceDefinition,
+} from '../shared/execution/router';
 import { operationSubtitle } from '../shared/subtitle';
-import { resources } from './actions';
-import { answerWebhook, answerWebhooks, waitForAnswers, waitLimit } from './helpers/waitAndResume';
+import { account } from './actions/account/account.resource';
+import { auth } from './actions/auth/auth.resource';
+import { message } from './actions/message/message.resource';
 import { SEND_AND_WAIT } from './actions/message/sendAndWait.operation';
+import { number } from './actions/number/number.resource';
+import { session } from './actions/session/session.resource';
+import { answerWebhook, answerWebhooks, waitForAnswers, waitLimit } from './helpers/waitAndResume';
 import { messagingOptionsProperty, readMessagingOptions, type MessagingOptions, type MessagingRun } from './parameters';
+
+/** Every resource of the Messaging node, in the order the selector shows them. */
+export const resources: ReadonlyArray<ResourceDefinition<MessagingRun>> = [message, number, account, session, auth];
 
 /** How the router runs this node: its resources, its Options, one item after the other unless Parallel Requests says more. */
 const messagingNode: NodeDefinition<MessagingOptions, MessagingRun> = {

@@ -4,8 +4,7 @@ import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gat
 import { inputError } from '../shared/errors';
 import { asOptions, defaultCountryOption, optionText, optionsCollection } from '../shared/optionsCollection';
 import { normalizePhone } from '../shared/phone';
-import { textValue } from '../shared/execution/values';
-import type { OperationRun } from '../shared/execution/run';
+import { textValue, type OperationRun } from '../shared/execution/operationRun';
 
 /**
  * The Messaging node's parameters that belong to no single operation: the Options (read once

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { ItemCall, OperationModule } from './execution/operation';
-import type { OperationRun } from './execution/run';
+import type { ItemCall, OperationModule } from './execution/router';
+import type { OperationRun } from './execution/operationRun';
 import { tokenEndpoint, type ApiGroup } from './transport';
 
 /** How the output names each API group (the words the docs use). */

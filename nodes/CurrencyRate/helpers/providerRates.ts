@@ -1,10 +1,10 @@
 import type { INodeProperties, NodeOperationError } from 'n8n-workflow';
 
 import { inputError, toNodeError } from '../../shared/errors';
-import { showFor } from '../../shared/execution/operation';
+import { showFor } from '../../shared/execution/router';
 import { OTHER_PROVIDER, knownProviderCodes, providerCodeOf } from '../../shared/rates/providers';
 import { providerFields } from '../../shared/rates/rateFields';
-import { describeValue } from '../../shared/execution/values';
+import { describeValue } from '../../shared/execution/operationRun';
 import type { RateTable } from '../../shared/rates/rateTable';
 import { ApiError, describeEndpoint, endpoints } from '../../shared/transport';
 import type { CurrencyRateRun } from '../parameters';

@@ -3,7 +3,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { readAccountAnswer, type AccountParams } from '../../shared/gatewayAccount';
 import { inputError } from '../../shared/errors';
 import { REDACTED, Redactor } from '../../shared/transport/redact';
-import { textParameter } from '../../shared/execution/values';
+import { textParameter } from '../../shared/execution/operationRun';
 import { PHONE_NUMBER_HINT, phoneParameter, type MessagingRun } from '../parameters';
 
 /** The two fields Check Account and Update Account both send (the account's number and webhook). */

@@ -3,13 +3,45 @@ import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 import { itemLabel } from '../../shared/errors';
 import { endpoints } from '../../shared/transport';
 import type { MessagingRun } from '../parameters';
-import { limitJson } from '../actions/account/getLimit.operation';
 
 /**
- * Options → Stop at the Usage Limit (Send Text, Send File, Send and Wait): the node reads the
- * account's usage limit once per run, before the first send, and sends only as many items as
- * remain. Every later item fails without a request: an error item marked `notAttempted` with
- * On Error → Continue, else the run stops there (the items before it were sent).
+ * What every sending operation (Send Text, Send File, Send and Wait) does around its request, in
+ * one place: before it, a slot of the account's usage limit; after it, the send's output fields.
+ * A rule that holds for every send belongs in `send`.
+ */
+
+/**
+ * One item's send: its usage-limit slot, then `request`, then the send's output fields
+ * (`sent`, `id`, `phone`, `message`, `response`), to which an operation adds its own.
+ */
+export async function send(run: MessagingRun, itemIndex: number, phone: string, request: () => Promise<unknown>): Promise<IDataObject> {
+	await takeSendSlot(run, itemIndex);
+	return sendResultJson(await request(), phone);
+}
+
+/**
+ * The output of a send: normalised fields first, the server's answer untouched under `response`.
+ * Only reached when the gateway said the message was sent (the transport reads `message.sent`
+ * and fails the item otherwise), so `sent: true` is the gateway's word, not the node's.
+ * `message` is the gateway's own text about it, as in every operation's output.
+ */
+function sendResultJson(result: unknown, phone: string): IDataObject {
+	const message = (result as { message?: { id?: unknown; message?: unknown } } | undefined)?.message;
+	const id = message?.id;
+	return {
+		sent: true,
+		id: typeof id === 'string' || typeof id === 'number' ? String(id) : null,
+		phone,
+		message: typeof message?.message === 'string' ? message.message : null,
+		response: (result ?? null) as IDataObject,
+	};
+}
+
+/**
+ * Options → Stop at the Usage Limit: the node reads the account's usage limit once per run,
+ * before the first send, and sends only as many items as remain. Every later item fails without
+ * a request: an error item marked `notAttempted` with On Error → Continue, else the run stops
+ * there (the items before it were sent).
  */
 
 interface Allowance {
@@ -26,7 +58,7 @@ interface Allowance {
 const allowances = new WeakMap<MessagingRun, Promise<Allowance>>();
 
 /** Waits for the run's allowance (read once) and takes one send from it, or fails the item without sending. */
-export async function takeSendSlot(run: MessagingRun, itemIndex: number): Promise<void> {
+async function takeSendSlot(run: MessagingRun, itemIndex: number): Promise<void> {
 	if (!run.options(itemIndex).stopAtUsageLimit) return;
 	let pending = allowances.get(run);
 	if (!pending) {
@@ -85,4 +117,45 @@ function usageLimitReached(run: MessagingRun, itemIndex: number, allowance: Allo
 		itemIndex,
 		description: `${when} This item was not attempted (no request was made), so running it again cannot send it twice.`,
 	});
+}
+
+/**
+ * The usage limit as `{blocked, limit, used, remaining}`. Seen on the older route:
+ * `{"block": <bool>, "block_limit": <int>}`, sometimes with `limit_qty` (read here as the
+ * count used so far, as the sandbox models it). Names and types vary, so several spellings and
+ * numbers-as-strings are accepted; what is not given is null, never invented.
+ */
+export function limitJson(result: unknown): IDataObject {
+	const answer = (result && typeof result === 'object' ? result : {}) as IDataObject;
+	const source = answer.message && typeof answer.message === 'object' ? (answer.message as IDataObject) : answer;
+	const limit = firstNumber(source, ['block_limit', 'limit', 'blockLimit', 'max', 'quota']);
+	const used = firstNumber(source, ['limit_qty', 'used', 'sent', 'count', 'usage']);
+	const stated = firstBoolean(source, ['block', 'blocked', 'is_blocked', 'isBlocked']);
+	return {
+		// No flag given: blocked when the count has reached the limit, else not.
+		blocked: stated ?? (limit !== null && used !== null ? used >= limit : false),
+		limit,
+		used,
+		remaining: limit !== null && used !== null ? Math.max(0, limit - used) : null,
+		response: (result ?? null) as IDataObject,
+	};
+}
+
+function firstNumber(source: IDataObject, keys: string[]): number | null {
+	for (const key of keys) {
+		const value = source[key];
+		const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+		if (Number.isFinite(number)) return number;
+	}
+	return null;
+}
+
+function firstBoolean(source: IDataObject, keys: string[]): boolean | undefined {
+	for (const key of keys) {
+		const value = source[key];
+		if (typeof value === 'boolean') return value;
+		if (value === 1 || value === 0) return value === 1;
+		if (typeof value === 'string' && /^(true|false|yes|no|1|0)$/i.test(value.trim())) return /^(true|yes|1)$/i.test(value.trim());
+	}
+	return undefined;
 }

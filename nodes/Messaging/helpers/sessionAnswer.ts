@@ -1,10 +1,10 @@
 import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../shared/errors';
-import type { ItemCall } from '../../shared/execution/operation';
+import type { ItemCall } from '../../shared/execution/router';
 import { qrImage } from './qrImage';
 import type { Endpoint } from '../../shared/transport';
-import { textParameter } from '../../shared/execution/values';
+import { textParameter } from '../../shared/execution/operationRun';
 import type { MessagingRun } from '../parameters';
 
 /** The field every session operation offers: where the QR image goes when there is one. */

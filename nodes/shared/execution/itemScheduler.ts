@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, IPairedItemData, NodeApiErr
 
 import { errorItemJson, isErrorItemJson, toNodeError } from '../errors';
 import { retryMemoryFor } from './retryMemory';
+import type { ItemCall } from './router';
 
 export interface RunItemsOptions {
 	/** How many items run at once (1 = one after the other). */
@@ -14,9 +15,6 @@ export interface RunItemsOptions {
 	 */
 	once?: boolean;
 }
-
-/** The work of one item once its input is checked: the request(s) and the output. */
-export type ItemCall = () => Promise<INodeExecutionData | INodeExecutionData[]>;
 
 /** Reads and checks one item's parameters, without any request; throws on bad input. */
 export type PrepareItem = (itemIndex: number) => ItemCall | Promise<ItemCall>;

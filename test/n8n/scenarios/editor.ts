@@ -5,7 +5,7 @@
  */
 import { copyFileSync, existsSync, writeFileSync } from 'fs';
 import { join } from 'path';
-import { resources } from '../../../nodes/Messaging/actions';
+import { resources } from '../../../nodes/Messaging/Messaging.node';
 import { inspectNode, isExpectedExternal, screenshotWorkflowIn, withEditor } from '../editor';
 import { ARTIFACTS_DIR, log, type ScenarioContext } from '../lib';
 

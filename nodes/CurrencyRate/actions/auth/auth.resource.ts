@@ -1,5 +1,5 @@
 import { getTokenOperation } from '../../../shared/getToken.operation';
-import type { ResourceDefinition } from '../../../shared/execution/operation';
+import type { ResourceDefinition } from '../../../shared/execution/router';
 import type { CurrencyRateRun } from '../../parameters';
 
 export const auth: ResourceDefinition<CurrencyRateRun> = {

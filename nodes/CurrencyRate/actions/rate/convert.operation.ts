@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { inputError } from '../../../shared/errors';
 import { formatExample, parseDecimal } from '../../../shared/decimalText';
-import { forOperation, showFor, type ItemCall } from '../../../shared/execution/operation';
+import { forOperation, showFor, type ItemCall } from '../../../shared/execution/router';
 import type { RateTable, RateType } from '../../../shared/rates/rateTable';
-import { codeValue, describeValue } from '../../../shared/execution/values';
+import { codeValue, describeValue } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';
 import type { CurrencyRateRun } from '../../parameters';
 import { providerProperties, ratesForItem, readProvider, unknownCurrencyError } from '../../helpers/providerRates';

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { forOperation, type ItemCall } from '../../../shared/execution/operation';
+import { forOperation, type ItemCall } from '../../../shared/execution/router';
 import { currencyCode, type CurrencyQuote } from '../../../shared/rates/rateTable';
 import { endpoints } from '../../../shared/transport';
-import { describeValue } from '../../../shared/execution/values';
+import { describeValue } from '../../../shared/execution/operationRun';
 import type { CurrencyRateRun } from '../../parameters';
 import { providerProperties, ratesForItem, readProvider, unknownCurrencyError } from '../../helpers/providerRates';
 

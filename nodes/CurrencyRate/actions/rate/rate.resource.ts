@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from '../../../shared/execution/operation';
+import type { ResourceDefinition } from '../../../shared/execution/router';
 import type { CurrencyRateRun } from '../../parameters';
 import * as convert from './convert.operation';
 import * as get from './get.operation';

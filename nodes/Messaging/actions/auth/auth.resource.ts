@@ -1,5 +1,5 @@
 import { getTokenOperation } from '../../../shared/getToken.operation';
-import type { ResourceDefinition } from '../../../shared/execution/operation';
+import type { ResourceDefinition } from '../../../shared/execution/router';
 import type { MessagingRun } from '../../parameters';
 import * as verifyToken from './verifyToken.operation';
 

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { ItemCall } from '../../../shared/execution/operation';
+import type { ItemCall } from '../../../shared/execution/router';
 
 import { endpoints } from '../../../shared/transport';
 import type { MessagingRun } from '../../parameters';

@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from '../../../shared/execution/operation';
+import type { ResourceDefinition } from '../../../shared/execution/router';
 import type { MessagingRun } from '../../parameters';
 import * as sendAndWait from './sendAndWait.operation';
 import * as sendFile from './sendFile.operation';

@@ -2,12 +2,11 @@ import { randomBytes } from 'crypto';
 import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { showFor, type ItemCall } from '../../../shared/execution/operation';
-import { textParameter } from '../../../shared/execution/values';
+import { showFor, type ItemCall } from '../../../shared/execution/router';
+import { textParameter } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
-import { sendResultJson } from '../../helpers/sendResult';
-import { takeSendSlot } from '../../helpers/sending';
+import { send } from '../../helpers/sending';
 
 /**
  * Message → Send and Wait for Response: one WhatsApp text per item with the links the person
@@ -161,9 +160,8 @@ export function prepare(this: IExecuteFunctions, itemIndex: number, run: Messagi
 	const body = [question, '', ...links.map(({ label, url }) => `${label}: ${url}`)].join('\n');
 	const { version } = run.options(itemIndex);
 	return async () => {
-		await takeSendSlot(run, itemIndex);
-		const result = await run.client.call(endpoint, { version, phone, body }, { signal: run.signal });
-		return { json: pendingJson(sendResultJson(result, phone), responseType, question, waitId) };
+		const sent = await send(run, itemIndex, phone, async () => await run.client.call(endpoint, { version, phone, body }, { signal: run.signal }));
+		return { json: pendingJson(sent, responseType, question, waitId) };
 	};
 }
 

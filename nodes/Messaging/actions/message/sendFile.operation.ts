@@ -2,13 +2,12 @@ import type { IBinaryData, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { base64ByteLength, fileIdentity, isMimeType, looksLikeCleanBase64, parseBase64Text } from '../../../shared/dataUri';
 import { inputError } from '../../../shared/errors';
-import { showFor, type ItemCall } from '../../../shared/execution/operation';
-import { textParameter, textValue } from '../../../shared/execution/values';
+import { showFor, type ItemCall } from '../../../shared/execution/router';
+import { textParameter, textValue } from '../../../shared/execution/operationRun';
 import { endpoints, type DataUriParam } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
-import { downloadToSend, readUrlSource, urlSourceProperties } from '../../helpers/urlSource';
-import { sendResultJson } from '../../helpers/sendResult';
-import { takeSendSlot } from '../../helpers/sending';
+import { downloadToSend, readUrlSource, urlSourceProperties, type DownloadedFile } from '../../helpers/urlSource';
+import { send } from '../../helpers/sending';
 
 const show = showFor('message', 'sendFile');
 const showForSource = (source: FileSource) => ({ show: { ...show.show, fileSource: [source] } });
@@ -117,15 +116,13 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number, run: M
 	const caption = textParameter(run, itemIndex, 'caption', 'Caption');
 	const { version } = run.options(itemIndex);
 	return async () => {
-		await takeSendSlot(run, itemIndex);
-		const result = await run.client.call(
-			endpoint,
-			{ version, phone, body: file.body, filename: file.fileName, caption },
-			{ signal: run.signal },
+		const sent = await send(
+			run,
+			itemIndex,
+			phone,
+			async () => await run.client.call(endpoint, { version, phone, body: file.body, filename: file.fileName, caption }, { signal: run.signal }),
 		);
-		return {
-			json: { ...sendResultJson(result, phone), fileName: file.fileName, mimeType: file.body.mimeType, fileSize: file.byteLength },
-		};
+		return { json: { ...sent, fileName: file.fileName, mimeType: file.body.mimeType, fileSize: file.byteLength } };
 	};
 }
 
@@ -139,16 +136,19 @@ function sendFromUrl(run: MessagingRun, itemIndex: number, phone: string): ItemC
 	const caption = textParameter(run, itemIndex, 'caption', 'Caption');
 	const { version } = run.options(itemIndex);
 	return async () => {
-		await takeSendSlot(run, itemIndex);
-		const file = await downloadToSend(source, given, run.signal);
-		try {
-			const result = await run.client.call(endpoint, { version, phone, body: file.body, filename: file.fileName, caption }, { signal: run.signal });
-			return {
-				json: { ...sendResultJson(result, phone), fileName: file.fileName, mimeType: file.body.mimeType, fileSize: file.byteLength ?? null, fileUrl: file.url },
-			};
-		} finally {
-			file.discard();
-		}
+		let downloaded: DownloadedFile | undefined;
+		const sent = await send(run, itemIndex, phone, async () => {
+			// Downloaded only once the item has its usage-limit slot.
+			const file = await downloadToSend(source, given, run.signal);
+			downloaded = file;
+			try {
+				return await run.client.call(endpoint, { version, phone, body: file.body, filename: file.fileName, caption }, { signal: run.signal });
+			} finally {
+				file.discard();
+			}
+		});
+		const file = downloaded as DownloadedFile;
+		return { json: { ...sent, fileName: file.fileName, mimeType: file.body.mimeType, fileSize: file.byteLength ?? null, fileUrl: file.url } };
 	};
 }
 

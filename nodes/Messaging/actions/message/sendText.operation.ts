@@ -1,12 +1,11 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { forOperation, type ItemCall } from '../../../shared/execution/operation';
-import { textParameter } from '../../../shared/execution/values';
+import { forOperation, type ItemCall } from '../../../shared/execution/router';
+import { textParameter } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
-import { sendResultJson } from '../../helpers/sendResult';
-import { takeSendSlot } from '../../helpers/sending';
+import { send } from '../../helpers/sending';
 
 export const description: INodeProperties[] = forOperation('message', 'sendText', [
 	phoneProperty('Recipient, with country code (or set "Default Country" in the options)'),
@@ -30,9 +29,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number, run: Messagi
 		throw inputError(run.node, itemIndex, 'Text', 'is empty', 'Enter the message text, or map a field that holds it.');
 	}
 	const { version } = run.options(itemIndex);
-	return async () => {
-		await takeSendSlot(run, itemIndex);
-		const result = await run.client.call(endpoint, { version, phone, body: text }, { signal: run.signal });
-		return { json: sendResultJson(result, phone) };
-	};
+	return async () => ({
+		json: await send(run, itemIndex, phone, async () => await run.client.call(endpoint, { version, phone, body: text }, { signal: run.signal })),
+	});
 }

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { forOperation, type ItemCall } from '../../../shared/execution/operation';
+import { forOperation, type ItemCall } from '../../../shared/execution/router';
 import { ApiError, endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
 

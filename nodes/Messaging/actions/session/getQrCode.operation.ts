@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { forOperation } from '../../../shared/execution/operation';
+import { forOperation } from '../../../shared/execution/router';
 import { endpoints } from '../../../shared/transport';
 import { qrImageField, sessionPrepare } from '../../helpers/sessionAnswer';
 
