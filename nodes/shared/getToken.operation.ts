@@ -27,7 +27,7 @@ export function getTokenOperation<C extends OperationRun<unknown>>(api: ApiGroup
 		endpoint: tokenEndpoint[api],
 		// No per-item parameters: one token request per run, whatever the number of input items.
 		once: true,
-		prepare(this: IExecuteFunctions, _itemIndex: number, run: C): ItemCall {
+		execute(this: IExecuteFunctions, _itemIndex: number, run: C): ItemCall {
 			return async () => {
 				const { token, answer } = await run.client.renewToken(api, { signal: run.signal });
 				const response = run.client.redact((answer && typeof answer === 'object' ? answer : {}) as IDataObject);

@@ -19,9 +19,9 @@ export const qrImageField: INodeProperties = {
 		'Name of the output binary field that receives the login QR code as a PNG image (only when the gateway is waiting for a scan)',
 };
 
-/** The prepare step of Login, Get Status and Get QR Code: the field checked, then one call. */
-export function sessionPrepare(endpoint: Endpoint) {
-	return function prepare(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
+/** The execute step of Login, Get Status and Get QR Code: the field checked, then one call. */
+export function sessionExecute(endpoint: Endpoint) {
+	return function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
 		const field = qrField(run, itemIndex);
 		return async () => await sessionOutput(this, field, await run.client.call(endpoint, {}, { signal: run.signal }));
 	};

@@ -16,8 +16,8 @@ export interface RunItemsOptions {
 	once?: boolean;
 }
 
-/** Reads and checks one item's parameters, without any request; throws on bad input. */
-export type PrepareItem = (itemIndex: number) => ItemCall | Promise<ItemCall>;
+/** An operation's `execute` for one item: reads and checks its parameters, without any request; throws on bad input. */
+export type ExecuteItem = (itemIndex: number) => ItemCall | Promise<ItemCall>;
 
 type ItemError = NodeApiError | NodeOperationError;
 
@@ -25,7 +25,7 @@ type ItemError = NodeApiError | NodeOperationError;
  * Runs one operation per input item and returns the outputs in input order, each with its
  * `pairedItem`. Two phases:
  *
- * 1. Every item's parameters are read and checked (`prepare`) before the first request, so bad
+ * 1. Every item's parameters are read and checked (the operation's `execute`) before the first request, so bad
  *    input is found before anything is sent. With On Error → Stop, one bad item stops the run
  *    before any request, naming every bad item.
  * 2. The checked items run with bounded parallelism and pacing.
@@ -42,7 +42,7 @@ type ItemError = NodeApiError | NodeOperationError;
 export async function runItems(
 	ctx: IExecuteFunctions,
 	itemCount: number,
-	prepare: PrepareItem,
+	execute: ExecuteItem,
 	options: RunItemsOptions,
 ): Promise<INodeExecutionData[]> {
 	const node = ctx.getNode();
@@ -73,7 +73,7 @@ export async function runItems(
 			continue;
 		}
 		try {
-			calls[itemIndex] = await prepare(itemIndex);
+			calls[itemIndex] = await execute(itemIndex);
 		} catch (error) {
 			fail(itemIndex, toNodeError(node, error, { itemIndex }));
 		}

@@ -25,12 +25,13 @@ export type ItemCall = () => Promise<INodeExecutionData | INodeExecutionData[]>;
 
 /**
  * One operation in one file (`<operation>.operation.ts`): its parameters (`description`, shown
- * only for its resource and operation), the endpoint it calls, and the code that runs one item
- * in two steps: `prepare` reads and checks the item's parameters without any request (throwing
- * `inputError` on bad input) and returns the call that makes the request and shapes the output.
- * Every item is prepared before the first request, so bad input is found before anything is
- * sent. `C` is what the node's router hands every operation for the run (an `OperationRun` or a
- * node's extension of it).
+ * only for its resource and operation), the endpoint it calls, and `execute`, which runs one item
+ * in two phases: called for every item before any request, it only reads and checks the item's
+ * parameters (throwing `inputError` on bad input) and returns the call that makes the request and
+ * shapes the output; the scheduler makes those calls once every item is checked. So every item
+ * is checked before the first request, and bad input is found before anything is sent. `C` is
+ * what the node's router hands every operation for the run (an `OperationRun` or a node's
+ * extension of it).
  */
 export interface OperationModule<C> {
 	readonly description: INodeProperties[];
@@ -41,7 +42,7 @@ export interface OperationModule<C> {
 	 * the number of input items, and its output item is paired with all of them.
 	 */
 	readonly once?: boolean;
-	prepare(this: IExecuteFunctions, itemIndex: number, run: C): ItemCall | Promise<ItemCall>;
+	execute(this: IExecuteFunctions, itemIndex: number, run: C): ItemCall | Promise<ItemCall>;
 }
 
 /** An entry of a resource's operation selector, with the module that implements it. */
@@ -170,7 +171,7 @@ export async function route<O, C extends OperationRun<O>>(
 	const output = await runItems(
 		ctx,
 		itemCount,
-		async (itemIndex) => await module.prepare.call(ctx, itemIndex, run),
+		async (itemIndex) => await module.execute.call(ctx, itemIndex, run),
 		{ ...node.pacing(run.runOptions), once: module.once },
 	);
 	return [compactForTool(ctx, output)];

@@ -150,7 +150,7 @@ export const description: INodeProperties[] = [
 /** The same rates request as Get (one per provider and run), then arithmetic. */
 export const endpoint = endpoints.getKurs;
 
-export function prepare(this: IExecuteFunctions, itemIndex: number, run: CurrencyRateRun): ItemCall {
+export function execute(this: IExecuteFunctions, itemIndex: number, run: CurrencyRateRun): ItemCall {
 	// Every input is checked before the rates are requested: a bad item fails without a request.
 	const provider = readProvider(run, itemIndex);
 	const fields = run.parameter('amountSource', itemIndex, 'amount') === 'fields' ? readAmountFields(run, itemIndex) : undefined;

@@ -46,7 +46,7 @@ export const description: INodeProperties[] = [
 /** One rates request per provider and run, shared by every item (see the run's rate book). */
 export const endpoint = endpoints.getKurs;
 
-export function prepare(this: IExecuteFunctions, itemIndex: number, run: CurrencyRateRun): ItemCall {
+export function execute(this: IExecuteFunctions, itemIndex: number, run: CurrencyRateRun): ItemCall {
 	const provider = readProvider(run, itemIndex);
 	const wanted = readCurrencies(run, itemIndex);
 	const allInOne = run.parameter('output', itemIndex, 'perCurrency') === 'allInOne';

@@ -10,7 +10,7 @@ export const description: INodeProperties[] = forOperation('account', 'check', a
 
 export const endpoint = endpoints.checkAccount;
 
-export function prepare(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
+export function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
 	const params = accountParams(run, itemIndex);
 	const { version } = run.options(itemIndex);
 	return async () => {

@@ -16,7 +16,7 @@ export const endpoint = endpoints.waProtected;
 /** No per-item parameters: once per run, whatever the number of input items. */
 export const once = true;
 
-export function prepare(this: IExecuteFunctions, _itemIndex: number, run: MessagingRun): ItemCall {
+export function execute(this: IExecuteFunctions, _itemIndex: number, run: MessagingRun): ItemCall {
 	return async () => {
 		const result = await run.client.call(endpoint, {}, { signal: run.signal });
 		const answer = (result && typeof result === 'object' ? result : {}) as IDataObject;

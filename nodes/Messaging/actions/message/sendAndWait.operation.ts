@@ -142,7 +142,7 @@ export function waitIdOf(run: MessagingRun): string {
 	return id;
 }
 
-export function prepare(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
+export function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
 	if (typeof this.getSignedResumeUrl !== 'function') {
 		throw new NodeOperationError(run.node, 'Send and Wait needs n8n 1.107 or newer', {
 			itemIndex,

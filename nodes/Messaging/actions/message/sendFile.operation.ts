@@ -109,7 +109,7 @@ export const description: INodeProperties[] = [
 
 export const endpoint = endpoints.sendFile;
 
-export async function prepare(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): Promise<ItemCall> {
+export async function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): Promise<ItemCall> {
 	const phone = recipientPhone(run, itemIndex);
 	if (run.parameter('fileSource', itemIndex, 'binary') === 'url') return sendFromUrl(run, itemIndex, phone);
 	const file = await fileToSend(this, run, itemIndex);

@@ -22,7 +22,7 @@ export const description: INodeProperties[] = forOperation('message', 'sendText'
 
 export const endpoint = endpoints.sendMessage;
 
-export function prepare(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
+export function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
 	const phone = recipientPhone(run, itemIndex);
 	const text = textParameter(run, itemIndex, 'text', 'Text');
 	if (text.trim() === '') {

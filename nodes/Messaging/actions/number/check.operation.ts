@@ -10,7 +10,7 @@ export const description: INodeProperties[] = forOperation('number', 'check', [
 
 export const endpoint = endpoints.checkNumber;
 
-export function prepare(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
+export function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
 	const phone = recipientPhone(run, itemIndex);
 	return async () => {
 		const result = await run.client.call(endpoint, { phone }, { signal: run.signal });

@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { forOperation } from '../../../shared/execution/router';
 import { endpoints } from '../../../shared/transport';
-import { qrImageField, sessionPrepare } from '../../helpers/sessionAnswer';
+import { qrImageField, sessionExecute } from '../../helpers/sessionAnswer';
 
 export const description: INodeProperties[] = forOperation('session', 'getQrCode', [qrImageField]);
 
@@ -11,4 +11,4 @@ export const endpoint = endpoints.qr;
 /** No per-item parameters: once per run, whatever the number of input items. */
 export const once = true;
 
-export const prepare = sessionPrepare(endpoint);
+export const execute = sessionExecute(endpoint);
