@@ -107,57 +107,95 @@ export interface PollDecision {
  * Compares the table with the memory. The first poll (or the first after the settings changed)
  * sets the baseline and fires nothing unless `fireOnBaseline`; then it fires an event for every
  * current currency. A currency fires at most once per move: its reference is moved to the value
- * that fired, so the next poll compares against that.
+ * that fired, so the next poll compares against that. What fires is the mode's rule
+ * (`MODE_RULES`), one function per mode.
  */
 export function decide(settings: WatchSettings, table: RateTable, previous: WatchMemory | undefined, fireOnBaseline: boolean): PollDecision {
 	const key = settingsKey(settings);
 	const known = previous && previous.settings === key ? previous : undefined;
-	const seenAt = table.fetchedAt;
 	const memory: WatchMemory = { settings: key, rates: {} };
 	const events: RateEvent[] = [];
+	const rule = MODE_RULES[settings.mode];
 
 	for (const code of watchedCodes(settings, table)) {
 		const quote = table.quotes.get(code) as CurrencyQuote;
+		const seen: SeenRate = { settings, code, quote, current: quote[settings.field], seenAt: table.fetchedAt };
 		const before = known?.rates[code];
-		const current = quote[settings.field];
-		const next: RememberedRate = { b: quote.buy, s: quote.sell, a: quote.average, at: seenAt };
-		const event = (kind: RateEventKind, previousValue: number | null, previousSeenAt: string | null, value: number | null = current): RateEvent =>
-			rateEvent(settings, code, quote, kind, previousValue, value, previousSeenAt, seenAt);
-
-		if (!before) {
-			// Baseline: remember, and fire only when asked (as a "sample" of the current rates).
-			if (settings.mode === 'change' && current !== null) Object.assign(next, { ref: current, refAt: seenAt });
-			if (settings.mode === 'threshold' && current !== null) next.side = sideOf(current, settings.threshold);
-			if (fireOnBaseline && !known) events.push(event('sample', null, null));
-			memory.rates[code] = next;
-			continue;
-		}
-
-		if (settings.mode === 'change') {
-			const ref = before.ref ?? null;
-			next.ref = ref ?? current ?? undefined;
-			next.refAt = ref !== null ? before.refAt : seenAt;
-			if (ref !== null && current !== null && (Math.abs(current - ref) / ref) * 100 > settings.changePercent) {
-				events.push(event('moved', ref, before.refAt ?? before.at));
-				next.ref = current;
-				next.refAt = seenAt;
-			}
-		} else if (settings.mode === 'threshold') {
-			next.side = before.side;
-			if (current !== null) {
-				const side = sideOf(current, settings.threshold) ?? before.side;
-				next.side = side;
-				const crossed = before.side !== undefined && side !== undefined && side !== before.side;
-				if (crossed && (settings.direction === 'either' || settings.direction === side)) {
-					events.push(event(side === 'above' ? 'crossedAbove' : 'crossedBelow', before[FIELD_KEY[settings.field]], before.at));
-				}
-			}
-		} else if (before.b !== quote.buy || before.s !== quote.sell || before.a !== quote.average) {
-			events.push(event('published', before[FIELD_KEY[settings.field]], before.at));
-		}
+		const { next, event } = before ? rule(seen, before) : { next: baseline(seen), event: undefined };
+		// Baseline: fire only when asked, as a "sample" of the current rates.
+		if (!before && fireOnBaseline && !known) events.push(eventOf(seen, 'sample', null, null));
+		if (event) events.push(event);
 		memory.rates[code] = next;
 	}
 	return { events, memory, baseline: !known };
+}
+
+/** One currency of one poll: what the table says of it now. */
+interface SeenRate {
+	settings: WatchSettings;
+	code: string;
+	quote: CurrencyQuote;
+	/** The compared rate (Rate: average, buy or sell); null when the provider gave none. */
+	current: number | null;
+	seenAt: string;
+}
+
+/** A mode's rule for a currency remembered from an earlier poll: what to remember now, and the event when it fires. */
+type ModeRule = (seen: SeenRate, before: RememberedRate) => { next: RememberedRate; event?: RateEvent };
+
+const MODE_RULES: Record<WatchMode, ModeRule> = { change: changeRule, threshold: thresholdRule, publication: publicationRule };
+
+/** What the first poll remembers of a currency: its rates, and the reference (change) or side (threshold) later polls compare with. */
+function baseline(seen: SeenRate): RememberedRate {
+	const { settings, current, seenAt } = seen;
+	const next = remembered(seen);
+	if (settings.mode === 'change' && current !== null) Object.assign(next, { ref: current, refAt: seenAt });
+	if (settings.mode === 'threshold' && current !== null) next.side = sideOf(current, settings.threshold);
+	return next;
+}
+
+/** Change: fires when the rate moved by more than the percentage since its reference, which then moves to the new rate. */
+function changeRule(seen: SeenRate, before: RememberedRate): { next: RememberedRate; event?: RateEvent } {
+	const { settings, current, seenAt } = seen;
+	const next = remembered(seen);
+	const ref = before.ref ?? null;
+	next.ref = ref ?? current ?? undefined;
+	next.refAt = ref !== null ? before.refAt : seenAt;
+	const moved = ref !== null && current !== null && (Math.abs(current - ref) / ref) * 100 > settings.changePercent;
+	if (!moved) return { next };
+	next.ref = current;
+	next.refAt = seenAt;
+	return { next, event: eventOf(seen, 'moved', ref, before.refAt ?? before.at) };
+}
+
+/** Threshold: fires when the rate is seen on the other side of the level than last time, in the chosen direction. */
+function thresholdRule(seen: SeenRate, before: RememberedRate): { next: RememberedRate; event?: RateEvent } {
+	const { settings, current } = seen;
+	const next = remembered(seen);
+	next.side = before.side;
+	if (current === null) return { next };
+	const side = sideOf(current, settings.threshold) ?? before.side;
+	next.side = side;
+	const crossed = before.side !== undefined && side !== undefined && side !== before.side;
+	if (!crossed || (settings.direction !== 'either' && settings.direction !== side)) return { next };
+	return { next, event: eventOf(seen, side === 'above' ? 'crossedAbove' : 'crossedBelow', before[FIELD_KEY[settings.field]], before.at) };
+}
+
+/** Publication: fires when the buy, sell or average rate differs from the last poll's. */
+function publicationRule(seen: SeenRate, before: RememberedRate): { next: RememberedRate; event?: RateEvent } {
+	const { settings, quote } = seen;
+	const next = remembered(seen);
+	if (before.b === quote.buy && before.s === quote.sell && before.a === quote.average) return { next };
+	return { next, event: eventOf(seen, 'published', before[FIELD_KEY[settings.field]], before.at) };
+}
+
+/** The rates of a currency as kept in memory. */
+function remembered({ quote, seenAt }: SeenRate): RememberedRate {
+	return { b: quote.buy, s: quote.sell, a: quote.average, at: seenAt };
+}
+
+function eventOf(seen: SeenRate, kind: RateEventKind, previousValue: number | null, previousSeenAt: string | null): RateEvent {
+	return rateEvent(seen.settings, seen.code, seen.quote, kind, previousValue, seen.current, previousSeenAt, seen.seenAt);
 }
 
 /** The current rates as sample events ("Fetch Test Event" in the editor), compared with the memory when there is one. */

@@ -93,50 +93,74 @@ const PREVIEW_AGENT = /bot\b|crawler|spider|preview|facebookexternalhit|whatsapp
 
 /** The node's `webhook()`: answers a tap on a link, and resumes the execution with the answer. */
 export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const req = this.getRequestObject();
 	const res = this.getResponseObject() as unknown as ServerResponse;
 	const query = this.getQueryData() as Record<string, unknown>;
-	const responseType = this.getNodeParameter('responseType', 'approval') as ResponseType;
-	const done = (status: number, title: string, ...lines: string[]): IWebhookResponseData => {
-		sendPage(res, status, { title, lines });
-		return { noWebhookResponse: true };
-	};
-
 	const itemIndex = typeof query.item === 'string' && /^\d{1,6}$/.test(query.item) ? Number(query.item) : -1;
 	const question = itemIndex >= 0 ? openQuestion(this, itemIndex) : undefined;
 	if (!question || question.waitId !== query.w) {
-		return done(410, 'This link is no longer valid', 'It belongs to a question that was answered, replaced or ended. Nothing was recorded.');
+		sendPage(res, 410, {
+			title: 'This link is no longer valid',
+			lines: ['It belongs to a question that was answered, replaced or ended. Nothing was recorded.'],
+		});
+		return { noWebhookResponse: true };
 	}
+	const responseType = this.getNodeParameter('responseType', 'approval') as ResponseType;
+	const answer = responseType === 'freeText' ? freeTextAnswer(this, res, question) : approvalAnswer(this, res, query);
+	if (!answer) return { noWebhookResponse: true };
+	return { noWebhookResponse: true, workflowData: [answeredItems(this, itemIndex, answer)] };
+}
 
-	let answer: IDataObject;
-	if (responseType === 'freeText') {
-		const buttonLabel = textOption(this.getNodeParameter('freeTextOptions.buttonLabel', 'Send'), 'Send');
-		const form = (error?: string, value?: string) => ({ label: 'Your answer', button: buttonLabel, error, value, maxLength: MAX_TEXT_ANSWER });
-		if (req.method !== 'POST') {
-			sendPage(res, 200, { title: 'Your answer', lines: [String(question.question ?? '')], form: form() });
-			return { noWebhookResponse: true };
-		}
-		const body = (this.getBodyData() ?? {}) as IDataObject;
-		const text = typeof body.text === 'string' ? body.text.trim() : '';
-		if (!text || text.length > MAX_TEXT_ANSWER) {
-			const error = text ? `The answer is longer than ${MAX_TEXT_ANSWER} characters.` : 'Please type an answer.';
-			sendPage(res, 400, { title: 'Your answer', lines: [String(question.question ?? '')], form: form(error, text.slice(0, MAX_TEXT_ANSWER)) });
-			return { noWebhookResponse: true };
-		}
-		answer = { text };
-		sendPage(res, 200, { title: 'Thank you', lines: ['Your answer was sent. You can close this page.'] });
-	} else {
-		const agent = String(req.headers['user-agent'] ?? '');
-		if (!agent || PREVIEW_AGENT.test(agent)) {
-			return done(200, 'Open this link to answer', 'This page records an answer only when a person opens it in a browser.');
-		}
-		if (query.approved !== 'true' && query.approved !== 'false') return done(400, 'This link is not valid', 'Nothing was recorded.');
-		answer = { approved: query.approved === 'true' };
-		sendPage(res, 200, answer.approved ? { title: 'Approved', lines: ['Your approval was recorded. You can close this page.'] } : { title: 'Declined', lines: ['Your answer (declined) was recorded. You can close this page.'] });
+/**
+ * Free Text: a GET shows the form, a POST with an answer records it; the page the person sees is
+ * written here. Returns the answer, or undefined when nothing was recorded.
+ */
+function freeTextAnswer(ctx: IWebhookFunctions, res: ServerResponse, question: IDataObject): IDataObject | undefined {
+	const buttonLabel = textOption(ctx.getNodeParameter('freeTextOptions.buttonLabel', 'Send'), 'Send');
+	const form = (error?: string, value?: string) => ({ label: 'Your answer', button: buttonLabel, error, value, maxLength: MAX_TEXT_ANSWER });
+	if (ctx.getRequestObject().method !== 'POST') {
+		sendPage(res, 200, { title: 'Your answer', lines: [String(question.question ?? '')], form: form() });
+		return undefined;
 	}
+	const body = (ctx.getBodyData() ?? {}) as IDataObject;
+	const text = typeof body.text === 'string' ? body.text.trim() : '';
+	if (!text || text.length > MAX_TEXT_ANSWER) {
+		const error = text ? `The answer is longer than ${MAX_TEXT_ANSWER} characters.` : 'Please type an answer.';
+		sendPage(res, 400, { title: 'Your answer', lines: [String(question.question ?? '')], form: form(error, text.slice(0, MAX_TEXT_ANSWER)) });
+		return undefined;
+	}
+	sendPage(res, 200, { title: 'Thank you', lines: ['Your answer was sent. You can close this page.'] });
+	return { text };
+}
 
+/**
+ * Approval: the approve or decline link, opened by a person (a link preview records nothing); the
+ * page the person sees is written here. Returns the answer, or undefined when nothing was recorded.
+ */
+function approvalAnswer(ctx: IWebhookFunctions, res: ServerResponse, query: Record<string, unknown>): IDataObject | undefined {
+	const agent = String(ctx.getRequestObject().headers['user-agent'] ?? '');
+	if (!agent || PREVIEW_AGENT.test(agent)) {
+		sendPage(res, 200, { title: 'Open this link to answer', lines: ['This page records an answer only when a person opens it in a browser.'] });
+		return undefined;
+	}
+	if (query.approved !== 'true' && query.approved !== 'false') {
+		sendPage(res, 400, { title: 'This link is not valid', lines: ['Nothing was recorded.'] });
+		return undefined;
+	}
+	const approved = query.approved === 'true';
+	sendPage(
+		res,
+		200,
+		approved
+			? { title: 'Approved', lines: ['Your approval was recorded. You can close this page.'] }
+			: { title: 'Declined', lines: ['Your answer (declined) was recorded. You can close this page.'] },
+	);
+	return { approved };
+}
+
+/** The node's output on an answer: the answered question with the answer, every other item as it was stored. */
+function answeredItems(ctx: IWebhookFunctions, itemIndex: number, answer: IDataObject): INodeExecutionData[] {
 	const respondedAt = new Date().toISOString();
-	const items = storedItems(this).map((item, index): INodeExecutionData => {
+	return storedItems(ctx).map((item, index): INodeExecutionData => {
 		if (!isStoredQuestion(item)) return { json: item, pairedItem: { item: index } };
 		const answered = index === itemIndex;
 		return {
@@ -151,7 +175,6 @@ export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 			pairedItem: { item: index },
 		};
 	});
-	return { noWebhookResponse: true, workflowData: [items] };
 }
 
 function textOption(value: unknown, fallback: string): string {

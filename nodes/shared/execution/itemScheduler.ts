@@ -1,7 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, IPairedItemData, NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INode, INodeExecutionData, IPairedItemData, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { errorItemJson, isErrorItemJson, toNodeError } from '../errors';
-import { retryMemoryFor } from './retryMemory';
+import { retryMemoryFor, type RunMemory } from './retryMemory';
 import type { ItemCall } from './router';
 
 export interface RunItemsOptions {
@@ -49,82 +49,21 @@ export async function runItems(
 	const continueOnFail = ctx.continueOnFail();
 	const memory = retryMemoryFor(ctx, node);
 	const count = options.once ? Math.min(itemCount, 1) : itemCount;
-	const results: Array<INodeExecutionData[] | undefined> = new Array(count);
-	const failures: Array<{ itemIndex: number; error: ItemError }> = [];
-	const calls: Array<ItemCall | undefined> = new Array(count);
+	const outcomes = new ItemOutcomes(count, continueOnFail);
 
-	// Sends that may have been delivered in an earlier try: failing them again is part of the run.
-	let recalledFailure = false;
-	const fail = (itemIndex: number, error: ItemError) => {
-		if (continueOnFail) results[itemIndex] = [{ json: errorItemJson(error), pairedItem: { item: itemIndex } }];
-		else failures.push({ itemIndex, error });
-	};
-
-	// Phase 1: what an earlier try did, and every other item's input, before any request.
-	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
-		const recalled = memory?.recall(itemIndex);
-		if (recalled && 'output' in recalled) {
-			results[itemIndex] = recalled.output;
-			continue;
-		}
-		if (recalled) {
-			recalledFailure = true;
-			fail(itemIndex, recalled.error);
-			continue;
-		}
-		try {
-			calls[itemIndex] = await execute(itemIndex);
-		} catch (error) {
-			fail(itemIndex, toNodeError(node, error, { itemIndex }));
-		}
-	}
-	if (failures.length > 0) {
+	const { calls, recalledFailure } = await checkItems(node, execute, outcomes, memory);
+	if (outcomes.failures.length > 0) {
 		// Nothing new was sent: Stop means stop, before the first request.
 		memory?.finish(true);
-		throw stopError(results, failures, count, recalledFailure ? 'run' : 'input');
+		throw stopError(outcomes.results, outcomes.failures, count, recalledFailure ? 'run' : 'input');
 	}
 
-	// Phase 2: the requests.
-	let next = 0;
-	let nextStartAt = 0;
-	const takeTurn = async () => {
-		if (options.delayMs <= 0) return;
-		const now = Date.now();
-		const startAt = Math.max(now, nextStartAt);
-		nextStartAt = startAt + options.delayMs;
-		if (startAt > now) await new Promise((resolve) => setTimeout(resolve, startAt - now));
-	};
-	const worker = async () => {
-		while (continueOnFail || failures.length === 0) {
-			while (next < count && !calls[next]) next++;
-			if (next >= count) return;
-			const itemIndex = next++;
-			const call = calls[itemIndex] as ItemCall;
-			await takeTurn();
-			// Another item failed while this one waited for its turn: it is never started.
-			if (!continueOnFail && failures.length > 0) return;
-			try {
-				const output = await call();
-				results[itemIndex] = (Array.isArray(output) ? output : [output]).map((item) => ({
-					...item,
-					pairedItem: item.pairedItem ?? { item: itemIndex },
-				}));
-				memory?.rememberOutput(itemIndex, results[itemIndex] as INodeExecutionData[]);
-			} catch (error) {
-				const nodeError = toNodeError(node, error, { itemIndex });
-				if (isDeliveryUnknown(nodeError)) memory?.rememberError(itemIndex, nodeError);
-				fail(itemIndex, nodeError);
-			}
-		}
-	};
-	const workers = Math.max(1, Math.min(Math.floor(options.parallel) || 1, calls.filter(Boolean).length));
-	await Promise.all(Array.from({ length: workers }, worker));
-
-	if (failures.length > 0) {
+	await runCalls(node, calls, options, outcomes, memory);
+	if (outcomes.failures.length > 0) {
 		memory?.finish(true);
-		throw stopError(results, failures, count, 'run');
+		throw stopError(outcomes.results, outcomes.failures, count, 'run');
 	}
-	const output = results.flat().filter((item): item is INodeExecutionData => item !== undefined);
+	const output = outcomes.results.flat().filter((item): item is INodeExecutionData => item !== undefined);
 	// n8n tries again in the Continue modes only when the first output item is an error item.
 	memory?.finish(continueOnFail && output.length > 0 && isErrorItemJson(output[0].json));
 	if (options.once && itemCount > 1) {
@@ -132,6 +71,110 @@ export async function runItems(
 		return output.map((item) => ({ ...item, pairedItem: every }));
 	}
 	return output;
+}
+
+/** What became of each item so far: its output, or its failure (in its place with On Error → Continue, listed for the stop error with Stop). */
+class ItemOutcomes {
+	readonly results: Array<INodeExecutionData[] | undefined>;
+	readonly failures: Array<{ itemIndex: number; error: ItemError }> = [];
+
+	constructor(
+		readonly count: number,
+		private readonly continueOnFail: boolean,
+	) {
+		this.results = new Array(count);
+	}
+
+	fail(itemIndex: number, error: ItemError): void {
+		if (this.continueOnFail) this.results[itemIndex] = [{ json: errorItemJson(error), pairedItem: { item: itemIndex } }];
+		else this.failures.push({ itemIndex, error });
+	}
+
+	/** With On Error → Stop, no item starts after a failure. */
+	get stopped(): boolean {
+		return !this.continueOnFail && this.failures.length > 0;
+	}
+}
+
+/**
+ * Phase 1, before any request: what an earlier try did (its outputs handed back, its sends that
+ * may have been delivered failed again), and every other item's `execute`, which checks its
+ * input and returns its call.
+ */
+async function checkItems(
+	node: INode,
+	execute: ExecuteItem,
+	outcomes: ItemOutcomes,
+	memory: RunMemory | undefined,
+): Promise<{ calls: Array<ItemCall | undefined>; recalledFailure: boolean }> {
+	const calls: Array<ItemCall | undefined> = new Array(outcomes.count);
+	// Sends that may have been delivered in an earlier try: failing them again is part of the run.
+	let recalledFailure = false;
+	for (let itemIndex = 0; itemIndex < outcomes.count; itemIndex++) {
+		const recalled = memory?.recall(itemIndex);
+		if (recalled && 'output' in recalled) {
+			outcomes.results[itemIndex] = recalled.output;
+			continue;
+		}
+		if (recalled) {
+			recalledFailure = true;
+			outcomes.fail(itemIndex, recalled.error);
+			continue;
+		}
+		try {
+			calls[itemIndex] = await execute(itemIndex);
+		} catch (error) {
+			outcomes.fail(itemIndex, toNodeError(node, error, { itemIndex }));
+		}
+	}
+	return { calls, recalledFailure };
+}
+
+/**
+ * Phase 2, the requests: the checked items' calls in input order, `parallel` at a time, each
+ * start at least `delayMs` after the previous one; with Stop, none started after a failure.
+ */
+async function runCalls(
+	node: INode,
+	calls: Array<ItemCall | undefined>,
+	{ parallel, delayMs }: RunItemsOptions,
+	outcomes: ItemOutcomes,
+	memory: RunMemory | undefined,
+): Promise<void> {
+	let next = 0;
+	let nextStartAt = 0;
+	const takeTurn = async () => {
+		if (delayMs <= 0) return;
+		const now = Date.now();
+		const startAt = Math.max(now, nextStartAt);
+		nextStartAt = startAt + delayMs;
+		if (startAt > now) await new Promise((resolve) => setTimeout(resolve, startAt - now));
+	};
+	const worker = async () => {
+		while (!outcomes.stopped) {
+			while (next < calls.length && !calls[next]) next++;
+			if (next >= calls.length) return;
+			const itemIndex = next++;
+			const call = calls[itemIndex] as ItemCall;
+			await takeTurn();
+			// Another item failed while this one waited for its turn: it is never started.
+			if (outcomes.stopped) return;
+			try {
+				const output = await call();
+				outcomes.results[itemIndex] = (Array.isArray(output) ? output : [output]).map((item) => ({
+					...item,
+					pairedItem: item.pairedItem ?? { item: itemIndex },
+				}));
+				memory?.rememberOutput(itemIndex, outcomes.results[itemIndex] as INodeExecutionData[]);
+			} catch (error) {
+				const nodeError = toNodeError(node, error, { itemIndex });
+				if (isDeliveryUnknown(nodeError)) memory?.rememberError(itemIndex, nodeError);
+				outcomes.fail(itemIndex, nodeError);
+			}
+		}
+	};
+	const workers = Math.max(1, Math.min(Math.floor(parallel) || 1, calls.filter(Boolean).length));
+	await Promise.all(Array.from({ length: workers }, worker));
 }
 
 function isDeliveryUnknown(error: ItemError): boolean {

@@ -153,59 +153,25 @@ export const endpoint = endpoints.getKurs;
 export function execute(this: IExecuteFunctions, itemIndex: number, run: CurrencyRateRun): ItemCall {
 	// Every input is checked before the rates are requested: a bad item fails without a request.
 	const provider = readProvider(run, itemIndex);
-	const fields = run.parameter('amountSource', itemIndex, 'amount') === 'fields' ? readAmountFields(run, itemIndex) : undefined;
-	const input = fields ? this.getInputData()[itemIndex]?.json ?? {} : undefined;
-	const amounts = fields && input ? fields.map((field) => ({ field, amount: amountOf(run, itemIndex, valueAt(input, field), `Amount Fields → ${field}`) })) : undefined;
-	const amount = amounts ? undefined : readAmount(run, itemIndex);
-	const fromCurrency = readCurrency(run, itemIndex, 'fromCurrency', 'From Currency');
-	const toCurrency = readCurrency(run, itemIndex, 'toCurrency', 'To Currency');
-	const rateType = readRateType(run, itemIndex);
-	const decimalPlaces = readDecimalPlaces(run, itemIndex);
-	const { baseCurrency, version } = run.options(itemIndex);
-	const suffix = amounts ? String(run.parameter('outputSuffix', itemIndex, '') ?? '').trim() : '';
-	const outputField = amounts ? '' : readOutputField(run, itemIndex);
-	const includeInputFields = !amounts && run.parameter('includeInputFields', itemIndex, false) === true;
-	// A bank customer's exchange: the bank buys what the customer hands over, sells what they get.
-	const fromSide: RateType = rateType === 'bank' ? 'buy' : rateType;
-	const toSide: RateType = rateType === 'bank' ? 'sell' : rateType;
+	return run.parameter('amountSource', itemIndex, 'amount') === 'fields'
+		? convertAmountFields(this, run, itemIndex, provider)
+		: convertOneAmount(this, run, itemIndex, provider);
+}
 
+/** Amounts "One Amount": the Amount converted, into the Output Field of the item or of the conversion details. */
+function convertOneAmount(ctx: IExecuteFunctions, run: CurrencyRateRun, itemIndex: number, provider: string): ItemCall {
+	const amount = readAmount(run, itemIndex);
+	const conversion = readConversion(run, itemIndex, provider);
+	const outputField = readOutputField(run, itemIndex);
+	const includeInputFields = run.parameter('includeInputFields', itemIndex, false) === true;
 	return async () => {
-		const table = await ratesForItem(run, itemIndex, provider, version);
-		const rateOf = (code: string, field: string, side: RateType): number => {
-			// Rates are amounts of the base currency per unit, so the base itself is worth 1.
-			if (code === baseCurrency) return 1;
-			const quote = table.quotes.get(code);
-			if (!quote) throw unknownCurrencyError(run, itemIndex, field, code, table, baseCurrency);
-			const rate = quote[side];
-			if (rate === null) throw missingRateError(run, itemIndex, side, code, table);
-			return rate;
-		};
-		const fromRate = rateOf(fromCurrency, 'From Currency', fromSide);
-		const toRate = rateOf(toCurrency, 'To Currency', toSide);
-		const convert = (value: number, field: string) => {
-			const converted = (value * fromRate) / toRate;
-			if (!Number.isFinite(converted)) {
-				throw inputError(
-					run.node,
-					itemIndex,
-					field,
-					`is too large to convert: ${value} ${fromCurrency} is beyond the largest number this node can compute in ${toCurrency}`,
-					'Check the amount (a mapped field may hold a wrong value, e.g. 1e305).',
-				);
-			}
-			return roundTo(converted, decimalPlaces);
-		};
-
-		if (amounts && input) {
-			// In place: the input item with each listed field converted (or its converted copy beside it).
-			let json: IDataObject = { ...input };
-			for (const { field, amount: value } of amounts) json = withValueAt(json, `${field}${suffix}`, convert(value, `Amount Fields → ${field}`));
-			return { json };
-		}
-		const convertedAmount = convert(amount as number, 'Amount');
+		const converter = await converterFor(run, itemIndex, conversion);
+		const convertedAmount = converter.convert(amount, 'Amount');
 		if (includeInputFields) {
-			return { json: withValueAt({ ...(this.getInputData()[itemIndex]?.json ?? {}) }, outputField, convertedAmount) };
+			return { json: withValueAt({ ...(ctx.getInputData()[itemIndex]?.json ?? {}) }, outputField, convertedAmount) };
 		}
+		const { fromCurrency, toCurrency, rateType, decimalPlaces, baseCurrency } = conversion;
+		const { fromRate, toRate, table } = converter;
 		const details: IDataObject = {
 			rate: fromRate / toRate,
 			amount,
@@ -221,6 +187,82 @@ export function execute(this: IExecuteFunctions, itemIndex: number, run: Currenc
 		};
 		return { json: outputField === 'convertedAmount' ? { convertedAmount, ...details } : withValueAt(details, outputField, convertedAmount, true) };
 	};
+}
+
+/** Amounts "Fields of the Item": each listed field of the input item converted in place (or beside it, with a suffix). */
+function convertAmountFields(ctx: IExecuteFunctions, run: CurrencyRateRun, itemIndex: number, provider: string): ItemCall {
+	const fields = readAmountFields(run, itemIndex);
+	const input = ctx.getInputData()[itemIndex]?.json ?? {};
+	const amounts = fields.map((field) => ({ field, amount: amountOf(run, itemIndex, valueAt(input, field), `Amount Fields → ${field}`) }));
+	const conversion = readConversion(run, itemIndex, provider);
+	const suffix = String(run.parameter('outputSuffix', itemIndex, '') ?? '').trim();
+	return async () => {
+		const { convert } = await converterFor(run, itemIndex, conversion);
+		// The input item with each listed field converted (or its converted copy beside it).
+		let json: IDataObject = { ...input };
+		for (const { field, amount } of amounts) json = withValueAt(json, `${field}${suffix}`, convert(amount, `Amount Fields → ${field}`));
+		return { json };
+	};
+}
+
+/** What both Amounts choices convert with, read and checked before any request. */
+interface Conversion {
+	provider: string;
+	fromCurrency: string;
+	toCurrency: string;
+	rateType: RateChoice;
+	decimalPlaces: number;
+	baseCurrency: string;
+	version: string;
+}
+
+function readConversion(run: CurrencyRateRun, itemIndex: number, provider: string): Conversion {
+	const fromCurrency = readCurrency(run, itemIndex, 'fromCurrency', 'From Currency');
+	const toCurrency = readCurrency(run, itemIndex, 'toCurrency', 'To Currency');
+	const rateType = readRateType(run, itemIndex);
+	const decimalPlaces = readDecimalPlaces(run, itemIndex);
+	const { baseCurrency, version } = run.options(itemIndex);
+	return { provider, fromCurrency, toCurrency, rateType, decimalPlaces, baseCurrency, version };
+}
+
+/**
+ * The provider's rates for the two currencies (one rates request per provider and run), and the
+ * conversion with them: value × rate(from) ÷ rate(to), rounded to the Decimal Places.
+ */
+async function converterFor(
+	run: CurrencyRateRun,
+	itemIndex: number,
+	{ provider, fromCurrency, toCurrency, rateType, decimalPlaces, baseCurrency, version }: Conversion,
+): Promise<{ fromRate: number; toRate: number; table: RateTable; convert: (value: number, field: string) => number }> {
+	const table = await ratesForItem(run, itemIndex, provider, version);
+	// A bank customer's exchange: the bank buys what the customer hands over, sells what they get.
+	const fromSide: RateType = rateType === 'bank' ? 'buy' : rateType;
+	const toSide: RateType = rateType === 'bank' ? 'sell' : rateType;
+	const rateOf = (code: string, field: string, side: RateType): number => {
+		// Rates are amounts of the base currency per unit, so the base itself is worth 1.
+		if (code === baseCurrency) return 1;
+		const quote = table.quotes.get(code);
+		if (!quote) throw unknownCurrencyError(run, itemIndex, field, code, table, baseCurrency);
+		const rate = quote[side];
+		if (rate === null) throw missingRateError(run, itemIndex, side, code, table);
+		return rate;
+	};
+	const fromRate = rateOf(fromCurrency, 'From Currency', fromSide);
+	const toRate = rateOf(toCurrency, 'To Currency', toSide);
+	const convert = (value: number, field: string) => {
+		const converted = (value * fromRate) / toRate;
+		if (!Number.isFinite(converted)) {
+			throw inputError(
+				run.node,
+				itemIndex,
+				field,
+				`is too large to convert: ${value} ${fromCurrency} is beyond the largest number this node can compute in ${toCurrency}`,
+				'Check the amount (a mapped field may hold a wrong value, e.g. 1e305).',
+			);
+		}
+		return roundTo(converted, decimalPlaces);
+	};
+	return { fromRate, toRate, table, convert };
 }
 
 /** The amount as a number; an expression may give a number or a numeric string ("1234.50"). */

@@ -111,8 +111,10 @@ export const endpoint = endpoints.sendFile;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): Promise<ItemCall> {
 	const phone = recipientPhone(run, itemIndex);
-	if (run.parameter('fileSource', itemIndex, 'binary') === 'url') return sendFromUrl(run, itemIndex, phone);
-	const file = await fileToSend(this, run, itemIndex);
+	const source = run.parameter('fileSource', itemIndex, 'binary') as FileSource;
+	if (source === 'url') return sendFromUrl(run, itemIndex, phone);
+	const given = givenIdentity(run, itemIndex);
+	const file = source === 'base64' ? fileFromBase64Text(run, itemIndex, given) : await fileFromBinaryField(this, run, itemIndex, given);
 	const caption = textParameter(run, itemIndex, 'caption', 'Caption');
 	const { version } = run.options(itemIndex);
 	return async () => {
@@ -152,57 +154,69 @@ function sendFromUrl(run: MessagingRun, itemIndex: number, phone: string): ItemC
 	};
 }
 
+/** File Name and MIME Type as given in Additional Fields (empty ones left out). */
+type FileIdentity = { fileName?: string; mimeType?: string };
+
 interface FileToSend {
 	body: DataUriParam;
 	fileName: string;
 	byteLength: number;
 }
 
-/** The item's file as a data-URI param that the transport streams into the request body. */
-async function fileToSend(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: number): Promise<FileToSend> {
+/** File Source "Base64 Text": the text checked and sliced, never decoded (the transport writes the base64 as it is). */
+function fileFromBase64Text(run: MessagingRun, itemIndex: number, given: FileIdentity): FileToSend {
 	const node = run.node;
-	const given = givenIdentity(run, itemIndex);
-
-	const source = run.parameter('fileSource', itemIndex, 'binary') as FileSource;
-	if (source === 'base64') {
-		const text = textParameter(run, itemIndex, 'fileContent', 'File Content', 'Map a field holding the file as base64 text or a data URI.');
-		if (text.trim() === '') {
-			throw inputError(node, itemIndex, 'File Content', 'is empty', 'Map a field holding the file as base64 text or a data URI, or choose "Binary Field" as File Source.');
-		}
-		const parsed = parseBase64Text(text.trim());
-		if ('problem' in parsed) {
-			throw inputError(
-				node,
-				itemIndex,
-				'File Content',
-				parsed.problem,
-				'Give base64 text (A–Z, a–z, 0–9, +, /, = padding) or a data URI such as data:application/pdf;base64,JVBERi0…, or choose "Binary Field" as File Source.',
-			);
-		}
-		const identity = fileIdentity(given, { fileName: parsed.fileName, mimeType: parsed.mimeType });
-		return {
-			body: { kind: 'dataUri', mimeType: identity.mimeType, base64: parsed.base64 },
-			fileName: identity.fileName,
-			byteLength: base64ByteLength(parsed.base64),
-		};
+	const text = textParameter(run, itemIndex, 'fileContent', 'File Content', 'Map a field holding the file as base64 text or a data URI.');
+	if (text.trim() === '') {
+		throw inputError(node, itemIndex, 'File Content', 'is empty', 'Map a field holding the file as base64 text or a data URI, or choose "Binary Field" as File Source.');
 	}
+	const parsed = parseBase64Text(text.trim());
+	if ('problem' in parsed) {
+		throw inputError(
+			node,
+			itemIndex,
+			'File Content',
+			parsed.problem,
+			'Give base64 text (A–Z, a–z, 0–9, +, /, = padding) or a data URI such as data:application/pdf;base64,JVBERi0…, or choose "Binary Field" as File Source.',
+		);
+	}
+	const identity = fileIdentity(given, { fileName: parsed.fileName, mimeType: parsed.mimeType });
+	return {
+		body: { kind: 'dataUri', mimeType: identity.mimeType, base64: parsed.base64 },
+		fileName: identity.fileName,
+		byteLength: base64ByteLength(parsed.base64),
+	};
+}
 
+/** File Source "Binary Field": the item's binary, where n8n keeps it. */
+async function fileFromBinaryField(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: number, given: FileIdentity): Promise<FileToSend> {
 	const binary = inputBinary(ctx, run, itemIndex);
-	if (binary.id) {
-		// Filesystem or object-store mode: the file stays on disk and is streamed into the body.
-		const binaryId = binary.id;
-		const metadata = await ctx.helpers.getBinaryMetadata(binaryId);
-		const byteLength = Number(metadata.fileSize ?? binary.bytes);
-		if (!(byteLength > 0)) throw emptyFile(run, itemIndex);
-		const identity = fileIdentity(given, { fileName: metadata.fileName ?? binary.fileName, mimeType: metadata.mimeType ?? binary.mimeType });
-		return {
-			body: { kind: 'dataUri', mimeType: identity.mimeType, byteLength, open: async () => await ctx.helpers.getBinaryStream(binaryId, STREAM_CHUNK) },
-			fileName: identity.fileName,
-			byteLength,
-		};
-	}
+	return binary.id ? await fileFromStoredBinary(ctx, run, itemIndex, given, binary, binary.id) : fileFromBinaryInMemory(run, itemIndex, given, binary);
+}
 
-	// In-memory mode: `data` is already base64 and is sent as it is, never decoded.
+/** Filesystem or object-store mode: the file stays where n8n keeps it and is streamed into the body. */
+async function fileFromStoredBinary(
+	ctx: IExecuteFunctions,
+	run: MessagingRun,
+	itemIndex: number,
+	given: FileIdentity,
+	binary: IBinaryData,
+	binaryId: string,
+): Promise<FileToSend> {
+	const metadata = await ctx.helpers.getBinaryMetadata(binaryId);
+	const byteLength = Number(metadata.fileSize ?? binary.bytes);
+	if (!(byteLength > 0)) throw emptyFile(run, itemIndex);
+	const identity = fileIdentity(given, { fileName: metadata.fileName ?? binary.fileName, mimeType: metadata.mimeType ?? binary.mimeType });
+	return {
+		body: { kind: 'dataUri', mimeType: identity.mimeType, byteLength, open: async () => await ctx.helpers.getBinaryStream(binaryId, STREAM_CHUNK) },
+		fileName: identity.fileName,
+		byteLength,
+	};
+}
+
+/** In-memory mode: `data` is already base64 and is sent as it is, never decoded. */
+function fileFromBinaryInMemory(run: MessagingRun, itemIndex: number, given: FileIdentity, binary: IBinaryData): FileToSend {
+	const node = run.node;
 	const base64 = binary.data;
 	if (typeof base64 !== 'string' || base64.length === 0) throw emptyFile(run, itemIndex);
 	if (!looksLikeCleanBase64(base64)) {
@@ -223,7 +237,7 @@ async function fileToSend(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: 
 }
 
 /** File Name and MIME Type as the user gave them (Additional Fields), the type checked. */
-function givenIdentity(run: MessagingRun, itemIndex: number): { fileName?: string; mimeType?: string } {
+function givenIdentity(run: MessagingRun, itemIndex: number): FileIdentity {
 	const fields = (run.parameter('fileFields', itemIndex, {}) ?? {}) as { fileName?: unknown; mimeType?: unknown };
 	const given = {
 		fileName: textValue(run, itemIndex, fields.fileName, 'File Name') || undefined,
