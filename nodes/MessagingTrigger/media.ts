@@ -1,20 +1,17 @@
 import { extension as extensionOf } from 'mime-types';
 
+import { DATA_URI_HEAD, FALLBACK_MIME_TYPE, NOT_BASE64_CHAR, WHITESPACE } from '../shared/dataUri';
+
 /**
  * The media of an incoming message: the gateway puts the file in `body` as
  * `data:<mime>;base64,<data>` (service notes, "Incoming events"). This decodes it into bytes
  * for n8n's binary data, or says in a sentence why it cannot.
  */
 
-export const FALLBACK_MIME_TYPE = 'application/octet-stream';
-
 export type DecodedMedia = { data: Buffer; mimeType: string; fileName: string } | { problem: string };
 
-// Only the head is matched against a pattern, so a file of many MB is never scanned by it.
-const DATA_URI_HEAD = /^data:([^;,]*)((?:;[^;,]*)*),/i;
+/** A data URI's declared type: type/subtype. */
 const MIME_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/;
-const NOT_BASE64_CHAR = /[^A-Za-z0-9+/]/;
-const WHITESPACE = /\s/;
 
 /** Whether a payload `body` is meant as a data URI (valid or not), as opposed to plain text. */
 export function looksLikeDataUri(body: string): boolean {
@@ -26,6 +23,7 @@ export function looksLikeDataUri(body: string): boolean {
  * padding and the URL-safe alphabet are accepted; anything else that is not base64 is refused.
  */
 export function decodeDataUri(body: string, fileNameGiven: string): DecodedMedia {
+	// Only the head is matched against a pattern, so a file of many MB is never scanned by it.
 	const head = DATA_URI_HEAD.exec(body.slice(0, 512));
 	if (!head) return { problem: 'the media body is not a data URI of the form data:<mime type>;base64,<data>' };
 	const parameters = head[2].split(';').map((parameter) => parameter.trim().toLowerCase());

@@ -1,6 +1,9 @@
 import { extension as extensionOf, lookup as mimeTypeOf } from 'mime-types';
 
 /**
+ * Data URIs and base64 text: the files Send File is given as text (Messaging) and the media the
+ * Messaging Trigger receives are read with the same patterns.
+ *
  * Files given as text: a `data:<mime>;base64,<data>` URI or bare base64. Large inputs (tens of
  * MB) are checked in one linear pass and sliced, never decoded: the transport writes the base64
  * as it is into the request body.
@@ -11,10 +14,10 @@ export const FALLBACK_MIME_TYPE = 'application/octet-stream';
 const MAX_MIME_TYPE = 512;
 
 // Only the head is matched against a pattern, so a 67 MB text is never scanned by it.
-const DATA_URI_HEAD = /^data:([^;,]*)((?:;[^;,]*)*),/i;
+export const DATA_URI_HEAD = /^data:([^;,]*)((?:;[^;,]*)*),/i;
 // Searching for the first character outside the alphabet is one linear pass that never copies.
-const NOT_BASE64_CHAR = /[^A-Za-z0-9+/]/;
-const WHITESPACE = /\s/;
+export const NOT_BASE64_CHAR = /[^A-Za-z0-9+/]/;
+export const WHITESPACE = /\s/;
 /** Slice of in-memory binary data checked at each end (see `looksLikeCleanBase64`). */
 const EDGE = 64 * 1024;
 
