@@ -73,8 +73,7 @@ function protectedCheck() {
 
 function limit(ctx: OperationContext) {
 	const usage = ctx.state.usageOf(requireAccount(ctx).clientId, ctx.options.blockLimit);
-	// `reset_at` is guessed: no public client shows how the gateway says when the count starts again.
-	return { block: usage.remaining === 0, block_limit: usage.limit, limit_qty: usage.used, ...(usage.resetAt ? { reset_at: usage.resetAt } : {}) };
+	return { block: usage.remaining === 0, block_limit: usage.limit, limit_qty: usage.used };
 }
 
 /** A payload shaped like WhatsApp Web's login QR: `2@<ref>,<key>==,<key>==`. */

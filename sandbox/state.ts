@@ -36,8 +36,6 @@ export interface UsageCount {
 	limit: number;
 	used: number;
 	remaining: number;
-	/** When the counter starts again (ISO date), if the sandbox was told one. */
-	resetAt?: string;
 }
 
 /** Settings of the usage counter (control API); `reset()` clears them. */
@@ -46,8 +44,6 @@ export interface UsageSettings {
 	limit?: number;
 	/** Messages counted as already sent, added to the ledger's sends of each account. */
 	used?: number;
-	/** Reported by Limit as `reset_at`; `null` removes it. */
-	resetAt?: string | null;
 }
 
 export const DEFAULT_ACCOUNTS: SandboxAccount[] = [
@@ -114,20 +110,14 @@ export class SandboxState {
 			const value = settings[key];
 			if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new Error(`usage ${key} must be a whole number >= 0`);
 		}
-		if (settings.resetAt !== undefined && settings.resetAt !== null && Number.isNaN(Date.parse(settings.resetAt))) {
-			throw new Error('usage resetAt must be an ISO date');
-		}
 		this.usage = { ...this.usage, ...settings };
-		if (settings.resetAt === null) delete this.usage.resetAt;
 	}
 
 	/** The account's usage counter: sends in the ledger plus the `used` set by the control API. */
 	usageOf(clientId: string, defaultLimit: number): UsageCount {
 		const limit = this.usage.limit ?? defaultLimit;
 		const used = this.messagesSentBy(clientId) + (this.usage.used ?? 0);
-		const count: UsageCount = { limit, used, remaining: Math.max(0, limit - used) };
-		if (this.usage.resetAt) count.resetAt = this.usage.resetAt;
-		return count;
+		return { limit, used, remaining: Math.max(0, limit - used) };
 	}
 
 	findAccountBySecret(clientSecret: string): AccountState | undefined {

@@ -35,12 +35,14 @@ describe('Stop at the Usage Limit', () => {
 		expect(apiRequests(sandbox)[0].path).toBe('/api/wa/2.0/limit');
 	});
 
-	it('says when to try again if the gateway gives a reset date; nothing left means nothing sent', async () => {
-		sandbox.setUsage({ limit: 5, used: 5, resetAt: '2026-12-01T00:00:00.000Z' });
+	it('nothing left means nothing sent, and says to check the limit before running the rest (the answer gives no reset date)', async () => {
+		sandbox.setUsage({ limit: 5, used: 5 });
 		const run = await runMessaging(sandbox, sendText(), items(2), { onError: 'continueRegularOutput' });
 		const out = run.output('Node').map((item) => item.json);
 		expect(out[0].error).toBe("Not sent: the account's usage limit is reached. It had 0 messages left when this run started (limit 5, 5 used), so nothing was sent in this run [item 0]");
-		expect(String((out[0].details as { description?: unknown }).description)).toContain('The gateway says the count starts again at 2026-12-01T00:00:00.000Z: run the remaining items then.');
+		expect(String((out[0].details as { description?: unknown }).description)).toContain(
+			'The gateway does not say when the count starts again: check Account → Get Usage Limit before running the remaining items.',
+		);
 		expect(apiRequests(sandbox).filter((entry) => entry.path === '/api/wa/2.0/post')).toHaveLength(0);
 	});
 

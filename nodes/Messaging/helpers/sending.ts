@@ -49,8 +49,6 @@ interface Allowance {
 	remaining: number | null;
 	limit: number | null;
 	used: number | null;
-	/** When the count starts again, if the gateway says. */
-	resetAt: string | null;
 	/** Items given a slot so far. */
 	granted: number;
 }
@@ -81,23 +79,8 @@ async function readAllowance(run: MessagingRun): Promise<Allowance> {
 		remaining: blocked ? 0 : remaining,
 		limit,
 		used,
-		resetAt: resetTime(answer),
 		granted: 0,
 	};
-}
-
-/** Names seen or guessed for "when the count starts again" (the real answer shows none so far). */
-const RESET_KEYS = ['reset_at', 'resetAt', 'reset_date', 'reset', 'next_reset', 'renew_at', 'renewal_date'];
-
-function resetTime(answer: unknown): string | null {
-	const root = (answer && typeof answer === 'object' ? answer : {}) as IDataObject;
-	const source = root.message && typeof root.message === 'object' ? (root.message as IDataObject) : root;
-	for (const key of RESET_KEYS) {
-		const value = source[key];
-		if (typeof value === 'string' && value.trim() && value.length <= 64) return value.trim();
-		if (typeof value === 'number' && Number.isFinite(value)) return new Date(value > 1e12 ? value : value * 1000).toISOString();
-	}
-	return null;
 }
 
 /** The error of an item left unsent; `notAttempted` tells error items apart from failed sends. */
@@ -110,9 +93,8 @@ function usageLimitReached(run: MessagingRun, itemIndex: number, allowance: Allo
 	const counts = allowance.limit !== null && allowance.used !== null ? ` (limit ${allowance.limit}, ${allowance.used} used)` : '';
 	const sentNow = allowance.granted === 0 ? 'so nothing was sent in this run' : `and ${allowance.granted === 1 ? 'it went to an earlier item' : `they went to ${allowance.granted} earlier items`}`;
 	const message = `Not sent: the account's usage limit is reached. It had ${left} message${left === 1 ? '' : 's'} left when this run started${counts}, ${sentNow} ${itemLabel(itemIndex)}`;
-	const when = allowance.resetAt
-		? `The gateway says the count starts again at ${allowance.resetAt}: run the remaining items then.`
-		: 'The gateway does not say when the count starts again: check Account → Get Usage Limit before running the remaining items.';
+	// The limit answer says nothing of when the count starts again (service notes: block, block_limit, limit_qty).
+	const when = 'The gateway does not say when the count starts again: check Account → Get Usage Limit before running the remaining items.';
 	return new UsageLimitReached(run.node, message, {
 		itemIndex,
 		description: `${when} This item was not attempted (no request was made), so running it again cannot send it twice.`,
