@@ -7,5 +7,5 @@ module.exports = {
 	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/n8n/', '<rootDir>/test/hostile/'],
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 60000,
-	setupFiles: ['<rootDir>/dev/env.ts'],
+	setupFiles: ['<rootDir>/test/harness/env.ts'],
 };

@@ -1,6 +1,6 @@
 /**
  * The hostile-input suite (`npm run test:hostile`): worst-case inputs from senders and servers,
- * with time measured as ratios in one run (dev/hostile.ts). One file at a time, so that the
+ * with time measured as ratios in one run (test/harness/hostile.ts). One file at a time, so that the
  * timings of one file do not disturb another's.
  */
 const base = require('./jest.config');

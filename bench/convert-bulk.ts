@@ -12,7 +12,7 @@
  *
  * Run: npx ts-node --transpile-only bench/convert-bulk.ts [items]
  */
-import '../dev/env';
+import '../test/harness/env';
 
 import type { IDataObject } from 'n8n-workflow';
 import { performance } from 'perf_hooks';
@@ -22,7 +22,7 @@ import { parseRateAnswer, type RateTable } from '../nodes/shared/rates/rateTable
 import { ApiClient, TokenCache, closeConnections, endpoints, parseCredentials, sharedTokenCache } from '../nodes/shared/transport';
 import { sharedRateCache } from '../nodes/shared/rates/rateBook';
 import { startSandbox } from '../sandbox/server';
-import type * as Engine from '../dev/engine';
+import type * as Engine from '../test/harness/engine';
 
 const ITEMS = Number(process.argv[2] ?? 10_000);
 const CODES = ['USD', 'eur', 'SGD', 'jpy', 'IDR', 'GBP', 'aud'];
@@ -46,7 +46,7 @@ function plainLoop(items: ConvertItem[], table: RateTable): number[] {
 }
 
 async function main(): Promise<void> {
-	const { runWorkflow, sandboxCredential, singleNodeWorkflow }: typeof Engine = await import('../dev/engine');
+	const { runWorkflow, sandboxCredential, singleNodeWorkflow }: typeof Engine = await import('../test/harness/engine');
 	const sandbox = await startSandbox();
 	try {
 		const items: ConvertItem[] = Array.from({ length: ITEMS }, (_, i) => ({

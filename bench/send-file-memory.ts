@@ -25,7 +25,7 @@
  *
  * Run: npx ts-node --transpile-only bench/send-file-memory.ts [sizes in MB, default 50] [filesystem-only sizes, default 10,100]
  */
-import '../dev/env';
+import '../test/harness/env';
 
 import { execFile } from 'child_process';
 import { createHash, randomBytes } from 'crypto';
@@ -92,7 +92,7 @@ function resetHighWaterRss(): boolean {
 
 async function worker(mode: Mode, megabytes: number, sandboxUrl: string): Promise<WorkerResult> {
 	const gc = gcFunction();
-	const { runWorkflow, sandboxCredential, setBinaryDataMode, singleNodeWorkflow, storeBinary } = await import('../dev/engine');
+	const { runWorkflow, sandboxCredential, setBinaryDataMode, singleNodeWorkflow, storeBinary } = await import('../test/harness/engine');
 	const { closeConnections } = await import('../nodes/shared/transport');
 
 	/** Runs one Send File of `binary` (or of a URL) and measures the node's memory growth. */

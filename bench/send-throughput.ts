@@ -13,7 +13,7 @@
  *
  * Run: npx ts-node --transpile-only bench/send-throughput.ts [items] [rounds]
  */
-import '../dev/env';
+import '../test/harness/env';
 
 import { performance } from 'perf_hooks';
 import { Agent, request } from 'undici';
@@ -82,7 +82,7 @@ type Variant = 'mapped' | 'evaluated' | 'fixed';
 const VARIANTS: Variant[] = ['mapped', 'evaluated', 'fixed'];
 
 async function main(): Promise<void> {
-	const { runWorkflow, sandboxCredential, singleNodeWorkflow } = await import('../dev/engine');
+	const { runWorkflow, sandboxCredential, singleNodeWorkflow } = await import('../test/harness/engine');
 	const { closeConnections, sharedTokenCache } = await import('../nodes/shared/transport');
 
 	const sandbox = await startChildSandbox();

@@ -3,7 +3,7 @@
  * workflow in examples/ through n8n's real execution engine against it, and prints what each
  * node produced and what the "gateway" received. No account or network needed.
  */
-import '../dev/env';
+import '../test/harness/env';
 
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
@@ -11,7 +11,7 @@ import { join } from 'path';
 import { startSandbox } from '../sandbox/server';
 import { messagingRateApiTest } from '../nodes/shared/credential';
 import { closeConnections } from '../nodes/shared/transport';
-import { runWorkflow, sandboxCredential, type WorkflowJson } from '../dev/engine';
+import { runWorkflow, sandboxCredential, type WorkflowJson } from '../test/harness/engine';
 
 const EXAMPLES = join(__dirname, '..', 'examples');
 

@@ -6,8 +6,8 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { useSandbox } from './helpers/sandbox';
-import { RATES_PATH, jsonOf, requestsTo, runCurrencyRate, sandboxQuote } from './helpers/currencyRate';
+import { useSandbox } from './harness/useSandbox';
+import { RATES_PATH, jsonOf, requestsTo, runCurrencyRate, sandboxQuote } from './harness/currencyRateNode';
 
 const sandbox = useSandbox();
 

@@ -4,10 +4,10 @@
  * numbers and booleans mapped into a text are sent as their text, mapped Options apply to their
  * own item, and workflows with other expressions keep n8n's outputs and n8n's errors.
  */
-import '../dev/env';
-import { probe } from '../dev/parameterEquivalence';
-import { runMessaging } from './helpers/messaging';
-import { useSandbox } from './helpers/sandbox';
+import './harness/env';
+import { probe } from './harness/parameterEquivalence';
+import { runMessaging } from './harness/messagingNode';
+import { useSandbox } from './harness/useSandbox';
 
 const sandbox = useSandbox();
 

@@ -11,9 +11,9 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 
 import { sharedTokenCache } from '../nodes/shared/transport';
 import { startSandbox } from '../sandbox/server';
-import { setBinaryDataMode, storeBinary } from '../dev/engine';
-import { PHONE, PHONE_PASTED, apiRequests, runMessaging } from './helpers/messaging';
-import { useSandbox } from './helpers/sandbox';
+import { setBinaryDataMode, storeBinary } from './harness/engine';
+import { PHONE, PHONE_PASTED, apiRequests, runMessaging } from './harness/messagingNode';
+import { useSandbox } from './harness/useSandbox';
 
 const sandbox = useSandbox();
 let storagePath: string;

@@ -9,7 +9,7 @@ import { join } from 'path';
 import { Readable } from 'stream';
 
 import { startSandbox } from '../sandbox/server';
-import { setBinaryDataMode, storeBinary } from '../dev/engine';
+import { setBinaryDataMode, storeBinary } from './harness/engine';
 import {
 	CLIENT_ID,
 	DEFAULT_VERSION,
@@ -21,8 +21,8 @@ import {
 	runMessaging,
 	tokenRequests,
 	wire,
-} from './helpers/messaging';
-import { useSandbox } from './helpers/sandbox';
+} from './harness/messagingNode';
+import { useSandbox } from './harness/useSandbox';
 
 const sandbox = useSandbox();
 let storagePath: string;

@@ -6,13 +6,13 @@
  */
 import { request } from 'undici';
 
-import { expectLinearTime, expectNoSecret } from '../../dev/hostile';
+import { expectLinearTime, expectNoSecret } from '../harness/hostile';
 import { sameNumber } from '../../nodes/MessagingTrigger/filters';
 import { cleanFileName, decodeDataUri } from '../../nodes/MessagingTrigger/media';
 import { boundedCopy, contactNumber } from '../../nodes/MessagingTrigger/payload';
 import { declaredCharset } from '../../nodes/MessagingTrigger/requestBody';
-import { useSandbox } from '../helpers/sandbox';
-import { useTriggerHarnesses } from '../helpers/trigger';
+import { useSandbox } from '../harness/useSandbox';
+import { useTriggerHarnesses } from '../harness/messagingTriggerNode';
 
 const sandbox = useSandbox();
 const harness = useTriggerHarnesses(sandbox);

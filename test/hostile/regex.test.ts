@@ -7,13 +7,13 @@
  *    on 4n characters must be about 4 times its time on n (a quadratic one takes 16 times).
  *    A new regex is covered without editing this file.
  * 2. The parsers, each on 1 MB of the worst input we could build for it, timed against a plain
- *    linear pass over the same input in the same run (dev/hostile.ts).
+ *    linear pass over the same input in the same run (test/harness/hostile.ts).
  */
 import { readFileSync, readdirSync } from 'fs';
 import { join, relative } from 'path';
 import * as ts from 'typescript';
 
-import { expectLinearTime } from '../../dev/hostile';
+import { expectLinearTime } from '../harness/hostile';
 import { isMimeType, parseBase64Text } from '../../nodes/shared/dataUri';
 import { normalizePhone } from '../../nodes/shared/phone';
 import { readRate } from '../../nodes/shared/rates/rateTable';

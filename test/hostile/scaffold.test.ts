@@ -1,5 +1,5 @@
 /** The suite's own tools must be able to fail: a quadratic routine and a leaked secret are caught. */
-import { expectLinearTime, expectNoSecret, findSecret } from '../../dev/hostile';
+import { expectLinearTime, expectNoSecret, findSecret } from '../harness/hostile';
 
 describe('hostile-suite tools', () => {
 	it('passes a linear routine and fails a quadratic one', () => {

@@ -6,10 +6,10 @@
  */
 import { LoggerProxy, type IDataObject } from 'n8n-workflow';
 
-import { runWorkflow, sandboxCredential, singleNodeWorkflow, type EngineRun } from '../../dev/engine';
-import { expectNoSecret, stringsIn } from '../../dev/hostile';
+import { runWorkflow, sandboxCredential, singleNodeWorkflow, type EngineRun } from '../harness/engine';
+import { expectNoSecret, stringsIn } from '../harness/hostile';
 import { sharedTokenCache } from '../../nodes/shared/transport';
-import { useSandbox } from '../helpers/sandbox';
+import { useSandbox } from '../harness/useSandbox';
 
 /** A secret with every character that changes under JSON, HTML and URL encoding. */
 const SECRET = 'se"cr\\et<&>+/ \'x9';

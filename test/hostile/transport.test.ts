@@ -7,7 +7,7 @@ import { subscribe, unsubscribe } from 'diagnostics_channel';
 import http from 'http';
 import net, { type AddressInfo, type Socket } from 'net';
 
-import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../../dev/engine';
+import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
 import {
 	ApiClient,
 	ApiError,
@@ -18,7 +18,7 @@ import {
 	parseCredentials,
 	type ApiCredentials,
 } from '../../nodes/shared/transport';
-import { useSandbox } from '../helpers/sandbox';
+import { useSandbox } from '../harness/useSandbox';
 
 const sandbox = useSandbox();
 const SEND = { method: 'sendMessage', version: '16.0.1.3', phone: '6281288776713', body: 'hello' };

@@ -9,7 +9,7 @@
  * Screenshots: docs/images/canvas-subtitles.png and docs/images/messaging-panel-hints.png
  * (written with --doc-images).
  */
-import { packageNodeDescriptions, repositoryTarget } from '../../../dev/docs';
+import { packageNodeDescriptions, repositoryTarget } from '../../../scripts/docs';
 import { canvasSubtitles, closeNodePanel, docImage, openNodePanel, openWorkflow, panelDocsLink, withEditor } from '../editor';
 import { PACKAGE_NAME, log, type ScenarioContext } from '../lib';
 

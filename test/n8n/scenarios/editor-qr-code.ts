@@ -5,7 +5,7 @@
  * the sandbox is waiting for. The account is connected again afterwards (the sandbox is shared).
  * Screenshot: docs/images/qr-code-binary-tab.png (written with --doc-images).
  */
-import { pngShowsQrOf } from '../../helpers/qr';
+import { pngShowsQrOf } from '../../harness/qrReader';
 import { docImage, openNodePanel, openWorkflow, withEditor } from '../editor';
 import { NODE_TYPES, log, type ScenarioContext } from '../lib';
 

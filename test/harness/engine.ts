@@ -1,0 +1,412 @@
+/**
+ * Runs a workflow (the same JSON a user imports) through n8n's real execution engine,
+ * n8n-core's `WorkflowExecute`, with this package's nodes and a credential pointing at a
+ * sandbox. No fake `this`: nodes get n8n's own execute functions, parameter resolution,
+ * expression evaluation, continueOnFail handling and pairedItem checks.
+ */
+import { Container } from '@n8n/di';
+import { BinaryDataConfig, BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import type { Readable } from 'stream';
+import {
+	ICredentialsHelper,
+	NodeHelpers,
+	Workflow,
+	createRunExecutionData,
+	type ICredentialDataDecryptedObject,
+	type ICredentials,
+	type IBinaryData,
+	type IDataObject,
+	type INode,
+	type INodeExecutionData,
+	type INodeParameters,
+	type INodeProperties,
+	type INodeType,
+	type INodeTypes,
+	type IRun,
+	type IVersionedNodeType,
+	type IWorkflowBase,
+	type IWorkflowExecuteAdditionalData,
+	type IConnections,
+	type WorkflowExecuteMode,
+} from 'n8n-workflow';
+
+import { CurrencyRate } from '../../nodes/CurrencyRate/CurrencyRate.node';
+import { CurrencyRateTrigger } from '../../nodes/CurrencyRateTrigger/CurrencyRateTrigger.node';
+import { Messaging } from '../../nodes/Messaging/Messaging.node';
+import { MessagingTrigger } from '../../nodes/MessagingTrigger/MessagingTrigger.node';
+import { ParameterProbe } from './parameterProbe';
+
+export const PACKAGE = 'n8n-nodes-messaging-rate';
+
+
+class ManualTrigger implements INodeType {
+	description = {
+		displayName: 'Manual Trigger',
+		name: 'n8n-nodes-base.manualTrigger',
+		group: ['trigger'],
+		version: 1,
+		description: 'Start',
+		defaults: { name: 'When clicking "Execute workflow"' },
+		inputs: [],
+		outputs: ['main'],
+		properties: [] as INodeProperties[],
+	} as unknown as INodeType['description'];
+
+	async execute(this: import('n8n-workflow').IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [this.getInputData()];
+	}
+}
+
+/**
+ * Emits the items given in its `items` parameter (JSON array), so a test can feed any input.
+ * Binary items: `{ "json": {...}, "binary": {...} }` entries are passed through as they are.
+ */
+class TestItems implements INodeType {
+	description = {
+		displayName: 'Test Items',
+		name: 'test.items',
+		group: ['transform'],
+		version: 1,
+		description: 'Emits fixed items',
+		defaults: { name: 'Items' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' }] as INodeProperties[],
+	} as unknown as INodeType['description'];
+
+	async execute(this: import('n8n-workflow').IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const raw = this.getNodeParameter('items', 0) as string | IDataObject[];
+		const list = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<IDataObject | INodeExecutionData>;
+		return [
+			list.map((entry) =>
+				'json' in entry && typeof entry.json === 'object'
+					? { ...(entry as INodeExecutionData), pairedItem: { item: 0 } }
+					: { json: entry as IDataObject, pairedItem: { item: 0 } },
+			),
+		];
+	}
+}
+
+export const RECEIVED_NAME = 'Received';
+
+/** Passes its input on, so a test sees what a trigger handed to the next node. */
+export class Received implements INodeType {
+	description = {
+		displayName: 'Received',
+		name: 'test.received',
+		group: ['transform'],
+		version: 1,
+		description: 'Passes items on',
+		defaults: { name: RECEIVED_NAME },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [] as INodeProperties[],
+	} as unknown as INodeType['description'];
+
+	async execute(this: import('n8n-workflow').IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [this.getInputData()];
+	}
+}
+
+/**
+ * The tool variant n8n makes of a node with `usableAsTool` (its `<name>Tool` type, as
+ * convertNodeToAiTool names it: the `@tool` display option and the node's own check see it),
+ * but with a main input and output: here a test's input item stands for the model's tool-call
+ * arguments, which `$fromAI()` reads (n8n hands them to the tool node the same way).
+ */
+function toolVariant(node: INodeType): INodeType {
+	const description = { ...node.description, name: `${node.description.name}Tool`, displayName: `${node.description.displayName} Tool` };
+	delete description.usableAsTool;
+	return Object.assign(Object.create(Object.getPrototypeOf(node) as object) as INodeType, node, { description });
+}
+
+const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {
+	[`${PACKAGE}.messaging`]: new Messaging(),
+	[`${PACKAGE}.currencyRate`]: new CurrencyRate(),
+	[`${PACKAGE}.messagingTrigger`]: new MessagingTrigger(),
+	[`${PACKAGE}.currencyRateTrigger`]: new CurrencyRateTrigger(),
+	[`${PACKAGE}.messagingTool`]: toolVariant(new Messaging()),
+	[`${PACKAGE}.currencyRateTool`]: toolVariant(new CurrencyRate()),
+	'test.received': new Received(),
+	'n8n-nodes-base.manualTrigger': new ManualTrigger(),
+	// The example workflows start on a schedule; in the engine the schedule "fires" once, now.
+	'n8n-nodes-base.scheduleTrigger': new ManualTrigger(),
+	'test.items': new TestItems(),
+	'test.parameterProbe': new ParameterProbe(),
+};
+
+export const nodeTypes: INodeTypes = {
+	getByName: (name) => lookup(name),
+	getByNameAndVersion: (name, version) => NodeHelpers.getVersionedNodeType(lookup(name), version),
+	getKnownTypes: () => ({}),
+};
+
+function lookup(name: string): INodeType | IVersionedNodeType {
+	const type = nodeClasses[name];
+	if (!type) throw new Error(`Unknown node type in test workflow: ${name}`);
+	return type;
+}
+
+/** Hands the engine the test's plain credential data (n8n would decrypt it from its database). */
+export class TestCredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly credentials: Record<string, ICredentialDataDecryptedObject>) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+
+	async authenticate(_c: ICredentialDataDecryptedObject, _t: string, requestOptions: never): Promise<never> {
+		return requestOptions;
+	}
+
+	async preAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async runPreAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async getCredentials(): Promise<ICredentials> {
+		throw new Error('not used by these nodes');
+	}
+
+	async getDecrypted(_a: unknown, _n: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
+		const data = this.credentials[type];
+		if (!data) throw new Error(`No test credential of type ${type}`);
+		return data;
+	}
+
+	async updateCredentials(): Promise<void> {}
+
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+
+	getCredentialsProperties(): INodeProperties[] {
+		return [];
+	}
+}
+
+export interface WorkflowJson {
+	name?: string;
+	nodes: INode[];
+	connections: IConnections;
+	settings?: IDataObject;
+}
+
+export interface EngineRun {
+	run: IRun;
+	/** Output items of a node's first output of its last run (empty array if it did not run). */
+	output(nodeName: string, outputIndex?: number): INodeExecutionData[];
+	/** The error the execution stopped with, if any. */
+	error?: Error & { description?: string | null; context?: IDataObject };
+}
+
+let executionCounter = 0;
+
+/** Optional settings of a run: where it starts, and observers (benchmarks measure one node with them). */
+export interface RunHooks {
+	/** Node to start from (default: n8n's start node). Examples with two triggers start at "Run Now". */
+	startNode?: string;
+	/** Items the start node receives (default: one empty item); not JSON-serialised, so any value passes. */
+	startItems?: INodeExecutionData[];
+	onNodeExecuteBefore?: (nodeName: string) => void | Promise<void>;
+	onNodeExecuteAfter?: (nodeName: string) => void | Promise<void>;
+}
+
+/** Runs `workflow` from its first node without inputs (a manual run) and collects the result. */
+export async function runWorkflow(
+	workflow: WorkflowJson,
+	credentials: Record<string, ICredentialDataDecryptedObject>,
+	runHooks: RunHooks = {},
+): Promise<EngineRun> {
+	const executionId = `test-${++executionCounter}`;
+	const wf = new Workflow({
+		id: 'test-workflow',
+		name: workflow.name ?? 'test',
+		nodes: workflow.nodes,
+		connections: workflow.connections,
+		nodeTypes,
+		active: false,
+		settings: workflow.settings ?? {},
+	});
+	const workflowData = {
+		id: 'test-workflow',
+		name: workflow.name ?? 'test',
+		nodes: workflow.nodes,
+		connections: workflow.connections,
+		active: false,
+		settings: workflow.settings ?? {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as unknown as IWorkflowBase;
+
+	let finished: IRun | undefined;
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	hooks.addHandler('workflowExecuteAfter', (run) => {
+		finished = run;
+	});
+	const { onNodeExecuteBefore, onNodeExecuteAfter } = runHooks;
+	if (onNodeExecuteBefore) hooks.addHandler('nodeExecuteBefore', async (nodeName) => await onNodeExecuteBefore(nodeName));
+	if (onNodeExecuteAfter) hooks.addHandler('nodeExecuteAfter', async (nodeName) => await onNodeExecuteAfter(nodeName));
+	const additionalData = { ...baseAdditionalData(new TestCredentialsHelper(credentials)), executionId, hooks } as IWorkflowExecuteAdditionalData;
+
+	const start = (runHooks.startNode ? wf.getNode(runHooks.startNode) : wf.getStartNode()) ?? workflow.nodes[0];
+	const runExecutionData = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [{ node: start, data: { main: [runHooks.startItems ?? [{ json: {} }]] }, source: null }],
+		},
+	});
+	const run = await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(wf);
+	const result = finished ?? run;
+	const runData = result.data.resultData.runData;
+	return {
+		run: result,
+		error: result.data.resultData.error as EngineRun['error'],
+		output(nodeName, outputIndex = 0) {
+			const runs = runData[nodeName];
+			if (!runs?.length) return [];
+			return runs[runs.length - 1].data?.main?.[outputIndex] ?? [];
+		},
+	};
+}
+
+/** WorkflowExecuteAdditionalData.getBase, as far as these nodes use it (URLs under `baseUrl`). */
+export function baseAdditionalData(credentialsHelper: ICredentialsHelper, baseUrl = 'http://localhost'): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper,
+		webhookBaseUrl: `${baseUrl}/webhook`,
+		webhookTestBaseUrl: `${baseUrl}/webhook-test`,
+		webhookWaitingBaseUrl: `${baseUrl}/webhook-waiting`,
+		formWaitingBaseUrl: `${baseUrl}/form-waiting`,
+		restApiUrl: `${baseUrl}/rest`,
+		instanceBaseUrl: `${baseUrl}/`,
+		currentNodeParameters: undefined,
+		variables: {},
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+/** The stored form of an active workflow, as n8n's lifecycle hooks and webhook helpers get it. */
+export function workflowBase(workflow: Workflow): IWorkflowBase {
+	return {
+		id: workflow.id,
+		name: workflow.name,
+		nodes: Object.values(workflow.nodes),
+		connections: workflow.connectionsBySourceNode,
+		active: true,
+		settings: {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as unknown as IWorkflowBase;
+}
+
+/**
+ * WorkflowRunner for an execution a trigger started: the run begins at `node` with `data` (in
+ * modes other than "manual" WorkflowExecute passes a trigger's or poll node's input through).
+ */
+export async function runFromNode(
+	workflow: Workflow,
+	node: INode,
+	data: INodeExecutionData[][],
+	mode: WorkflowExecuteMode,
+	additionalData: IWorkflowExecuteAdditionalData,
+	executionId: string,
+): Promise<IRun> {
+	let finished: IRun | undefined;
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowBase(workflow));
+	hooks.addHandler('workflowExecuteAfter', (run) => {
+		finished = run;
+	});
+	const runExecutionData = createRunExecutionData({
+		executionData: { nodeExecutionStack: [{ node, data: { main: data }, source: null }] },
+	});
+	const returned = await new WorkflowExecute({ ...additionalData, executionId, hooks }, mode, runExecutionData).processRunExecutionData(workflow);
+	return finished ?? returned;
+}
+
+/** A two-node workflow: test items → one node of this package with the given parameters. */
+export function singleNodeWorkflow(
+	type: 'messaging' | 'currencyRate' | 'messagingTool' | 'currencyRateTool',
+	parameters: INodeParameters,
+	items: Array<IDataObject | INodeExecutionData> = [{}],
+	settings: Partial<INode> = {},
+): WorkflowJson {
+	return {
+		nodes: [
+			{ id: '1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: '2',
+				name: 'Items',
+				type: 'test.items',
+				typeVersion: 1,
+				position: [200, 0],
+				parameters: { items: JSON.stringify(items) },
+			},
+			{
+				id: '3',
+				name: 'Node',
+				type: `${PACKAGE}.${type}`,
+				typeVersion: 1,
+				position: [400, 0],
+				parameters,
+				credentials: { messagingRateApi: { id: 'cred-1', name: 'Sandbox' } },
+				...settings,
+			},
+		],
+		connections: {
+			Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
+			Items: { main: [[{ node: 'Node', type: 'main', index: 0 }]] },
+		} as IConnections,
+	};
+}
+
+/** The credential data for a sandbox (`messagingRateApi` fields). */
+export function sandboxCredential(baseUrl: string, overrides: IDataObject = {}): Record<string, ICredentialDataDecryptedObject> {
+	return {
+		messagingRateApi: {
+			baseUrl,
+			clientId: 'demo-client',
+			clientSecret: 'demo-secret',
+			tokenLifetimeMinutes: 60,
+			timeoutSeconds: 10,
+			allowUnauthorizedCerts: false,
+			...overrides,
+		},
+	};
+}
+
+/**
+ * Where n8n keeps binary data in this process, as n8n itself sets it up at start
+ * (`N8N_DEFAULT_BINARY_DATA_MODE` + `N8N_BINARY_DATA_STORAGE_PATH`, then `BinaryDataService.init()`):
+ * - `memory`: n8n's `default` mode, the file is base64 in `binary.data`;
+ * - `filesystem`: files on disk under `storagePath`, items carry `binary.id` and nodes read them
+ *   with `helpers.getBinaryStream(id)` / `getBinaryMetadata(id)`.
+ * The setting is process-wide: a test file picks one per test (beforeEach) or per file.
+ * Files stored in filesystem mode stay readable after switching back to memory mode.
+ */
+export async function setBinaryDataMode(mode: 'memory' | 'filesystem', storagePath?: string): Promise<void> {
+	const config = Container.get(BinaryDataConfig);
+	config.mode = mode === 'memory' ? 'default' : 'filesystem';
+	if (storagePath) config.localStoragePath = storagePath;
+	await Container.get(BinaryDataService).init();
+}
+
+/**
+ * Stores a file the way an upstream node's `prepareBinaryData` does, in the current binary-data
+ * mode, and returns the `IBinaryData` to put under an item's `binary` (memory mode: base64 in
+ * `data`; filesystem mode: an `id`).
+ */
+export async function storeBinary(
+	content: Buffer | Readable,
+	meta: { fileName?: string; mimeType?: string } = {},
+	executionId = 'test-input',
+): Promise<IBinaryData> {
+	const binary: IBinaryData = { data: '', mimeType: meta.mimeType ?? 'application/octet-stream' };
+	if (meta.fileName) binary.fileName = meta.fileName;
+	return await Container.get(BinaryDataService).store({ type: 'execution', workflowId: 'test-workflow', executionId }, content, binary);
+}

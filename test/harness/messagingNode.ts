@@ -1,0 +1,44 @@
+/**
+ * Shared by the Messaging engine tests: run the node against a sandbox, read what the sandbox
+ * received, and read a QR code back out of a PNG.
+ */
+import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import type { RequestLogEntry, Sandbox } from '../../sandbox/types';
+import { runWorkflow, sandboxCredential, singleNodeWorkflow, type EngineRun } from './engine';
+
+export { pngShowsQrOf } from './qrReader';
+
+export const SECRET = 'demo-secret';
+export const CLIENT_ID = 'demo-client';
+export const DEFAULT_VERSION = '16.0.1.3';
+/** "+62 812-8877-6713" as people paste it, and as the API wants it. */
+export const PHONE_PASTED = '+62 812-8877-6713';
+export const PHONE = '6281288776713';
+
+export async function runMessaging(
+	sandbox: Sandbox,
+	parameters: INodeParameters,
+	items: Array<IDataObject | INodeExecutionData> = [{}],
+	settings: Partial<INode> = {},
+): Promise<EngineRun> {
+	return await runWorkflow(singleNodeWorkflow('messaging', parameters, items, settings), sandboxCredential(sandbox.url));
+}
+
+/** Requests other than token requests, in the order they arrived. */
+export function apiRequests(sandbox: Sandbox): RequestLogEntry[] {
+	return sandbox
+		.requests()
+		.filter((entry) => entry.path !== '/api/wa/authentication')
+		.sort((a, b) => a.seq - b.seq);
+}
+
+export function tokenRequests(sandbox: Sandbox): RequestLogEntry[] {
+	return sandbox.requests().filter((entry) => entry.path === '/api/wa/authentication');
+}
+
+/** What a test asserts about one request: the wire facts, with the bearer as present/absent. */
+export function wire(entry: RequestLogEntry): { method: string; path: string; bearer: boolean; params: unknown } {
+	return { method: entry.method, path: entry.path, bearer: /^Bearer \S+$/.test(entry.authorization ?? ''), params: entry.params };
+}
+

@@ -1,0 +1,228 @@
+/**
+ * Currency Rate → Rate → Convert through n8n's engine against the sandbox: the arithmetic, the
+ * request the sandbox received, one rates request per run however many items, the option that
+ * keeps rates across executions, and the errors of bad inputs.
+ */
+import { startSandbox } from '../../../../sandbox/server';
+import { useSandbox } from '../../../harness/useSandbox';
+import {
+	RATES_PATH,
+	RATE_TOKEN_PATH,
+	expectOneRatesRequest,
+	jsonOf,
+	requestsTo,
+	runCurrencyRate,
+	sandboxCodes,
+	sandboxQuote,
+} from '../../../harness/currencyRateNode';
+
+const sandbox = useSandbox();
+
+const convert = (parameters: Record<string, unknown>) => ({ resource: 'rate', operation: 'convert', provider: 'bca', ...parameters });
+
+describe('rate → convert', () => {
+	it('converts a currency into the base currency and reports the rate used and the inputs', async () => {
+		const { output, error } = await runCurrencyRate(sandbox, convert({ amount: 100, fromCurrency: 'usd', toCurrency: 'IDR' }));
+		expect(error).toBeUndefined();
+		expectOneRatesRequest(sandbox, 'bca');
+		const items = output('Node');
+		expect(items).toHaveLength(1);
+		expect(items[0].pairedItem).toEqual({ item: 0 });
+		expect(items[0].json).toEqual({
+			convertedAmount: 1625000,
+			rate: 16250,
+			amount: 100,
+			fromCurrency: 'USD',
+			toCurrency: 'IDR',
+			rateType: 'average',
+			decimalPlaces: 2,
+			provider: 'bca',
+			baseCurrency: 'IDR',
+			fromRate: 16250,
+			toRate: 1,
+			fetchedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+		});
+	});
+
+	it('converts out of the base currency and rounds to the decimal places asked', async () => {
+		const { output, error } = await runCurrencyRate(
+			sandbox,
+			convert({ amount: 1_000_000, fromCurrency: 'IDR', toCurrency: 'USD', decimalPlaces: '={{ $json.places }}' }),
+			[{ places: 2 }, { places: 0 }, { places: 4 }],
+		);
+		expect(error).toBeUndefined();
+		expect(jsonOf(output('Node')).map((j) => j.convertedAmount)).toEqual([61.54, 62, 61.5385]);
+		expect(output('Node')[0].json.rate).toBeCloseTo(1 / 16250, 15);
+		expectOneRatesRequest(sandbox, 'bca');
+	});
+
+	it('crosses two foreign currencies through the base: amount × rate(from) / rate(to)', async () => {
+		const { output, error } = await runCurrencyRate(sandbox, convert({ amount: 250, fromCurrency: 'SGD', toCurrency: 'eur', decimalPlaces: 6 }));
+		expect(error).toBeUndefined();
+		const sgd = sandboxQuote('bca', 'SGD').average;
+		const eur = sandboxQuote('bca', 'EUR').average;
+		const json = output('Node')[0].json;
+		expect(json.fromRate).toBe(sgd);
+		expect(json.toRate).toBe(eur);
+		expect(json.rate).toBeCloseTo(sgd / eur, 12);
+		expect(json.convertedAmount).toBe(Math.round(((250 * sgd) / eur) * 1e6) / 1e6);
+		// Hand-checked: 250 × 12130 / 17650 = 171.8130311…
+		expect(json.convertedAmount).toBe(171.813031);
+	});
+
+	it('uses the buy or the sell rate when asked', async () => {
+		const { output, error } = await runCurrencyRate(
+			sandbox,
+			convert({ amount: 100, fromCurrency: 'USD', toCurrency: 'IDR', rateType: '={{ $json.rate }}' }),
+			[{ rate: 'buy' }, { rate: 'sell' }, { rate: 'average' }],
+		);
+		expect(error).toBeUndefined();
+		expect(jsonOf(output('Node')).map((j) => [j.rateType, j.convertedAmount])).toEqual([
+			['buy', 1620125],
+			['sell', 1629875],
+			['average', 1625000],
+		]);
+	});
+
+	it('parses string rates (cimb) and numeric-string amounts, and rounds halves away from zero', async () => {
+		const { output, error } = await runCurrencyRate(
+			sandbox,
+			{ resource: 'rate', operation: 'convert', provider: '={{ $json.provider }}', amount: '={{ $json.amount }}', fromCurrency: '={{ $json.from }}', toCurrency: 'IDR' },
+			[
+				{ provider: 'cimb', amount: ' 1234.50 ', from: 'usd' },
+				{ provider: 'bca', amount: -1.005, from: 'idr' },
+				{ provider: 'bca', amount: 1.005, from: 'IDR' },
+			],
+		);
+		expect(error).toBeUndefined();
+		const json = jsonOf(output('Node'));
+		expect(json[0]).toMatchObject({ amount: 1234.5, fromRate: sandboxQuote('cimb', 'USD').average, provider: 'cimb' });
+		expect(json[0].convertedAmount).toBe(Math.round(1234.5 * sandboxQuote('cimb', 'USD').average * 100) / 100);
+		expect(json[1]).toMatchObject({ convertedAmount: -1.01, rate: 1 });
+		expect(json[2]).toMatchObject({ convertedAmount: 1.01, rate: 1 });
+		expect(requestsTo(sandbox, RATES_PATH).map((r) => r.params?.currency_id_provider).sort()).toEqual(['bca', 'cimb']);
+	});
+});
+
+describe('rate → convert: one rates request per run', () => {
+	it('200 items with mixed currencies make exactly 1 token request and 1 rates request', async () => {
+		const codes = ['USD', 'EUR', 'SGD', 'JPY', 'IDR'];
+		const items = Array.from({ length: 200 }, (_, i) => ({ amount: i + 1, from: codes[i % codes.length], to: codes[(i + 1) % codes.length] }));
+		const { output, error } = await runCurrencyRate(
+			sandbox,
+			convert({ amount: '={{ $json.amount }}', fromCurrency: '={{ $json.from }}', toCurrency: '={{ $json.to }}', rateType: 'sell' }),
+			items,
+		);
+		expect(error).toBeUndefined();
+
+		expect(sandbox.stats().tokensIssued.rate).toBe(1);
+		expect(sandbox.stats().requestsByPath).toEqual({ [RATE_TOKEN_PATH]: 1, [RATES_PATH]: 1 });
+		expect(sandbox.requests()).toHaveLength(2);
+		expectOneRatesRequest(sandbox, 'bca');
+
+		const sell = (code: string) => (code === 'IDR' ? 1 : sandboxQuote('bca', code).sell);
+		const out = output('Node');
+		expect(out).toHaveLength(200);
+		out.forEach((item, i) => {
+			const { amount, from, to } = items[i];
+			expect(item.pairedItem).toEqual({ item: i });
+			expect(item.json).toMatchObject({ amount, fromCurrency: from, toCurrency: to, rateType: 'sell' });
+			expect(item.json.convertedAmount).toBeCloseTo((amount * sell(from)) / sell(to), 2);
+		});
+	});
+});
+
+describe('rate → convert: "Keep Rates For (Minutes)"', () => {
+	const parameters = (keepRatesMinutes: number, version = '1.0') =>
+		convert({ amount: 10, fromCurrency: 'USD', toCurrency: 'IDR', options: { keepRatesMinutes, version } });
+
+	it('when on, a second execution reuses the first one\'s rates: 2 executions, 1 rates request', async () => {
+		const first = await runCurrencyRate(sandbox, parameters(5));
+		const second = await runCurrencyRate(sandbox, parameters(5));
+		expect(first.error).toBeUndefined();
+		expect(second.error).toBeUndefined();
+		expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(1);
+		// The kept rates say when they were really fetched.
+		expect(second.output('Node')[0].json.fetchedAt).toBe(first.output('Node')[0].json.fetchedAt);
+		expect(second.output('Node')[0].json.convertedAmount).toBe(162500);
+	});
+
+	it('when off (the default), every execution fetches: 2 executions, 2 rates requests', async () => {
+		await runCurrencyRate(sandbox, parameters(0));
+		await runCurrencyRate(sandbox, convert({ amount: 10, fromCurrency: 'USD', toCurrency: 'IDR' }));
+		expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(2);
+	});
+
+	it('keeps rates per provider, version and service: another version or base URL fetches its own', async () => {
+		const other = await startSandbox();
+		try {
+			await runCurrencyRate(sandbox, parameters(5));
+			await runCurrencyRate(sandbox, parameters(5, '1.1'));
+			await runCurrencyRate(other, parameters(5));
+			await runCurrencyRate(sandbox, parameters(0));
+			await runCurrencyRate(sandbox, parameters(5));
+			expect(requestsTo(sandbox, RATES_PATH).map((r) => r.params?.version)).toEqual(['1.0', '1.1', '1.0']);
+			expect(requestsTo(other, RATES_PATH)).toHaveLength(1);
+		} finally {
+			await other.close();
+		}
+	});
+});
+
+describe('rate → convert: bad inputs', () => {
+	it('names the item and field of a non-numeric amount', async () => {
+		const { error } = await runCurrencyRate(sandbox, convert({ amount: '={{ $json.amount }}', fromCurrency: 'USD', toCurrency: 'IDR' }), [
+			{ amount: 5 },
+			{ amount: '12,5.3' },
+		]);
+		expect(error?.message).toBe('Field "Amount" is not a number: "12,5.3" [item 1]');
+		expect(error?.description).toContain('Write it as 1234.56, 1,234.56 or 1.234,56');
+	});
+
+	it('names an empty amount', async () => {
+		const { error } = await runCurrencyRate(sandbox, convert({ amount: '={{ $json.amount }}', fromCurrency: 'USD', toCurrency: 'IDR' }), [{ amount: '' }]);
+		expect(error?.message).toBe('Field "Amount" is empty [item 0]');
+	});
+
+	it('lists the codes the provider offers, base currency included, for an unknown currency', async () => {
+		const { error } = await runCurrencyRate(sandbox, convert({ amount: 1, fromCurrency: 'USD', toCurrency: 'xyz' }));
+		expect(error?.message).toBe(
+			`Field "To Currency" holds "XYZ", which provider "bca" does not offer; it offers IDR (base currency), ${sandboxCodes('bca').join(', ')} [item 0]`,
+		);
+	});
+
+	it('rejects decimal places outside 0–10', async () => {
+		const { error } = await runCurrencyRate(sandbox, convert({ amount: 1, fromCurrency: 'USD', toCurrency: 'IDR', decimalPlaces: '={{ 2.5 }}' }));
+		expect(error?.message).toBe('Field "Decimal Places" is not a whole number from 0 to 10: 2.5 [item 0]');
+	});
+
+	it('with Continue On Fail, gives error items in place and converts the other items', async () => {
+		const { output, error } = await runCurrencyRate(
+			sandbox,
+			convert({ amount: '={{ $json.amount }}', fromCurrency: '={{ $json.from }}', toCurrency: 'IDR' }),
+			[
+				{ amount: 2, from: 'USD' },
+				{ amount: 'two', from: 'USD' },
+				{ amount: 3, from: 'ABC' },
+				{ amount: 4, from: 'eur' },
+			],
+			{ continueOnFail: true },
+		);
+		expect(error).toBeUndefined();
+		const items = output('Node');
+		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(items[0].json.convertedAmount).toBe(32500);
+		expect(items[1].json).toEqual({
+			error: 'Field "Amount" is not a number: "two" [item 1]',
+			details: {
+				item: 1,
+				kind: 'input',
+				description: 'Write it as 1234.56, 1,234.56 or 1.234,56, or set Options → Number Format.',
+				deliveryUnknown: false,
+			},
+		});
+		expect(items[2].json.error).toMatch(/^Field "From Currency" holds "ABC", which provider "bca" does not offer; it offers IDR \(base currency\), USD, /);
+		expect(items[3].json.convertedAmount).toBe(4 * sandboxQuote('bca', 'EUR').average);
+		expectOneRatesRequest(sandbox, 'bca');
+	});
+});

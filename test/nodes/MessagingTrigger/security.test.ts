@@ -1,0 +1,267 @@
+/**
+ * The Messaging Trigger safe by default and exactly once, through n8n-core's real hook and
+ * webhook contexts against the sandbox over HTTP: the generated secret of a new (version 2)
+ * trigger, version 1 triggers keeping their defaults, putting back a previous webhook without
+ * keeping its secret, and skipping repeated deliveries of one message.
+ */
+import { request } from 'undici';
+
+import { expectNoSecret } from '../../harness/hostile';
+import { claimsInProcess, forgetClaimsInProcess, MAX_REMEMBERED } from '../../../nodes/MessagingTrigger/deliveries';
+import { sha256 } from '../../../nodes/MessagingTrigger/secrets';
+import { ApiClient, endpoints, parseCredentials } from '../../../nodes/shared/transport';
+import { useSandbox } from '../../harness/useSandbox';
+import { TRIGGER_ACCOUNT as ACCOUNT, TRIGGER_CUSTOMER as CUSTOMER, useTriggerHarnesses } from '../../harness/messagingTriggerNode';
+
+const sandbox = useSandbox();
+const harness = useTriggerHarnesses(sandbox);
+
+afterEach(() => {
+	jest.restoreAllMocks();
+});
+
+const accountWebhook = () => sandbox.accounts()[0].whatsappWebhook;
+const tokenOf = (url: string | undefined) => new URL(url ?? 'http://x').searchParams.get('token') ?? '';
+
+async function post(url: string, body: unknown = { params: { message: 'forged', sender: CUSTOMER } }) {
+	const answer = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+	return { status: answer.statusCode, json: (await answer.body.json()) as Record<string, unknown> };
+}
+
+async function registerElsewhere(url: string): Promise<void> {
+	const client = new ApiClient(parseCredentials({ baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: 'demo-secret' }));
+	await client.call(endpoints.updateAccount, { version: '16.0.1.3', whatsapp_number: ACCOUNT, whatsapp_webhook: url });
+}
+
+describe('a new trigger verifies with a generated secret, with no setup', () => {
+	it('registers its URL with a secret of its own, keeps only the hash, and refuses requests without it', async () => {
+		const trigger = await harness();
+		await trigger.activate();
+		const registered = accountWebhook()!;
+		const secret = tokenOf(registered);
+		expect(registered).toBe(`${trigger.productionUrl}?token=${secret}`);
+		expect(secret).toMatch(/^[\w-]{43}$/);
+
+		const delivered = await sandbox.deliverIncoming({ sender: CUSTOMER, message: 'through the registered URL' });
+		await trigger.settled();
+		expect(delivered.status).toBe(200);
+		expect(trigger.executions).toHaveLength(1);
+
+		// A stranger who knows (or guesses) n8n's URL starts nothing.
+		expect(await post(trigger.productionUrl)).toEqual({ status: 401, json: { received: false, error: 'The request has no query parameter "token"' } });
+		const wrong = await post(`${trigger.productionUrl}?token=${secret.slice(0, -1)}x`);
+		expect(wrong.status).toBe(401);
+		expect(wrong.json.error).toMatch(/^The query parameter "token" does not hold the generated secret/);
+		const twice = await post(`${trigger.productionUrl}?token=${secret}&token=${secret}`);
+		expect(twice.json.error).toBe('The query parameter "token" must appear once');
+		await trigger.settled();
+		expect(trigger.executions).toHaveLength(1);
+
+		expect(trigger.nodeStaticData().registration).toMatchObject({ secretSha256: sha256(secret) });
+		expectNoSecret('static data', trigger.staticData(), [secret]);
+	});
+
+	it('gives each trigger its own secret, and n8n restarting re-registers nothing', async () => {
+		const first = await harness();
+		await first.activate();
+		const firstSecret = tokenOf(accountWebhook());
+		await expect(first.checkExists()).resolves.toBe(true);
+		expect(sandbox.requests().filter((entry) => entry.params?.method === 'update')).toHaveLength(1);
+		await first.deactivate();
+
+		const second = await harness();
+		await second.activate();
+		expect(tokenOf(accountWebhook())).not.toBe(firstSecret);
+	});
+
+	it('uses the Query Parameter Name option', async () => {
+		const trigger = await harness({ queryParameterName: 'k' });
+		await trigger.activate();
+		expect(accountWebhook()).toMatch(new RegExp(`^${trigger.productionUrl.replace(/[.?]/g, '\\$&')}\\?k=[\\w-]{43}$`));
+		expect((await sandbox.deliverIncoming({ message: 'x' })).status).toBe(200);
+	});
+});
+
+describe('version 1 triggers keep the defaults they were saved with', () => {
+	it('Verification stays "None" and Ignore Own Messages off when nothing was chosen', async () => {
+		const trigger = await harness({}, { typeVersion: 1 });
+		await trigger.activate();
+		expect(accountWebhook()).toBe(trigger.productionUrl);
+		expect((await post(trigger.productionUrl, { params: { message: 'no secret', sender: ACCOUNT } })).status).toBe(200);
+		await trigger.settled();
+		expect(trigger.executions).toHaveLength(1);
+	});
+
+	it('a version 2 trigger ignores its own messages unless told otherwise', async () => {
+		const trigger = await harness();
+		await trigger.activate();
+		const own = await sandbox.deliverIncoming({ sender: ACCOUNT, message: 'our own auto-reply' });
+		expect(JSON.parse(own.body)).toEqual({ received: true, ignored: "sent by the account's own number" });
+		await trigger.settled();
+		expect(trigger.executions).toHaveLength(0);
+	});
+
+	it('a version 1 trigger can choose the generated secret too', async () => {
+		const trigger = await harness({ verification: 'generatedSecret' }, { typeVersion: 1 });
+		await trigger.activate();
+		expect(tokenOf(accountWebhook())).toMatch(/^[\w-]{43}$/);
+	});
+});
+
+describe('putting a previous webhook back without keeping its secret', () => {
+	it('after "Listen for test event", the active workflow gets its URL back, secret included', async () => {
+		const trigger = await harness();
+		await trigger.activate();
+		const production = accountWebhook()!;
+		await trigger.listenForTestEvent();
+		const test = accountWebhook()!;
+		expect(test.startsWith(`${trigger.testUrl}?token=`)).toBe(true);
+		expect(tokenOf(test)).not.toBe(tokenOf(production));
+
+		const delivered = await sandbox.deliverIncoming({ message: 'test event' });
+		await trigger.settled();
+		expect(delivered.status).toBe(200);
+		expect(trigger.executions.at(-1)?.run.mode).toBe('manual');
+
+		await expect(trigger.stopListeningForTestEvent()).resolves.toBe(true);
+		expect(accountWebhook()).toBe(production);
+		expect((await sandbox.deliverIncoming({ message: 'production again' })).status).toBe(200);
+		expectNoSecret('static data', trigger.staticData(), [tokenOf(production), tokenOf(test)]);
+	});
+
+	it('a second workflow taking the account over keeps none of the first one\'s secret, and gives the URL back', async () => {
+		const first = await harness();
+		await first.activate();
+		const firstUrl = accountWebhook()!;
+		const second = await harness();
+		await second.activate();
+		expect(accountWebhook()).not.toBe(firstUrl);
+
+		expectNoSecret("second workflow's static data", second.staticData(), [tokenOf(firstUrl)]);
+		expect(JSON.stringify(second.staticData())).not.toContain(firstUrl);
+
+		await second.deactivate();
+		expect(accountWebhook()).toBe(firstUrl);
+		const delivered = await sandbox.deliverIncoming({ message: 'back to the first' });
+		await first.settled();
+		expect(delivered.url).toBe(firstUrl);
+		expect(first.executions).toHaveLength(1);
+	});
+
+	it('another system\'s URL with a query is not kept: deactivation clears the webhook and says why', async () => {
+		const foreign = 'https://crm.example.com/whatsapp/incoming?key=crm-s3cret-value';
+		await registerElsewhere(foreign);
+		const trigger = await harness();
+		await trigger.activate();
+		expectNoSecret('static data', trigger.staticData(), ['crm-s3cret-value']);
+		expect(trigger.nodeStaticData().registration).toMatchObject({ previousWebhookBase: 'https://crm.example.com/whatsapp/incoming' });
+
+		await expect(trigger.deactivate()).resolves.toBe(true);
+		expect(accountWebhook()).toBeUndefined();
+		expect(trigger.logs).toContainEqual(
+			expect.objectContaining({ level: 'warn', message: expect.stringMatching(/previous webhook \(at https:\/\/crm\.example\.com\) carried a query that was not kept/) }),
+		);
+		// Another system's path may hold its token too: only the origin is logged.
+		expect(trigger.logs.some((line) => line.message.includes('/whatsapp/incoming'))).toBe(false);
+	});
+
+	it('a version 1 record that kept the previous URL whole is still put back once', async () => {
+		const trigger = await harness({}, { typeVersion: 1 });
+		await trigger.activate();
+		const legacy = { ...(trigger.nodeStaticData().registration as object), previousWebhook: 'https://old.example.com/hook?k=v' };
+		const restarted = await harness({}, { typeVersion: 1, staticData: { 'node:Messaging Trigger': { registration: legacy } } });
+		// The same webhook id as the first (n8n keeps it): take its URL over.
+		await registerElsewhere(restarted.productionUrl);
+		await restarted.deactivate();
+		expect(accountWebhook()).toBe('https://old.example.com/hook?k=v');
+		expect(restarted.nodeStaticData().registration).toBeUndefined();
+	});
+});
+
+describe('Skip Repeated Deliveries', () => {
+	const uuid = '3f2c6b1e-8a4d-4f0e-9b7a-1c2d3e4f5a6b';
+
+	it('starts one execution for one message id delivered twice, and answers the repeat as such', async () => {
+		const trigger = await harness();
+		await trigger.activate();
+		const first = await sandbox.deliverIncoming({ uuid, message: 'hello' });
+		const again = await sandbox.deliverIncoming({ uuid, message: 'hello' });
+		await trigger.settled();
+		expect(JSON.parse(first.body)).toEqual({ received: true, messageId: uuid });
+		expect(again.status).toBe(200);
+		expect(JSON.parse(again.body)).toEqual({ received: true, ignored: 'repeated delivery of a message already received', messageId: uuid });
+		expect(trigger.executions).toHaveLength(1);
+	});
+
+	it('catches deliveries racing into one process', async () => {
+		const trigger = await harness();
+		await trigger.activate();
+		const answers = await Promise.all(Array.from({ length: 8 }, async () => await sandbox.deliverIncoming({ uuid, message: 'race' })));
+		await trigger.settled();
+		expect(answers.every((answer) => answer.status === 200)).toBe(true);
+		expect(trigger.executions).toHaveLength(1);
+	});
+
+	it('remembers in the receiving process only: nothing in static data, and a restarted process forgets', async () => {
+		const trigger = await harness();
+		await trigger.activate();
+		await sandbox.deliverIncoming({ uuid, message: 'first' });
+		await sandbox.deliverIncoming({ uuid, message: 'retry' });
+		await trigger.settled();
+		expect(trigger.executions).toHaveLength(1);
+		expect(JSON.stringify(trigger.staticData())).not.toContain('deliveries');
+
+		// The documented limit (docs/messaging-trigger.md, "Repeated deliveries"): after a restart the
+		// same id starts again.
+		forgetClaimsInProcess();
+		await sandbox.deliverIncoming({ uuid, message: 'redelivered after a restart' });
+		await trigger.settled();
+		expect(trigger.executions).toHaveLength(2);
+	});
+
+	it('forgets an id after the window, so a much later message with a reused id starts again', async () => {
+		const trigger = await harness({ options: { repeatWindowMinutes: 5 } });
+		await trigger.activate();
+		await sandbox.deliverIncoming({ uuid, message: 'now' });
+		const now = Date.now();
+		jest.spyOn(Date, 'now').mockReturnValue(now + 6 * 60_000);
+		await sandbox.deliverIncoming({ uuid, message: 'six minutes later' });
+		await trigger.settled();
+		expect(trigger.executions).toHaveLength(2);
+	});
+
+	it(`keeps at most ${MAX_REMEMBERED} ids per trigger, dropping the oldest`, async () => {
+		const trigger = await harness({ verification: 'none' });
+		await trigger.activate();
+		const post = async (id: string) => {
+			const answer = await request(trigger.productionUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ params: { uuid: id, message: 'x' } }) });
+			return (await answer.body.json()) as Record<string, unknown>;
+		};
+		for (let start = 0; start <= MAX_REMEMBERED; start += 50) {
+			await Promise.all(Array.from({ length: Math.min(50, MAX_REMEMBERED + 1 - start) }, async (_, i) => await post(`id-${start + i}`)));
+		}
+		await trigger.settled();
+		expect(Math.max(...claimsInProcess())).toBe(MAX_REMEMBERED);
+		// id-0 was the oldest and is forgotten; the newest is still a repeat.
+		expect(await post(`id-${MAX_REMEMBERED}`)).toMatchObject({ ignored: 'repeated delivery of a message already received' });
+		expect(await post('id-0')).toEqual({ received: true, messageId: 'id-0' });
+	});
+
+	it('can be turned off; a message without an id is never taken for a repeat', async () => {
+		const off = await harness({ options: { skipRepeatedDeliveries: false } });
+		await off.activate();
+		await sandbox.deliverIncoming({ uuid, message: 'a' });
+		await sandbox.deliverIncoming({ uuid, message: 'a' });
+		await off.settled();
+		expect(off.executions).toHaveLength(2);
+		await off.deactivate();
+
+		const on = await harness();
+		await on.activate();
+		const noId = JSON.stringify({ params: { sender: CUSTOMER, message: 'no uuid' } });
+		await sandbox.deliverIncoming({ rawBody: noId });
+		await sandbox.deliverIncoming({ rawBody: noId });
+		await on.settled();
+		expect(on.executions).toHaveLength(2);
+	});
+});

@@ -1,0 +1,187 @@
+/**
+ * Phone numbers the way spreadsheets and strangers write them: every form either reaches the
+ * number it was written from or is refused, never another number. The numbers are
+ * libphonenumber-js's example mobile number of every country, so every numbering plan is tried.
+ */
+import fc from 'fast-check';
+import examples from 'libphonenumber-js/examples.mobile.json';
+import { getCountryCallingCode, type CountryCode } from 'libphonenumber-js/max';
+
+import { normalizePhone } from '../../../nodes/shared/phone';
+import { runMessaging } from '../../harness/messagingNode';
+import { useSandbox } from '../../harness/useSandbox';
+
+const plans = (Object.keys(examples) as CountryCode[]).map((country) => {
+	const national = (examples as Record<string, string>)[country];
+	const code = getCountryCallingCode(country);
+	return { country, code, national, digits: `${code}${national}` };
+});
+const plan = fc.constantFrom(...plans);
+
+const SPACES = [' ', '\u00a0', '\u2009', '\u202f', '  '];
+const DIGIT_SCRIPTS: Array<[string, number]> = [
+	['ASCII', 0x30],
+	['full-width', 0xff10],
+	['Arabic-Indic', 0x0660],
+	['Eastern Arabic-Indic', 0x06f0],
+];
+
+function inScript(text: string, zero: number): string {
+	return text.replace(/\d/g, (digit) => String.fromCodePoint(zero + Number(digit)));
+}
+
+/** The ways a spreadsheet (Excel, Google Sheets, LibreOffice, pandas) writes a number cell holding `digits`. */
+function spreadsheetForms(digits: string): string[] {
+	const exponent = digits.length - 1;
+	return [
+		String(Number(digits)), // a number cell, read as a number and mapped into a text field
+		`${digits}.0`, // pandas and CSV exports of a float column
+		`${digits}.00`,
+		`${digits},0`, // the same in a decimal-comma locale
+		`'${digits}`, // Excel's text marker
+		`${digits[0]}.${digits.slice(1)}E+${exponent}`, // scientific notation, every digit kept
+		`${digits[0]}.${digits.slice(1)}e${exponent}`,
+		`${digits[0]}.${digits.slice(1)}0E+${exponent}`,
+	];
+}
+
+/** Scientific notation as a cell shows it (six significant digits): digits are lost. */
+function truncatedScientific(digits: string): string {
+	return `${digits[0]}.${digits.slice(1, 6)}E+${digits.length - 1}`;
+}
+
+/** The result is exactly `expected`, or a refusal: never another number. */
+function expectNumberOrRefusal(result: ReturnType<typeof normalizePhone>, expected: string, written: string): void {
+	if ('phone' in result && result.phone !== expected) {
+		throw new Error(`${JSON.stringify(written)} was read as ${result.phone}, written from ${expected}`);
+	}
+}
+
+describe('a phone number cell in every form a spreadsheet writes it', () => {
+	it('reaches the number it holds, in every numbering plan, with and without a Default Country', () => {
+		fc.assert(
+			fc.property(plan, plan, fc.constantFrom(...DIGIT_SCRIPTS), fc.boolean(), (target, home, [, zero], withCountry) => {
+				for (const form of spreadsheetForms(target.digits)) {
+					const written = inScript(form, zero);
+					expectNumberOrRefusal(normalizePhone(written, withCountry ? home.country : undefined), target.digits, written);
+				}
+			}),
+			{ numRuns: 2000 },
+		);
+	});
+
+	it('is read as the number itself (not refused) without a Default Country, when the digits alone are a possible number', () => {
+		for (const { digits } of plans) {
+			const plain = normalizePhone(digits);
+			if (!('phone' in plain)) continue;
+			for (const form of spreadsheetForms(digits)) expect([form, normalizePhone(form)]).toEqual([form, { phone: digits }]);
+		}
+	});
+
+	it('scientific notation that lost digits is refused, saying why', () => {
+		fc.assert(
+			fc.property(plan, fc.boolean(), ({ digits, country }, withCountry) => {
+				const written = truncatedScientific(digits);
+				const result = normalizePhone(written, withCountry ? country : undefined);
+				expect(result).toEqual({ problem: expect.stringContaining('scientific notation, which has lost digits') });
+			}),
+			{ numRuns: 500 },
+		);
+	});
+
+	it('a decimal part other than zeros is refused, never dropped or read as a digit', () => {
+		fc.assert(
+			fc.property(plan, fc.integer({ min: 1, max: 99 }), fc.constantFrom('.', ','), ({ digits }, fraction, separator) => {
+				const written = `${digits}${separator}${fraction}`;
+				const result = normalizePhone(written);
+				expect(result).toEqual({ problem: expect.stringContaining('looks like a decimal number') });
+			}),
+			{ numRuns: 500 },
+		);
+	});
+
+	it('grouped with spaces of any kind (NBSP, thin, narrow no-break), in any digit script: read as without them', () => {
+		fc.assert(
+			fc.property(plan, fc.constantFrom(...SPACES), fc.constantFrom(...DIGIT_SCRIPTS), ({ code, national, digits }, space, [, zero]) => {
+				const groups = national.match(/.{1,4}/g) ?? [national];
+				const written = inScript(`+${code}${space}${groups.join(space)}`, zero);
+				const plain = normalizePhone(`+${digits}`);
+				expectNumberOrRefusal(normalizePhone(written), 'phone' in plain ? plain.phone : '(refused)', written);
+			}),
+			{ numRuns: 1000 },
+		);
+	});
+
+	it('a national number with its float tail is read as without it (081288776713.0 with ID), in every country', () => {
+		for (const { country, national } of plans) {
+			const plain = normalizePhone(`0${national}`, country);
+			const float = normalizePhone(`0${national}.0`, country);
+			expect([country, 'phone' in float ? float.phone : 'refused']).toEqual([country, 'phone' in plain ? plain.phone : 'refused']);
+		}
+	});
+});
+
+describe('the forms from the issue', () => {
+	it.each([
+		['6281288776713.0', undefined, '6281288776713'],
+		['6281288776713.00', undefined, '6281288776713'],
+		['081288776713.0', 'ID', '6281288776713'],
+		['6.281288776713E+12', undefined, '6281288776713'],
+		["'+62 812 8877 6713", undefined, '6281288776713'],
+		['62\u00a0812\u20098877\u202f6713', undefined, '6281288776713'],
+		['６２８１２８８７７６７１３', undefined, '6281288776713'],
+		['٦٢٨١٢٨٨٧٧٦٧١٣', undefined, '6281288776713'],
+		['6281288776713@c.us', undefined, '6281288776713'],
+		['6281288776713@s.whatsapp.net', 'US', '6281288776713'],
+		['6281288776713:7@s.whatsapp.net', undefined, '6281288776713'],
+	])('%s (Default Country %s) → %s', (written, country, expected) => {
+		expect(normalizePhone(written, country)).toEqual({ phone: expected });
+	});
+
+	it.each([
+		['6.28129E+12', 'scientific notation, which has lost digits'],
+		['62812887767.13', 'looks like a decimal number'],
+		['+62 812 8877 6713 ext. 12', 'ends with an extension (ext. 12)'],
+		['+62 812 8877 6713 x12', 'ends with an extension (x12)'],
+		['+62 812 8877 6713;ext=12', 'ends with an extension'],
+		['120363025246125486@g.us', 'is a group chat id'],
+		['6281288776713-1612345678@g.us', 'is a group chat id'],
+		['1234567890@lid', 'linked id'],
+		['\u202e3176 7788 218 26+', 'change the order in which its digits are shown'],
+		['6281288776713*1', 'is not a phone number'],
+		['+62 812 8877 6713 / +62 811 1111 111', 'is not a phone number'],
+	])('%s is refused: %s', (written, problem) => {
+		expect(normalizePhone(written)).toEqual({ problem: expect.stringContaining(problem) });
+	});
+});
+
+describe('through the engine against the sandbox', () => {
+	const sandbox = useSandbox();
+
+	it('Send Text and Number → Check reach 6281288776713 from the float and chat-id forms, and refuse a decimal', async () => {
+		const items = [
+			{ phone: '6281288776713.0' },
+			{ phone: 6281288776713 },
+			{ phone: '081288776713.0', country: 'ID' },
+			{ phone: '6281288776713@c.us' },
+			{ phone: '62812887767.13' },
+		];
+		const options = { defaultCountry: '={{ $json.country ?? "" }}' };
+		const sent = await runMessaging(
+			sandbox,
+			{ resource: 'message', operation: 'sendText', phone: '={{ $json.phone }}', text: 'hi', options },
+			items,
+			{ continueOnFail: true },
+		);
+		const out = sent.output('Node');
+		expect(out.slice(0, 4).map((item) => item.json.phone)).toEqual(Array(4).fill('6281288776713'));
+		expect(out[4].json.error).toBe(
+			'Field "Phone Number" looks like a decimal number, not a phone number: "62812887767.13". If a spreadsheet wrote it, format the column as text [item 4]',
+		);
+		expect(sandbox.ledger().map((entry) => entry.phone)).toEqual(Array(4).fill('6281288776713'));
+
+		const checked = await runMessaging(sandbox, { resource: 'number', operation: 'check', phone: '={{ $json.phone }}', options }, items.slice(0, 4));
+		expect(checked.output('Node').map((item) => item.json.phone)).toEqual(Array(4).fill('6281288776713'));
+		expect(sandbox.requests().filter((request) => request.path === '/api/wa/2.0/check').map((request) => (request.params as { phone?: string }).phone)).toEqual(Array(4).fill('6281288776713'));
+	});
+});
