@@ -158,28 +158,6 @@ describe('On Error, for every operation of every node', () => {
 		});
 	});
 
-	it('Send Text: a bad number and a refused send go to the error output, the sent ones to the success output', async () => {
-		sandbox.addFaults([{ kind: 'answer', result: { message: { sent: 'false', message: 'WhatsApp is not connected' } }, match: { rpcMethod: 'sendMessage' }, times: 1 }]);
-		const items = [
-			{ phone: '+62 812-8877-6710', n: 0 },
-			{ phone: 'call me', n: 1 },
-			{ phone: '+62 812-8877-6712', n: 2 },
-		];
-		const result = await run('messaging', sendText(), items, { onError: 'continueErrorOutput' });
-		const success = result.output('Node', 0);
-		const errors = result.output('Node', 1);
-		expect(success.map((item) => [item.json.sent, item.json.phone])).toEqual([[true, '6281288776712']]);
-		expect(errors.map((item) => item.json)).toEqual([
-			{
-				phone: '+62 812-8877-6710',
-				n: 0,
-				error: 'Send Message (POST /api/wa/2.0/post method=sendMessage) failed: the message was not sent: "WhatsApp is not connected" [item 0]',
-				details: { item: 0, kind: 'rejected', httpStatus: 200, serverMessage: 'WhatsApp is not connected', deliveryUnknown: false },
-			},
-			expect.objectContaining({ phone: 'call me', n: 1, error: 'Field "Phone Number" is not a phone number: "call me" [item 1]' }),
-		]);
-		expect(sandbox.ledger().map((entry) => entry.phone)).toEqual(['6281288776712']);
-	});
 });
 
 describe('Retry On Fail', () => {

@@ -5,7 +5,7 @@
 import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import type { RequestLogEntry, Sandbox } from '../../sandbox/types';
-import { runWorkflow, sandboxCredential, singleNodeWorkflow, type EngineRun } from './engine';
+import { runWorkflow, sandboxCredential, setBinaryDataMode, singleNodeWorkflow, type EngineRun } from './engine';
 
 export { pngShowsQrOf } from './qrReader';
 
@@ -42,3 +42,27 @@ export function wire(entry: RequestLogEntry): { method: string; path: string; be
 	return { method: entry.method, path: entry.path, bearer: /^Bearer \S+$/.test(entry.authorization ?? ''), params: entry.params };
 }
 
+
+/** One bad input of one operation, and what the user must be told. */
+export interface BadInput {
+	what: string;
+	parameters: INodeParameters;
+	/** Items, or a function making them (binaries must be stored in the mode under test first). */
+	items?: Array<IDataObject | INodeExecutionData> | (() => Promise<INodeExecutionData[]>);
+	/** Store binaries on disk (in `storagePath`) rather than in memory. */
+	filesystem?: boolean;
+	message: string;
+	/** Words the "how to fix" description must hold. */
+	fix: RegExp;
+}
+
+/** Runs a bad input: a clear error naming the field and the item, how to fix it, and nothing sent. */
+export async function expectRefusedInput(sandbox: Sandbox, bad: BadInput, storagePath?: string): Promise<void> {
+	if (bad.filesystem) await setBinaryDataMode('filesystem', storagePath);
+	const items = typeof bad.items === 'function' ? await bad.items() : bad.items;
+	const run = await runMessaging(sandbox, bad.parameters, items);
+	expect(run.error?.message).toBe(bad.message);
+	expect(run.error?.description).toMatch(bad.fix);
+	expect(apiRequests(sandbox)).toEqual([]);
+	expect(sandbox.ledger()).toEqual([]);
+}
