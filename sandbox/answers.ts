@@ -97,11 +97,11 @@ export function tooManyRequests(retryAfterSeconds: number): ApiError {
 	);
 }
 
-export function resultEnvelope(result: unknown) {
+function resultEnvelope(result: unknown) {
 	return { jsonrpc: '2.0', id: null, result };
 }
 
-export function errorEnvelope(error: ApiError) {
+function errorEnvelope(error: ApiError) {
 	return {
 		jsonrpc: '2.0',
 		id: null,

@@ -19,7 +19,7 @@ import { ratesFor } from './rates';
 import type { AccountState, SandboxState, TokenRecord } from './state';
 import type { ApiGroup, LedgerEntry } from './types';
 
-export interface OperationContext {
+interface OperationContext {
 	params: Record<string, string>;
 	/** The account named by the request's credentials (every operation with client_secret has one). */
 	account?: AccountState;

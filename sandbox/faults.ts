@@ -5,7 +5,7 @@
 import type { FaultKind, FaultRule } from './types';
 import { OPERATIONS } from './endpoints';
 
-export const FAULT_KINDS: readonly FaultKind[] = [
+const FAULT_KINDS: readonly FaultKind[] = [
 	'http429',
 	'html502',
 	'html503',
@@ -32,7 +32,7 @@ export function faultProcessesRequest(kind: FaultKind): boolean {
 }
 
 /** Small, fast, seedable PRNG (mulberry32); returns floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
+function mulberry32(seed: number): () => number {
 	let a = seed >>> 0;
 	return () => {
 		a = (a + 0x6d2b79f5) >>> 0;

@@ -59,7 +59,7 @@ export const PLAYGROUND_ACCOUNTS: SandboxAccount[] = [
 	{ clientId: 'qr-client', clientSecret: 'qr-secret', status: 'init' },
 ];
 
-export function randomToken(bytes = 24): string {
+function randomToken(bytes = 24): string {
 	return randomBytes(bytes).toString('base64url');
 }
 

@@ -8,9 +8,8 @@ import type { FileRequestLogEntry } from './files';
 import type { RateMove, RateRow } from './rates';
 import type { UsageCount, UsageSettings } from './state';
 
-export type { FileRequestLogEntry } from './files';
-export type { RateMove, RateRow } from './rates';
-export type { UsageCount, UsageSettings } from './state';
+export type { RateMove } from './rates';
+export type { UsageSettings } from './state';
 
 export type ApiGroup = 'wa' | 'rate';
 
@@ -72,7 +71,7 @@ export type FaultKind =
 	| 'redirect' // 302 to `location` with a JSON-RPC success envelope as its body; NOT processed
 	| 'answer'; // 200 with the JSON-RPC envelope around the rule's `result` (an odd answer); NOT processed
 
-export interface FaultMatch {
+interface FaultMatch {
 	/** Exact path, e.g. `/api/wa/2.0/post`. */
 	path?: string;
 	/** `GET` or `POST`. */

@@ -17,7 +17,7 @@ function mediaTypeOf(msg: IncomingMessage, mimeType: string): string {
 }
 
 /** The event fields; media adds `filename` and a data-URI `body` like the real gateway. */
-export function buildIncomingPayload(account: AccountState, msg: IncomingMessage): Record<string, string> {
+function buildIncomingPayload(account: AccountState, msg: IncomingMessage): Record<string, string> {
 	const isMedia = msg.fileBase64 !== undefined;
 	const mimeType = msg.mimeType ?? 'application/octet-stream';
 	const payload: Record<string, string> = { uuid: msg.uuid ?? randomUUID() };

@@ -26,7 +26,7 @@ export interface WatchSettings {
 }
 
 /** What is kept of one currency (short keys: it is stored with the workflow). */
-export interface RememberedRate {
+interface RememberedRate {
 	/** The last values seen: buy, sell, average (null when the provider gave none). */
 	b: number | null;
 	s: number | null;
@@ -47,7 +47,7 @@ export interface WatchMemory {
 	rates: Record<string, RememberedRate>;
 }
 
-export type RateEventKind = 'moved' | 'crossedAbove' | 'crossedBelow' | 'published' | 'sample';
+type RateEventKind = 'moved' | 'crossedAbove' | 'crossedBelow' | 'published' | 'sample';
 
 /** One currency that fired. */
 export interface RateEvent {
@@ -76,7 +76,7 @@ export const MAX_WATCHED_CURRENCIES = 64;
 const FIELD_KEY: Record<RateType, 'b' | 's' | 'a'> = { buy: 'b', sell: 's', average: 'a' };
 
 /** A stable text for the settings that shape the memory. */
-export function settingsKey(settings: WatchSettings): string {
+function settingsKey(settings: WatchSettings): string {
 	const { provider, currencies, mode, field, changePercent, threshold, direction } = settings;
 	const shape = mode === 'change' ? [field, changePercent] : mode === 'threshold' ? [field, threshold, direction] : [];
 	return JSON.stringify([provider, [...currencies].sort(), mode, ...shape]);
@@ -91,7 +91,7 @@ export function readMemory(value: unknown): WatchMemory | undefined {
 }
 
 /** The currencies of the table that are watched, in the table's order (bounded). */
-export function watchedCodes(settings: WatchSettings, table: RateTable): string[] {
+function watchedCodes(settings: WatchSettings, table: RateTable): string[] {
 	const codes = settings.currencies.length > 0 ? table.codes.filter((code) => settings.currencies.includes(code)) : table.codes;
 	return codes.slice(0, MAX_WATCHED_CURRENCIES);
 }

@@ -24,7 +24,7 @@ export interface MessagingOptions {
  * Parallel Requests at most: the editor's bound, enforced again when the run reads the value,
  * because an expression (`={{ 100000 }}`) bypasses the editor.
  */
-export const MAX_PARALLEL_REQUESTS = 50;
+const MAX_PARALLEL_REQUESTS = 50;
 
 /** What every Messaging operation gets for the run. */
 export type MessagingRun = OperationRun<MessagingOptions>;

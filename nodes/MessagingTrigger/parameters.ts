@@ -8,19 +8,19 @@ import { asOptions, defaultCountryOption, optionText, optionsCollection } from '
  * functions (each incoming request) both read them through `readTriggerSettings`.
  */
 
-export const MESSAGE_CATEGORIES = ['text', 'image', 'document', 'audio', 'video', 'other'] as const;
+const MESSAGE_CATEGORIES = ['text', 'image', 'document', 'audio', 'video', 'other'] as const;
 export type MessageCategory = (typeof MESSAGE_CATEGORIES)[number];
 
-export type Verification = 'generatedSecret' | 'none' | 'apiKey' | 'headerSecret' | 'querySecret';
+type Verification = 'generatedSecret' | 'none' | 'apiKey' | 'headerSecret' | 'querySecret';
 
-export const DEFAULT_SECRET_HEADER = 'x-webhook-secret';
+const DEFAULT_SECRET_HEADER = 'x-webhook-secret';
 export const DEFAULT_SECRET_QUERY = 'token';
 /** n8n's own default body limit (N8N_PAYLOAD_SIZE_MAX) is 16 MiB too. */
-export const DEFAULT_MAX_BODY_MB = 16;
-export const DEFAULT_BINARY_PROPERTY = 'data';
+const DEFAULT_MAX_BODY_MB = 16;
+const DEFAULT_BINARY_PROPERTY = 'data';
 
 /** Repeated deliveries of one message id are skipped within this many minutes (and the last MAX ids). */
-export const DEFAULT_REPEAT_WINDOW_MINUTES = 60;
+const DEFAULT_REPEAT_WINDOW_MINUTES = 60;
 
 const showForSharedSecret = { show: { verification: ['headerSecret', 'querySecret'] } };
 /**

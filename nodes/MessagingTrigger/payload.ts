@@ -9,7 +9,7 @@ import type { MessageCategory } from './parameters';
  * optional: older senders omit `recipient`, `type`, `filename` and `body`.
  */
 
-export const API_KEY_FIELD = 'x-api-key';
+const API_KEY_FIELD = 'x-api-key';
 
 /** Deepest nesting of arrays and objects the trigger passes on (an event is a flat object). */
 export const PAYLOAD_MAX_DEPTH = 32;
@@ -126,7 +126,7 @@ export function contactNumber(value: unknown): string {
 	return PHONE_LIKE.test(address) && /\d/.test(address) ? address.replace(/\D/g, '') : text;
 }
 
-export function isGroupId(id: string): boolean {
+function isGroupId(id: string): boolean {
 	return id.toLowerCase().endsWith(GROUP_SUFFIX);
 }
 

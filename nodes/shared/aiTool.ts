@@ -8,7 +8,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
  */
 
 /** Whether this execution is the tool variant (n8n's own `@tool` display option tests the same suffix). */
-export function runsAsTool(ctx: IExecuteFunctions): boolean {
+function runsAsTool(ctx: IExecuteFunctions): boolean {
 	return ctx.getNode().type.endsWith('Tool');
 }
 

@@ -14,7 +14,7 @@ import { testCredential } from './credentialTest';
 import { ApiClient, CredentialError, parseCredentials, type ApiCredentials } from './transport';
 
 /** The one credential type of the package (credentials/MessagingRateApi.credentials.ts). */
-export const CREDENTIAL_TYPE = 'messagingRateApi';
+const CREDENTIAL_TYPE = 'messagingRateApi';
 
 /** Every n8n context a node of the package reads its credential in. */
 export type CredentialContext = IExecuteFunctions | IHookFunctions | IWebhookFunctions | IPollFunctions;

@@ -33,7 +33,7 @@ export function normalizePhone(input: string, defaultCountry?: string): PhoneRes
 export type PhoneResult = Readonly<{ phone: string }> | Readonly<{ problem: string }>;
 
 /** Longer texts are refused before any parsing: no phone number, however written, is longer. */
-export const MAX_PHONE_TEXT = 64;
+const MAX_PHONE_TEXT = 64;
 /** Inputs longer than this are not cached (a formatted number with an extension fits). */
 const MAX_CACHED_INPUT = 40;
 /** Bound of the cache in bytes (UTF-16 keys and values plus a per-entry overhead). */

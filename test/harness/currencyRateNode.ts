@@ -12,7 +12,7 @@ export const RATES_PATH = '/api/rate/1.0/get';
 export const RATE_TOKEN_PATH = '/api/rate/1.0/authentication';
 
 /** The params the spec lists for getkurs, as the sandbox must receive them. */
-export function getkursParams(provider: string, version = '1.0'): Record<string, string> {
+function getkursParams(provider: string, version = '1.0'): Record<string, string> {
 	return { version, client_id: 'demo-client', client_secret: 'demo-secret', function: 'getkurs', currency_id_provider: provider };
 }
 

@@ -99,7 +99,7 @@ function fmt(ms: number): string {
 }
 
 /** Every form a secret can leak in. Secrets shorter than 1 character are ignored. */
-export function secretForms(secret: string): string[] {
+function secretForms(secret: string): string[] {
 	if (!secret) return [];
 	const json = JSON.stringify(secret).slice(1, -1);
 	const html = secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');

@@ -10,9 +10,9 @@ import type { UsedSandbox } from './useSandbox';
 
 export const TRIGGER_ACCOUNT = '6281288776713';
 export const TRIGGER_CUSTOMER = '6281300000002';
-export const TRIGGER_BASE_PARAMETERS = { accountNumber: '+62 812-8877-6713' };
+const TRIGGER_BASE_PARAMETERS = { accountNumber: '+62 812-8877-6713' };
 
-export interface Delivered {
+interface Delivered {
 	answer: IncomingResult;
 	json: Record<string, unknown>;
 	executions: TriggerExecution[];

@@ -34,8 +34,7 @@ import {
 import { PACKAGE, RECEIVED_NAME, TestCredentialsHelper, baseAdditionalData, nodeTypes, runFromNode, type WorkflowJson } from './engine';
 
 export const RATE_TRIGGER_TYPE = `${PACKAGE}.currencyRateTrigger`;
-export const RATE_TRIGGER_NAME = 'Currency Rate Trigger';
-export { RECEIVED_NAME };
+const RATE_TRIGGER_NAME = 'Currency Rate Trigger';
 const WORKFLOW_ID = 'poll-workflow';
 
 export interface PollExecution {

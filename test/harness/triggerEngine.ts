@@ -61,9 +61,8 @@ import {
 import { MessagingTrigger } from '../../nodes/MessagingTrigger/MessagingTrigger.node';
 import { RECEIVED_NAME, Received, TestCredentialsHelper, baseAdditionalData, workflowBase } from './engine';
 
-export const TRIGGER_TYPE = 'n8n-nodes-messaging-rate.messagingTrigger';
-export const TRIGGER_NAME = 'Messaging Trigger';
-export { RECEIVED_NAME };
+const TRIGGER_TYPE = 'n8n-nodes-messaging-rate.messagingTrigger';
+const TRIGGER_NAME = 'Messaging Trigger';
 
 const nodeClasses: Record<string, INodeType> = {
 	[TRIGGER_TYPE]: new MessagingTrigger(),

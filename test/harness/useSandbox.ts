@@ -28,7 +28,7 @@ export interface UseSandboxSettings {
 }
 
 /** Forgets every token and kept rate table of this process (the node's caches are process-wide). */
-export function clearProcessCaches(): void {
+function clearProcessCaches(): void {
 	sharedTokenCache.clear();
 	sharedRateCache.clear();
 }

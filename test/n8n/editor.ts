@@ -11,7 +11,7 @@ import { join } from 'path';
 import { ARTIFACTS_DIR, REPO_ROOT, ensureInstall, log, type N8nServer } from './lib';
 
 /* Minimal structural types for the parts of playwright-core used here (no compile-time dependency). */
-export interface PwLocator {
+interface PwLocator {
 	click(o?: { timeout?: number }): Promise<void>;
 	dblclick(o?: { timeout?: number }): Promise<void>;
 	fill(value: string, o?: { timeout?: number }): Promise<void>;
@@ -59,7 +59,7 @@ interface PlaywrightCore {
 	selectors: { setTestIdAttribute(a: string): void };
 }
 
-export const CHROMIUM_ARGS = [
+const CHROMIUM_ARGS = [
 	'--headless',
 	'--no-sandbox',
 	'--disable-gpu',
@@ -204,7 +204,7 @@ async function pickActionIfListed(page: PwPage, action?: string): Promise<string
 }
 
 /** Opens a select parameter's dropdown and returns its option texts (headline only) and the selected one. */
-export async function readSelectOptions(page: PwPage, parameterName: string): Promise<{ options: string[]; selected?: string } | undefined> {
+async function readSelectOptions(page: PwPage, parameterName: string): Promise<{ options: string[]; selected?: string } | undefined> {
 	const input = page.getByTestId(`parameter-input-${parameterName}`);
 	if ((await input.count()) === 0 || !(await input.first().isVisible())) return undefined;
 	await input.first().click();
@@ -262,15 +262,7 @@ export interface InspectNodeResult {
 	ms: number;
 }
 
-/**
- * New workflow → (Manual Trigger first, unless `trigger`) → node panel search → node (and action)
- * → reads the Resource and Operation option lists from the open parameter panel.
- */
-export async function inspectNodeInEditor(server: N8nServer, opts: InspectNodeOptions): Promise<InspectNodeResult> {
-	return await withEditor(server, async (s) => await inspectNode(s, server, opts));
-}
-
-/** Same as inspectNodeInEditor, inside an open withEditor() session (saves a browser start per node). */
+/** New workflow → (Manual Trigger first, unless `trigger`) → node panel search → node (and action) → the Resource and Operation option lists from the open parameter panel, inside an open withEditor() session. */
 export async function inspectNode(s: EditorSession, server: N8nServer, opts: InspectNodeOptions): Promise<InspectNodeResult> {
 	const started = Date.now();
 	const firstExternal = s.externalRequests.length;
@@ -332,11 +324,6 @@ export async function inspectNode(s: EditorSession, server: N8nServer, opts: Ins
 	}
 }
 
-/** Opens an existing workflow on the canvas and saves a screenshot (e.g. an imported example). */
-export async function screenshotWorkflow(server: N8nServer, workflowId: string, name: string): Promise<WorkflowShot> {
-	return await withEditor(server, async (s) => await screenshotWorkflowIn(s, server, workflowId, name));
-}
-
 export interface WorkflowShot {
 	path: string;
 	nodeCount: number;
@@ -346,7 +333,7 @@ export interface WorkflowShot {
 	errors: string[];
 }
 
-/** Same as screenshotWorkflow, inside an open withEditor() session. */
+/** Opens an existing workflow on the canvas and saves a screenshot (e.g. an imported example), inside an open withEditor() session. */
 export async function screenshotWorkflowIn(s: EditorSession, server: N8nServer, workflowId: string, name: string): Promise<WorkflowShot> {
 	const firstExternal = s.externalRequests.length;
 	const firstError = s.errors.length;

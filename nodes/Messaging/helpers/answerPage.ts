@@ -24,11 +24,11 @@ const STYLE = [
 	'.error{color:#b42318}',
 ].join('');
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
 	return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
-export function renderPage({ title, lines, form }: PageContent): string {
+function renderPage({ title, lines, form }: PageContent): string {
 	const paragraphs = lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('');
 	const formHtml = form
 		? `<form method="post">${form.error ? `<p class="error">${escapeHtml(form.error)}</p>` : ''}<label for="text">${escapeHtml(form.label)}</label><textarea id="text" name="text" maxlength="${form.maxLength}" required>${escapeHtml(form.value ?? '')}</textarea><button type="submit">${escapeHtml(form.button)}</button></form>`

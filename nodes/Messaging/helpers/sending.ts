@@ -84,7 +84,7 @@ async function readAllowance(run: MessagingRun): Promise<Allowance> {
 }
 
 /** The error of an item left unsent; `notAttempted` tells error items apart from failed sends. */
-export class UsageLimitReached extends NodeOperationError {
+class UsageLimitReached extends NodeOperationError {
 	readonly notAttempted = true;
 }
 

@@ -34,7 +34,7 @@ const CONNECTED_WORDS = new Set(['authenticated', 'connected', 'open', 'ready', 
  * or a data:image URI) while waiting for a scan, `accountStatus` / `device_status` once logged
  * in, and sometimes a hint (`error`, `message.whatsappStatus.message`).
  */
-export async function sessionOutput(ctx: IExecuteFunctions, field: string, result: unknown): Promise<INodeExecutionData> {
+async function sessionOutput(ctx: IExecuteFunctions, field: string, result: unknown): Promise<INodeExecutionData> {
 	const answer = (result && typeof result === 'object' ? result : {}) as IDataObject;
 	const accountStatus = text(answer.accountStatus ?? answer.account_status ?? answer.status);
 	const deviceStatus = text(answer.device_status ?? answer.deviceStatus);
@@ -61,7 +61,7 @@ export async function sessionOutput(ctx: IExecuteFunctions, field: string, resul
 }
 
 /** The item's "Put QR Image in Field", checked before the request. */
-export function qrField(run: MessagingRun, itemIndex: number): string {
+function qrField(run: MessagingRun, itemIndex: number): string {
 	const name = textParameter(run, itemIndex, 'qrBinaryPropertyName', 'Put QR Image in Field').trim();
 	if (!name) {
 		throw inputError(run.node, itemIndex, 'Put QR Image in Field', 'is empty', 'Enter a field name for the QR image, e.g. qrCode.');

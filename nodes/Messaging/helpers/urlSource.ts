@@ -13,7 +13,7 @@ import type { MessagingRun } from '../parameters';
  * the request before the content.
  */
 
-export const DEFAULT_MAX_FILE_SIZE_MB = 50;
+const DEFAULT_MAX_FILE_SIZE_MB = 50;
 const DEFAULT_DOWNLOAD_TIMEOUT_SECONDS = 60;
 const DEFAULT_MAX_REDIRECTS = 5;
 

@@ -46,7 +46,7 @@ export interface OperationModule<C> {
 }
 
 /** An entry of a resource's operation selector, with the module that implements it. */
-export interface OperationEntry<C> extends INodePropertyOptions {
+interface OperationEntry<C> extends INodePropertyOptions {
 	readonly value: string;
 	readonly action: string;
 	readonly description: string;
@@ -100,7 +100,7 @@ export function buildProperties<C>(resources: ReadonlyArray<ResourceDefinition<C
 }
 
 /** The module for a resource/operation pair, or undefined. */
-export function findOperation<C>(
+function findOperation<C>(
 	resources: ReadonlyArray<ResourceDefinition<C>>,
 	resource: string,
 	operation: string,

@@ -1,5 +1,5 @@
 /** Rate provider codes seen in public clients of the service; the service may know more. */
-export const KNOWN_PROVIDERS: ReadonlyArray<{ code: string; name: string }> = [
+const KNOWN_PROVIDERS: ReadonlyArray<{ code: string; name: string }> = [
 	{ code: 'bca', name: 'Bank Central Asia (BCA)' },
 	{ code: 'bni', name: 'Bank Negara Indonesia (BNI)' },
 	{ code: 'bri', name: 'Bank Rakyat Indonesia (BRI)' },

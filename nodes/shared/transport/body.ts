@@ -28,7 +28,7 @@ export function isSourceFailure(error: unknown): boolean {
 	return typeof error === 'object' && error !== null && (error as { sourceFailure?: unknown }).sourceFailure === true;
 }
 
-export function isDataUriParam(value: unknown): value is DataUriParam {
+function isDataUriParam(value: unknown): value is DataUriParam {
 	return typeof value === 'object' && value !== null && (value as DataUriParam).kind === 'dataUri';
 }
 
@@ -43,7 +43,7 @@ const PIECE = 64 * 1024;
 const BYTES_PER_PIECE = (PIECE / 4) * 3;
 
 /** What undici is handed: one Buffer, or an async iterable of strings (undici writes both). */
-export type BodySource = Buffer | AsyncIterable<string>;
+type BodySource = Buffer | AsyncIterable<string>;
 
 export interface RequestBody {
 	/** The bytes to send; a function so every attempt gets a fresh iterator. */

@@ -7,7 +7,7 @@
 export type ApiGroup = 'wa' | 'rate';
 
 /** Params the transport fills from the credential rather than from the caller. */
-export const CREDENTIAL_PARAMS = ['client_id', 'client_secret'] as const;
+const CREDENTIAL_PARAMS = ['client_id', 'client_secret'] as const;
 
 export interface Endpoint {
 	/** Human name used in error messages, e.g. "Send Message". */

@@ -7,7 +7,7 @@ const MAX_SERVER_TEXT = 300;
  * How much of an error page or message is looked at. Every scan below is linear, and only this
  * prefix is scanned, so a hostile 16 MB page costs no more than a 64 KB one.
  */
-export const SCANNED_TEXT = 64 * 1024;
+const SCANNED_TEXT = 64 * 1024;
 
 interface RpcError {
 	code?: unknown;

@@ -3,13 +3,13 @@
  * Operations call `client.call(endpoints.x, params)` and get the `result` or an `ApiError`.
  * Only what code outside the transport uses is exported here.
  */
-export { ApiClient, DEFAULT_MAX_RESPONSE_MEGABYTES, sharedTokenCache, type ApiCredentials } from './client';
+export { ApiClient, sharedTokenCache, type ApiCredentials } from './client';
 export { closeConnections, MAX_CONNECTIONS_PER_ORIGIN } from './connections';
 export { buildBody, type DataUriParam, type ParamValue } from './body';
 export { parseCredentials, CredentialError } from './credentials';
 export { endpoints, tokenEndpoint, describeEndpoint, type ApiGroup, type Endpoint } from './endpoints';
 export { parseEnvelope } from './envelope';
 export { ApiError } from './errors';
-export { Redactor, redact, redactDeep } from './redact';
+export { redact } from './redact';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
-export { TokenCache, type Token } from './tokenCache';
+export { TokenCache } from './tokenCache';

@@ -23,13 +23,13 @@ const MAX_DEPTH = 100;
 /** Field names whose value is a credential whatever it holds (compared without case, `_`, `-`). */
 const SECRET_KEY_ENDINGS = ['token', 'secret', 'password', 'passwd', 'apikey', 'authorization', 'cookie', 'sessionid'];
 
-export function isSecretKey(key: string): boolean {
+function isSecretKey(key: string): boolean {
 	const plain = key.toLowerCase().replace(/[^a-z0-9]/g, '');
 	return SECRET_KEY_ENDINGS.some((ending) => plain.endsWith(ending));
 }
 
 /** Every form of a secret to look for in a text, longest first (a longer form may contain a shorter one). */
-export function secretForms(secret: string): string[] {
+function secretForms(secret: string): string[] {
 	const bytes = Buffer.from(secret, 'utf8');
 	const base64 = bytes.toString('base64');
 	const forms = [
@@ -126,7 +126,3 @@ export function redact(text: string, secrets: Iterable<string | undefined>): str
 	return new Redactor(secrets).text(text);
 }
 
-/** Redacts secrets from a JSON value by value and by key (server answers that echo params, token answers). */
-export function redactDeep<T>(value: T, secrets: Iterable<string | undefined>): T {
-	return new Redactor(secrets).value(value);
-}

@@ -23,7 +23,7 @@ const EXPIRY_MARGIN_MS = 30_000;
  * answer that says the token is already expired falls back to the credential's lifetime; a
  * token that really expired is renewed once on its auth failure anyway.
  */
-export const MIN_TOKEN_LIFETIME_MS = 10_000;
+const MIN_TOKEN_LIFETIME_MS = 10_000;
 /** Tokens dropped from the cache that are still redacted if a later answer echoes them. */
 const RETIRED_KEPT = 64;
 

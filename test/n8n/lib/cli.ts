@@ -62,7 +62,7 @@ export function n8nEnv(userFolder: string, extra: Record<string, string> = {}): 
 }
 
 /** Runs `n8n <args>` with the install bound to the user folder (see makeUserFolder). */
-export async function runN8nCli(userFolder: string, args: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<RunResult> {
+async function runN8nCli(userFolder: string, args: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<RunResult> {
 	const inst = installFor(userFolder);
 	const brokerPort = String(await freePort());
 	return await runCommand(inst.node, [inst.n8nBin, ...args], {
@@ -161,19 +161,6 @@ export async function importWorkflows(userFolder: string, filesOrWorkflows: Arra
 	const r = await runN8nCli(userFolder, ['import:workflow', '--separate', `--input=${dir}`]);
 	if (r.code !== 0 || !/Successfully imported/.test(r.stdout + r.stderr)) mustSucceed('n8n import:workflow', { ...r, code: r.code || 1 });
 	return ids;
-}
-
-/**
- * Points every node's reference to credential `type` at `ref` (id + name of an imported credential),
- * e.g. to wire examples/*.json to the credential a test imported. Returns a modified copy.
- */
-export function setCredentialRefs(wf: WorkflowJson, type: string, ref: { id: string; name: string }): WorkflowJson {
-	const copy = JSON.parse(JSON.stringify(wf)) as WorkflowJson;
-	for (const node of copy.nodes) {
-		const creds = node.credentials as Record<string, unknown> | undefined;
-		if (creds && type in creds) creds[type] = { id: ref.id, name: ref.name };
-	}
-	return copy;
 }
 
 /** `n8n publish:workflow --id=<id>`: marks the current version active; a later `n8n start` activates it. */

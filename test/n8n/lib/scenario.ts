@@ -83,7 +83,7 @@ export function hasManualTrigger(wf: WorkflowJson): boolean {
 }
 
 /** The run's error as one line ("<node>: <message> <description>"), if it failed. */
-export function runError(run: N8nRun | undefined): string | undefined {
+function runError(run: N8nRun | undefined): string | undefined {
 	const err = run?.data?.resultData?.error;
 	return err ? `${err.node?.name ?? ''}: ${err.message ?? ''} ${err.description ?? ''}`.trim() : undefined;
 }

@@ -20,7 +20,7 @@ export interface ChatMessage {
 	name?: string;
 }
 
-export interface ChatTool {
+interface ChatTool {
 	type: string;
 	function: { name: string; description?: string; parameters?: { properties?: Record<string, unknown>; required?: string[] } };
 }

@@ -17,7 +17,7 @@ export const OWNER = {
 };
 
 /** GET /rest/workflows/:id/publication-status (n8n 2.x). */
-export interface PublicationStatus {
+interface PublicationStatus {
 	status: 'in_progress' | 'not_published' | 'published' | 'partial' | 'failed';
 	liveVersionId: string | null;
 	pendingVersionId: string | null;
@@ -86,7 +86,7 @@ function cookieFrom(res: Response): string | undefined {
  * Stops a child spawned with `detached: true` (n8n and the task runner it starts share its
  * process group): SIGTERM to the group, SIGKILL after 20 s, resolves once it has exited.
  */
-export async function stopProcessGroup(child: ChildProcess, exitPromise: Promise<void>, hasExited: () => boolean): Promise<void> {
+async function stopProcessGroup(child: ChildProcess, exitPromise: Promise<void>, hasExited: () => boolean): Promise<void> {
 	if (hasExited() || !child.pid) return;
 	const signalGroup = (signal: NodeJS.Signals) => {
 		try {

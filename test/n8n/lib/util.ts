@@ -76,7 +76,7 @@ export function mustSucceed(what: string, r: RunResult): RunResult {
 	return r;
 }
 
-export function tail(s: string, lines = 60): string {
+function tail(s: string, lines = 60): string {
 	return s.split('\n').slice(-lines).join('\n');
 }
 

@@ -133,7 +133,7 @@ export const endpoint = endpoints.sendMessage;
 /** Identifies one wait of the node (one run): links of an earlier wait of the same execution are refused. */
 const waitIds = new WeakMap<MessagingRun, string>();
 
-export function waitIdOf(run: MessagingRun): string {
+function waitIdOf(run: MessagingRun): string {
 	let id = waitIds.get(run);
 	if (!id) {
 		id = randomBytes(6).toString('hex');
@@ -190,7 +190,7 @@ function answerLinks(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: numbe
  * An item's output while its question is open. Also what comes out if the wait ends without an
  * answer (then with `timedOut: true`): the answer fields first, the send's fields after.
  */
-export function pendingJson(sent: IDataObject, responseType: ResponseType, question: string, waitId: string): IDataObject {
+function pendingJson(sent: IDataObject, responseType: ResponseType, question: string, waitId: string): IDataObject {
 	return {
 		...(responseType === 'freeText' ? { text: null } : { approved: null }),
 		answered: false,
