@@ -1,20 +1,31 @@
 /**
- * n8n's lint rules for community packages, both generations:
- *   - eslint-plugin-n8n-nodes-base: the `community` set on package.json, the `credentials` set on
- *     credentials/, the `nodes` set on nodes/;
- *   - @n8n/eslint-plugin-community-nodes (what n8n checks community packages with today):
- *     `recommendedWithoutN8nCloudSupport`, the set for packages with runtime dependencies
- *     (`recommended` adds n8n Cloud's rules, which allow no runtime dependencies).
+ * Two kinds of rules:
+ *   - typescript-eslint's `recommended` set over every TypeScript folder (nodes, credentials,
+ *     sandbox, test, bench, demo, scripts);
+ *   - n8n's lint rules for community packages, both generations, exactly where n8n applies them:
+ *     eslint-plugin-n8n-nodes-base (the `community` set on package.json, the `credentials` set on
+ *     credentials/, the `nodes` set on nodes/) and @n8n/eslint-plugin-community-nodes
+ *     (`recommendedWithoutN8nCloudSupport`, the set for packages with runtime dependencies:
+ *     `recommended` adds n8n Cloud's rules, which allow no runtime dependencies).
  * A rule is disabled only on the line it does not fit, with the reason there.
  */
 const n8nNodesBase = require('eslint-plugin-n8n-nodes-base');
 const { configs: communityNodes } = require('@n8n/eslint-plugin-community-nodes');
 const tsParser = require('@typescript-eslint/parser');
+const tseslint = require('typescript-eslint');
 
 const plugins = { 'n8n-nodes-base': n8nNodesBase };
 
 module.exports = [
-	{ ignores: ['dist/**', 'node_modules/**', 'test/**', 'sandbox/**', 'bench/**', 'demo/**', '**/*.js'] },
+	{ ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-artifacts/**', 'test/n8n/installs/**', 'test/n8n/fixtures/**', '**/*.js'] },
+	...tseslint.configs.recommended.map((config) => ({ ...config, files: ['**/*.ts'] })),
+	{
+		files: ['**/*.ts'],
+		rules: {
+			// A leading underscore marks a name kept on purpose (a parameter n8n passes, a field left out of a rest copy).
+			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+		},
+	},
 	{
 		files: ['package.json'],
 		languageOptions: { parser: tsParser, parserOptions: { extraFileExtensions: ['.json'] } },

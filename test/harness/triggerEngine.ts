@@ -189,13 +189,13 @@ export class TriggerHarness {
 	}
 
 	static async start(options: TriggerHarnessOptions): Promise<TriggerHarness> {
-		let harness: TriggerHarness | undefined;
+		// Requests reach the server only once its address is known, so after `harness` is set.
 		const server = http.createServer((req, res) => {
-			void harness!.handle(req as N8nRequest, res);
+			void harness.handle(req as N8nRequest, res);
 		});
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		const { port } = server.address() as AddressInfo;
-		harness = new TriggerHarness(server, `http://127.0.0.1:${port}`, options);
+		const harness = new TriggerHarness(server, `http://127.0.0.1:${port}`, options);
 		return harness;
 	}
 

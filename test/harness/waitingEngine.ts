@@ -95,13 +95,13 @@ export class WaitingHarness {
 	}
 
 	static async start(credentials: Record<string, ICredentialDataDecryptedObject>): Promise<WaitingHarness> {
-		let harness: WaitingHarness | undefined;
+		// Requests reach the server only once its address is known, so after `harness` is set.
 		const server = http.createServer((req, res) => {
-			void harness!.handle(req, res);
+			void harness.handle(req, res);
 		});
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		const { port } = server.address() as AddressInfo;
-		harness = new WaitingHarness(server, `http://127.0.0.1:${port}`, credentials);
+		const harness = new WaitingHarness(server, `http://127.0.0.1:${port}`, credentials);
 		return harness;
 	}
 

@@ -66,6 +66,8 @@ async function main(): Promise<void> {
 	}
 
 	const port = await portOrFree(Number(opt('port') ?? 5678));
+	// Set once n8n has started; shutdown() may run before that.
+	// eslint-disable-next-line prefer-const -- assigned below, after shutdown() that reads it is defined
 	let server: N8nServer | undefined;
 	let stopping = false;
 	const shutdown = async (code: number) => {

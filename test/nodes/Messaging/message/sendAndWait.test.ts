@@ -8,6 +8,7 @@ import { Container } from '@n8n/di';
 import { ExecuteContext, InstanceSettings, generateUrlSignature, prepareUrlForSigning } from 'n8n-core';
 import type { IConnections, IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
+import { Messaging } from '../../../../nodes/Messaging/Messaging.node';
 import { PACKAGE, RECEIVED_NAME, sandboxCredential, singleNodeWorkflow, type WorkflowJson } from '../../../harness/engine';
 import { WaitingHarness } from '../../../harness/waitingEngine';
 import { PHONE, PHONE_PASTED } from '../../../harness/messagingNode';
@@ -215,7 +216,7 @@ describe('Send and Wait: several items, limits, errors', () => {
 	});
 
 	it('the node declares its restart webhooks as n8n expects (path = node id, GET and POST)', () => {
-		const { description } = new (require('../../../../nodes/Messaging/Messaging.node').Messaging)();
+		const { description } = new Messaging();
 		expect(description.webhooks).toEqual([
 			expect.objectContaining({ httpMethod: 'GET', path: '={{ $nodeId }}', restartWebhook: true, isFullPath: true }),
 			expect.objectContaining({ httpMethod: 'POST', path: '={{ $nodeId }}', restartWebhook: true, isFullPath: true }),

@@ -2,6 +2,7 @@
  * The transport against the sandbox over real HTTP: wire format, bearer placement, token cache,
  * refresh, error model, retry matrix and secrecy.
  */
+import { createHash } from 'crypto';
 import { createServer } from 'net';
 
 import { startSandbox, type Sandbox } from '../../../../sandbox/server';
@@ -121,7 +122,7 @@ describe('wire format', () => {
 		});
 		const [entry] = sandbox.ledger();
 		expect(entry.file?.size).toBe(content.length);
-		expect(entry.file?.sha256).toBe(require('crypto').createHash('sha256').update(content).digest('hex'));
+		expect(entry.file?.sha256).toBe(createHash('sha256').update(content).digest('hex'));
 	});
 });
 
