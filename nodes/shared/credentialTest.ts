@@ -1,7 +1,7 @@
 import type { INodeCredentialTestResult } from 'n8n-workflow';
 
 import { ApiClient, ApiError, CredentialError, TokenCache, endpoints, parseCredentials, tokenEndpoint, type RetryPolicy } from './transport';
-import type { StoredCredentials } from './transport/credentials';
+import type { StoredCredentials } from './transport/credentialFields';
 
 /**
  * The credential's Test button: one fresh login and one token check, through the transport the

@@ -6,7 +6,7 @@
 export { ApiClient, sharedTokenCache, type ApiCredentials } from './client';
 export { closeConnections, MAX_CONNECTIONS_PER_ORIGIN } from './connections';
 export { buildBody, type DataUriParam, type ParamValue } from './body';
-export { parseCredentials, CredentialError } from './credentials';
+export { parseCredentials, CredentialError } from './credentialFields';
 export { endpoints, tokenEndpoint, describeEndpoint, type ApiGroup, type Endpoint } from './endpoints';
 export { parseEnvelope } from './envelope';
 export { ApiError } from './errors';
