@@ -66,3 +66,11 @@ export async function expectRefusedInput(sandbox: Sandbox, bad: BadInput, storag
 	expect(apiRequests(sandbox)).toEqual([]);
 	expect(sandbox.ledger()).toEqual([]);
 }
+
+/** Sandbox options: the account is not connected and waits for a QR scan (the Session operations' tests). */
+export const WAITING_FOR_SCAN = { accounts: [{ clientId: CLIENT_ID, clientSecret: SECRET, status: 'init' as const }] };
+
+/** The QR payload the gateway answered, from a Session operation's output. */
+export function qrPayloadOf(json: Record<string, unknown>): string {
+	return (json.response as { qrCode: string }).qrCode;
+}

@@ -1,11 +1,9 @@
 /** Session → Get Status through n8n's real engine against a sandbox whose account waits for a QR scan: the status before login, the QR image after, none once connected. */
-import { CLIENT_ID, SECRET, apiRequests, pngShowsQrOf, runMessaging, wire } from '../../../harness/messagingNode';
+import { SECRET, WAITING_FOR_SCAN, apiRequests, pngShowsQrOf, qrPayloadOf, runMessaging, wire } from '../../../harness/messagingNode';
 import { useSandbox } from '../../../harness/useSandbox';
 
 describe('session (account waiting for a QR scan)', () => {
-	const waiting = useSandbox({ accounts: [{ clientId: CLIENT_ID, clientSecret: SECRET, status: 'init' }] });
-
-	const qrOf = (json: Record<string, unknown>) => (json.response as { qrCode: string }).qrCode;
+	const waiting = useSandbox(WAITING_FOR_SCAN);
 
 	it('getStatus: with a bearer token; the status before login, the QR image in the chosen field after, none once connected', async () => {
 		const before = await runMessaging(waiting, { resource: 'session', operation: 'getStatus', qrBinaryPropertyName: 'scanMe' });
@@ -25,7 +23,7 @@ describe('session (account waiting for a QR scan)', () => {
 		const [item] = waitingRun.output('Node');
 		expect(item.json).toMatchObject({ status: 'got qr code', connected: false, qrAvailable: true, qrImageField: 'scanMe' });
 		expect(Object.keys(item.binary ?? {})).toEqual(['scanMe']);
-		expect(pngShowsQrOf(Buffer.from(item.binary!.scanMe.data, 'base64'), qrOf(item.json))).toBe(true);
+		expect(pngShowsQrOf(Buffer.from(item.binary!.scanMe.data, 'base64'), qrPayloadOf(item.json))).toBe(true);
 
 		waiting.scan();
 		const connectedRun = await runMessaging(waiting, { resource: 'session', operation: 'getStatus' });

@@ -1,11 +1,9 @@
 /** Session → Login through n8n's real engine against a sandbox whose account waits for a QR scan: the request, the status, the QR code as a PNG that scans to the gateway's payload. */
-import { CLIENT_ID, SECRET, apiRequests, pngShowsQrOf, runMessaging, wire } from '../../../harness/messagingNode';
+import { SECRET, WAITING_FOR_SCAN, apiRequests, pngShowsQrOf, qrPayloadOf, runMessaging, wire } from '../../../harness/messagingNode';
 import { useSandbox } from '../../../harness/useSandbox';
 
 describe('session (account waiting for a QR scan)', () => {
-	const waiting = useSandbox({ accounts: [{ clientId: CLIENT_ID, clientSecret: SECRET, status: 'init' }] });
-
-	const qrOf = (json: Record<string, unknown>) => (json.response as { qrCode: string }).qrCode;
+	const waiting = useSandbox(WAITING_FOR_SCAN);
 
 	it('login: no bearer, outputs the status and the QR code as a PNG that shows the payload', async () => {
 		const run = await runMessaging(waiting, { resource: 'session', operation: 'login' });
@@ -24,7 +22,7 @@ describe('session (account waiting for a QR scan)', () => {
 		expect(item.binary?.qrCode).toMatchObject({ mimeType: 'image/png', fileName: 'qr-code.png', fileExtension: 'png' });
 		const png = Buffer.from(item.binary!.qrCode.data, 'base64');
 		expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
-		expect(pngShowsQrOf(png, qrOf(item.json))).toBe(true);
+		expect(pngShowsQrOf(png, qrPayloadOf(item.json))).toBe(true);
 		expect(pngShowsQrOf(png, 'another payload')).toBe(false);
 	});
 });
