@@ -17,13 +17,26 @@ const tseslint = require('typescript-eslint');
 const plugins = { 'n8n-nodes-base': n8nNodesBase };
 
 module.exports = [
-	{ ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-artifacts/**', 'test/n8n/installs/**', 'test/n8n/fixtures/**', '**/*.js'] },
+	{
+		ignores: [
+			'dist/**',
+			'node_modules/**',
+			'coverage/**',
+			'test-artifacts/**',
+			'test/n8n/installs/**',
+			'test/n8n/fixtures/**',
+			'**/*.js',
+		],
+	},
 	...tseslint.configs.recommended.map((config) => ({ ...config, files: ['**/*.ts'] })),
 	{
 		files: ['**/*.ts'],
 		rules: {
 			// A leading underscore marks a name kept on purpose (a parameter n8n passes, a field left out of a rest copy).
-			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+			'@typescript-eslint/no-unused-vars': [
+				'error',
+				{ argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+			],
 		},
 	},
 	{
@@ -51,7 +64,10 @@ module.exports = [
 	{
 		...communityNodes.recommendedWithoutN8nCloudSupport,
 		files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'],
-		languageOptions: { parser: tsParser, parserOptions: { sourceType: 'module', extraFileExtensions: ['.json'] } },
+		languageOptions: {
+			parser: tsParser,
+			parserOptions: { sourceType: 'module', extraFileExtensions: ['.json'] },
+		},
 	},
 	{
 		files: ['package.json'],

@@ -19,7 +19,14 @@ import { performance } from 'perf_hooks';
 
 import { roundTo } from '../nodes/CurrencyRate/actions/rate/convert.operation';
 import { parseRateAnswer, type RateTable } from '../nodes/shared/rates/rateTable';
-import { ApiClient, TokenCache, closeConnections, endpoints, parseCredentials, sharedTokenCache } from '../nodes/shared/transport';
+import {
+	ApiClient,
+	TokenCache,
+	closeConnections,
+	endpoints,
+	parseCredentials,
+	sharedTokenCache,
+} from '../nodes/shared/transport';
 import { sharedRateCache } from '../nodes/shared/rates/rateBook';
 import { startSandbox } from '../sandbox/server';
 import type * as Engine from '../test/harness/engine';
@@ -36,7 +43,8 @@ interface ConvertItem {
 
 /** The baseline: what the node computes per item, without n8n, parameters or checks. */
 function plainLoop(items: ConvertItem[], table: RateTable): number[] {
-	const rateOf = (code: string) => (code === BASE ? 1 : (table.quotes.get(code)?.average as number));
+	const rateOf = (code: string) =>
+		code === BASE ? 1 : (table.quotes.get(code)?.average as number);
 	const out: number[] = new Array(items.length);
 	for (let i = 0; i < items.length; i++) {
 		const { amount, from, to } = items[i];
@@ -46,7 +54,8 @@ function plainLoop(items: ConvertItem[], table: RateTable): number[] {
 }
 
 async function main(): Promise<void> {
-	const { runWorkflow, sandboxCredential, singleNodeWorkflow }: typeof Engine = await import('../test/harness/engine');
+	const { runWorkflow, sandboxCredential, singleNodeWorkflow }: typeof Engine =
+		await import('../test/harness/engine');
 	const sandbox = await startSandbox();
 	try {
 		const items: ConvertItem[] = Array.from({ length: ITEMS }, (_, i) => ({
@@ -73,8 +82,13 @@ async function main(): Promise<void> {
 		const workflow = mappedWorkflow((field) => `={{ $json.${field} }}`);
 
 		// Warm-up (JIT, the engine's first-run costs) with a tenth of the items, then a fresh sandbox log.
-		const warmUp = singleNodeWorkflow('currencyRate', workflow.nodes[2].parameters, items.slice(0, Math.ceil(ITEMS / 10)) as unknown as IDataObject[]);
-		if ((await runWorkflow(warmUp, sandboxCredential(sandbox.url))).error) throw new Error('warm-up run failed');
+		const warmUp = singleNodeWorkflow(
+			'currencyRate',
+			workflow.nodes[2].parameters,
+			items.slice(0, Math.ceil(ITEMS / 10)) as unknown as IDataObject[],
+		);
+		if ((await runWorkflow(warmUp, sandboxCredential(sandbox.url))).error)
+			throw new Error('warm-up run failed');
 		sandbox.reset();
 		sharedTokenCache.clear();
 		sharedRateCache.clear();
@@ -89,8 +103,19 @@ async function main(): Promise<void> {
 		const stats = sandbox.stats();
 
 		// The same rates, fetched outside the measurement, for the baseline.
-		const client = new ApiClient(parseCredentials({ baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: 'demo-secret' }), new TokenCache());
-		const table = parseRateAnswer('bca', await client.call(endpoints.getKurs, { version: '1.0', currency_id_provider: 'bca' }), Date.now());
+		const client = new ApiClient(
+			parseCredentials({
+				baseUrl: sandbox.url,
+				clientId: 'demo-client',
+				clientSecret: 'demo-secret',
+			}),
+			new TokenCache(),
+		);
+		const table = parseRateAnswer(
+			'bca',
+			await client.call(endpoints.getKurs, { version: '1.0', currency_id_provider: 'bca' }),
+			Date.now(),
+		);
 		const loopStart = performance.now();
 		const expected = plainLoop(items, table);
 		const loopMs = performance.now() - loopStart;
@@ -98,7 +123,16 @@ async function main(): Promise<void> {
 		// The same number of items with fixed parameters: no expression to evaluate per item.
 		const fixed = singleNodeWorkflow(
 			'currencyRate',
-			{ resource: 'rate', operation: 'convert', provider: 'bca', amount: 100, fromCurrency: 'USD', toCurrency: 'EUR', rateType: 'average', decimalPlaces: 2 },
+			{
+				resource: 'rate',
+				operation: 'convert',
+				provider: 'bca',
+				amount: 100,
+				fromCurrency: 'USD',
+				toCurrency: 'EUR',
+				rateType: 'average',
+				decimalPlaces: 2,
+			},
 			items as unknown as IDataObject[],
 		);
 		const fixedRun = await runWorkflow(fixed, sandboxCredential(sandbox.url));
@@ -106,30 +140,47 @@ async function main(): Promise<void> {
 		const fixedMs = fixedRun.run.data.resultData.runData.Node[0].executionTime;
 
 		// The same mappings evaluated by n8n (the expression toll every mapped item paid before).
-		const evaluated = await runWorkflow(mappedWorkflow((field) => `={{ ($json.${field}) }}`), sandboxCredential(sandbox.url));
+		const evaluated = await runWorkflow(
+			mappedWorkflow((field) => `={{ ($json.${field}) }}`),
+			sandboxCredential(sandbox.url),
+		);
 		if (evaluated.error) throw evaluated.error;
 		const evaluatedMs = evaluated.run.data.resultData.runData.Node[0].executionTime;
-		const evaluatedMismatches = evaluated.output('Node').filter((item, i) => item.json.convertedAmount !== expected[i]).length;
+		const evaluatedMismatches = evaluated
+			.output('Node')
+			.filter((item, i) => item.json.convertedAmount !== expected[i]).length;
 
-		const mismatches = output.filter((item, i) => item.json.convertedAmount !== expected[i]).length + evaluatedMismatches;
+		const mismatches =
+			output.filter((item, i) => item.json.convertedAmount !== expected[i]).length +
+			evaluatedMismatches;
 		const nodeRate = ITEMS / (nodeMs / 1000);
 		const loopRate = ITEMS / (loopMs / 1000);
 
-		console.log(`convert-bulk: ${ITEMS} convert items in one execution (provider bca, mixed currencies)`);
+		console.log(
+			`convert-bulk: ${ITEMS} convert items in one execution (provider bca, mixed currencies)`,
+		);
 		console.log(
 			`requests made by the mapped run: ${requests.length} (rates token ${stats.tokensIssued.rate}, getkurs ${stats.requestsByPath['/api/rate/1.0/get'] ?? 0}) — goal 2`,
 		);
-		console.log(`output items: ${output.length}, results differing from the plain loop: ${mismatches}`);
-		console.log(`node (engine-recorded execution time): ${nodeMs} ms → ${Math.round(nodeRate).toLocaleString('en')} items/s`);
+		console.log(
+			`output items: ${output.length}, results differing from the plain loop: ${mismatches}`,
+		);
+		console.log(
+			`node (engine-recorded execution time): ${nodeMs} ms → ${Math.round(nodeRate).toLocaleString('en')} items/s`,
+		);
 		console.log(`whole workflow run (wall clock):        ${wallMs.toFixed(0)} ms`);
-		console.log(`plain loop, same arithmetic and rates:  ${loopMs.toFixed(2)} ms → ${Math.round(loopRate).toLocaleString('en')} items/s`);
+		console.log(
+			`plain loop, same arithmetic and rates:  ${loopMs.toFixed(2)} ms → ${Math.round(loopRate).toLocaleString('en')} items/s`,
+		);
 		console.log(
 			`same mappings evaluated by n8n ({{ ($json.x) }}): ${evaluatedMs} ms → ${Math.round(ITEMS / (evaluatedMs / 1000)).toLocaleString('en')} items/s; mapped is ${(evaluatedMs / nodeMs).toFixed(1)}x faster`,
 		);
 		console.log(
 			`same items, fixed parameters (no expressions): ${fixedMs} ms → ${Math.round(ITEMS / (fixedMs / 1000)).toLocaleString('en')} items/s`,
 		);
-		console.log(`ratio: the node does ${(nodeRate / loopRate).toFixed(4)}× the plain loop's items/s (the loop is ${(loopRate / nodeRate).toFixed(0)}× faster)`);
+		console.log(
+			`ratio: the node does ${(nodeRate / loopRate).toFixed(4)}× the plain loop's items/s (the loop is ${(loopRate / nodeRate).toFixed(0)}× faster)`,
+		);
 		if (requests.length !== 2 || mismatches > 0 || output.length !== ITEMS) process.exitCode = 1;
 	} finally {
 		await sandbox.close();

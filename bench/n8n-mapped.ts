@@ -74,14 +74,67 @@ interface Kind {
 }
 
 const KINDS: Kind[] = [
-	{ key: 'http', label: 'HTTP Request v4.2, token by hand, `JSON.stringify` body', items: SENDS, op: 'http', fields: 'n8n' },
-	{ key: 'p1', label: 'Send Text, `{{ $json.phone }}` / `{{ $json.text }}`, defaults (parallel 1)', items: SENDS, op: 'send', fields: 'mapped', parallel: 1 },
-	{ key: 'p8', label: 'Send Text, same mappings, Parallel Requests 8', items: SENDS, op: 'send', fields: 'mapped', parallel: 8 },
-	{ key: 'p1n8n', label: 'Send Text, `{{ ($json.phone) }}`… (evaluated by n8n), parallel 1', items: SENDS, op: 'send', fields: 'n8n', parallel: 1 },
-	{ key: 'p8n8n', label: 'Send Text, evaluated by n8n, parallel 8', items: SENDS, op: 'send', fields: 'n8n', parallel: 8 },
-	{ key: 'p1typed', label: 'Send Text, phone and text typed in, parallel 1', items: SENDS, op: 'send', fields: 'typed', parallel: 1 },
-	{ key: 'convert', label: `Convert, \`{{ $json.amount }}\` / from / to`, items: CONVERTS, op: 'convert', fields: 'mapped' },
-	{ key: 'convertN8n', label: 'Convert, `{{ ($json.amount) }}`… (evaluated by n8n)', items: CONVERTS, op: 'convert', fields: 'n8n' },
+	{
+		key: 'http',
+		label: 'HTTP Request v4.2, token by hand, `JSON.stringify` body',
+		items: SENDS,
+		op: 'http',
+		fields: 'n8n',
+	},
+	{
+		key: 'p1',
+		label: 'Send Text, `{{ $json.phone }}` / `{{ $json.text }}`, defaults (parallel 1)',
+		items: SENDS,
+		op: 'send',
+		fields: 'mapped',
+		parallel: 1,
+	},
+	{
+		key: 'p8',
+		label: 'Send Text, same mappings, Parallel Requests 8',
+		items: SENDS,
+		op: 'send',
+		fields: 'mapped',
+		parallel: 8,
+	},
+	{
+		key: 'p1n8n',
+		label: 'Send Text, `{{ ($json.phone) }}`… (evaluated by n8n), parallel 1',
+		items: SENDS,
+		op: 'send',
+		fields: 'n8n',
+		parallel: 1,
+	},
+	{
+		key: 'p8n8n',
+		label: 'Send Text, evaluated by n8n, parallel 8',
+		items: SENDS,
+		op: 'send',
+		fields: 'n8n',
+		parallel: 8,
+	},
+	{
+		key: 'p1typed',
+		label: 'Send Text, phone and text typed in, parallel 1',
+		items: SENDS,
+		op: 'send',
+		fields: 'typed',
+		parallel: 1,
+	},
+	{
+		key: 'convert',
+		label: `Convert, \`{{ $json.amount }}\` / from / to`,
+		items: CONVERTS,
+		op: 'convert',
+		fields: 'mapped',
+	},
+	{
+		key: 'convertN8n',
+		label: 'Convert, `{{ ($json.amount) }}`… (evaluated by n8n)',
+		items: CONVERTS,
+		op: 'convert',
+		fields: 'n8n',
+	},
 ];
 
 /** One branch of the workflow: a kind in one round (the measured node is named `<key> #<round>`). */
@@ -98,9 +151,17 @@ interface Branch {
 const SEND_KINDS = KINDS.filter((k) => k.op !== 'convert');
 const branches: Branch[] = [
 	...Array.from({ length: ROUNDS }, (_, r) =>
-		SEND_KINDS.map((_, i) => SEND_KINDS[(i + r) % SEND_KINDS.length]).map((kind) => ({ kind, round: r + 1, node: `${kind.key} #${r + 1}` })),
+		SEND_KINDS.map((_, i) => SEND_KINDS[(i + r) % SEND_KINDS.length]).map((kind) => ({
+			kind,
+			round: r + 1,
+			node: `${kind.key} #${r + 1}`,
+		})),
 	).flat(),
-	...KINDS.filter((k) => k.op === 'convert').map((kind) => ({ kind, round: 1, node: `${kind.key} #1` })),
+	...KINDS.filter((k) => k.op === 'convert').map((kind) => ({
+		kind,
+		round: 1,
+		node: `${kind.key} #1`,
+	})),
 ];
 
 function sendItemsCode(count: number): string {
@@ -114,7 +175,14 @@ return Array.from({ length: ${count} }, (_, i) => ({ json: { invoice: 'INV-' + i
 
 function buildWorkflow(sandboxUrl: string, token: string): WorkflowJson {
 	const nodes: Array<Record<string, unknown>> = [
-		{ id: 'trigger', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			id: 'trigger',
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
 	];
 	const connections: Record<string, unknown> = { Start: { main: [[] as unknown[]] } };
 	const credentials = { [CREDENTIAL_TYPE]: CREDENTIAL };
@@ -127,19 +195,36 @@ function buildWorkflow(sandboxUrl: string, token: string): WorkflowJson {
 			type: 'n8n-nodes-base.code',
 			typeVersion: 2,
 			position: [250, y],
-			parameters: { jsCode: branch.kind.op === 'convert' ? convertItemsCode(branch.kind.items) : sendItemsCode(branch.kind.items) },
+			parameters: {
+				jsCode:
+					branch.kind.op === 'convert'
+						? convertItemsCode(branch.kind.items)
+						: sendItemsCode(branch.kind.items),
+			},
 		});
-		(connections.Start as { main: unknown[][] }).main[0].push({ node: source, type: 'main', index: 0 });
+		(connections.Start as { main: unknown[][] }).main[0].push({
+			node: source,
+			type: 'main',
+			index: 0,
+		});
 		// A pause before the measured node: the previous branch's leftover work (HTTP Request's 1,000
 		// sockets closing) runs then, instead of being charged to this node (measured: 145 ms of it
 		// fell into the executionTime of a 300 ms Send Text run that followed HTTP Request).
 		const pause = `Pause ${index + 1}`;
-		nodes.push({ id: `pause-${index}`, name: pause, type: 'n8n-nodes-base.wait', typeVersion: 1.1, position: [375, y], parameters: { amount: 1, unit: 'seconds' } });
+		nodes.push({
+			id: `pause-${index}`,
+			name: pause,
+			type: 'n8n-nodes-base.wait',
+			typeVersion: 1.1,
+			position: [375, y],
+			parameters: { amount: 1, unit: 'seconds' },
+		});
 		connections[source] = { main: [[{ node: pause, type: 'main', index: 0 }]] };
 		connections[pause] = { main: [[{ node: branch.node, type: 'main', index: 0 }]] };
 		const position = [500, y];
 		const { kind } = branch;
-		const map = (field: string) => (kind.fields === 'n8n' ? `={{ ($json.${field}) }}` : `={{ $json.${field} }}`);
+		const map = (field: string) =>
+			kind.fields === 'n8n' ? `={{ ($json.${field}) }}` : `={{ $json.${field} }}`;
 		if (kind.op === 'http') {
 			nodes.push({
 				id: `http-${index}`,
@@ -195,7 +280,13 @@ function buildWorkflow(sandboxUrl: string, token: string): WorkflowJson {
 			});
 		}
 	});
-	return { id: `benchMapped${randomBytes(3).toString('hex')}`, name: 'bench: mapped fields', nodes, connections, settings: { executionOrder: 'v1' } };
+	return {
+		id: `benchMapped${randomBytes(3).toString('hex')}`,
+		name: 'bench: mapped fields',
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+	};
 }
 
 /**
@@ -203,7 +294,10 @@ function buildWorkflow(sandboxUrl: string, token: string): WorkflowJson {
  * the run; through a pipe, the tail of a run this large (tens of MB) is lost at exit, while writes
  * to a file are synchronous.
  */
-async function executeToFile(userFolder: string, id: string): Promise<{ run?: N8nRun; outputFile: string }> {
+async function executeToFile(
+	userFolder: string,
+	id: string,
+): Promise<{ run?: N8nRun; outputFile: string }> {
 	const install = installFor(userFolder);
 	const outputFile = join(tmpdir(), `bench-n8n-${process.pid}-${id}.txt`);
 	const fd = openSync(outputFile, 'w');
@@ -215,7 +309,9 @@ async function executeToFile(userFolder: string, id: string): Promise<{ run?: N8
 		});
 		const timer = setTimeout(() => child.kill('SIGKILL'), 900_000);
 		// n8n 2.40 on Node 24 may crash at exit after printing the run (see executeWorkflow in test/n8n/lib.ts): the run decides.
-		await new Promise<void>((resolve, reject) => child.on('error', reject).on('close', () => resolve()));
+		await new Promise<void>((resolve, reject) =>
+			child.on('error', reject).on('close', () => resolve()),
+		);
 		clearTimeout(timer);
 	} finally {
 		closeSync(fd);
@@ -232,7 +328,15 @@ async function main(): Promise<void> {
 	const sandbox = await startSandbox({ blockLimit: 1_000_000 });
 	try {
 		await installPackageIntoN8n(userFolder, tgz);
-		await importCredential(userFolder, messagingRateCredential({ ...CREDENTIAL, baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: SECRET }));
+		await importCredential(
+			userFolder,
+			messagingRateCredential({
+				...CREDENTIAL,
+				baseUrl: sandbox.url,
+				clientId: 'demo-client',
+				clientSecret: SECRET,
+			}),
+		);
 		sandbox.reset();
 		// "By hand": the user fetched a token once and pasted it into the HTTP Request's header.
 		const tokenAnswer = await request(`${sandbox.url}/api/wa/authentication`, {
@@ -243,78 +347,131 @@ async function main(): Promise<void> {
 		const token = ((await tokenAnswer.body.json()) as { result: { token: string } }).result.token;
 		const workflow = buildWorkflow(sandbox.url, token);
 		const id = await importWorkflow(userFolder, workflow);
-		log(`n8n execute: ${SENDS} items through ${KINDS.length - 2} send branches × ${ROUNDS} rounds, ${CONVERTS} through each of 2 Convert branches`);
+		log(
+			`n8n execute: ${SENDS} items through ${KINDS.length - 2} send branches × ${ROUNDS} rounds, ${CONVERTS} through each of 2 Convert branches`,
+		);
 		const started = Date.now();
 		const { run, outputFile } = await executeToFile(userFolder, id);
 		const wallMs = Date.now() - started;
 		if (run?.status !== 'success') {
-			throw new Error(`n8n execute did not succeed (status ${run?.status ?? 'no run printed'}); its output is in ${outputFile}`);
+			throw new Error(
+				`n8n execute did not succeed (status ${run?.status ?? 'no run printed'}); its output is in ${outputFile}`,
+			);
 		}
 		rmSync(outputFile, { force: true });
-		const runData = run.data.resultData.runData as unknown as Record<string, Array<{ executionTime: number; data?: { main?: Array<Array<{ json: Record<string, unknown> }>> } }>>;
+		const runData = run.data.resultData.runData as unknown as Record<
+			string,
+			Array<{
+				executionTime: number;
+				data?: { main?: Array<Array<{ json: Record<string, unknown> }>> };
+			}>
+		>;
 
 		// The work is checked before anything is printed as a result.
 		const problems: string[] = [];
 		const ledger = sandbox.ledger();
 		const sendBranches = branches.filter((b) => b.kind.op !== 'convert');
-		if (ledger.length !== SENDS * sendBranches.length) problems.push(`ledger holds ${ledger.length} sends, expected ${SENDS * sendBranches.length}`);
+		if (ledger.length !== SENDS * sendBranches.length)
+			problems.push(`ledger holds ${ledger.length} sends, expected ${SENDS * sendBranches.length}`);
 		sendBranches.forEach(({ kind, node }, b) => {
 			const block = ledger.slice(b * SENDS, (b + 1) * SENDS);
 			const expected = (i: number) => (kind.fields === 'typed' ? 0 : i);
-			const key = (i: number) => `62812${10000000 + expected(i)}|Order ${expected(i)} is ready for pick-up`;
+			const key = (i: number) =>
+				`62812${10000000 + expected(i)}|Order ${expected(i)} is ready for pick-up`;
 			// Parallel 8 and HTTP Request (which sends its items at once) may deliver out of order: the set must still be exact.
 			const inOrder = kind.parallel === 1;
 			const exact = inOrder
 				? block.every((e, i) => `${e.phone}|${e.text}` === key(i))
-				: [...block.map((e) => `${e.phone}|${e.text}`)].sort().join() === Array.from({ length: SENDS }, (_, i) => key(i)).sort().join();
+				: [...block.map((e) => `${e.phone}|${e.text}`)].sort().join() ===
+					Array.from({ length: SENDS }, (_, i) => key(i))
+						.sort()
+						.join();
 			if (!exact) problems.push(`${node}: the sends do not match the items`);
 		});
 		const converted = (key: string) => runData[`${key} #1`]?.[0]?.data?.main?.[0] ?? [];
 		const fast = converted('convert');
 		const byN8n = converted('convertN8n');
-		if (fast.length !== CONVERTS || byN8n.length !== CONVERTS) problems.push(`Convert outputs ${fast.length} and ${byN8n.length} items, expected ${CONVERTS}`);
-		const differing = fast.filter((item, i) => JSON.stringify({ ...item.json, fetchedAt: 0 }) !== JSON.stringify({ ...byN8n[i]?.json, fetchedAt: 0 })).length;
-		if (differing > 0) problems.push(`${differing} Convert items differ between the direct read and n8n's evaluation`);
+		if (fast.length !== CONVERTS || byN8n.length !== CONVERTS)
+			problems.push(
+				`Convert outputs ${fast.length} and ${byN8n.length} items, expected ${CONVERTS}`,
+			);
+		const differing = fast.filter(
+			(item, i) =>
+				JSON.stringify({ ...item.json, fetchedAt: 0 }) !==
+				JSON.stringify({ ...byN8n[i]?.json, fetchedAt: 0 }),
+		).length;
+		if (differing > 0)
+			problems.push(
+				`${differing} Convert items differ between the direct read and n8n's evaluation`,
+			);
 		// The rates API's requests made while each Convert node ran (n8n's startTime and the sandbox's clock are this machine's).
 		const convertRuns = KINDS.filter((k) => k.op === 'convert').map((kind) => {
-			const task = runData[`${kind.key} #1`]?.[0] as { startTime?: number; executionTime: number } | undefined;
+			const task = runData[`${kind.key} #1`]?.[0] as
+				{ startTime?: number; executionTime: number } | undefined;
 			const start = task?.startTime ?? 0;
 			const paths = sandbox
 				.requests()
-				.filter((r) => r.path.startsWith('/api/rate/') && r.receivedAt >= start && r.receivedAt <= start + (task?.executionTime ?? 0))
+				.filter(
+					(r) =>
+						r.path.startsWith('/api/rate/') &&
+						r.receivedAt >= start &&
+						r.receivedAt <= start + (task?.executionTime ?? 0),
+				)
 				.map((r) => (r.path.endsWith('/authentication') ? 'token' : 'rates'));
 			return { key: kind.key, paths };
 		});
-		const convertRequests = convertRuns.map(({ key, paths }) => `${key} ${paths.length} (${paths.join(', ') || 'none'})`);
-		if (convertRuns[0]?.paths.join() !== 'token,rates') problems.push(`the first Convert run made ${convertRequests[0]}, expected 2 (token, rates)`);
+		const convertRequests = convertRuns.map(
+			({ key, paths }) => `${key} ${paths.length} (${paths.join(', ') || 'none'})`,
+		);
+		if (convertRuns[0]?.paths.join() !== 'token,rates')
+			problems.push(`the first Convert run made ${convertRequests[0]}, expected 2 (token, rates)`);
 
 		/** ms per item of a kind: the median over its rounds, and every round. */
 		const perItem = (key: Kind['key']) => {
-			const rounds = branches.filter((b) => b.kind.key === key).map((b) => runData[b.node][0].executionTime / b.kind.items);
+			const rounds = branches
+				.filter((b) => b.kind.key === key)
+				.map((b) => runData[b.node][0].executionTime / b.kind.items);
 			return { median: median(rounds), rounds };
 		};
-		const ms = Object.fromEntries(KINDS.map((k) => [k.key, perItem(k.key)])) as Record<Kind['key'], { median: number; rounds: number[] }>;
+		const ms = Object.fromEntries(KINDS.map((k) => [k.key, perItem(k.key)])) as Record<
+			Kind['key'],
+			{ median: number; rounds: number[] }
+		>;
 		const http = ms.http.median;
 		const fmt = (value: number) => (value < 0.1 ? value.toFixed(3) : value.toFixed(2));
-		console.log(`\nbench:n8n: real n8n 2.40.7 (Node 24, its default \`vm\` expression engine), one \`n8n execute\` process, sandbox at ${sandbox.url}`);
-		console.log(`ms per item = the node's executionTime as n8n records it / its items (median of ${ROUNDS} interleaved rounds for the sends); vs HTTP Request = its ms per item / this one's\n`);
+		console.log(
+			`\nbench:n8n: real n8n 2.40.7 (Node 24, its default \`vm\` expression engine), one \`n8n execute\` process, sandbox at ${sandbox.url}`,
+		);
+		console.log(
+			`ms per item = the node's executionTime as n8n records it / its items (median of ${ROUNDS} interleaved rounds for the sends); vs HTTP Request = its ms per item / this one's\n`,
+		);
 		console.log('| Workflow | Items | ms per item | rounds | vs HTTP Request |');
 		console.log('|---|---|---|---|---|');
 		for (const kind of KINDS) {
 			const { median: value, rounds } = ms[kind.key];
 			const ratio = kind.op === 'convert' ? '' : `${(http / value).toFixed(1)}x`;
-			console.log(`| ${kind.label} | ${kind.items.toLocaleString('en')} | ${fmt(value)} | ${rounds.map(fmt).join(', ')} | ${ratio} |`);
+			console.log(
+				`| ${kind.label} | ${kind.items.toLocaleString('en')} | ${fmt(value)} | ${rounds.map(fmt).join(', ')} | ${ratio} |`,
+			);
 		}
 		const fastRate = 1000 / ms.convert.median;
 		const n8nRate = 1000 / ms.convertN8n.median;
 		console.log('');
-		console.log(`Send Text mapped vs HTTP Request: parallel 1 ${(http / ms.p1.median).toFixed(1)}x (goal >= 3), parallel 8 ${(http / ms.p8.median).toFixed(1)}x (goal >= 6)`);
-		console.log(`Send Text mapped (read from the item) vs the same mappings evaluated by n8n: parallel 1 ${(ms.p1n8n.median / ms.p1.median).toFixed(1)}x, parallel 8 ${(ms.p8n8n.median / ms.p8.median).toFixed(1)}x faster`);
+		console.log(
+			`Send Text mapped vs HTTP Request: parallel 1 ${(http / ms.p1.median).toFixed(1)}x (goal >= 3), parallel 8 ${(http / ms.p8.median).toFixed(1)}x (goal >= 6)`,
+		);
+		console.log(
+			`Send Text mapped (read from the item) vs the same mappings evaluated by n8n: parallel 1 ${(ms.p1n8n.median / ms.p1.median).toFixed(1)}x, parallel 8 ${(ms.p8n8n.median / ms.p8.median).toFixed(1)}x faster`,
+		);
 		console.log(
 			`Convert mapped: ${Math.round(fastRate).toLocaleString('en')} items/s vs ${Math.round(n8nRate).toLocaleString('en')} items/s evaluated by n8n: ${(fastRate / n8nRate).toFixed(0)}x (goal >= 20); outputs identical: ${differing === 0 ? 'yes' : 'NO'}`,
 		);
-		console.log(`Convert requests per run (the sandbox's requests to /api/rate/… during each node's run): ${convertRequests.join('; ')}`);
-		console.log(`Checked: ${ledger.length} sends in the sandbox's ledger match their items; wall time ${(wallMs / 1000).toFixed(0)} s including n8n's start\n`);
+		console.log(
+			`Convert requests per run (the sandbox's requests to /api/rate/… during each node's run): ${convertRequests.join('; ')}`,
+		);
+		console.log(
+			`Checked: ${ledger.length} sends in the sandbox's ledger match their items; wall time ${(wallMs / 1000).toFixed(0)} s including n8n's start\n`,
+		);
 		if (problems.length) {
 			console.error(problems.join('\n'));
 			process.exitCode = 1;

@@ -22,7 +22,14 @@ const ROOT = join(__dirname, '..');
 export async function startChildSandbox(): Promise<ChildSandbox> {
 	const child: ChildProcess = spawn(
 		process.execPath,
-		['--max-old-space-size=4096', '-r', 'ts-node/register/transpile-only', join(ROOT, 'sandbox', 'cli.ts'), '--port', '0'],
+		[
+			'--max-old-space-size=4096',
+			'-r',
+			'ts-node/register/transpile-only',
+			join(ROOT, 'sandbox', 'cli.ts'),
+			'--port',
+			'0',
+		],
 		{ cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
 	);
 	const url = await new Promise<string>((resolve, reject) => {
@@ -37,14 +44,17 @@ export async function startChildSandbox(): Promise<ChildSandbox> {
 			}
 		};
 		child.stdout?.on('data', onData);
-		child.once('exit', (code) => reject(new Error(`The sandbox process exited (code ${code}) before listening`)));
+		child.once('exit', (code) =>
+			reject(new Error(`The sandbox process exited (code ${code}) before listening`)),
+		);
 	});
 	const agent = new Agent({ keepAliveTimeout: 1000 });
 
 	async function control<T>(method: 'GET' | 'POST', path: string): Promise<T> {
 		const response = await request(`${url}/__sandbox/${path}`, { method, dispatcher: agent });
 		const text = await response.body.text();
-		if (response.statusCode !== 200) throw new Error(`Sandbox control ${path}: HTTP ${response.statusCode} ${text}`);
+		if (response.statusCode !== 200)
+			throw new Error(`Sandbox control ${path}: HTTP ${response.statusCode} ${text}`);
 		return JSON.parse(text) as T;
 	}
 

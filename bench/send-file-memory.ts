@@ -92,15 +92,30 @@ function resetHighWaterRss(): boolean {
 
 async function worker(mode: Mode, megabytes: number, sandboxUrl: string): Promise<WorkerResult> {
 	const gc = gcFunction();
-	const { runWorkflow, sandboxCredential, setBinaryDataMode, singleNodeWorkflow, storeBinary } = await import('../test/harness/engine');
+	const { runWorkflow, sandboxCredential, setBinaryDataMode, singleNodeWorkflow, storeBinary } =
+		await import('../test/harness/engine');
 	const { closeConnections } = await import('../nodes/shared/transport');
 
 	/** Runs one Send File of `binary` (or of a URL) and measures the node's memory growth. */
 	async function measureSend(binary: IBinaryData | { url: string }) {
-		const parameters = { resource: 'message', operation: 'sendFile', phone: '+62 812-8877-6713', caption: 'Large file' };
+		const parameters = {
+			resource: 'message',
+			operation: 'sendFile',
+			phone: '+62 812-8877-6713',
+			caption: 'Large file',
+		};
 		const workflow =
 			'url' in binary
-				? singleNodeWorkflow('messaging', { ...parameters, fileSource: 'url', fileUrl: binary.url, downloadOptions: { maxSizeMb: 4096 } }, [{ json: {} }])
+				? singleNodeWorkflow(
+						'messaging',
+						{
+							...parameters,
+							fileSource: 'url',
+							fileUrl: binary.url,
+							downloadOptions: { maxSizeMb: 4096 },
+						},
+						[{ json: {} }],
+					)
 				: singleNodeWorkflow('messaging', parameters, [{ json: {}, binary: { data: binary } }]);
 
 		let measuring = false;
@@ -121,24 +136,34 @@ async function worker(mode: Mode, megabytes: number, sandboxUrl: string): Promis
 		};
 		const timer = setInterval(sample, 2);
 		// Diagnosis only: frequent full collections show what is live rather than not yet collected.
-		const collector = GC_EVERY_MS > 0 ? setInterval(() => measuring && gc(), GC_EVERY_MS) : undefined;
+		const collector =
+			GC_EVERY_MS > 0 ? setInterval(() => measuring && gc(), GC_EVERY_MS) : undefined;
 
-		const run = await runWorkflow(workflow, sandboxCredential(sandboxUrl, { timeoutSeconds: 300 }), {
-			onNodeExecuteBefore: (nodeName) => {
-				if (nodeName !== 'Node') return;
-				gc();
-				gc();
-				baseline = process.memoryUsage();
-				peak = { rss: baseline.rss, external: baseline.external, arrayBuffers: baseline.arrayBuffers, heap: baseline.heapUsed };
-				hwmReset = resetHighWaterRss();
-				measuring = true;
+		const run = await runWorkflow(
+			workflow,
+			sandboxCredential(sandboxUrl, { timeoutSeconds: 300 }),
+			{
+				onNodeExecuteBefore: (nodeName) => {
+					if (nodeName !== 'Node') return;
+					gc();
+					gc();
+					baseline = process.memoryUsage();
+					peak = {
+						rss: baseline.rss,
+						external: baseline.external,
+						arrayBuffers: baseline.arrayBuffers,
+						heap: baseline.heapUsed,
+					};
+					hwmReset = resetHighWaterRss();
+					measuring = true;
+				},
+				onNodeExecuteAfter: (nodeName) => {
+					if (nodeName !== 'Node') return;
+					sample();
+					measuring = false;
+				},
 			},
-			onNodeExecuteAfter: (nodeName) => {
-				if (nodeName !== 'Node') return;
-				sample();
-				measuring = false;
-			},
-		});
+		);
 		clearInterval(timer);
 		clearInterval(collector);
 		if (run.error) throw run.error;
@@ -161,13 +186,21 @@ async function worker(mode: Mode, megabytes: number, sandboxUrl: string): Promis
 		// The sandbox serves the file (generated as it is written); the node downloads it while sending.
 		const { fileSha256 } = await import('../sandbox/files');
 		const { closeDownloadConnections } = await import('../nodes/Messaging/helpers/download');
-		const fileUrl = (size: number) => `${sandboxUrl}/files/large.bin?size=${size}&type=application/octet-stream`;
+		const fileUrl = (size: number) =>
+			`${sandboxUrl}/files/large.bin?size=${size}&type=application/octet-stream`;
 		const warmUp = await measureSend({ url: fileUrl(1000) });
 		const fileBytes = megabytes * 1_000_000;
 		const measured = await measureSend({ url: fileUrl(fileBytes) });
 		await closeConnections();
 		await closeDownloadConnections();
-		return { mode, fileBytes, base64Bytes: Math.ceil(fileBytes / 3) * 4, sha256: fileSha256(fileBytes), ...measured, warmUp };
+		return {
+			mode,
+			fileBytes,
+			base64Bytes: Math.ceil(fileBytes / 3) * 4,
+			sha256: fileSha256(fileBytes),
+			...measured,
+			warmUp,
+		};
 	}
 
 	const storage = mkdtempSync(join(tmpdir(), 'send-file-memory-'));
@@ -175,16 +208,28 @@ async function worker(mode: Mode, megabytes: number, sandboxUrl: string): Promis
 		await setBinaryDataMode(mode === 'filesystem' ? 'filesystem' : 'memory', storage);
 		// A first send of a 1 KB file pays the one-time costs of a process (undici's WASM HTTP
 		// parser and connection pool, lazily loaded code); n8n pays them once, not per file.
-		const warmUp = await measureSend(await storeBinary(randomBytes(1000), { fileName: 'small.bin' }));
+		const warmUp = await measureSend(
+			await storeBinary(randomBytes(1000), { fileName: 'small.bin' }),
+		);
 
 		let content: Buffer | undefined = randomBytes(megabytes * 1_000_000);
 		const fileBytes = content.length;
 		const sha256 = createHash('sha256').update(content).digest('hex');
-		const binary = await storeBinary(content, { fileName: 'large.bin', mimeType: 'application/octet-stream' });
+		const binary = await storeBinary(content, {
+			fileName: 'large.bin',
+			mimeType: 'application/octet-stream',
+		});
 		content = undefined;
 		const measured = await measureSend(binary);
 		await closeConnections();
-		return { mode, fileBytes, base64Bytes: Math.ceil(fileBytes / 3) * 4, sha256, ...measured, warmUp };
+		return {
+			mode,
+			fileBytes,
+			base64Bytes: Math.ceil(fileBytes / 3) * 4,
+			sha256,
+			...measured,
+			warmUp,
+		};
 	} finally {
 		rmSync(storage, { recursive: true, force: true });
 	}
@@ -193,15 +238,31 @@ async function worker(mode: Mode, megabytes: number, sandboxUrl: string): Promis
 // ---------------------------------------------------------------------------------------------
 // Main: the sandbox process, one worker process per case, the report
 
-function runWorkerProcess(mode: Mode, megabytes: number, sandboxUrl: string): Promise<WorkerResult> {
+function runWorkerProcess(
+	mode: Mode,
+	megabytes: number,
+	sandboxUrl: string,
+): Promise<WorkerResult> {
 	return new Promise((resolve, reject) => {
 		execFile(
 			process.execPath,
-			['--max-old-space-size=4096', '-r', 'ts-node/register/transpile-only', __filename, '--worker', mode, String(megabytes), sandboxUrl],
+			[
+				'--max-old-space-size=4096',
+				'-r',
+				'ts-node/register/transpile-only',
+				__filename,
+				'--worker',
+				mode,
+				String(megabytes),
+				sandboxUrl,
+			],
 			{ cwd: join(__dirname, '..'), maxBuffer: 16 * MiB },
 			(error, stdout, stderr) => {
 				const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
-				if (!line) return reject(new Error(`worker ${mode} ${megabytes} MB failed: ${error?.message ?? ''}\n${stderr}`));
+				if (!line)
+					return reject(
+						new Error(`worker ${mode} ${megabytes} MB failed: ${error?.message ?? ''}\n${stderr}`),
+					);
 				resolve(JSON.parse(line.slice('RESULT '.length)) as WorkerResult);
 			},
 		);
@@ -219,13 +280,21 @@ async function main(): Promise<void> {
 			['filesystem', size],
 			['url', size],
 		]),
-		...filesystemOnly.filter((size) => !sizes.includes(size)).map((size): [Mode, number] => ['filesystem', size]),
+		...filesystemOnly
+			.filter((size) => !sizes.includes(size))
+			.map((size): [Mode, number] => ['filesystem', size]),
 	];
 
 	const worstBy = new Map<string, number>();
 	const sandbox = await startChildSandbox();
-	console.log(`Send File memory: sandbox in a child process at ${sandbox.url}; one worker process per case`);
-	console.log(GC_EVERY_MS > 0 ? `DIAGNOSIS: a full GC every ${GC_EVERY_MS} ms while the node runs (shows live memory; times are not meaningful)\n` : '');
+	console.log(
+		`Send File memory: sandbox in a child process at ${sandbox.url}; one worker process per case`,
+	);
+	console.log(
+		GC_EVERY_MS > 0
+			? `DIAGNOSIS: a full GC every ${GC_EVERY_MS} ms while the node runs (shows live memory; times are not meaningful)\n`
+			: '',
+	);
 	try {
 		for (const [mode, size] of cases) {
 			await sandbox.reset();
@@ -235,10 +304,18 @@ async function main(): Promise<void> {
 			const goal = mode === 'memory' ? 1.5 * result.base64Bytes : 32 * MiB;
 			const worst = Math.max(result.rssGrowth, result.externalGrowth + result.heapGrowth);
 			worstBy.set(`${mode} ${size}`, worst);
-			console.log(`${mode} mode, ${(result.fileBytes / 1e6).toFixed(0)} MB file (${mib(result.base64Bytes)} as base64), node ran ${result.nodeMs} ms:`);
-			console.log(`  peak RSS growth:                      ${mib(result.rssGrowth)} (${result.rssGrowthSource}; baseline RSS ${mib(result.baselineRss)})`);
-			console.log(`  peak external growth:                 ${mib(result.externalGrowth)} (of which arrayBuffers, i.e. Buffers: ${mib(result.arrayBuffersGrowth)})`);
-			console.log(`  peak heapUsed growth:                 ${mib(result.heapGrowth)}   (${result.samples} samples)`);
+			console.log(
+				`${mode} mode, ${(result.fileBytes / 1e6).toFixed(0)} MB file (${mib(result.base64Bytes)} as base64), node ran ${result.nodeMs} ms:`,
+			);
+			console.log(
+				`  peak RSS growth:                      ${mib(result.rssGrowth)} (${result.rssGrowthSource}; baseline RSS ${mib(result.baselineRss)})`,
+			);
+			console.log(
+				`  peak external growth:                 ${mib(result.externalGrowth)} (of which arrayBuffers, i.e. Buffers: ${mib(result.arrayBuffersGrowth)})`,
+			);
+			console.log(
+				`  peak heapUsed growth:                 ${mib(result.heapGrowth)}   (${result.samples} samples)`,
+			);
 			console.log(
 				mode === 'memory'
 					? `  growth / base64 size:                 ${(worst / result.base64Bytes).toFixed(2)} x  (max of RSS and external+heapUsed; goal <= 1.5 x)  ${worst <= goal ? 'OK' : 'OVER'}`
@@ -247,14 +324,18 @@ async function main(): Promise<void> {
 			console.log(
 				`  first send of the process (1 KB):    RSS ${mib(result.warmUp.rssGrowth)}, external ${mib(result.warmUp.externalGrowth)}, heap ${mib(result.warmUp.heapGrowth)}  (one-time costs, not counted above)`,
 			);
-			console.log(`  arrived intact (ledger SHA-256):      ${intact ? 'yes' : 'NO'}  output ${JSON.stringify(result.output)}\n`);
+			console.log(
+				`  arrived intact (ledger SHA-256):      ${intact ? 'yes' : 'NO'}  output ${JSON.stringify(result.output)}\n`,
+			);
 		}
 		// URL mode against filesystem mode, measured in this run: the same streaming, plus a download.
 		for (const size of sizes) {
 			const url = worstBy.get(`url ${size}`);
 			const filesystem = worstBy.get(`filesystem ${size}`);
 			if (url !== undefined && filesystem !== undefined) {
-				console.log(`url / filesystem peak growth, ${size} MB file: ${(url / filesystem).toFixed(2)} (${mib(url)} / ${mib(filesystem)})`);
+				console.log(
+					`url / filesystem peak growth, ${size} MB file: ${(url / filesystem).toFixed(2)} (${mib(url)} / ${mib(filesystem)})`,
+				);
 			}
 		}
 	} finally {

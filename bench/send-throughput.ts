@@ -37,7 +37,12 @@ function items(count: number): Array<{ phone: string; text: string }> {
 type Item = { phone: string; text: string };
 
 /** The baseline: the same requests with undici and nothing else (digits already normalised). */
-async function bareLoop(sandbox: ChildSandbox, list: Item[], parallel: number, agent: Agent): Promise<number> {
+async function bareLoop(
+	sandbox: ChildSandbox,
+	list: Item[],
+	parallel: number,
+	agent: Agent,
+): Promise<number> {
 	const started = performance.now();
 	const tokenResponse = await request(`${sandbox.url}/api/wa/authentication`, {
 		method: 'GET',
@@ -52,11 +57,21 @@ async function bareLoop(sandbox: ChildSandbox, list: Item[], parallel: number, a
 		while (next < list.length) {
 			const i = next++;
 			const body = JSON.stringify({
-				params: { method: 'sendMessage', client_secret: SECRET, version: VERSION, phone: phones[i], body: list[i].text },
+				params: {
+					method: 'sendMessage',
+					client_secret: SECRET,
+					version: VERSION,
+					phone: phones[i],
+					body: list[i].text,
+				},
 			});
 			const response = await request(`${sandbox.url}/api/wa/2.0/post`, {
 				method: 'POST',
-				headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': String(Buffer.byteLength(body)) },
+				headers: {
+					'content-type': 'application/json',
+					'authorization': `Bearer ${token}`,
+					'content-length': String(Buffer.byteLength(body)),
+				},
 				body,
 				dispatcher: agent,
 			});
@@ -82,7 +97,8 @@ type Variant = 'mapped' | 'evaluated' | 'fixed';
 const VARIANTS: Variant[] = ['mapped', 'evaluated', 'fixed'];
 
 async function main(): Promise<void> {
-	const { runWorkflow, sandboxCredential, singleNodeWorkflow } = await import('../test/harness/engine');
+	const { runWorkflow, sandboxCredential, singleNodeWorkflow } =
+		await import('../test/harness/engine');
 	const { closeConnections, sharedTokenCache } = await import('../nodes/shared/transport');
 
 	const sandbox = await startChildSandbox();
@@ -105,7 +121,11 @@ async function main(): Promise<void> {
 				: variant === 'evaluated'
 					? { phone: '={{ ($json.phone) }}', text: '={{ ($json.text) }}' }
 					: { phone: list[0].phone, text: list[0].text };
-		const workflow = singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendText', ...fields, options: { parallel } }, list);
+		const workflow = singleNodeWorkflow(
+			'messaging',
+			{ resource: 'message', operation: 'sendText', ...fields, options: { parallel } },
+			list,
+		);
 		const started = performance.now();
 		const run = await runWorkflow(workflow, credential);
 		const workflowMs = performance.now() - started;
@@ -121,8 +141,12 @@ async function main(): Promise<void> {
 		return await bareLoop(sandbox, list, parallel, agent);
 	};
 
-	console.log(`Send Text throughput: ${ITEMS} items, sandbox in a child process at ${sandbox.url}, median of ${ROUNDS} rounds`);
-	console.log('engine = the Messaging node\'s execution time as n8n records it (whole workflow in brackets)\n');
+	console.log(
+		`Send Text throughput: ${ITEMS} items, sandbox in a child process at ${sandbox.url}, median of ${ROUNDS} rounds`,
+	);
+	console.log(
+		"engine = the Messaging node's execution time as n8n records it (whole workflow in brackets)\n",
+	);
 	try {
 		// Warm-up: JIT, the engine's first-run costs, keep-alive connections.
 		for (const variant of VARIANTS) {
@@ -150,8 +174,12 @@ async function main(): Promise<void> {
 				const bare = median(bareMs);
 				nodeMedian[variant] = { ...nodeMedian[variant], [parallel]: node };
 				console.log(`${variant}, parallel ${parallel}:`);
-				console.log(`  engine:            ${rate(node)} items/s  (${node.toFixed(0)} ms; workflow ${median(workflowMs).toFixed(0)} ms; rounds ${nodeMs.map((m) => m.toFixed(0)).join(', ')})`);
-				console.log(`  bare undici loop:  ${rate(bare)} items/s  (${bare.toFixed(0)} ms; rounds ${bareMs.map((m) => m.toFixed(0)).join(', ')})`);
+				console.log(
+					`  engine:            ${rate(node)} items/s  (${node.toFixed(0)} ms; workflow ${median(workflowMs).toFixed(0)} ms; rounds ${nodeMs.map((m) => m.toFixed(0)).join(', ')})`,
+				);
+				console.log(
+					`  bare undici loop:  ${rate(bare)} items/s  (${bare.toFixed(0)} ms; rounds ${bareMs.map((m) => m.toFixed(0)).join(', ')})`,
+				);
 				console.log(`  ratio engine/bare: ${(bare / node).toFixed(2)}  (goal >= 0.9)`);
 				console.log(`  token requests:    ${[...new Set(tokens)].join(', ')} per run  (goal: 1)\n`);
 			}

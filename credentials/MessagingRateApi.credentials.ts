@@ -12,7 +12,8 @@ export class MessagingRateApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../icons/messaging.svg', dark: 'file:../icons/messaging.dark.svg' };
 
-	documentationUrl = 'https://github.com/n8n-nodes-messaging-rate/n8n-nodes-messaging-rate#credentials';
+	documentationUrl =
+		'https://github.com/n8n-nodes-messaging-rate/n8n-nodes-messaging-rate#credentials';
 
 	properties: INodeProperties[] = [
 		{
@@ -41,7 +42,8 @@ export class MessagingRateApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: 'The client secret of your account. It is sent inside request bodies, never logged or shown.',
+			description:
+				'The client secret of your account. It is sent inside request bodies, never logged or shown.',
 		},
 		// eslint-disable-next-line @n8n/community-nodes/credential-password-field -- a number of minutes, not a secret (the rule matches "token" in the name)
 		{
@@ -68,7 +70,8 @@ export class MessagingRateApi implements ICredentialType {
 			type: 'number',
 			typeOptions: { minValue: 1 },
 			default: 16,
-			description: 'Answers larger than this are not read and fail the item. The service answers a few KB; the limit protects n8n from a faulty or hostile server.',
+			description:
+				'Answers larger than this are not read and fail the item. The service answers a few KB; the limit protects n8n from a faulty or hostile server.',
 		},
 		// eslint-disable-next-line @n8n/community-nodes/credential-password-field -- a switch, not a secret (the rule matches "auth" in the name)
 		{
@@ -76,7 +79,8 @@ export class MessagingRateApi implements ICredentialType {
 			name: 'allowUnauthorizedCerts',
 			type: 'boolean',
 			default: false,
-			description: 'Whether to connect even if the SSL certificate cannot be verified (self-signed test servers only)',
+			description:
+				'Whether to connect even if the SSL certificate cannot be verified (self-signed test servers only)',
 		},
 	];
 }

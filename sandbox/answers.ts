@@ -115,8 +115,16 @@ function errorEnvelope(error: ApiError) {
 
 const JSON_TYPE = 'application/json';
 
-export function jsonAnswer(status: number, payload: unknown, headers: Record<string, string> = {}): Answer {
-	return { status, headers: { 'Content-Type': JSON_TYPE, ...headers }, body: JSON.stringify(payload) };
+export function jsonAnswer(
+	status: number,
+	payload: unknown,
+	headers: Record<string, string> = {},
+): Answer {
+	return {
+		status,
+		headers: { 'Content-Type': JSON_TYPE, ...headers },
+		body: JSON.stringify(payload),
+	};
 }
 
 export function resultAnswer(result: unknown): Answer {
@@ -143,7 +151,7 @@ export function proxyErrorPage(status: 502 | 503 | 504): Answer {
 	const title = `${status} ${PROXY_STATUS_TEXT[status]}`;
 	return {
 		status,
-		headers: { 'Content-Type': 'text/html', Server: 'nginx' },
+		headers: { 'Content-Type': 'text/html', 'Server': 'nginx' },
 		body: `<html><head><title>${title}</title></head><body><center><h1>${title}</h1></center><hr><center>nginx</center></body></html>`,
 	};
 }

@@ -25,14 +25,23 @@ function chosenPort(): number {
 }
 
 async function main(): Promise<void> {
-	const sandbox = await startSandbox({ port: chosenPort(), host: argValue('host') ?? '127.0.0.1', accounts: PLAYGROUND_ACCOUNTS });
+	const sandbox = await startSandbox({
+		port: chosenPort(),
+		host: argValue('host') ?? '127.0.0.1',
+		accounts: PLAYGROUND_ACCOUNTS,
+	});
 	console.log(`Sandbox listening on ${sandbox.url}`);
 	console.log('Accounts (client id / client secret):');
 	for (const account of sandbox.accounts()) {
-		const state = account.status === 'authenticated' ? 'connected: sends work' : 'logged out: Get QR Code shows a QR image';
+		const state =
+			account.status === 'authenticated'
+				? 'connected: sends work'
+				: 'logged out: Get QR Code shows a QR image';
 		console.log(`  ${account.clientId} / ${account.clientSecret}   (${state})`);
 	}
-	console.log(`Scan a QR code (completes the login): open ${sandbox.url}/__sandbox/phone, or POST /__sandbox/scan {"clientId": "qr-client"}`);
+	console.log(
+		`Scan a QR code (completes the login): open ${sandbox.url}/__sandbox/phone, or POST /__sandbox/scan {"clientId": "qr-client"}`,
+	);
 	console.log('Control API:');
 	for (const route of CONTROL_PATHS) console.log(`  ${route}`);
 	console.log('Press Ctrl-C to stop.');

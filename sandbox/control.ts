@@ -8,7 +8,10 @@ import type { FaultRule, IncomingMessage, RateMove, Sandbox, UsageSettings } fro
 
 export const CONTROL_PREFIX = '/__sandbox/';
 
-type ControlHandler = (sandbox: Sandbox, body: Record<string, unknown>) => unknown | Promise<unknown>;
+type ControlHandler = (
+	sandbox: Sandbox,
+	body: Record<string, unknown>,
+) => unknown | Promise<unknown>;
 
 const OK = { ok: true };
 
@@ -62,15 +65,25 @@ export const CONTROL_PATHS = [...Object.keys(CONTROL_ROUTES), ...Object.keys(PAG
 function parseControlBody(body: Buffer): Record<string, unknown> {
 	if (body.length === 0) return {};
 	const parsed: unknown = JSON.parse(body.toString('utf8'));
-	if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('Body must be a JSON object');
+	if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+		throw new Error('Body must be a JSON object');
 	return parsed as Record<string, unknown>;
 }
 
-export async function handleControl(sandbox: Sandbox, method: string, path: string, body: Buffer): Promise<Answer> {
+export async function handleControl(
+	sandbox: Sandbox,
+	method: string,
+	path: string,
+	body: Buffer,
+): Promise<Answer> {
 	const page = PAGE_ROUTES[`${method} ${path}`];
 	if (page) return await page(sandbox);
 	const handler = CONTROL_ROUTES[`${method} ${path}`];
-	if (!handler) return jsonAnswer(404, { error: `Unknown control call: ${method} ${path}`, routes: CONTROL_PATHS });
+	if (!handler)
+		return jsonAnswer(404, {
+			error: `Unknown control call: ${method} ${path}`,
+			routes: CONTROL_PATHS,
+		});
 	try {
 		return jsonAnswer(200, await handler(sandbox, parseControlBody(body)));
 	} catch (error) {

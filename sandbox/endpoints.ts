@@ -54,7 +54,9 @@ function requireAccount(ctx: OperationContext): AccountState {
 }
 
 function tokenLifetime(ctx: OperationContext): { expires_in?: number } {
-	return ctx.options.tokenExpiresInField ? { expires_in: Math.floor(ctx.options.tokenTtlMs / 1000) } : {};
+	return ctx.options.tokenExpiresInField
+		? { expires_in: Math.floor(ctx.options.tokenTtlMs / 1000) }
+		: {};
 }
 
 function authenticateWa(ctx: OperationContext) {
@@ -90,13 +92,15 @@ async function showQr(ctx: OperationContext, account: AccountState): Promise<str
 
 async function getQr(ctx: OperationContext) {
 	const account = requireAccount(ctx);
-	if (account.status === 'authenticated') return { device_status: 'connected', accountStatus: 'authenticated' };
+	if (account.status === 'authenticated')
+		return { device_status: 'connected', accountStatus: 'authenticated' };
 	return { qrCode: await showQr(ctx, account) };
 }
 
 async function login(ctx: OperationContext) {
 	const account = requireAccount(ctx);
-	if (account.status === 'authenticated') return { accountStatus: 'authenticated', device_status: 'connected' };
+	if (account.status === 'authenticated')
+		return { accountStatus: 'authenticated', device_status: 'connected' };
 	const qrCode = await showQr(ctx, account);
 	return { accountStatus: account.status, qrCode };
 }
@@ -112,7 +116,8 @@ const SENDABLE_PHONE = /^\d{8,15}$/;
 
 function checkNumber(ctx: OperationContext) {
 	const phone = ctx.params.phone;
-	if (!DIGITS.test(phone)) throw serverError('odoo.exceptions.ValidationError', 'Invalid phone number');
+	if (!DIGITS.test(phone))
+		throw serverError('odoo.exceptions.ValidationError', 'Invalid phone number');
 	return { result: isRegisteredNumber(ctx.options, phone) ? 'exists' : 'not exists' };
 }
 
@@ -123,7 +128,9 @@ function checkAccount(ctx: OperationContext) {
 			whatsapp_number: account.whatsappNumber ?? null,
 			whatsapp_webhook: account.whatsappWebhook ?? null,
 			accountStatus: account.status,
-			registered: account.whatsappNumber !== undefined && account.whatsappNumber === ctx.params.whatsapp_number,
+			registered:
+				account.whatsappNumber !== undefined &&
+				account.whatsappNumber === ctx.params.whatsapp_number,
 		},
 	};
 }
@@ -148,9 +155,11 @@ function notSent(message: string) {
 
 /** Why a send must be refused, checked in the order the real gateway would hit them. */
 function sendRefusal(ctx: OperationContext, account: AccountState): string | undefined {
-	if (account.status !== 'authenticated') return 'WhatsApp is not connected: scan the QR code first';
+	if (account.status !== 'authenticated')
+		return 'WhatsApp is not connected: scan the QR code first';
 	if (!SENDABLE_PHONE.test(ctx.params.phone)) return 'Invalid phone number';
-	if (ctx.state.usageOf(account.clientId, ctx.options.blockLimit).remaining === 0) return 'Message limit reached';
+	if (ctx.state.usageOf(account.clientId, ctx.options.blockLimit).remaining === 0)
+		return 'Message limit reached';
 	return undefined;
 }
 
@@ -170,7 +179,10 @@ function messageId(phone: string): string {
 	return `true_${phone}@c.us_${nextMessageNumber.toString(16).toUpperCase().padStart(20, '0')}`;
 }
 
-function recordSend(ctx: OperationContext, entry: Omit<LedgerEntry, 'id' | 'clientId' | 'version' | 'at' | 'phone'>) {
+function recordSend(
+	ctx: OperationContext,
+	entry: Omit<LedgerEntry, 'id' | 'clientId' | 'version' | 'at' | 'phone'>,
+) {
 	const account = requireAccount(ctx);
 	const id = messageId(ctx.params.phone);
 	ctx.state.recordSend({
@@ -234,7 +246,8 @@ function sendFile(ctx: OperationContext) {
 }
 
 function getKurs(ctx: OperationContext) {
-	if (ctx.params.function !== 'getkurs') throw badRequest(`Unknown function: ${ctx.params.function}`);
+	if (ctx.params.function !== 'getkurs')
+		throw badRequest(`Unknown function: ${ctx.params.function}`);
 	const provider = ctx.params.currency_id_provider;
 	const rows = ratesFor(provider, ctx.state.rateMoves);
 	if (!rows) return { success: false, message: `Unknown provider: ${provider}` };
@@ -246,22 +259,140 @@ function getKurs(ctx: OperationContext) {
 
 const WA_GET = '/api/wa/2.0/get';
 const WA_POST = '/api/wa/2.0/post';
-const ACCOUNT_PARAMS = ['method', 'client_secret', 'version', 'whatsapp_number', 'whatsapp_webhook'];
+const ACCOUNT_PARAMS = [
+	'method',
+	'client_secret',
+	'version',
+	'whatsapp_number',
+	'whatsapp_webhook',
+];
 
 export const OPERATIONS: readonly Operation[] = [
-	{ name: 'wa auth', httpMethod: 'GET', path: '/api/wa/authentication', auth: 'none', group: 'wa', params: ['client_id', 'client_secret'], handle: authenticateWa },
-	{ name: 'protected', httpMethod: 'GET', path: '/api/wa/protected', auth: 'bearer', group: 'wa', params: ['client_secret'], handle: protectedCheck },
-	{ name: 'limit', httpMethod: 'GET', path: '/api/wa/2.0/limit', auth: 'none', group: 'wa', params: ['client_secret'], handle: limit },
-	{ name: 'qr', httpMethod: 'GET', path: '/api/wa/2.0/qr', auth: 'none', group: 'wa', params: ['client_secret'], handle: getQr },
-	{ name: 'check number', httpMethod: 'GET', path: '/api/wa/2.0/check', auth: 'none', group: 'wa', params: ['phone'], handle: checkNumber },
-	{ name: 'login', httpMethod: 'GET', path: WA_GET, selector: 'login', auth: 'none', group: 'wa', params: ['method', 'client_secret'], handle: login },
-	{ name: 'status', httpMethod: 'GET', path: WA_GET, selector: 'status', auth: 'bearer', group: 'wa', params: ['method', 'client_secret'], handle: status },
-	{ name: 'check account', httpMethod: 'POST', path: WA_POST, selector: 'check', auth: 'bearer', group: 'wa', params: ACCOUNT_PARAMS, handle: checkAccount },
-	{ name: 'update account', httpMethod: 'POST', path: WA_POST, selector: 'update', auth: 'none', group: 'wa', params: ACCOUNT_PARAMS, handle: updateAccount },
-	{ name: 'send message', httpMethod: 'POST', path: WA_POST, selector: 'sendMessage', auth: 'bearer', group: 'wa', params: ['method', 'client_secret', 'version', 'phone', 'body'], sends: true, handle: sendMessage },
-	{ name: 'send file', httpMethod: 'POST', path: WA_POST, selector: 'sendFile', auth: 'bearer', group: 'wa', params: ['method', 'client_secret', 'version', 'phone', 'body', 'filename', 'caption'], sends: true, handle: sendFile },
-	{ name: 'rate auth', httpMethod: 'GET', path: '/api/rate/1.0/authentication', auth: 'none', group: 'rate', params: ['client_id', 'client_secret'], handle: authenticateRate },
-	{ name: 'getkurs', httpMethod: 'GET', path: '/api/rate/1.0/get', auth: 'bearer', group: 'rate', params: ['version', 'client_id', 'client_secret', 'function', 'currency_id_provider'], handle: getKurs },
+	{
+		name: 'wa auth',
+		httpMethod: 'GET',
+		path: '/api/wa/authentication',
+		auth: 'none',
+		group: 'wa',
+		params: ['client_id', 'client_secret'],
+		handle: authenticateWa,
+	},
+	{
+		name: 'protected',
+		httpMethod: 'GET',
+		path: '/api/wa/protected',
+		auth: 'bearer',
+		group: 'wa',
+		params: ['client_secret'],
+		handle: protectedCheck,
+	},
+	{
+		name: 'limit',
+		httpMethod: 'GET',
+		path: '/api/wa/2.0/limit',
+		auth: 'none',
+		group: 'wa',
+		params: ['client_secret'],
+		handle: limit,
+	},
+	{
+		name: 'qr',
+		httpMethod: 'GET',
+		path: '/api/wa/2.0/qr',
+		auth: 'none',
+		group: 'wa',
+		params: ['client_secret'],
+		handle: getQr,
+	},
+	{
+		name: 'check number',
+		httpMethod: 'GET',
+		path: '/api/wa/2.0/check',
+		auth: 'none',
+		group: 'wa',
+		params: ['phone'],
+		handle: checkNumber,
+	},
+	{
+		name: 'login',
+		httpMethod: 'GET',
+		path: WA_GET,
+		selector: 'login',
+		auth: 'none',
+		group: 'wa',
+		params: ['method', 'client_secret'],
+		handle: login,
+	},
+	{
+		name: 'status',
+		httpMethod: 'GET',
+		path: WA_GET,
+		selector: 'status',
+		auth: 'bearer',
+		group: 'wa',
+		params: ['method', 'client_secret'],
+		handle: status,
+	},
+	{
+		name: 'check account',
+		httpMethod: 'POST',
+		path: WA_POST,
+		selector: 'check',
+		auth: 'bearer',
+		group: 'wa',
+		params: ACCOUNT_PARAMS,
+		handle: checkAccount,
+	},
+	{
+		name: 'update account',
+		httpMethod: 'POST',
+		path: WA_POST,
+		selector: 'update',
+		auth: 'none',
+		group: 'wa',
+		params: ACCOUNT_PARAMS,
+		handle: updateAccount,
+	},
+	{
+		name: 'send message',
+		httpMethod: 'POST',
+		path: WA_POST,
+		selector: 'sendMessage',
+		auth: 'bearer',
+		group: 'wa',
+		params: ['method', 'client_secret', 'version', 'phone', 'body'],
+		sends: true,
+		handle: sendMessage,
+	},
+	{
+		name: 'send file',
+		httpMethod: 'POST',
+		path: WA_POST,
+		selector: 'sendFile',
+		auth: 'bearer',
+		group: 'wa',
+		params: ['method', 'client_secret', 'version', 'phone', 'body', 'filename', 'caption'],
+		sends: true,
+		handle: sendFile,
+	},
+	{
+		name: 'rate auth',
+		httpMethod: 'GET',
+		path: '/api/rate/1.0/authentication',
+		auth: 'none',
+		group: 'rate',
+		params: ['client_id', 'client_secret'],
+		handle: authenticateRate,
+	},
+	{
+		name: 'getkurs',
+		httpMethod: 'GET',
+		path: '/api/rate/1.0/get',
+		auth: 'bearer',
+		group: 'rate',
+		params: ['version', 'client_id', 'client_secret', 'function', 'currency_id_provider'],
+		handle: getKurs,
+	},
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -277,13 +408,19 @@ export function resolveRoute(path: string, httpMethod: string): Route {
 	if (onPath.length === 0) return { kind: 'notFound' };
 	const candidates = onPath.filter((op) => op.httpMethod === httpMethod);
 	if (candidates.length === 0) {
-		return { kind: 'wrongMethod', error: methodNotAllowed([...new Set(onPath.map((op) => op.httpMethod))]) };
+		return {
+			kind: 'wrongMethod',
+			error: methodNotAllowed([...new Set(onPath.map((op) => op.httpMethod))]),
+		};
 	}
 	return { kind: 'found', candidates };
 }
 
 /** On shared paths params.method picks the operation. */
-export function selectOperation(candidates: Operation[], params: Record<string, unknown>): Operation {
+export function selectOperation(
+	candidates: Operation[],
+	params: Record<string, unknown>,
+): Operation {
 	if (candidates.length === 1 && candidates[0].selector === undefined) return candidates[0];
 	const method = params.method;
 	if (method === undefined) throw badRequest('Missing parameter: method');
@@ -293,7 +430,10 @@ export function selectOperation(candidates: Operation[], params: Record<string, 
 	return operation;
 }
 
-function checkParams(expected: readonly string[], params: Record<string, unknown>): Record<string, string> {
+function checkParams(
+	expected: readonly string[],
+	params: Record<string, unknown>,
+): Record<string, string> {
 	for (const name of expected) {
 		if (!(name in params)) throw badRequest(`Missing parameter: ${name}`);
 	}
@@ -317,7 +457,11 @@ function checkBearer(state: SandboxState, group: ApiGroup, token: string | undef
 }
 
 /** client_id + client_secret must be a pair; client_secret alone names the account. */
-function checkCredentials(op: Operation, state: SandboxState, params: Record<string, string>): AccountState | undefined {
+function checkCredentials(
+	op: Operation,
+	state: SandboxState,
+	params: Record<string, string>,
+): AccountState | undefined {
 	if (!op.params.includes('client_secret')) return undefined;
 	const account = op.params.includes('client_id')
 		? state.findAccountById(params.client_id)
@@ -340,7 +484,8 @@ export async function runOperation(
 	options: ResolvedOptions,
 ): Promise<unknown> {
 	const params = checkParams(op.params, request.params);
-	const token = op.auth === 'bearer' ? checkBearer(state, op.group, request.bearerToken) : undefined;
+	const token =
+		op.auth === 'bearer' ? checkBearer(state, op.group, request.bearerToken) : undefined;
 	const account = checkCredentials(op, state, params);
 	// Tokens belong to one client: another client's token is as good as none.
 	if (token && token.clientId !== account?.clientId) throw unauthorized('Invalid token');

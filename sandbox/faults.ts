@@ -25,7 +25,12 @@ const FAULT_KINDS: readonly FaultKind[] = [
 ];
 
 /** Kinds that let the request be processed (validated, handled, recorded) before they act. */
-const PROCESSING_KINDS: ReadonlySet<FaultKind> = new Set(['dropAfterProcessing', 'slow', 'sentFalse', 'trickle']);
+const PROCESSING_KINDS: ReadonlySet<FaultKind> = new Set([
+	'dropAfterProcessing',
+	'slow',
+	'sentFalse',
+	'trickle',
+]);
 
 export function faultProcessesRequest(kind: FaultKind): boolean {
 	return PROCESSING_KINDS.has(kind);

@@ -60,7 +60,8 @@ export function fileBytes(size: number, seed = 1, offset = 0): Buffer {
 /** SHA-256 (hex) of `fileBytes(size, seed)`, computed piece by piece. */
 export function fileSha256(size: number, seed = 1): string {
 	const hash = createHash('sha256');
-	for (let offset = 0; offset < size; offset += PIECE) hash.update(fileBytes(Math.min(PIECE, size - offset), seed, offset));
+	for (let offset = 0; offset < size; offset += PIECE)
+		hash.update(fileBytes(Math.min(PIECE, size - offset), seed, offset));
 	return hash.digest('hex');
 }
 
@@ -98,7 +99,13 @@ export class FileServer {
 	}
 
 	async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-		const entry: FileRequestLogEntry = { seq: this.seq++, method: req.method ?? 'GET', url: `${url.pathname}${url.search}`, status: 0, bytesSent: 0 };
+		const entry: FileRequestLogEntry = {
+			seq: this.seq++,
+			method: req.method ?? 'GET',
+			url: `${url.pathname}${url.search}`,
+			status: 0,
+			bytesSent: 0,
+		};
 		if (req.headers.authorization !== undefined) entry.authorization = req.headers.authorization;
 		this.log.push(entry);
 		res.on('close', () => {
@@ -116,12 +123,20 @@ export class FileServer {
 			res.end(body);
 		};
 
-		if (req.method !== 'GET' && req.method !== 'HEAD') return answer(405, { allow: 'GET, HEAD' }, 'Method Not Allowed');
+		if (req.method !== 'GET' && req.method !== 'HEAD')
+			return answer(405, { allow: 'GET, HEAD' }, 'Method Not Allowed');
 		await this.wait(number('delayMs', 0));
 
 		const auth = query.get('auth');
-		if (auth !== null && req.headers.authorization !== `Basic ${Buffer.from(auth).toString('base64')}`) {
-			return answer(401, { 'www-authenticate': 'Basic realm="files"', 'content-type': 'text/html' }, '<html><body><h1>401 Unauthorized</h1></body></html>');
+		if (
+			auth !== null &&
+			req.headers.authorization !== `Basic ${Buffer.from(auth).toString('base64')}`
+		) {
+			return answer(
+				401,
+				{ 'www-authenticate': 'Basic realm="files"', 'content-type': 'text/html' },
+				'<html><body><h1>401 Unauthorized</h1></body></html>',
+			);
 		}
 
 		const redirects = number('redirects', 0);
@@ -136,11 +151,16 @@ export class FileServer {
 
 		const status = number('status', 200);
 		if (status !== 200) {
-			return answer(status, { 'content-type': 'text/html' }, `<html><head><title>${status}</title></head><body><h1>Error ${status}</h1></body></html>`);
+			return answer(
+				status,
+				{ 'content-type': 'text/html' },
+				`<html><head><title>${status}</title></head><body><h1>Error ${status}</h1></body></html>`,
+			);
 		}
 
 		const size = number('size', 1024);
-		if (size > MAX_SIZE) return answer(413, { 'content-type': 'text/plain' }, `size over ${MAX_SIZE}`);
+		if (size > MAX_SIZE)
+			return answer(413, { 'content-type': 'text/plain' }, `size over ${MAX_SIZE}`);
 		const headers: Record<string, string> = {};
 		const type = query.get('type') ?? 'application/octet-stream';
 		if (type !== 'none') headers['content-type'] = type;
@@ -162,7 +182,8 @@ export class FileServer {
 		for (let offset = 0; offset < size; offset += PIECE) {
 			if (res.destroyed) return;
 			let length = Math.min(PIECE, size - offset);
-			if (stallAfter !== undefined && offset + length > stallAfter) length = Math.max(0, stallAfter - offset);
+			if (stallAfter !== undefined && offset + length > stallAfter)
+				length = Math.max(0, stallAfter - offset);
 			if (length > 0) {
 				entry.bytesSent += length;
 				if (!res.write(fileBytes(length, seed, offset))) await drained(res);

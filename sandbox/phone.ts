@@ -10,7 +10,10 @@ import type { Answer } from './answers';
 import type { SandboxAccount } from './types';
 
 const escapeHtml = (text: string) =>
-	text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+	text.replace(
+		/[&<>"']/g,
+		(c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+	);
 
 async function accountCard(account: SandboxAccount): Promise<string> {
 	const id = escapeHtml(account.clientId);

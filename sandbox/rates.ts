@@ -59,7 +59,13 @@ function rateRow(code: string, currency: string, profile: ProviderProfile): Rate
 	const sell = round2(mid * (1 + profile.spread / 2));
 	const avg = round2((buy + sell) / 2);
 	const shown = (value: number) => (profile.numbersAsStrings ? value.toFixed(2) : value);
-	return { name: currency, rate_sell: shown(sell), rate_buy: shown(buy), rate_avg: shown(avg), provider: code };
+	return {
+		name: currency,
+		rate_sell: shown(sell),
+		rate_buy: shown(buy),
+		rate_avg: shown(avg),
+		provider: code,
+	};
 }
 
 /** Quotes set through the control API (`moveRate`), per `provider|CURRENCY`; they replace the fixed ones. */
@@ -74,7 +80,12 @@ export function ratesFor(providerCode: string, moves?: RateMoves): RateRow[] | u
 		const moved = moves?.get(`${code}|${currency}`);
 		if (!moved) return row;
 		const shown = (value: number) => (profile.numbersAsStrings ? value.toFixed(2) : value);
-		return { ...row, rate_buy: shown(moved.buy), rate_sell: shown(moved.sell), rate_avg: shown(moved.average) };
+		return {
+			...row,
+			rate_buy: shown(moved.buy),
+			rate_sell: shown(moved.sell),
+			rate_avg: shown(moved.average),
+		};
 	});
 }
 
@@ -94,11 +105,15 @@ export function moveRate(moves: RateMoves, move: RateMove): RateRow {
 	const provider = String(move.provider ?? '').toLowerCase();
 	const currency = String(move.currency ?? '').toUpperCase();
 	const row = ratesFor(provider, moves)?.find((candidate) => candidate.name === currency);
-	if (!row) throw new Error(`No rate ${currency || '(currency missing)'} for provider ${provider || '(provider missing)'}`);
+	if (!row)
+		throw new Error(
+			`No rate ${currency || '(currency missing)'} for provider ${provider || '(provider missing)'}`,
+		);
 	const factor = 1 + Number(move.percent ?? 0) / 100;
 	const next = (given: unknown, current: number | string) => {
 		const value = given === undefined ? round2(Number(current) * factor) : Number(given);
-		if (!Number.isFinite(value) || value <= 0) throw new Error(`Rates must be positive numbers, got ${JSON.stringify(given)}`);
+		if (!Number.isFinite(value) || value <= 0)
+			throw new Error(`Rates must be positive numbers, got ${JSON.stringify(given)}`);
 		return value;
 	};
 	moves.set(`${provider}|${currency}`, {

@@ -21,7 +21,13 @@ import {
 } from './answers';
 import { CONTROL_PREFIX, handleControl } from './control';
 import { FILES_PREFIX, FileServer } from './files';
-import { bearerTokenOf, resolveRoute, runOperation, selectOperation, type Operation } from './endpoints';
+import {
+	bearerTokenOf,
+	resolveRoute,
+	runOperation,
+	selectOperation,
+	type Operation,
+} from './endpoints';
 import { FaultEngine, faultProcessesRequest, type FiredFault } from './faults';
 import { resolveOptions, type ResolvedOptions } from './options';
 import { moveRate } from './rates';
@@ -108,7 +114,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** `{"params": {...}}` with a JSON content type, or the rejection to answer. */
-function parseParams(contentType: string | undefined, body: Buffer): Record<string, unknown> | ApiError {
+function parseParams(
+	contentType: string | undefined,
+	body: Buffer,
+): Record<string, unknown> | ApiError {
 	if (!isJsonContentType(contentType)) return unsupportedMediaType(contentType);
 	if (body.length === 0) return malformedBody();
 	let parsed: unknown;
@@ -123,9 +132,11 @@ function parseParams(contentType: string | undefined, body: Buffer): Record<stri
 
 /** Log-friendly copy of params: long strings (file bodies) become `<N chars>`. */
 function summarize(value: unknown): unknown {
-	if (typeof value === 'string') return value.length > LOG_STRING_LIMIT ? `<${value.length} chars>` : value;
+	if (typeof value === 'string')
+		return value.length > LOG_STRING_LIMIT ? `<${value.length} chars>` : value;
 	if (Array.isArray(value)) return value.map(summarize);
-	if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, summarize(v)]));
+	if (isPlainObject(value))
+		return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, summarize(v)]));
 	return value;
 }
 
@@ -136,7 +147,11 @@ function rpcMethodOf(params: Record<string, unknown> | ApiError): string | undef
 	return typeof selector === 'string' ? selector : undefined;
 }
 
-function writeAnswer(res: ServerResponse, answer: Answer, extraHeaders: Record<string, string>): void {
+function writeAnswer(
+	res: ServerResponse,
+	answer: Answer,
+	extraHeaders: Record<string, string>,
+): void {
 	res.writeHead(answer.status, {
 		...answer.headers,
 		...extraHeaders,
@@ -146,8 +161,17 @@ function writeAnswer(res: ServerResponse, answer: Answer, extraHeaders: Record<s
 }
 
 /** An answer written one byte at a time: a client's timeout that restarts with every chunk never fires. */
-async function trickleAnswer(core: Core, req: HttpRequest, res: ServerResponse, answer: Answer, everyMs: number): Promise<void> {
-	res.writeHead(answer.status, { ...answer.headers, 'Content-Length': Buffer.byteLength(answer.body) });
+async function trickleAnswer(
+	core: Core,
+	req: HttpRequest,
+	res: ServerResponse,
+	answer: Answer,
+	everyMs: number,
+): Promise<void> {
+	res.writeHead(answer.status, {
+		...answer.headers,
+		'Content-Length': Buffer.byteLength(answer.body),
+	});
 	const bytes = Buffer.from(answer.body);
 	for (let i = 0; i < bytes.length && !clientHasGone(req, res); i++) {
 		res.write(bytes.subarray(i, i + 1));
@@ -167,7 +191,11 @@ async function writeHugeAnswer(res: ServerResponse, bytes: number): Promise<void
 	while (left > 0 && !res.destroyed) {
 		const chunk = left >= piece.length ? piece : piece.slice(0, left);
 		left -= chunk.length;
-		if (!res.write(chunk)) await new Promise((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+		if (!res.write(chunk))
+			await new Promise((resolve) => {
+				res.once('drain', resolve);
+				res.once('close', resolve);
+			});
 	}
 	if (!res.destroyed) res.end(tail);
 }
@@ -179,7 +207,12 @@ function clientHasGone(req: HttpRequest, res: ServerResponse): boolean {
 // ---------------------------------------------------------------------------------------------
 // Faults that replace processing
 
-function answerForFault(core: Core, fired: FiredFault, bearerToken: string | undefined, params: unknown): Outcome {
+function answerForFault(
+	core: Core,
+	fired: FiredFault,
+	bearerToken: string | undefined,
+	params: unknown,
+): Outcome {
 	const answer = (a: Answer): Outcome => ({ kind: 'answer', answer: a });
 	switch (fired.kind) {
 		case 'http429':
@@ -204,14 +237,26 @@ function answerForFault(core: Core, fired: FiredFault, bearerToken: string | und
 		case 'redirect':
 			return answer({
 				status: 302,
-				headers: { 'Content-Type': 'application/json', Location: fired.rule.location ?? 'http://127.0.0.1:1/moved' },
-				body: JSON.stringify({ jsonrpc: '2.0', id: null, result: { message: { sent: true, message: 'Message sent' } } }),
+				headers: {
+					'Content-Type': 'application/json',
+					'Location': fired.rule.location ?? 'http://127.0.0.1:1/moved',
+				},
+				body: JSON.stringify({
+					jsonrpc: '2.0',
+					id: null,
+					result: { message: { sent: true, message: 'Message sent' } },
+				}),
 			});
 		case 'rpcError': {
 			// `{param}` in the message is replaced by the request's param, as servers echo what they refuse.
 			const given = (params && typeof params === 'object' ? params : {}) as Record<string, unknown>;
-			const message = (fired.rule.message ?? 'Odoo Server Error').replace(/\{(\w+)\}/g, (_, name: string) => String(given[name] ?? ''));
-			return answer(errorAnswer(new ApiError(200, 200, message, 'odoo.exceptions.UserError', message)));
+			const message = (fired.rule.message ?? 'Odoo Server Error').replace(
+				/\{(\w+)\}/g,
+				(_, name: string) => String(given[name] ?? ''),
+			);
+			return answer(
+				errorAnswer(new ApiError(200, 200, message, 'odoo.exceptions.UserError', message)),
+			);
 		}
 		case 'answer':
 			return answer(resultAnswer(fired.rule.result ?? null));
@@ -233,10 +278,16 @@ async function processOperation(
 	try {
 		if (params instanceof ApiError) throw params;
 		const operation = selectOperation(candidates, params);
-		const result = await runOperation(operation, { params, bearerToken, fault }, core.state, core.options);
+		const result = await runOperation(
+			operation,
+			{ params, bearerToken, fault },
+			core.state,
+			core.options,
+		);
 		return { kind: 'answer', answer: resultAnswer(result) };
 	} catch (error) {
-		if (error instanceof ApiError) return { kind: 'answer', answer: errorAnswer(error), rejectReason: error.message };
+		if (error instanceof ApiError)
+			return { kind: 'answer', answer: errorAnswer(error), rejectReason: error.message };
 		throw error;
 	}
 }
@@ -244,7 +295,8 @@ async function processOperation(
 /** Routing, faults, validation and handling; returns what to do with the connection. */
 async function decideOutcome(core: Core, entry: RequestLogEntry, body: Buffer): Promise<Outcome> {
 	const route = resolveRoute(entry.path, entry.method);
-	if (route.kind === 'notFound') return { kind: 'answer', answer: notFoundPage(), rejectReason: 'Not Found' };
+	if (route.kind === 'notFound')
+		return { kind: 'answer', answer: notFoundPage(), rejectReason: 'Not Found' };
 	if (route.kind === 'wrongMethod') {
 		return { kind: 'answer', answer: errorAnswer(route.error), rejectReason: route.error.message };
 	}
@@ -253,15 +305,21 @@ async function decideOutcome(core: Core, entry: RequestLogEntry, body: Buffer): 
 	if (!(params instanceof ApiError)) entry.params = summarize(params) as Record<string, unknown>;
 	const bearerToken = bearerTokenOf(entry.authorization);
 
-	const fired = core.faults.pick({ path: entry.path, method: entry.method, rpcMethod: rpcMethodOf(params) });
+	const fired = core.faults.pick({
+		path: entry.path,
+		method: entry.method,
+		rpcMethod: rpcMethodOf(params),
+	});
 	if (fired) entry.fault = fired.kind;
-	if (fired && !faultProcessesRequest(fired.kind)) return answerForFault(core, fired, bearerToken, params);
+	if (fired && !faultProcessesRequest(fired.kind))
+		return answerForFault(core, fired, bearerToken, params);
 
 	const outcome = await processOperation(core, route.candidates, params, bearerToken, fired);
 	if (fired?.kind === 'dropAfterProcessing') return { kind: 'drop' };
 	// The caller drops the answer if the client gave up while we waited.
 	if (fired?.kind === 'slow') await core.delays.wait(fired.rule.delayMs ?? DEFAULT_SLOW_MS);
-	if (fired?.kind === 'trickle' && outcome.kind === 'answer') return { ...outcome, trickleMs: fired.rule.delayMs ?? 250 };
+	if (fired?.kind === 'trickle' && outcome.kind === 'answer')
+		return { ...outcome, trickleMs: fired.rule.delayMs ?? 250 };
 	return outcome;
 }
 
@@ -287,7 +345,12 @@ function sessionHeaders(core: Core, sessionCookie: string | undefined): Record<s
 	return { 'Set-Cookie': `session_id=${core.state.newSession()}; Path=/; HttpOnly` };
 }
 
-async function handleApiRequest(core: Core, req: HttpRequest, res: ServerResponse, body: Buffer): Promise<void> {
+async function handleApiRequest(
+	core: Core,
+	req: HttpRequest,
+	res: ServerResponse,
+	body: Buffer,
+): Promise<void> {
 	const entry = newLogEntry(core, req, pathnameOf(req.url), body);
 	core.state.countRequest(entry.path);
 	let outcome: Outcome;
@@ -303,7 +366,8 @@ async function handleApiRequest(core: Core, req: HttpRequest, res: ServerRespons
 		entry.status = 200;
 		await writeHugeAnswer(res, outcome.bytes);
 	} else if (outcome.kind === 'answer' && !clientHasGone(req, res)) {
-		if (outcome.trickleMs !== undefined) await trickleAnswer(core, req, res, outcome.answer, outcome.trickleMs);
+		if (outcome.trickleMs !== undefined)
+			await trickleAnswer(core, req, res, outcome.answer, outcome.trickleMs);
 		else writeAnswer(res, outcome.answer, sessionHeaders(core, entry.sessionCookie));
 		entry.status = outcome.answer.status;
 		if (outcome.rejectReason !== undefined) {
@@ -365,7 +429,11 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		options: resolved,
 		ledger: () => [...core.state.ledger],
 		requests: () => [...core.state.requestLog],
-		stats: () => ({ ...core.state.stats(), peakConnections: connections.peak, peakRequests: connections.peakRequests }),
+		stats: () => ({
+			...core.state.stats(),
+			peakConnections: connections.peak,
+			peakRequests: connections.peakRequests,
+		}),
 		accounts: () => core.state.publicAccounts(),
 		addFaults: (rules) => core.faults.add(rules),
 		clearFaults: () => core.faults.clear(),
@@ -383,9 +451,15 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 			account.qrPayload = undefined;
 		},
 		deliverIncoming: (msg: IncomingMessage) =>
-			deliverIncoming(core.state.accountOrFirst(msg.clientId), msg, resolved.flatWebhookPayload, webhookAgent),
+			deliverIncoming(
+				core.state.accountOrFirst(msg.clientId),
+				msg,
+				resolved.flatWebhookPayload,
+				webhookAgent,
+			),
 		fileRequests: () => files.requests(),
-		usage: (clientId) => core.state.usageOf(core.state.accountOrFirst(clientId).clientId, resolved.blockLimit),
+		usage: (clientId) =>
+			core.state.usageOf(core.state.accountOrFirst(clientId).clientId, resolved.blockLimit),
 		setUsage: (settings) => core.state.setUsage(settings),
 		reset: () => {
 			connections.peak = sockets.size;
@@ -401,9 +475,12 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		readBody(req)
 			.then((body) => {
 				const path = pathnameOf(req.url);
-				if (path.startsWith(FILES_PREFIX)) return files.handle(req, res, new URL(req.url ?? '/', 'http://sandbox'));
+				if (path.startsWith(FILES_PREFIX))
+					return files.handle(req, res, new URL(req.url ?? '/', 'http://sandbox'));
 				if (path.startsWith(CONTROL_PREFIX)) {
-					return handleControl(sandbox, req.method ?? 'GET', path, body).then((answer) => writeAnswer(res, answer, {}));
+					return handleControl(sandbox, req.method ?? 'GET', path, body).then((answer) =>
+						writeAnswer(res, answer, {}),
+					);
 				}
 				connections.requests++;
 				connections.peakRequests = Math.max(connections.peakRequests, connections.requests);

@@ -108,7 +108,8 @@ export class SandboxState {
 	setUsage(settings: UsageSettings): void {
 		for (const key of ['limit', 'used'] as const) {
 			const value = settings[key];
-			if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new Error(`usage ${key} must be a whole number >= 0`);
+			if (value !== undefined && !(Number.isInteger(value) && value >= 0))
+				throw new Error(`usage ${key} must be a whole number >= 0`);
 		}
 		this.usage = { ...this.usage, ...settings };
 	}
@@ -137,7 +138,12 @@ export class SandboxState {
 
 	issueToken(group: ApiGroup, clientId: string): string {
 		const token = randomToken();
-		this.tokens.set(token, { group, clientId, expiresAt: Date.now() + this.tokenTtlMs, revoked: false });
+		this.tokens.set(token, {
+			group,
+			clientId,
+			expiresAt: Date.now() + this.tokenTtlMs,
+			revoked: false,
+		});
 		this.tokensIssued[group] += 1;
 		return token;
 	}

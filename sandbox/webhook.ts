@@ -57,7 +57,8 @@ export async function deliverIncoming(
 	}
 	const url = webhookUrl(account.whatsappWebhook, msg.query);
 	const payload = buildIncomingPayload(account, msg);
-	const text = msg.rawBody ?? JSON.stringify(flatPayload ? payload : { jsonrpc: '2.0', params: payload });
+	const text =
+		msg.rawBody ?? JSON.stringify(flatPayload ? payload : { jsonrpc: '2.0', params: payload });
 	const contentType = msg.charset ? `application/json; charset=${msg.charset}` : 'application/json';
 	const response = await request(url, {
 		method: 'POST',

@@ -22,7 +22,11 @@ import { tokenEndpoint, type Endpoint } from '../nodes/shared/transport';
 export const ROOT = join(__dirname, '..');
 
 /** The nodes with resources and operations, and the file that documents each. */
-export const OPERATION_NODES: ReadonlyArray<{ node: string; doc: string; resources: ReadonlyArray<ResourceDefinition<never>> }> = [
+export const OPERATION_NODES: ReadonlyArray<{
+	node: string;
+	doc: string;
+	resources: ReadonlyArray<ResourceDefinition<never>>;
+}> = [
 	{ node: 'Messaging', doc: 'docs/messaging.md', resources: messagingResources },
 	{ node: 'Currency Rate', doc: 'docs/currency-rate.md', resources: currencyRateResources },
 ];
@@ -110,7 +114,9 @@ export function headingAnchors(markdown: string): Set<string> {
 }
 
 /** The repository's address, from package.json's `repository.url` (what the nodes and the docs link). */
-export const REPOSITORY = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { repository: { url: string } }).repository.url
+export const REPOSITORY = (
+	JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { repository: { url: string } }
+).repository.url
 	.replace(/^git\+/, '')
 	.replace(/\.git$/, '');
 
@@ -118,23 +124,37 @@ export const REPOSITORY = (JSON.parse(readFileSync(join(ROOT, 'package.json'), '
  * Where a link into the repository's default branch leads: the file, the anchor, and the text of
  * the heading with that anchor (undefined when the file has none). Undefined for other links.
  */
-export function repositoryTarget(url: string): { file: string; anchor?: string; heading?: string } | undefined {
-	const match = new RegExp(`^${REPOSITORY.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(?:blob|tree)/main/([^#?]+)(?:#(.*))?$`).exec(url);
+export function repositoryTarget(
+	url: string,
+): { file: string; anchor?: string; heading?: string } | undefined {
+	const match = new RegExp(
+		`^${REPOSITORY.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(?:blob|tree)/main/([^#?]+)(?:#(.*))?$`,
+	).exec(url);
 	if (!match) return undefined;
 	const [, file, anchor] = match;
 	const path = join(ROOT, file);
-	const heading = anchor !== undefined && file.endsWith('.md') && existsSync(path) ? headings(readFileSync(path, 'utf8')).find((h) => h.anchor === anchor)?.text : undefined;
+	const heading =
+		anchor !== undefined && file.endsWith('.md') && existsSync(path)
+			? headings(readFileSync(path, 'utf8')).find((h) => h.anchor === anchor)?.text
+			: undefined;
 	return { file, anchor, heading };
 }
 
 /** Every node of the package (package.json's `n8n.nodes`), with its description, from the sources. */
-export function packageNodeDescriptions(): Array<{ source: string; description: INodeTypeDescription }> {
-	const built = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { n8n: { nodes: string[] } }).n8n.nodes;
+export function packageNodeDescriptions(): Array<{
+	source: string;
+	description: INodeTypeDescription;
+}> {
+	const built = (
+		JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { n8n: { nodes: string[] } }
+	).n8n.nodes;
 	return built.map((file) => {
 		const source = file.replace(/^dist\//, '').replace(/\.js$/, '.ts');
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		const exported = require(join(ROOT, source)) as Record<string, unknown>;
-		const NodeClass = Object.values(exported).find((value): value is new () => INodeType => typeof value === 'function');
+		const NodeClass = Object.values(exported).find(
+			(value): value is new () => INodeType => typeof value === 'function',
+		);
 		if (!NodeClass) throw new Error(`${source} exports no node class`);
 		return { source, description: new NodeClass().description };
 	});
@@ -145,7 +165,8 @@ const escapeCell = (text: string) => text.replace(/\|/g, '\\|');
 /** README: one row per operation, linked to its section. */
 export function readmeOperationsTable(): string {
 	const rows = operationCatalog().map(
-		(row) => `| ${row.node} | [${row.heading}](${row.doc}#${githubSlug(row.heading)}) | ${escapeCell(row.description)} |`,
+		(row) =>
+			`| ${row.node} | [${row.heading}](${row.doc}#${githubSlug(row.heading)}) | ${escapeCell(row.description)} |`,
 	);
 	return ['| Node | Operation | What it does |', '|---|---|---|', ...rows].join('\n');
 }
@@ -158,14 +179,21 @@ export function nodeOperationsTable(node: string): string {
 			(row) =>
 				`| [${row.heading}](#${githubSlug(row.heading)}) | ${escapeCell(row.description)} | \`${row.request}\` | ${row.token} |`,
 		);
-	return ['| Operation | What it does | Request | Token |', '|---|---|---|---|', ...rows].join('\n');
+	return ['| Operation | What it does | Request | Token |', '|---|---|---|---|', ...rows].join(
+		'\n',
+	);
 }
 
 /** Every generated block: the file it is in, its name, and what it holds. */
-export const GENERATED_BLOCKS: ReadonlyArray<{ file: string; name: string; render: () => string }> = [
-	{ file: 'README.md', name: 'operations', render: readmeOperationsTable },
-	...OPERATION_NODES.map(({ node, doc }) => ({ file: doc, name: 'operations', render: () => nodeOperationsTable(node) })),
-];
+export const GENERATED_BLOCKS: ReadonlyArray<{ file: string; name: string; render: () => string }> =
+	[
+		{ file: 'README.md', name: 'operations', render: readmeOperationsTable },
+		...OPERATION_NODES.map(({ node, doc }) => ({
+			file: doc,
+			name: 'operations',
+			render: () => nodeOperationsTable(node),
+		})),
+	];
 
 /** `text` with the named block's content replaced; an error when the file has no such block. */
 export function withBlock(text: string, name: string, content: string, file = 'the file'): string {
@@ -180,7 +208,8 @@ export function withBlock(text: string, name: string, content: string, file = 't
 /** What `file` should hold: its current text with every generated block brought up to date. */
 export function expectedText(file: string): string {
 	let text = readFileSync(join(ROOT, file), 'utf8');
-	for (const block of GENERATED_BLOCKS.filter((b) => b.file === file)) text = withBlock(text, block.name, block.render(), file);
+	for (const block of GENERATED_BLOCKS.filter((b) => b.file === file))
+		text = withBlock(text, block.name, block.render(), file);
 	return text;
 }
 

@@ -37,7 +37,10 @@ async function main() {
 		},
 	]);
 
-	const items = Array.from({ length: SENDS }, (_, i) => ({ phone: `+62 812 ${String(1000_0000 + i)}`, text: `soak-${i}` }));
+	const items = Array.from({ length: SENDS }, (_, i) => ({
+		phone: `+62 812 ${String(1000_0000 + i)}`,
+		text: `soak-${i}`,
+	}));
 	const workflow = singleNodeWorkflow(
 		'messaging',
 		{
@@ -59,13 +62,16 @@ async function main() {
 	const ledger = sandbox.ledger();
 	const requests = sandbox.requests();
 	const recordedCount = new Map<string, number>();
-	for (const entry of ledger) recordedCount.set(entry.text ?? '', (recordedCount.get(entry.text ?? '') ?? 0) + 1);
+	for (const entry of ledger)
+		recordedCount.set(entry.text ?? '', (recordedCount.get(entry.text ?? '') ?? 0) + 1);
 	const faultsByText = new Map<string, FaultKind[]>();
 	for (const r of requests) {
 		const text = typeof r.params?.body === 'string' ? r.params.body : undefined;
 		if (text && r.fault) faultsByText.set(text, [...(faultsByText.get(text) ?? []), r.fault]);
 	}
-	const tokens = new Set(requests.map((r) => r.authorization?.replace(/^Bearer /, '')).filter((t): t is string => !!t));
+	const tokens = new Set(
+		requests.map((r) => r.authorization?.replace(/^Bearer /, '')).filter((t): t is string => !!t),
+	);
 
 	const rows = {
 		sentRecordedOnce: 0,
@@ -96,42 +102,71 @@ async function main() {
 		}
 		const json = item.json;
 		const serialized = JSON.stringify(item);
-		if (serialized.includes(SECRET) || [...tokens].some((t) => serialized.includes(t))) rows.secretsInOutput++;
+		if (serialized.includes(SECRET) || [...tokens].some((t) => serialized.includes(t)))
+			rows.secretsInOutput++;
 		if (json.sent === true) {
 			if (recorded === 1) rows.sentRecordedOnce++;
 			else rows.sentButNotRecorded++;
-		} else if ((json.details as { deliveryUnknown?: unknown } | undefined)?.deliveryUnknown === true) {
+		} else if (
+			(json.details as { deliveryUnknown?: unknown } | undefined)?.deliveryUnknown === true
+		) {
 			if (recorded) rows.maybeDeliveredRecorded++;
 			else rows.maybeDeliveredNotRecorded++;
 			const causes = faultsByText.get(text) ?? [];
-			if (!causes.some((c) => c === 'dropAfterProcessing' || c === 'slow' || c === 'dropBeforeProcessing')) rows.maybeDeliveredWithoutCause++;
-			if (!/may have been delivered/.test(String((json.details as { description?: unknown }).description))) rows.maybeDeliveredWithoutCause++;
+			if (
+				!causes.some(
+					(c) => c === 'dropAfterProcessing' || c === 'slow' || c === 'dropBeforeProcessing',
+				)
+			)
+				rows.maybeDeliveredWithoutCause++;
+			if (
+				!/may have been delivered/.test(
+					String((json.details as { description?: unknown }).description),
+				)
+			)
+				rows.maybeDeliveredWithoutCause++;
 		} else if (recorded === 0) rows.failedNotRecorded++;
 		else rows.failedButRecordedWithoutWarning++;
 	}
 
 	const faultCounts = new Map<string, number>();
-	for (const r of requests) if (r.fault) faultCounts.set(r.fault, (faultCounts.get(r.fault) ?? 0) + 1);
+	for (const r of requests)
+		if (r.fault) faultCounts.set(r.fault, (faultCounts.get(r.fault) ?? 0) + 1);
 
 	const table: Array<[string, number, string]> = [
 		['sent, recorded once', rows.sentRecordedOnce, ''],
 		['failed, not recorded', rows.failedNotRecorded, ''],
-		['failed, error says "may have been delivered", recorded', rows.maybeDeliveredRecorded, 'drop-after / timeout'],
-		['failed, error says "may have been delivered", not recorded', rows.maybeDeliveredNotRecorded, 'drop-before looks the same to a client'],
-		['"may have been delivered" without a drop/timeout cause', rows.maybeDeliveredWithoutCause, 'must be 0'],
+		[
+			'failed, error says "may have been delivered", recorded',
+			rows.maybeDeliveredRecorded,
+			'drop-after / timeout',
+		],
+		[
+			'failed, error says "may have been delivered", not recorded',
+			rows.maybeDeliveredNotRecorded,
+			'drop-before looks the same to a client',
+		],
+		[
+			'"may have been delivered" without a drop/timeout cause',
+			rows.maybeDeliveredWithoutCause,
+			'must be 0',
+		],
 		['output says sent, ledger has no record', rows.sentButNotRecorded, 'must be 0'],
 		['failed without warning, but recorded', rows.failedButRecordedWithoutWarning, 'must be 0'],
 		['recorded twice', rows.recordedTwice, 'must be 0'],
 		['lost (no output item)', rows.lost, 'must be 0'],
 		['secrets or tokens in output or errors', rows.secretsInOutput, 'must be 0'],
 	];
-	console.log(`\nFault soak: ${SENDS} sends, ${PARALLEL} parallel, ${seconds.toFixed(1)} s, ${output.length} output items`);
+	console.log(
+		`\nFault soak: ${SENDS} sends, ${PARALLEL} parallel, ${seconds.toFixed(1)} s, ${output.length} output items`,
+	);
 	console.log(`Faults injected: ${[...faultCounts].map(([k, v]) => `${k} ${v}`).join(', ')}`);
 	console.log(`Token requests: ${sandbox.stats().tokensIssued.wa}\n`);
 	const width = Math.max(...table.map(([label]) => label.length));
 	console.log(`${'outcome'.padEnd(width)} | ${'items'.padStart(5)} | note`);
 	console.log(`${'-'.repeat(width)}-|-------|-----------`);
-	for (const [label, count, note] of table) console.log(`${label.padEnd(width)} | ${String(count).padStart(5)} | ${note}`);
+	for (const [label, count, note] of table)
+		console.log(`${label.padEnd(width)} | ${String(count).padStart(5)} | ${note}`);
 	const total = table.slice(0, 4).reduce((sum, [, n]) => sum + n, 0);
 	console.log(`\naccounted for: ${total} of ${SENDS}`);
 

@@ -8,7 +8,12 @@ import {
 import { messagingRateApiTest } from '../shared/credential';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
 import { includeRawResponseProperty } from '../shared/aiTool';
-import { buildProperties, route, type NodeDefinition, type ResourceDefinition } from '../shared/execution/router';
+import {
+	buildProperties,
+	route,
+	type NodeDefinition,
+	type ResourceDefinition,
+} from '../shared/execution/router';
 import { operationNames, subtitleExpression } from '../shared/subtitle';
 import { auth } from './actions/auth/auth.resource';
 import { rate } from './actions/rate/rate.resource';
@@ -67,14 +72,18 @@ export class CurrencyRate implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Currency Rate',
 		name: 'currencyRate',
-		icon: { light: 'file:../../icons/currencyRate.svg', dark: 'file:../../icons/currencyRate.dark.svg' },
+		icon: {
+			light: 'file:../../icons/currencyRate.svg',
+			dark: 'file:../../icons/currencyRate.dark.svg',
+		},
 		group: ['transform'],
 		// 1.1: Convert keeps the input item's fields by default (Include Input Fields); 1 keeps giving the conversion details.
 		version: [1, 1.1],
 		defaultVersion: 1.1,
 		subtitle: currencyRateSubtitle(resources),
 		documentationUrl: nodeDocumentationUrl('currency-rate.md', 'currency-rate'),
-		description: 'Get exchange rates of Indonesian banks and the tax office, and convert amounts between currencies',
+		description:
+			'Get exchange rates of Indonesian banks and the tax office, and convert amounts between currencies',
 		defaults: { name: 'Currency Rate' },
 		usableAsTool: true,
 		// eslint-disable-next-line @n8n/community-nodes/node-connection-type-literal -- n8n before 1.85 has no NodeConnectionTypes: the string loads in every version
@@ -83,7 +92,11 @@ export class CurrencyRate implements INodeType {
 		outputs: ['main'],
 		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
 		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
-		properties: [...buildProperties(resources), currencyRateOptionsProperty, includeRawResponseProperty],
+		properties: [
+			...buildProperties(resources),
+			currencyRateOptionsProperty,
+			includeRawResponseProperty,
+		],
 	};
 
 	methods = { credentialTest: { messagingRateApiTest } };

@@ -4,7 +4,12 @@ import { NUMBER_FORMATS, type NumberFormat } from '../shared/decimalText';
 import { asOptions, optionText, optionsCollection } from '../shared/optionsCollection';
 import { OperationRun, type RunBasics } from '../shared/execution/operationRun';
 import { MAX_KEEP_MINUTES, RateBook } from '../shared/rates/rateBook';
-import { DEFAULT_BASE_CURRENCY, DEFAULT_RATE_VERSION, baseCurrencyOption, rateVersionOption } from '../shared/rates/rateFields';
+import {
+	DEFAULT_BASE_CURRENCY,
+	DEFAULT_RATE_VERSION,
+	baseCurrencyOption,
+	rateVersionOption,
+} from '../shared/rates/rateFields';
 import { currencyCode } from '../shared/rates/rateTable';
 
 /**
@@ -30,9 +35,22 @@ export const currencyRateOptionsProperty: INodeProperties = optionsCollection(
 			name: 'numberFormat',
 			type: 'options',
 			options: [
-				{ name: 'Refuse Ambiguous Text', value: 'auto', description: 'Reads 1,234.56 and 1.234,56; refuses text such as 16.250 that reads two ways, showing both' },
-				{ name: '1,234.56 (Decimal Point)', value: 'point', description: 'English style: 16.250 is sixteen and a quarter' },
-				{ name: '1.234,56 (Decimal Comma)', value: 'comma', description: 'Indonesian style: 16.250 is sixteen thousand two hundred fifty' },
+				{
+					name: 'Refuse Ambiguous Text',
+					value: 'auto',
+					description:
+						'Reads 1,234.56 and 1.234,56; refuses text such as 16.250 that reads two ways, showing both',
+				},
+				{
+					name: '1,234.56 (Decimal Point)',
+					value: 'point',
+					description: 'English style: 16.250 is sixteen and a quarter',
+				},
+				{
+					name: '1.234,56 (Decimal Comma)',
+					value: 'comma',
+					description: 'Indonesian style: 16.250 is sixteen thousand two hundred fifty',
+				},
 			],
 			default: 'auto',
 			description: 'How amounts given as text are written (numbers are always read as they are)',
@@ -51,14 +69,19 @@ export const currencyRateOptionsProperty: INodeProperties = optionsCollection(
 );
 
 /** The Options of one item (the router reads them once per run, or per item when one is an expression). */
-export function readCurrencyRateOptions(ctx: IExecuteFunctions, itemIndex: number): CurrencyRateOptions {
+export function readCurrencyRateOptions(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+): CurrencyRateOptions {
 	const options = asOptions(ctx.getNodeParameter('options', itemIndex, {}));
 	const keep = Number(options.keepRatesMinutes ?? 0);
 	return {
 		version: optionText(options, 'version', DEFAULT_RATE_VERSION),
 		baseCurrency: currencyCode(options.baseCurrency) || DEFAULT_BASE_CURRENCY,
 		keepRatesMinutes: Number.isFinite(keep) && keep > 0 ? Math.min(keep, MAX_KEEP_MINUTES) : 0,
-		numberFormat: (NUMBER_FORMATS as readonly unknown[]).includes(options.numberFormat) ? (options.numberFormat as NumberFormat) : 'auto',
+		numberFormat: (NUMBER_FORMATS as readonly unknown[]).includes(options.numberFormat)
+			? (options.numberFormat as NumberFormat)
+			: 'auto',
 	};
 }
 
@@ -73,6 +96,11 @@ export class CurrencyRateRun extends OperationRun<CurrencyRateOptions> {
 		super(basics);
 		const { client, signal, credentials } = basics;
 		// Only the public parts of the credential name the kept tables: never the secret.
-		this.rates = new RateBook({ client, signal, sourceKey: `${credentials.baseUrl}|${credentials.clientId}`, keepMinutes: this.runOptions.keepRatesMinutes });
+		this.rates = new RateBook({
+			client,
+			signal,
+			sourceKey: `${credentials.baseUrl}|${credentials.clientId}`,
+			keepMinutes: this.runOptions.keepRatesMinutes,
+		});
 	}
 }

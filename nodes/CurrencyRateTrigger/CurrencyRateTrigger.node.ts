@@ -1,4 +1,9 @@
-import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import type {
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
 
 import { messagingRateApiTest } from '../shared/credential';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
@@ -25,12 +30,16 @@ export class CurrencyRateTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Currency Rate Trigger',
 		name: 'currencyRateTrigger',
-		icon: { light: 'file:../../icons/currencyRate.svg', dark: 'file:../../icons/currencyRate.dark.svg' },
+		icon: {
+			light: 'file:../../icons/currencyRate.svg',
+			dark: 'file:../../icons/currencyRate.dark.svg',
+		},
 		group: ['trigger'],
 		version: 1,
 		subtitle: SUBTITLE,
 		documentationUrl: nodeDocumentationUrl('currency-rate-trigger.md', 'currency-rate-trigger'),
-		description: 'Starts the workflow when an exchange rate moves, crosses a threshold or is published anew',
+		description:
+			'Starts the workflow when an exchange rate moves, crosses a threshold or is published anew',
 		defaults: { name: 'Currency Rate Trigger' },
 		polling: true,
 		inputs: [],

@@ -1,4 +1,9 @@
-import { NodeOperationError, type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type INodeExecutionData,
+	type IPollFunctions,
+} from 'n8n-workflow';
 
 import { apiClientFor } from '../shared/credential';
 import { toNodeError } from '../shared/errors';
@@ -36,9 +41,14 @@ async function fetchTable(ctx: IPollFunctions, settings: TriggerSettings): Promi
 	const client = await apiClientFor(ctx);
 	let table: RateTable;
 	try {
-		table = await new RateBook({ client, sourceKey: '', keepMinutes: 0 }).tableFor(settings.provider, settings.version);
+		table = await new RateBook({ client, sourceKey: '', keepMinutes: 0 }).tableFor(
+			settings.provider,
+			settings.version,
+		);
 	} catch (error) {
-		throw toNodeError(node, error, { action: `fetch the rates of provider "${settings.provider}"` });
+		throw toNodeError(node, error, {
+			action: `fetch the rates of provider "${settings.provider}"`,
+		});
 	}
 	const missing = settings.currencies.filter((code) => !table.quotes.has(code));
 	if (missing.length > 0) {
@@ -54,6 +64,13 @@ async function fetchTable(ctx: IPollFunctions, settings: TriggerSettings): Promi
 function toItems(events: RateEvent[], settings: TriggerSettings): INodeExecutionData[] {
 	return events.map((event) => {
 		const { provider, currency, ...rest } = event;
-		return { json: { provider, currency, baseCurrency: settings.baseCurrency, ...rest } as unknown as IDataObject };
+		return {
+			json: {
+				provider,
+				currency,
+				baseCurrency: settings.baseCurrency,
+				...rest,
+			} as unknown as IDataObject,
+		};
 	});
 }

@@ -78,7 +78,12 @@ const FIELD_KEY: Record<RateType, 'b' | 's' | 'a'> = { buy: 'b', sell: 's', aver
 /** A stable text for the settings that shape the memory. */
 function settingsKey(settings: WatchSettings): string {
 	const { provider, currencies, mode, field, changePercent, threshold, direction } = settings;
-	const shape = mode === 'change' ? [field, changePercent] : mode === 'threshold' ? [field, threshold, direction] : [];
+	const shape =
+		mode === 'change'
+			? [field, changePercent]
+			: mode === 'threshold'
+				? [field, threshold, direction]
+				: [];
 	return JSON.stringify([provider, [...currencies].sort(), mode, ...shape]);
 }
 
@@ -86,13 +91,17 @@ function settingsKey(settings: WatchSettings): string {
 export function readMemory(value: unknown): WatchMemory | undefined {
 	if (!value || typeof value !== 'object') return undefined;
 	const memory = value as Partial<WatchMemory>;
-	if (typeof memory.settings !== 'string' || !memory.rates || typeof memory.rates !== 'object') return undefined;
+	if (typeof memory.settings !== 'string' || !memory.rates || typeof memory.rates !== 'object')
+		return undefined;
 	return memory as WatchMemory;
 }
 
 /** The currencies of the table that are watched, in the table's order (bounded). */
 function watchedCodes(settings: WatchSettings, table: RateTable): string[] {
-	const codes = settings.currencies.length > 0 ? table.codes.filter((code) => settings.currencies.includes(code)) : table.codes;
+	const codes =
+		settings.currencies.length > 0
+			? table.codes.filter((code) => settings.currencies.includes(code))
+			: table.codes;
 	return codes.slice(0, MAX_WATCHED_CURRENCIES);
 }
 
@@ -110,7 +119,12 @@ export interface PollDecision {
  * that fired, so the next poll compares against that. What fires is the mode's rule
  * (`MODE_RULES`), one function per mode.
  */
-export function decide(settings: WatchSettings, table: RateTable, previous: WatchMemory | undefined, fireOnBaseline: boolean): PollDecision {
+export function decide(
+	settings: WatchSettings,
+	table: RateTable,
+	previous: WatchMemory | undefined,
+	fireOnBaseline: boolean,
+): PollDecision {
 	const key = settingsKey(settings);
 	const known = previous && previous.settings === key ? previous : undefined;
 	const memory: WatchMemory = { settings: key, rates: {} };
@@ -119,9 +133,17 @@ export function decide(settings: WatchSettings, table: RateTable, previous: Watc
 
 	for (const code of watchedCodes(settings, table)) {
 		const quote = table.quotes.get(code) as CurrencyQuote;
-		const seen: SeenRate = { settings, code, quote, current: quote[settings.field], seenAt: table.fetchedAt };
+		const seen: SeenRate = {
+			settings,
+			code,
+			quote,
+			current: quote[settings.field],
+			seenAt: table.fetchedAt,
+		};
 		const before = known?.rates[code];
-		const { next, event } = before ? rule(seen, before) : { next: baseline(seen), event: undefined };
+		const { next, event } = before
+			? rule(seen, before)
+			: { next: baseline(seen), event: undefined };
 		// Baseline: fire only when asked, as a "sample" of the current rates.
 		if (!before && fireOnBaseline && !known) events.push(eventOf(seen, 'sample', null, null));
 		if (event) events.push(event);
@@ -141,27 +163,42 @@ interface SeenRate {
 }
 
 /** A mode's rule for a currency remembered from an earlier poll: what to remember now, and the event when it fires. */
-type ModeRule = (seen: SeenRate, before: RememberedRate) => { next: RememberedRate; event?: RateEvent };
+type ModeRule = (
+	seen: SeenRate,
+	before: RememberedRate,
+) => { next: RememberedRate; event?: RateEvent };
 
-const MODE_RULES: Record<WatchMode, ModeRule> = { change: changeRule, threshold: thresholdRule, publication: publicationRule };
+const MODE_RULES: Record<WatchMode, ModeRule> = {
+	change: changeRule,
+	threshold: thresholdRule,
+	publication: publicationRule,
+};
 
 /** What the first poll remembers of a currency: its rates, and the reference (change) or side (threshold) later polls compare with. */
 function baseline(seen: SeenRate): RememberedRate {
 	const { settings, current, seenAt } = seen;
 	const next = remembered(seen);
-	if (settings.mode === 'change' && current !== null) Object.assign(next, { ref: current, refAt: seenAt });
-	if (settings.mode === 'threshold' && current !== null) next.side = sideOf(current, settings.threshold);
+	if (settings.mode === 'change' && current !== null)
+		Object.assign(next, { ref: current, refAt: seenAt });
+	if (settings.mode === 'threshold' && current !== null)
+		next.side = sideOf(current, settings.threshold);
 	return next;
 }
 
 /** Change: fires when the rate moved by more than the percentage since its reference, which then moves to the new rate. */
-function changeRule(seen: SeenRate, before: RememberedRate): { next: RememberedRate; event?: RateEvent } {
+function changeRule(
+	seen: SeenRate,
+	before: RememberedRate,
+): { next: RememberedRate; event?: RateEvent } {
 	const { settings, current, seenAt } = seen;
 	const next = remembered(seen);
 	const ref = before.ref ?? null;
 	next.ref = ref ?? current ?? undefined;
 	next.refAt = ref !== null ? before.refAt : seenAt;
-	const moved = ref !== null && current !== null && (Math.abs(current - ref) / ref) * 100 > settings.changePercent;
+	const moved =
+		ref !== null &&
+		current !== null &&
+		(Math.abs(current - ref) / ref) * 100 > settings.changePercent;
 	if (!moved) return { next };
 	next.ref = current;
 	next.refAt = seenAt;
@@ -169,7 +206,10 @@ function changeRule(seen: SeenRate, before: RememberedRate): { next: RememberedR
 }
 
 /** Threshold: fires when the rate is seen on the other side of the level than last time, in the chosen direction. */
-function thresholdRule(seen: SeenRate, before: RememberedRate): { next: RememberedRate; event?: RateEvent } {
+function thresholdRule(
+	seen: SeenRate,
+	before: RememberedRate,
+): { next: RememberedRate; event?: RateEvent } {
 	const { settings, current } = seen;
 	const next = remembered(seen);
 	next.side = before.side;
@@ -178,14 +218,26 @@ function thresholdRule(seen: SeenRate, before: RememberedRate): { next: Remember
 	next.side = side;
 	const crossed = before.side !== undefined && side !== undefined && side !== before.side;
 	if (!crossed || (settings.direction !== 'either' && settings.direction !== side)) return { next };
-	return { next, event: eventOf(seen, side === 'above' ? 'crossedAbove' : 'crossedBelow', before[FIELD_KEY[settings.field]], before.at) };
+	return {
+		next,
+		event: eventOf(
+			seen,
+			side === 'above' ? 'crossedAbove' : 'crossedBelow',
+			before[FIELD_KEY[settings.field]],
+			before.at,
+		),
+	};
 }
 
 /** Publication: fires when the buy, sell or average rate differs from the last poll's. */
-function publicationRule(seen: SeenRate, before: RememberedRate): { next: RememberedRate; event?: RateEvent } {
+function publicationRule(
+	seen: SeenRate,
+	before: RememberedRate,
+): { next: RememberedRate; event?: RateEvent } {
 	const { settings, quote } = seen;
 	const next = remembered(seen);
-	if (before.b === quote.buy && before.s === quote.sell && before.a === quote.average) return { next };
+	if (before.b === quote.buy && before.s === quote.sell && before.a === quote.average)
+		return { next };
 	return { next, event: eventOf(seen, 'published', before[FIELD_KEY[settings.field]], before.at) };
 }
 
@@ -194,19 +246,54 @@ function remembered({ quote, seenAt }: SeenRate): RememberedRate {
 	return { b: quote.buy, s: quote.sell, a: quote.average, at: seenAt };
 }
 
-function eventOf(seen: SeenRate, kind: RateEventKind, previousValue: number | null, previousSeenAt: string | null): RateEvent {
-	return rateEvent(seen.settings, seen.code, seen.quote, kind, previousValue, seen.current, previousSeenAt, seen.seenAt);
+function eventOf(
+	seen: SeenRate,
+	kind: RateEventKind,
+	previousValue: number | null,
+	previousSeenAt: string | null,
+): RateEvent {
+	return rateEvent(
+		seen.settings,
+		seen.code,
+		seen.quote,
+		kind,
+		previousValue,
+		seen.current,
+		previousSeenAt,
+		seen.seenAt,
+	);
 }
 
 /** The current rates as sample events ("Fetch Test Event" in the editor), compared with the memory when there is one. */
-export function sampleEvents(settings: WatchSettings, table: RateTable, memory: WatchMemory | undefined): RateEvent[] {
+export function sampleEvents(
+	settings: WatchSettings,
+	table: RateTable,
+	memory: WatchMemory | undefined,
+): RateEvent[] {
 	const known = memory && memory.settings === settingsKey(settings) ? memory : undefined;
 	return watchedCodes(settings, table).map((code) => {
 		const quote = table.quotes.get(code) as CurrencyQuote;
 		const before = known?.rates[code];
-		const previous = before ? (settings.mode === 'change' ? (before.ref ?? null) : before[FIELD_KEY[settings.field]]) : null;
-		const previousAt = before ? (settings.mode === 'change' ? (before.refAt ?? before.at) : before.at) : null;
-		return rateEvent(settings, code, quote, 'sample', previous, quote[settings.field], previousAt, table.fetchedAt);
+		const previous = before
+			? settings.mode === 'change'
+				? (before.ref ?? null)
+				: before[FIELD_KEY[settings.field]]
+			: null;
+		const previousAt = before
+			? settings.mode === 'change'
+				? (before.refAt ?? before.at)
+				: before.at
+			: null;
+		return rateEvent(
+			settings,
+			code,
+			quote,
+			'sample',
+			previous,
+			quote[settings.field],
+			previousAt,
+			table.fetchedAt,
+		);
 	});
 }
 
@@ -224,7 +311,8 @@ function rateEvent(
 	previousSeenAt: string | null,
 	currentSeenAt: string,
 ): RateEvent {
-	const change = previousValue !== null && currentValue !== null ? round(currentValue - previousValue, 6) : null;
+	const change =
+		previousValue !== null && currentValue !== null ? round(currentValue - previousValue, 6) : null;
 	const result: RateEvent = {
 		event,
 		provider: settings.provider,
@@ -233,7 +321,8 @@ function rateEvent(
 		previousValue,
 		currentValue,
 		change,
-		changePercent: change !== null && previousValue ? round((change / previousValue) * 100, 4) : null,
+		changePercent:
+			change !== null && previousValue ? round((change / previousValue) * 100, 4) : null,
 		previousSeenAt,
 		currentSeenAt,
 		buy: quote.buy,

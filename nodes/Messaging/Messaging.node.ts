@@ -25,10 +25,21 @@ import { SEND_AND_WAIT } from './actions/message/sendAndWait.operation';
 import { number } from './actions/number/number.resource';
 import { session } from './actions/session/session.resource';
 import { answerWebhook, answerWebhooks, waitForAnswers, waitLimit } from './helpers/waitAndResume';
-import { messagingOptionsProperty, readMessagingOptions, type MessagingOptions, type MessagingRun } from './parameters';
+import {
+	messagingOptionsProperty,
+	readMessagingOptions,
+	type MessagingOptions,
+	type MessagingRun,
+} from './parameters';
 
 /** Every resource of the Messaging node, in the order the selector shows them. */
-export const resources: ReadonlyArray<ResourceDefinition<MessagingRun>> = [message, number, account, session, auth];
+export const resources: ReadonlyArray<ResourceDefinition<MessagingRun>> = [
+	message,
+	number,
+	account,
+	session,
+	auth,
+];
 
 /** How the router runs this node: its resources, its Options, one item after the other unless Parallel Requests says more. */
 const messagingNode: NodeDefinition<MessagingOptions, MessagingRun> = {
@@ -36,7 +47,10 @@ const messagingNode: NodeDefinition<MessagingOptions, MessagingRun> = {
 	readOptions: readMessagingOptions,
 	startRun: (basics) => new OperationRun(basics),
 	pacing: ({ parallel, delayMs }) => ({ parallel, delayMs }),
-	runWideOptions: ({ parallel, delayMs }) => ({ 'Parallel Requests': parallel, 'Delay Between Requests (Ms)': delayMs }),
+	runWideOptions: ({ parallel, delayMs }) => ({
+		'Parallel Requests': parallel,
+		'Delay Between Requests (Ms)': delayMs,
+	}),
 };
 
 export class Messaging implements INodeType {
@@ -59,8 +73,13 @@ export class Messaging implements INodeType {
 		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
 		// Send and Wait: the links' resume calls (n8n registers no URL for these; see helpers/waitAndResume.ts).
 		webhooks: answerWebhooks,
-		waitingNodeTooltip: '={{ $parameter.operation === "sendAndWait" ? "Waiting for the person to answer in WhatsApp" : "" }}',
-		properties: [...buildProperties(resources), messagingOptionsProperty(listInWords(operationsSending(resources, 'version'))), includeRawResponseProperty],
+		waitingNodeTooltip:
+			'={{ $parameter.operation === "sendAndWait" ? "Waiting for the person to answer in WhatsApp" : "" }}',
+		properties: [
+			...buildProperties(resources),
+			messagingOptionsProperty(listInWords(operationsSending(resources, 'version'))),
+			includeRawResponseProperty,
+		],
 	};
 
 	methods = { credentialTest: { messagingRateApiTest } };
@@ -68,7 +87,8 @@ export class Messaging implements INodeType {
 	webhook = answerWebhook;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		if (this.getNodeParameter('operation', 0) !== SEND_AND_WAIT) return await route(this, messagingNode);
+		if (this.getNodeParameter('operation', 0) !== SEND_AND_WAIT)
+			return await route(this, messagingNode);
 		// Send and Wait: the wait's limit is checked before anything is sent.
 		const waitTill = waitLimit(this);
 		const [sent] = await route(this, messagingNode);

@@ -2,7 +2,12 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gatewayAccount';
 import { inputError } from '../shared/errors';
-import { asOptions, defaultCountryOption, optionText, optionsCollection } from '../shared/optionsCollection';
+import {
+	asOptions,
+	defaultCountryOption,
+	optionText,
+	optionsCollection,
+} from '../shared/optionsCollection';
 import { normalizePhone } from '../shared/phone';
 import { textValue, type OperationRun } from '../shared/execution/operationRun';
 
@@ -65,7 +70,9 @@ export function messagingOptionsProperty(versionSentBy: string): INodeProperties
 			default: false,
 			description:
 				"Whether to read the account's usage limit once before the first send and send only as many items as remain; the others fail without a request (error items with On Error → Continue)",
-			displayOptions: { show: { '/resource': ['message'], '/operation': ['sendText', 'sendFile', 'sendAndWait'] } },
+			displayOptions: {
+				show: { '/resource': ['message'], '/operation': ['sendText', 'sendFile', 'sendAndWait'] },
+			},
 		},
 	]);
 }
@@ -76,14 +83,18 @@ export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number):
 	return {
 		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),
 		defaultCountry: optionText(options, 'defaultCountry', ''),
-		parallel: Math.min(MAX_PARALLEL_REQUESTS, Math.max(1, Math.floor(Number(options.parallel ?? 1)) || 1)),
+		parallel: Math.min(
+			MAX_PARALLEL_REQUESTS,
+			Math.max(1, Math.floor(Number(options.parallel ?? 1)) || 1),
+		),
 		delayMs: Number(options.delayMs ?? 0) || 0,
 		stopAtUsageLimit: options.stopAtUsageLimit === true,
 	};
 }
 
 /** Shown under every phone-number field: the mistake a first run most often makes is a number without its country code. */
-export const PHONE_NUMBER_HINT = 'Include the country code, e.g. +62 812-8877-6713, or add the "Default Country" option for local numbers such as 0812…';
+export const PHONE_NUMBER_HINT =
+	'Include the country code, e.g. +62 812-8877-6713, or add the "Default Country" option for local numbers such as 0812…';
 
 /** The "Phone Number" parameter that Send Text, Send File and Number → Check share. */
 export function phoneProperty(description: string): INodeProperties {
@@ -112,7 +123,11 @@ export function recipientPhone(run: MessagingRun, itemIndex: number): string {
  * A phone-number parameter of one item in the API's form, read with the item's Default
  * Country; a value that is no phone number fails the item, naming the field and how to fix it.
  */
-export function phoneParameter(run: MessagingRun, itemIndex: number, { name, field, fix }: { name: string; field: string; fix: string }): string {
+export function phoneParameter(
+	run: MessagingRun,
+	itemIndex: number,
+	{ name, field, fix }: { name: string; field: string; fix: string },
+): string {
 	const text = textValue(run, itemIndex, run.parameter(name, itemIndex, ''), field, fix);
 	const parsed = normalizePhone(text, run.options(itemIndex).defaultCountry);
 	if ('problem' in parsed) throw inputError(run.node, itemIndex, field, parsed.problem, fix);

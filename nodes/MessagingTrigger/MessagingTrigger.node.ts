@@ -41,7 +41,15 @@ export class MessagingTrigger implements INodeType {
 		// responseData '': n8n 2.x answers an onReceived webhook with `responseData` when it is set and
 		// defaults it to the literal 'firstEntryJson', which would hide the webhookResponse the trigger
 		// returns ({received: true, ...}); an empty value makes n8n send that webhookResponse.
-		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', responseData: '', path: 'webhook' }],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				responseData: '',
+				path: 'webhook',
+			},
+		],
 		properties: triggerProperties,
 		// What n8n's panel says while it listens for a test event (else "Go to Messaging and create an event").
 		eventTriggerDescription: 'Send a WhatsApp message to the account number',
@@ -54,7 +62,7 @@ export class MessagingTrigger implements INodeType {
 					"<b>While building your workflow</b>, click 'Listen for test event', then send a WhatsApp message to the account number. While the editor listens, messages go to the editor, not to the active workflow.<br /><br /><b>Your workflow also runs on its own</b>, since it is active: every message to the account starts an execution, listed under Executions.",
 			},
 			activationHint:
-				'Once you have finished building your workflow, activate it: it registers itself as the account\'s webhook (the gateway keeps one per account) and starts for every message.',
+				"Once you have finished building your workflow, activate it: it registers itself as the account's webhook (the gateway keeps one per account) and starts for every message.",
 		},
 	};
 

@@ -39,7 +39,8 @@ function scopeOf(ctx: IWebhookFunctions): Map<string, number> {
 	const scope = `${ctx.getWorkflow().id ?? ''}\n${ctx.getNode().id ?? ctx.getNode().name}\n${ctx.getMode()}`;
 	let claims = claimedInProcess.get(scope);
 	if (!claims) {
-		if (claimedInProcess.size >= MAX_SCOPES) claimedInProcess.delete(claimedInProcess.keys().next().value as string);
+		if (claimedInProcess.size >= MAX_SCOPES)
+			claimedInProcess.delete(claimedInProcess.keys().next().value as string);
 		claims = new Map();
 		claimedInProcess.set(scope, claims);
 	}

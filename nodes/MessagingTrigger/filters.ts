@@ -51,7 +51,11 @@ export function ignoreReason(event: IncomingEvent, settings: TriggerSettings): s
 	if (settings.messageTypes.length > 0 && !settings.messageTypes.includes(event.type)) {
 		return `message type "${event.type}" is not selected`;
 	}
-	if (settings.ignoreOwnMessages && event.author && sameNumber(event.author, settings.accountNumber, settings.defaultCountry)) {
+	if (
+		settings.ignoreOwnMessages &&
+		event.author &&
+		sameNumber(event.author, settings.accountNumber, settings.defaultCountry)
+	) {
 		return "sent by the account's own number";
 	}
 	return undefined;

@@ -8,7 +8,8 @@ import { DATA_URI_HEAD, FALLBACK_MIME_TYPE, NOT_BASE64_CHAR, WHITESPACE } from '
  * for n8n's binary data, or says in a sentence why it cannot.
  */
 
-export type DecodedMedia = { data: Buffer; mimeType: string; fileName: string } | { problem: string };
+export type DecodedMedia =
+	{ data: Buffer; mimeType: string; fileName: string } | { problem: string };
 
 /** A data URI's declared type: type/subtype. */
 const MIME_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/;
@@ -25,28 +26,42 @@ export function looksLikeDataUri(body: string): boolean {
 export function decodeDataUri(body: string, fileNameGiven: string): DecodedMedia {
 	// Only the head is matched against a pattern, so a file of many MB is never scanned by it.
 	const head = DATA_URI_HEAD.exec(body.slice(0, 512));
-	if (!head) return { problem: 'the media body is not a data URI of the form data:<mime type>;base64,<data>' };
+	if (!head)
+		return {
+			problem: 'the media body is not a data URI of the form data:<mime type>;base64,<data>',
+		};
 	const parameters = head[2].split(';').map((parameter) => parameter.trim().toLowerCase());
-	if (!parameters.includes('base64')) return { problem: 'the media body is a data URI without ";base64"' };
+	if (!parameters.includes('base64'))
+		return { problem: 'the media body is a data URI without ";base64"' };
 	const declared = head[1].trim().toLowerCase();
-	if (declared && !MIME_TYPE.test(declared)) return { problem: `the media body has an invalid mime type "${declared.slice(0, 100)}"` };
+	if (declared && !MIME_TYPE.test(declared))
+		return { problem: `the media body has an invalid mime type "${declared.slice(0, 100)}"` };
 	const mimeType = declared || FALLBACK_MIME_TYPE;
 
 	let base64 = body.slice(head[0].length);
 	if (WHITESPACE.test(base64)) base64 = base64.replace(/\s+/g, '');
 	// The URL-safe alphabet (RFC 4648 §5) differs in two characters; a mix of both is no base64.
-	if (/[-_]/.test(base64) && !/[+/]/.test(base64)) base64 = base64.replace(/-/g, '+').replace(/_/g, '/');
+	if (/[-_]/.test(base64) && !/[+/]/.test(base64))
+		base64 = base64.replace(/-/g, '+').replace(/_/g, '/');
 	const unpadded = base64.replace(/={1,2}$/, '');
 	if (unpadded.length === 0) return { problem: 'the media body holds an empty file' };
 	const at = unpadded.search(NOT_BASE64_CHAR);
 	if (at !== -1) {
-		return { problem: `the media body is not valid base64 (character ${JSON.stringify(unpadded[at])} at position ${at + 1})` };
+		return {
+			problem: `the media body is not valid base64 (character ${JSON.stringify(unpadded[at])} at position ${at + 1})`,
+		};
 	}
 	// Missing or partial `=` padding is harmless; a length of 4n+1 characters is no base64 at all.
 	if (unpadded.length % 4 === 1) {
-		return { problem: 'the media body is not valid base64 (its length is not possible for base64)' };
+		return {
+			problem: 'the media body is not valid base64 (its length is not possible for base64)',
+		};
 	}
-	return { data: Buffer.from(unpadded, 'base64'), mimeType, fileName: safeFileName(fileNameGiven, mimeType) };
+	return {
+		data: Buffer.from(unpadded, 'base64'),
+		mimeType,
+		fileName: safeFileName(fileNameGiven, mimeType),
+	};
 }
 
 /** Longest file name kept, in characters (file systems allow 255 bytes; UTF-8 takes up to 4 per character). */
@@ -64,7 +79,8 @@ const FORMAT_CHARACTERS = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]
 /** Characters Windows refuses in a name (":" would also open an NTFS alternate data stream). */
 const WINDOWS_RESERVED = /[<>:"|?*]/g;
 /** Names Windows reserves for devices, with or without an extension (`CON`, `nul.txt`, `COM1.log`). */
-const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]|conin\$|conout\$)$/i;
+const WINDOWS_DEVICE =
+	/^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]|conin\$|conout\$)$/i;
 
 /**
  * The file name for n8n's binary data and the item's `fileName`. It comes from a stranger's
@@ -94,7 +110,8 @@ export function cleanFileName(given: string): string {
 		const characters = [...name];
 		const lastDot = name.lastIndexOf('.');
 		const extension = lastDot > 0 && name.length - lastDot <= 16 ? [...name.slice(lastDot)] : [];
-		name = characters.slice(0, FILE_NAME_MAX_LENGTH - extension.length).join('') + extension.join('');
+		name =
+			characters.slice(0, FILE_NAME_MAX_LENGTH - extension.length).join('') + extension.join('');
 	}
 	return name;
 }

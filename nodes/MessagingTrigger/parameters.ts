@@ -1,7 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gatewayAccount';
-import { asOptions, defaultCountryOption, optionText, optionsCollection } from '../shared/optionsCollection';
+import {
+	asOptions,
+	defaultCountryOption,
+	optionText,
+	optionsCollection,
+} from '../shared/optionsCollection';
 
 /**
  * The trigger's parameters and how they are read. Hook functions (activation) and webhook
@@ -35,7 +40,8 @@ const verificationOptions: INodeProperties['options'] = [
 	{
 		name: 'Generated Secret (Recommended)',
 		value: 'generatedSecret',
-		description: 'Activation registers the URL with a secret of its own in the query; nothing to set up',
+		description:
+			'Activation registers the URL with a secret of its own in the query; nothing to set up',
 	},
 	{ name: 'None', value: 'none', description: 'Accept every request to the webhook URL' },
 	{
@@ -51,17 +57,19 @@ const verificationOptions: INodeProperties['options'] = [
 	{
 		name: 'Shared Secret in Query Parameter',
 		value: 'querySecret',
-		description: 'The registered webhook URL carries the shared secret you enter as a query parameter',
+		description:
+			'The registered webhook URL carries the shared secret you enter as a query parameter',
 	},
 ];
-const verificationDescription = 'How a request is checked before it starts the workflow. A request that fails is answered 401.';
+const verificationDescription =
+	'How a request is checked before it starts the workflow. A request that fails is answered 401.';
 const ignoreOwnDescription =
 	"Whether to ignore messages written by the account's own number (in any spelling: 0812…, +62 812…), so that an auto-reply does not answer itself";
 
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName:
-			'The gateway keeps <b>one webhook per account</b>. Activating this workflow points the account\'s webhook here, and any other active workflow or system using the same account stops receiving messages. A second active workflow on this account takes it over from this one.',
+			"The gateway keeps <b>one webhook per account</b>. Activating this workflow points the account's webhook here, and any other active workflow or system using the same account stops receiving messages. A second active workflow on this account takes it over from this one.",
 		name: 'oneWebhookPerAccountNotice',
 		type: 'notice',
 		default: '',
@@ -99,7 +107,11 @@ export const triggerProperties: INodeProperties[] = [
 			{ name: 'Audio', value: 'audio', description: 'Audio files and voice notes' },
 			{ name: 'Document', value: 'document', description: 'Files such as PDF or spreadsheets' },
 			{ name: 'Image', value: 'image' },
-			{ name: 'Other', value: 'other', description: 'Any type not listed here, such as stickers or locations' },
+			{
+				name: 'Other',
+				value: 'other',
+				description: 'Any type not listed here, such as stickers or locations',
+			},
 			{ name: 'Text', value: 'text' },
 			{ name: 'Video', value: 'video' },
 		],
@@ -168,7 +180,9 @@ export const triggerProperties: INodeProperties[] = [
 		description: 'A long random string. Requests without it are answered 401 and start nothing.',
 	},
 	optionsCollection([
-		messagingVersionOption('Value sent as "version" by Check Account and Update Account when the webhook is registered'),
+		messagingVersionOption(
+			'Value sent as "version" by Check Account and Update Account when the webhook is registered',
+		),
 		defaultCountryOption(
 			'Two-letter country code (ISO 3166) used when the Account Number is written without a country code, such as 0812 8877 6713',
 		),
@@ -195,7 +209,8 @@ export const triggerProperties: INodeProperties[] = [
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: 10080 },
 			default: DEFAULT_REPEAT_WINDOW_MINUTES,
-			description: 'How long a message ID is remembered for Skip Repeated Deliveries (at most the last 1,000 IDs)',
+			description:
+				'How long a message ID is remembered for Skip Repeated Deliveries (at most the last 1,000 IDs)',
 		},
 		{
 			displayName: 'Put File in Field',
@@ -246,15 +261,29 @@ export function readTriggerSettings(ctx: ParameterSource): TriggerSettings {
 		),
 		ignoreOwnMessages: ctx.getNodeParameter('ignoreOwnMessages', false) === true,
 		verification,
-		headerName: verification === 'headerSecret' ? text('headerName').trim() || DEFAULT_SECRET_HEADER : DEFAULT_SECRET_HEADER,
-		queryParameterName: verification === 'querySecret' || verification === 'generatedSecret' ? text('queryParameterName').trim() || DEFAULT_SECRET_QUERY : DEFAULT_SECRET_QUERY,
-		sharedSecret: verification === 'headerSecret' || verification === 'querySecret' ? text('sharedSecret') : '',
+		headerName:
+			verification === 'headerSecret'
+				? text('headerName').trim() || DEFAULT_SECRET_HEADER
+				: DEFAULT_SECRET_HEADER,
+		queryParameterName:
+			verification === 'querySecret' || verification === 'generatedSecret'
+				? text('queryParameterName').trim() || DEFAULT_SECRET_QUERY
+				: DEFAULT_SECRET_QUERY,
+		sharedSecret:
+			verification === 'headerSecret' || verification === 'querySecret' ? text('sharedSecret') : '',
 		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),
 		defaultCountry: optionText(options, 'defaultCountry', ''),
-		maxBodyBytes: Math.round((Number.isFinite(maxMb) && maxMb > 0 ? maxMb : DEFAULT_MAX_BODY_MB) * 1024 * 1024),
+		maxBodyBytes: Math.round(
+			(Number.isFinite(maxMb) && maxMb > 0 ? maxMb : DEFAULT_MAX_BODY_MB) * 1024 * 1024,
+		),
 		binaryPropertyName: optionText(options, 'binaryPropertyName', DEFAULT_BINARY_PROPERTY),
 		skipRepeatedDeliveries: options.skipRepeatedDeliveries !== false,
 		repeatWindowMs:
-			Math.min(Number.isFinite(windowMinutes) && windowMinutes > 0 ? windowMinutes : DEFAULT_REPEAT_WINDOW_MINUTES, 10080) * 60_000,
+			Math.min(
+				Number.isFinite(windowMinutes) && windowMinutes > 0
+					? windowMinutes
+					: DEFAULT_REPEAT_WINDOW_MINUTES,
+				10080,
+			) * 60_000,
 	};
 }

@@ -69,14 +69,18 @@ export function boundedCopy(value: unknown): { value: unknown } | { problem: str
 	while (stack.length > 0) {
 		const { from, to, depth } = stack.pop()!;
 		if (depth > PAYLOAD_MAX_DEPTH) {
-			return { problem: `The payload is nested deeper than the limit of ${PAYLOAD_MAX_DEPTH} levels of arrays and objects` };
+			return {
+				problem: `The payload is nested deeper than the limit of ${PAYLOAD_MAX_DEPTH} levels of arrays and objects`,
+			};
 		}
 		const entries: Array<[string, unknown]> = Array.isArray(from)
 			? from.map((entry, index) => [String(index), entry])
 			: Object.entries(from as Record<string, unknown>);
 		count += entries.length;
 		if (count > PAYLOAD_MAX_VALUES) {
-			return { problem: `The payload holds more than the limit of ${PAYLOAD_MAX_VALUES.toLocaleString('en-US')} values` };
+			return {
+				problem: `The payload holds more than the limit of ${PAYLOAD_MAX_VALUES.toLocaleString('en-US')} values`,
+			};
 		}
 		for (const [key, entry] of entries) {
 			if (PROTOTYPE_KEYS.has(key)) continue;
@@ -147,7 +151,10 @@ export function messageCategory(rawType: string, body: string | undefined): Mess
 	const named = rawType.trim().toLowerCase();
 	if (named) return Object.hasOwn(CATEGORY_OF_TYPE, named) ? CATEGORY_OF_TYPE[named] : 'other';
 	if (body === undefined || !looksLikeDataUri(body)) return 'text';
-	const mimeType = body.slice(5, 5 + 256).split(/[;,]/)[0].toLowerCase();
+	const mimeType = body
+		.slice(5, 5 + 256)
+		.split(/[;,]/)[0]
+		.toLowerCase();
 	if (mimeType.startsWith('image/')) return 'image';
 	if (mimeType.startsWith('audio/')) return 'audio';
 	if (mimeType.startsWith('video/')) return 'video';
@@ -163,7 +170,9 @@ export function readEvent(fields: IDataObject): IncomingEvent {
 	const apiKey = fields[API_KEY_FIELD];
 	const sender = contactNumber(fields.sender);
 	const isGroup = isGroupId(sender);
-	const named = AUTHOR_FIELDS.map((field) => contactNumber(fields[field])).find((author) => author !== '');
+	const named = AUTHOR_FIELDS.map((field) => contactNumber(fields[field])).find(
+		(author) => author !== '',
+	);
 	return {
 		messageId: asText(fields.uuid),
 		sender,

@@ -1,4 +1,9 @@
-import type { IDataObject, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 
 import { claimDelivery, type Claim } from './deliveries';
 import { ignoreReason } from './filters';
@@ -18,7 +23,8 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 	const settings = readTriggerSettings(this);
 
 	// Checked before the body is parsed: a stranger's body is not worth the work.
-	const secretProblem = sharedSecretProblem(this, settings) ?? (await generatedSecretProblem(this, settings));
+	const secretProblem =
+		sharedSecretProblem(this, settings) ?? (await generatedSecretProblem(this, settings));
 	if (secretProblem) return refuse(this, 401, secretProblem);
 
 	const body = await readJsonBody(this, settings.maxBodyBytes);
@@ -39,7 +45,13 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 	if (settings.skipRepeatedDeliveries && event.messageId !== '') {
 		const claimed = claimDelivery(this, event.messageId, settings.repeatWindowMs);
 		if (claimed.duplicate) {
-			return { webhookResponse: { received: true, ignored: 'repeated delivery of a message already received', messageId: event.messageId } };
+			return {
+				webhookResponse: {
+					received: true,
+					ignored: 'repeated delivery of a message already received',
+					messageId: event.messageId,
+				},
+			};
 		}
 		claim = claimed;
 	}
@@ -66,7 +78,10 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 function refuse(ctx: IWebhookFunctions, status: 400 | 401, error: string): IWebhookResponseData {
 	const res = ctx.getResponseObject();
 	const json = JSON.stringify({ received: false, error });
-	res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+	res.writeHead(status, {
+		'content-type': 'application/json; charset=utf-8',
+		'content-length': Buffer.byteLength(json),
+	});
 	res.end(json);
 	return { noWebhookResponse: true };
 }
@@ -91,7 +106,12 @@ async function messageItem(
 		sender: event.sender,
 	};
 	if (event.author) json.author = event.author;
-	Object.assign(json, { senderName: event.senderName, recipient: event.recipient, type: event.type, text: event.text });
+	Object.assign(json, {
+		senderName: event.senderName,
+		recipient: event.recipient,
+		type: event.type,
+		text: event.text,
+	});
 	const item: INodeExecutionData = { json };
 
 	const mediaExpected = MEDIA_TYPES.has(event.type);
@@ -103,7 +123,11 @@ async function messageItem(
 			json.mediaError = media.problem;
 		} else {
 			item.binary = {
-				[binaryPropertyName]: await ctx.helpers.prepareBinaryData(media.data, media.fileName, media.mimeType),
+				[binaryPropertyName]: await ctx.helpers.prepareBinaryData(
+					media.data,
+					media.fileName,
+					media.mimeType,
+				),
 			};
 			json.fileName = media.fileName;
 			json.mimeType = media.mimeType;

@@ -45,7 +45,8 @@ export const RECORD_KEY = 'registration';
 export const TEST_RECORD_KEY = 'testRegistration';
 
 /** What Check Account says about the account, as far as its answer shows it. */
-export type AccountWebhook = { known: true; url: string; accountNumber?: string } | { known: false; reason?: string };
+export type AccountWebhook =
+	{ known: true; url: string; accountNumber?: string } | { known: false; reason?: string };
 
 /**
  * The webhook a Check Account answer shows (read by the same reader as Messaging's Account →
@@ -53,14 +54,25 @@ export type AccountWebhook = { known: true; url: string; accountNumber?: string 
  */
 export function webhookShownBy(result: unknown): AccountWebhook {
 	const shown = readAccountAnswer(result);
-	if (shown.webhookUrl === undefined) return { known: false, reason: 'the Check Account answer does not show the webhook' };
-	return { known: true, url: (shown.webhookUrl ?? '').trim(), accountNumber: shown.whatsappNumber ?? undefined };
+	if (shown.webhookUrl === undefined)
+		return { known: false, reason: 'the Check Account answer does not show the webhook' };
+	return {
+		known: true,
+		url: (shown.webhookUrl ?? '').trim(),
+		accountNumber: shown.whatsappNumber ?? undefined,
+	};
 }
 
 /** The URL to register: n8n's webhook URL, plus the secret when it travels in the query. */
-export function registrationUrl(webhookUrl: string, settings: TriggerSettings, generatedSecret = ''): string {
-	if (settings.verification === 'querySecret') return withQueryParameter(webhookUrl, settings.queryParameterName, settings.sharedSecret);
-	if (settings.verification === 'generatedSecret') return withQueryParameter(webhookUrl, settings.queryParameterName, generatedSecret);
+export function registrationUrl(
+	webhookUrl: string,
+	settings: TriggerSettings,
+	generatedSecret = '',
+): string {
+	if (settings.verification === 'querySecret')
+		return withQueryParameter(webhookUrl, settings.queryParameterName, settings.sharedSecret);
+	if (settings.verification === 'generatedSecret')
+		return withQueryParameter(webhookUrl, settings.queryParameterName, generatedSecret);
 	return webhookUrl;
 }
 
@@ -119,23 +131,31 @@ interface Target {
 async function targetOf(ctx: IHookFunctions, registeredNumber?: string): Promise<Target> {
 	const settings = readTriggerSettings(ctx);
 	const webhookUrl = ctx.getNodeWebhookUrl('default');
-	if (!webhookUrl) throw new NodeOperationError(ctx.getNode(), 'n8n gave this trigger no webhook URL');
+	if (!webhookUrl)
+		throw new NodeOperationError(ctx.getNode(), 'n8n gave this trigger no webhook URL');
 	let accountNumber = registeredNumber;
 	if (!accountNumber) {
 		const parsed = normalizePhone(settings.accountNumber, settings.defaultCountry);
 		if ('problem' in parsed) {
 			throw new NodeOperationError(ctx.getNode(), `Field "Account Number" ${parsed.problem}`, {
-				description: 'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
+				description:
+					'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
 			});
 		}
-		if ((settings.verification === 'querySecret' || settings.verification === 'headerSecret') && settings.sharedSecret === '') {
+		if (
+			(settings.verification === 'querySecret' || settings.verification === 'headerSecret') &&
+			settings.sharedSecret === ''
+		) {
 			throw new NodeOperationError(ctx.getNode(), 'Field "Shared Secret" is empty', {
 				description: 'Enter a long random string, or choose another Verification.',
 			});
 		}
 		accountNumber = parsed.phone;
 	}
-	const generated = settings.verification === 'generatedSecret' ? await generatedSecretFor(ctx, accountNumber, webhookUrl) : '';
+	const generated =
+		settings.verification === 'generatedSecret'
+			? await generatedSecretFor(ctx, accountNumber, webhookUrl)
+			: '';
 	return {
 		settings,
 		accountNumber,
@@ -154,7 +174,11 @@ async function readAccountWebhook(client: ApiClient, target: Target): Promise<Ac
 	}
 }
 
-async function setAccountWebhook(client: ApiClient, target: Target, webhook: string): Promise<void> {
+async function setAccountWebhook(
+	client: ApiClient,
+	target: Target,
+	webhook: string,
+): Promise<void> {
 	const params = { whatsapp_number: target.accountNumber, whatsapp_webhook: webhook };
 	const result = await updateAccount(client, params, { version: target.settings.version });
 	if (readAccountAnswer(result).updated === false) {
@@ -176,7 +200,10 @@ function readRecord(staticData: IDataObject, key: string): RegistrationRecord | 
  * The record of the registration being deactivated. n8n calls `delete` in mode "internal" for
  * both production and test webhooks, so the record is the one made for this webhook's URL.
  */
-function recordOfWebhook(staticData: IDataObject, target: Target | undefined): { key: string; record?: RegistrationRecord } {
+function recordOfWebhook(
+	staticData: IDataObject,
+	target: Target | undefined,
+): { key: string; record?: RegistrationRecord } {
 	for (const key of [RECORD_KEY, TEST_RECORD_KEY]) {
 		const record = readRecord(staticData, key);
 		if (record && target && record.urlSha256 === sha256(target.url)) return { key, record };
@@ -192,7 +219,8 @@ export async function webhookExists(this: IHookFunctions): Promise<boolean> {
 	const client = await apiClientFor(this);
 	const current = await readAccountWebhook(client, target);
 	if (current.known) {
-		const numberMatches = current.accountNumber === undefined || current.accountNumber === target.accountNumber;
+		const numberMatches =
+			current.accountNumber === undefined || current.accountNumber === target.accountNumber;
 		return numberMatches && sameUrl(current.url, target.url);
 	}
 	// Check Account did not tell: trust what activation stored.
@@ -207,7 +235,13 @@ export async function registerWebhook(this: IHookFunctions): Promise<boolean> {
 	try {
 		await setAccountWebhook(client, target, target.url);
 	} catch (error) {
-		throw withoutSecrets(this, toNodeError(this.getNode(), error, { action: "register this workflow's URL with Update Account" }), target.secrets);
+		throw withoutSecrets(
+			this,
+			toNodeError(this.getNode(), error, {
+				action: "register this workflow's URL with Update Account",
+			}),
+			target.secrets,
+		);
 	}
 	const staticData = this.getWorkflowStaticData('node');
 	const key = recordKey(this);
@@ -219,7 +253,9 @@ export async function registerWebhook(this: IHookFunctions): Promise<boolean> {
 		registeredAt: new Date().toISOString(),
 	};
 	if (target.settings.verification === 'generatedSecret') {
-		next.secretSha256 = sha256(new URL(target.url).searchParams.get(target.settings.queryParameterName) ?? '');
+		next.secretSha256 = sha256(
+			new URL(target.url).searchParams.get(target.settings.queryParameterName) ?? '',
+		);
 	}
 	if (before.known && before.url !== '' && !sameUrl(before.url, target.url)) {
 		const base = urlWithoutSecrets(before.url);
@@ -242,8 +278,13 @@ export async function registerWebhook(this: IHookFunctions): Promise<boolean> {
  * this account, this trigger's own shared secret). Only a rebuild whose hash is the previous
  * webhook's counts; anything else cannot be restored (its secret was never kept).
  */
-async function previousWebhookOf(ctx: IHookFunctions, stored: RegistrationRecord, target: Target): Promise<string | undefined> {
-	if (typeof stored.previousWebhook === 'string' && stored.previousWebhook !== '') return stored.previousWebhook;
+async function previousWebhookOf(
+	ctx: IHookFunctions,
+	stored: RegistrationRecord,
+	target: Target,
+): Promise<string | undefined> {
+	if (typeof stored.previousWebhook === 'string' && stored.previousWebhook !== '')
+		return stored.previousWebhook;
 	const base = stored.previousWebhookBase;
 	if (!base || !stored.previousWebhookSha256) return undefined;
 	const candidates = [base];
@@ -251,9 +292,12 @@ async function previousWebhookOf(ctx: IHookFunctions, stored: RegistrationRecord
 	const generated = await generatedSecretFor(ctx, target.accountNumber, base).catch(() => '');
 	for (const name of names) {
 		if (generated) candidates.push(withQueryParameter(base, name, generated));
-		if (target.settings.sharedSecret) candidates.push(withQueryParameter(base, name, target.settings.sharedSecret));
+		if (target.settings.sharedSecret)
+			candidates.push(withQueryParameter(base, name, target.settings.sharedSecret));
 	}
-	return candidates.find((candidate) => sha256(normalizedUrl(candidate)) === stored.previousWebhookSha256);
+	return candidates.find(
+		(candidate) => sha256(normalizedUrl(candidate)) === stored.previousWebhookSha256,
+	);
 }
 
 /**
@@ -270,7 +314,8 @@ export async function unregisterWebhook(this: IHookFunctions): Promise<boolean> 
 		const guess = recordOfWebhook(staticData, undefined);
 		target = await targetOf(this, guess.record?.accountNumber);
 		({ key, record: stored } = recordOfWebhook(staticData, target));
-		if (stored && stored.accountNumber !== target.accountNumber) target = await targetOf(this, stored.accountNumber);
+		if (stored && stored.accountNumber !== target.accountNumber)
+			target = await targetOf(this, stored.accountNumber);
 	} catch (error) {
 		// Without a record this workflow registered nothing (e.g. its activation failed on this).
 		if (recordOfWebhook(staticData, undefined).record === undefined) return true;
@@ -279,7 +324,8 @@ export async function unregisterWebhook(this: IHookFunctions): Promise<boolean> 
 	}
 	const secrets = [...target.secrets];
 	try {
-		const ours = (url: string) => sameUrl(url, target.url) || (stored !== undefined && sha256(url) === stored.urlSha256);
+		const ours = (url: string) =>
+			sameUrl(url, target.url) || (stored !== undefined && sha256(url) === stored.urlSha256);
 		const client = await apiClientFor(this);
 		const current = await readAccountWebhook(client, target);
 		if (current.known && (current.url === '' || !ours(current.url))) {
@@ -329,11 +375,17 @@ function queryValuesOf(url: string): string[] {
 
 function warn(ctx: IHookFunctions, error: unknown, secrets: string[]): void {
 	const message = error instanceof Error ? error.message : String(error);
-	ctx.logger.warn(`Messaging Trigger: could not restore or clear the account's webhook: ${redact(message, secrets)}`);
+	ctx.logger.warn(
+		`Messaging Trigger: could not restore or clear the account's webhook: ${redact(message, secrets)}`,
+	);
 }
 
 /** The error without the trigger's secrets in its message or description, in any encoding. */
-function withoutSecrets(ctx: IHookFunctions, error: Error & { description?: string | null }, secrets: string[]): NodeOperationError {
+function withoutSecrets(
+	ctx: IHookFunctions,
+	error: Error & { description?: string | null },
+	secrets: string[],
+): NodeOperationError {
 	const description = error.description ? redact(error.description, secrets) : undefined;
 	return new NodeOperationError(ctx.getNode(), redact(error.message, secrets), { description });
 }

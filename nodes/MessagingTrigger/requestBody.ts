@@ -62,7 +62,8 @@ export function declaredCharset(contentType: unknown): string | undefined {
 	if (typeof contentType !== 'string') return undefined;
 	for (const parameter of contentType.slice(0, 1024).split(';').slice(1)) {
 		const [key, value] = parameter.split('=', 2);
-		if (key.trim().toLowerCase() === 'charset' && value !== undefined) return value.trim().replace(/^"|"$/g, '').toLowerCase();
+		if (key.trim().toLowerCase() === 'charset' && value !== undefined)
+			return value.trim().replace(/^"|"$/g, '').toLowerCase();
 	}
 	return undefined;
 }
@@ -72,12 +73,17 @@ export function declaredCharset(contentType: unknown): string | undefined {
  * `José` must not become `Jos\uFFFD`. Charset names are the WHATWG Encoding Standard's
  * (`utf-8`, `iso-8859-1`/`latin1`, `windows-1252`, `utf-16le`, ...).
  */
-function decodeBody(raw: Buffer, charset: string | undefined): { text: string } | { problem: string } {
+function decodeBody(
+	raw: Buffer,
+	charset: string | undefined,
+): { text: string } | { problem: string } {
 	let decoder: TextDecoder;
 	try {
 		decoder = new TextDecoder(charset ?? 'utf-8');
 	} catch {
-		return { problem: `The body declares the charset "${(charset ?? '').slice(0, 40)}", which cannot be read; send UTF-8` };
+		return {
+			problem: `The body declares the charset "${(charset ?? '').slice(0, 40)}", which cannot be read; send UTF-8`,
+		};
 	}
 	return { text: decoder.decode(raw) };
 }

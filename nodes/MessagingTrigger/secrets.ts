@@ -4,7 +4,8 @@ import { readCredential, type CredentialContext } from '../shared/credential';
 
 /** The trigger's own secret: the generated secret of "Generated Secret" verification. */
 
-export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+export const sha256 = (text: string): string =>
+	createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
  * The secret registered in the webhook URL with "Generated Secret": an HMAC of the account number
@@ -16,13 +17,24 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
  * Whoever holds the Client Secret can already re-point the account's webhook (Update Account
  * needs nothing else), so deriving from it gives nobody anything new.
  */
-function deriveGeneratedSecret(clientSecret: string, accountNumber: string, webhookBaseUrl: string): string {
+function deriveGeneratedSecret(
+	clientSecret: string,
+	accountNumber: string,
+	webhookBaseUrl: string,
+): string {
 	return createHmac('sha256', clientSecret)
-		.update(`n8n-nodes-messaging-rate/messaging-trigger/generated-secret/v1\n${accountNumber}\n${webhookBaseUrl}`, 'utf8')
+		.update(
+			`n8n-nodes-messaging-rate/messaging-trigger/generated-secret/v1\n${accountNumber}\n${webhookBaseUrl}`,
+			'utf8',
+		)
 		.digest('base64url');
 }
 
-export async function generatedSecretFor(ctx: CredentialContext, accountNumber: string, webhookBaseUrl: string): Promise<string> {
+export async function generatedSecretFor(
+	ctx: CredentialContext,
+	accountNumber: string,
+	webhookBaseUrl: string,
+): Promise<string> {
 	const { clientSecret } = await readCredential(ctx);
 	return deriveGeneratedSecret(clientSecret, accountNumber, webhookBaseUrl);
 }

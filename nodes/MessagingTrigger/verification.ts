@@ -24,24 +24,35 @@ export function secretsMatch(given: string, expected: string): boolean {
 }
 
 /** Shared secret in a header or in the query: checked before the body is even parsed. */
-export function sharedSecretProblem(ctx: IWebhookFunctions, settings: TriggerSettings): string | undefined {
-	if (settings.verification !== 'headerSecret' && settings.verification !== 'querySecret') return undefined;
-	if (settings.sharedSecret === '') return 'The trigger has no shared secret set, so it accepts no request';
+export function sharedSecretProblem(
+	ctx: IWebhookFunctions,
+	settings: TriggerSettings,
+): string | undefined {
+	if (settings.verification !== 'headerSecret' && settings.verification !== 'querySecret')
+		return undefined;
+	if (settings.sharedSecret === '')
+		return 'The trigger has no shared secret set, so it accepts no request';
 	const inHeader = settings.verification === 'headerSecret';
 	const name = inHeader ? settings.headerName : settings.queryParameterName;
 	const where = inHeader ? `header "${name}"` : `query parameter "${name}"`;
-	const source: Record<string, unknown> = inHeader ? ctx.getHeaderData() : ((ctx.getQueryData() ?? {}) as Record<string, unknown>);
+	const source: Record<string, unknown> = inHeader
+		? ctx.getHeaderData()
+		: ((ctx.getQueryData() ?? {}) as Record<string, unknown>);
 	const value = source[inHeader ? name.toLowerCase() : name];
 	if (value === undefined || value === '') return `The request has no ${where}`;
 	if (typeof value !== 'string') return `The ${where} must appear once`;
-	return secretsMatch(value, settings.sharedSecret) ? undefined : `The ${where} does not hold the shared secret`;
+	return secretsMatch(value, settings.sharedSecret)
+		? undefined
+		: `The ${where} does not hold the shared secret`;
 }
 
 /** A query parameter that must appear once; the reason it does not, or its value. */
 function queryValue(ctx: IWebhookFunctions, name: string): { value: string } | { problem: string } {
 	const value = ((ctx.getQueryData() ?? {}) as Record<string, unknown>)[name];
-	if (value === undefined || value === '') return { problem: `The request has no query parameter "${name}"` };
-	if (typeof value !== 'string') return { problem: `The query parameter "${name}" must appear once` };
+	if (value === undefined || value === '')
+		return { problem: `The request has no query parameter "${name}"` };
+	if (typeof value !== 'string')
+		return { problem: `The query parameter "${name}" must appear once` };
 	return { value };
 }
 
@@ -50,30 +61,48 @@ function queryValue(ctx: IWebhookFunctions, name: string): { value: string } | {
  * event" keeps its own). Without a kept hash (static data lost) the secret is derived again from
  * the credential, as activation derived it.
  */
-export async function generatedSecretProblem(ctx: IWebhookFunctions, settings: TriggerSettings): Promise<string | undefined> {
+export async function generatedSecretProblem(
+	ctx: IWebhookFunctions,
+	settings: TriggerSettings,
+): Promise<string | undefined> {
 	if (settings.verification !== 'generatedSecret') return undefined;
 	const given = queryValue(ctx, settings.queryParameterName);
 	if ('problem' in given) return given.problem;
 	const wrong = `The query parameter "${settings.queryParameterName}" does not hold the generated secret; activate the workflow again if the account's webhook was set by hand`;
-	const record = ctx.getWorkflowStaticData('node')[ctx.getMode() === 'manual' ? TEST_RECORD_KEY : RECORD_KEY] as IDataObject | undefined;
+	const record = ctx.getWorkflowStaticData('node')[
+		ctx.getMode() === 'manual' ? TEST_RECORD_KEY : RECORD_KEY
+	] as IDataObject | undefined;
 	let expectedSha256 = typeof record?.secretSha256 === 'string' ? record.secretSha256 : '';
 	if (!/^[0-9a-f]{64}$/.test(expectedSha256)) {
-		const account = typeof record?.accountNumber === 'string' ? { phone: record.accountNumber } : normalizePhone(settings.accountNumber, settings.defaultCountry);
+		const account =
+			typeof record?.accountNumber === 'string'
+				? { phone: record.accountNumber }
+				: normalizePhone(settings.accountNumber, settings.defaultCountry);
 		const webhookUrl = ctx.getNodeWebhookUrl('default');
 		if (!('phone' in account) || !webhookUrl) return wrong;
-		expectedSha256 = sha256(await generatedSecretFor(ctx, account.phone, webhookUrl).catch(() => ''));
+		expectedSha256 = sha256(
+			await generatedSecretFor(ctx, account.phone, webhookUrl).catch(() => ''),
+		);
 	}
-	const matches = timingSafeEqual(Buffer.from(sha256(given.value), 'hex'), Buffer.from(expectedSha256, 'hex'));
+	const matches = timingSafeEqual(
+		Buffer.from(sha256(given.value), 'hex'),
+		Buffer.from(expectedSha256, 'hex'),
+	);
 	return matches ? undefined : wrong;
 }
 
 /** `x-api-key` in the payload against the credential's Client Secret. */
-export async function apiKeyProblem(ctx: IWebhookFunctions, event: IncomingEvent): Promise<string | undefined> {
+export async function apiKeyProblem(
+	ctx: IWebhookFunctions,
+	event: IncomingEvent,
+): Promise<string | undefined> {
 	if (event.apiKey === undefined || event.apiKey === '') return 'The payload has no "x-api-key"';
 	// A credential that cannot be read (e.g. its secret was emptied since activation) matches nothing.
 	const secret = await readCredential(ctx).then(
 		(credential) => credential.clientSecret,
 		() => '',
 	);
-	return secretsMatch(event.apiKey, secret) ? undefined : 'The payload\'s "x-api-key" does not match the credential';
+	return secretsMatch(event.apiKey, secret)
+		? undefined
+		: 'The payload\'s "x-api-key" does not match the credential';
 }

@@ -18,15 +18,21 @@ export const includeRawResponseProperty: INodeProperties = {
 	name: 'includeRawResponse',
 	type: 'boolean',
 	default: false,
-	description: "Whether to give the model the server's raw answer (\"response\") too. Off: only the node's own fields, fewer tokens.",
+	description:
+		'Whether to give the model the server\'s raw answer ("response") too. Off: only the node\'s own fields, fewer tokens.',
 	displayOptions: { show: { '@tool': [true] } },
 };
 
 /** The items as the model gets them: without `response` in the tool variant, unless asked for. */
-export function compactForTool(ctx: IExecuteFunctions, items: INodeExecutionData[]): INodeExecutionData[] {
-	if (!runsAsTool(ctx) || ctx.getNodeParameter('includeRawResponse', 0, false) === true) return items;
+export function compactForTool(
+	ctx: IExecuteFunctions,
+	items: INodeExecutionData[],
+): INodeExecutionData[] {
+	if (!runsAsTool(ctx) || ctx.getNodeParameter('includeRawResponse', 0, false) === true)
+		return items;
 	for (const item of items) {
-		if (item.json && typeof item.json === 'object' && 'response' in item.json) delete item.json.response;
+		if (item.json && typeof item.json === 'object' && 'response' in item.json)
+			delete item.json.response;
 	}
 	return items;
 }

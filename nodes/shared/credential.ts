@@ -17,7 +17,8 @@ import { ApiClient, CredentialError, parseCredentials, type ApiCredentials } fro
 const CREDENTIAL_TYPE = 'messagingRateApi';
 
 /** Every n8n context a node of the package reads its credential in. */
-export type CredentialContext = IExecuteFunctions | IHookFunctions | IWebhookFunctions | IPollFunctions;
+export type CredentialContext =
+	IExecuteFunctions | IHookFunctions | IWebhookFunctions | IPollFunctions;
 
 /**
  * The node's credential, validated: the one place where a node reads it. Credential mistakes

@@ -1,6 +1,15 @@
 import type { INodeCredentialTestResult } from 'n8n-workflow';
 
-import { ApiClient, ApiError, CredentialError, TokenCache, endpoints, parseCredentials, tokenEndpoint, type RetryPolicy } from './transport';
+import {
+	ApiClient,
+	ApiError,
+	CredentialError,
+	TokenCache,
+	endpoints,
+	parseCredentials,
+	tokenEndpoint,
+	type RetryPolicy,
+} from './transport';
 import type { StoredCredentials } from './transport/credentialFields';
 
 /**
@@ -11,9 +20,16 @@ import type { StoredCredentials } from './transport/credentialFields';
  */
 
 /** No retries: the user is waiting on the button, and a retry would only delay the same answer. */
-const ONE_ATTEMPT: RetryPolicy = { maxRetries: 0, baseDelayMs: 0, maxDelayMs: 0, maxRetryAfterSeconds: 0 };
+const ONE_ATTEMPT: RetryPolicy = {
+	maxRetries: 0,
+	baseDelayMs: 0,
+	maxDelayMs: 0,
+	maxRetryAfterSeconds: 0,
+};
 
-export async function testCredential(stored: StoredCredentials): Promise<INodeCredentialTestResult> {
+export async function testCredential(
+	stored: StoredCredentials,
+): Promise<INodeCredentialTestResult> {
 	let baseUrl: URL | undefined;
 	try {
 		const credentials = parseCredentials(stored);
@@ -30,8 +46,11 @@ export async function testCredential(stored: StoredCredentials): Promise<INodeCr
 		return { status: 'OK', message: 'Connection successful: a token was issued and accepted' };
 	} catch (error) {
 		if (error instanceof CredentialError) return failed(error.message);
-		if (error instanceof ApiError && baseUrl) return failed(explain(error, baseUrl, Number(stored.timeoutSeconds) || 30));
-		return failed(`The test failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+		if (error instanceof ApiError && baseUrl)
+			return failed(explain(error, baseUrl, Number(stored.timeoutSeconds) || 30));
+		return failed(
+			`The test failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
+		);
 	}
 }
 
@@ -46,7 +65,9 @@ const CERTIFICATE_CODES =
 /** One line: the cause, then the fix. Never the secret (the transport's messages are redacted). */
 function explain(error: ApiError, baseUrl: URL, timeoutSeconds: number): string {
 	const where = baseUrl.host;
-	const isLogin = Object.values(tokenEndpoint).some((endpoint) => error.endpoint.includes(endpoint.path));
+	const isLogin = Object.values(tokenEndpoint).some((endpoint) =>
+		error.endpoint.includes(endpoint.path),
+	);
 	const said = error.serverMessage ? ` ("${error.serverMessage}")` : '';
 	const code = error.causeCode ?? '';
 	const https = baseUrl.protocol === 'https:';
@@ -61,13 +82,21 @@ function explain(error: ApiError, baseUrl: URL, timeoutSeconds: number): string 
 		if (code === 'ECONNREFUSED') {
 			return `Nothing accepts connections at ${where}: check the host and port in Base URL, and that the gateway is running.`;
 		}
-		if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') {
+		if (
+			code === 'EHOSTUNREACH' ||
+			code === 'ENETUNREACH' ||
+			code === 'UND_ERR_CONNECT_TIMEOUT' ||
+			code === 'ETIMEDOUT'
+		) {
 			return `${where} cannot be reached from n8n: check Base URL, and any firewall or proxy between n8n and the gateway.`;
 		}
 		if (CERTIFICATE_CODES.test(code)) {
 			return `The HTTPS certificate of ${where} is not trusted (${code}): fix the server's certificate, or turn on "Ignore SSL Issues" for a test server.`;
 		}
-		if (https && (code === 'EPROTO' || /^ERR_SSL_/.test(code) || TLS_NOT_SPOKEN.test(error.message))) {
+		if (
+			https &&
+			(code === 'EPROTO' || /^ERR_SSL_/.test(code) || TLS_NOT_SPOKEN.test(error.message))
+		) {
 			return `${where} does not speak HTTPS: write http:// instead of https:// in Base URL (or check the port).`;
 		}
 		if (!https) {
@@ -88,7 +117,8 @@ function explain(error: ApiError, baseUrl: URL, timeoutSeconds: number): string 
 		if (status === 404 || status === 405) {
 			return `Base URL does not lead to the gateway's API (HTTP ${status} at ${baseUrl.origin}${baseUrl.pathname.replace(/\/$/, '')}/api/…): use only the gateway's address, e.g. ${baseUrl.origin}.`;
 		}
-		if (status === 429) return 'The gateway is limiting requests right now (HTTP 429): wait a minute and test again.';
+		if (status === 429)
+			return 'The gateway is limiting requests right now (HTTP 429): wait a minute and test again.';
 		if (status >= 500) {
 			return `The gateway, or a proxy in front of it, is failing (HTTP ${status}${said}): try again later; if it lasts, ask the gateway's operator.`;
 		}
@@ -103,7 +133,7 @@ function explain(error: ApiError, baseUrl: URL, timeoutSeconds: number): string 
 			return `${where} answered with an empty page, not the gateway's API: check Base URL.`;
 		}
 		if (/^\s*[[{]/.test(error.serverMessage ?? '')) {
-			return 'The gateway\'s answer was cut off or is not valid JSON: test again; if it lasts, a proxy in front of the gateway may be changing its answers.';
+			return "The gateway's answer was cut off or is not valid JSON: test again; if it lasts, a proxy in front of the gateway may be changing its answers.";
 		}
 		const page = error.serverMessage ? ` (it shows "${error.serverMessage.slice(0, 80)}")` : '';
 		return `Base URL answers with a web page or text, not the gateway's API${page}: use the gateway's address.`;

@@ -21,7 +21,8 @@ export const WHITESPACE = /\s/;
 /** Slice of in-memory binary data checked at each end (see `looksLikeCleanBase64`). */
 const EDGE = 64 * 1024;
 
-export type Base64Text = { mimeType?: string; fileName?: string; base64: string } | { problem: string };
+export type Base64Text =
+	{ mimeType?: string; fileName?: string; base64: string } | { problem: string };
 
 /**
  * Reads a data URI or bare base64 text. Line breaks and spaces (as in MIME-wrapped base64) and
@@ -49,7 +50,10 @@ export function parseBase64Text(text: string): Base64Text {
 		if (named) fileName = decodeName(named);
 		body = text.slice(head[0].length);
 	} else if (/^data:/i.test(text)) {
-		return { problem: 'starts with "data:" but is not a data URI of the form data:<mime type>;base64,<data>' };
+		return {
+			problem:
+				'starts with "data:" but is not a data URI of the form data:<mime type>;base64,<data>',
+		};
 	}
 
 	if (WHITESPACE.test(body)) body = body.replace(/\s+/g, '');
@@ -57,7 +61,10 @@ export function parseBase64Text(text: string): Base64Text {
 	if (/[-_]/.test(body) && !/[+/]/.test(body)) body = body.replace(/-/g, '+').replace(/_/g, '/');
 	if (body.length === 0) return { problem: 'holds an empty file' };
 	const complete = padded(body);
-	const problem = complete === undefined ? 'is not valid base64 (its length is not possible for base64)' : base64Problem(complete);
+	const problem =
+		complete === undefined
+			? 'is not valid base64 (its length is not possible for base64)'
+			: base64Problem(complete);
 	if (problem || complete === undefined) return { problem: problem ?? 'is not valid base64' };
 	return { mimeType, fileName, base64: complete };
 }
@@ -80,7 +87,9 @@ function base64Problem(base64: string): string | undefined {
 	if ((tail === '=' || tail === '==') && base64.length % 4 === 0) return undefined;
 	const char = base64[at];
 	// No position: it would count from the text after spaces and line breaks were taken out.
-	return char === '=' ? 'is not valid base64 ("=" padding before the end)' : `is not valid base64 (it holds the character ${JSON.stringify(char)})`;
+	return char === '='
+		? 'is not valid base64 ("=" padding before the end)'
+		: `is not valid base64 (it holds the character ${JSON.stringify(char)})`;
 }
 
 /** Base64 whose `=` padding was dropped (some encoders do) padded again; undefined if no padding can fix it. */
@@ -99,7 +108,10 @@ function padded(base64: string): string | undefined {
 export function looksLikeCleanBase64(base64: string): boolean {
 	if (base64.length % 4 !== 0) return false;
 	if (base64.length <= 2 * EDGE) return base64Problem(base64) === undefined;
-	return base64Problem(base64.slice(0, EDGE)) === undefined && base64Problem(base64.slice(-EDGE)) === undefined;
+	return (
+		base64Problem(base64.slice(0, EDGE)) === undefined &&
+		base64Problem(base64.slice(-EDGE)) === undefined
+	);
 }
 
 /** Number of bytes a clean, padded base64 string decodes to. */
@@ -114,7 +126,10 @@ export function base64ByteLength(base64: string): number {
  * A file that calls itself `application/octet-stream` says nothing about its type (n8n's HTTP
  * Request node gives that to most downloads): its name decides then.
  */
-export function fileIdentity(given: { fileName?: string; mimeType?: string }, known: { fileName?: string; mimeType?: string }): {
+export function fileIdentity(
+	given: { fileName?: string; mimeType?: string },
+	known: { fileName?: string; mimeType?: string },
+): {
 	fileName: string;
 	mimeType: string;
 } {
@@ -135,7 +150,9 @@ export function fileIdentity(given: { fileName?: string; mimeType?: string }, kn
 /** Types that only say "some bytes". */
 function isGenericMimeType(mimeType: string): boolean {
 	const bare = mimeType.split(';')[0].trim().toLowerCase();
-	return bare === FALLBACK_MIME_TYPE || bare === 'binary/octet-stream' || bare === 'application/unknown';
+	return (
+		bare === FALLBACK_MIME_TYPE || bare === 'binary/octet-stream' || bare === 'application/unknown'
+	);
 }
 
 function clean(value: string | undefined): string | undefined {
@@ -147,5 +164,8 @@ function clean(value: string | undefined): string | undefined {
 export function isMimeType(value: string): boolean {
 	// Each parameter starts at its ";" (spaces before it end the previous value): one way to
 	// match, so no backtracking on long runs of spaces.
-	return value.length <= MAX_MIME_TYPE && /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+\s*(;\s*[\w.+-]+=[^;,]*)*$/.test(value);
+	return (
+		value.length <= MAX_MIME_TYPE &&
+		/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+\s*(;\s*[\w.+-]+=[^;,]*)*$/.test(value)
+	);
 }

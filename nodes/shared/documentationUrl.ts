@@ -4,7 +4,8 @@
  * appends its tracking query, which would break a `#anchor`. `test/docs.test.ts` checks that
  * this is the repository of package.json and that every anchor is a heading of the file.
  */
-export const REPOSITORY_URL = 'https://github.com/n8n-nodes-messaging-rate/n8n-nodes-messaging-rate';
+export const REPOSITORY_URL =
+	'https://github.com/n8n-nodes-messaging-rate/n8n-nodes-messaging-rate';
 
 /** A node's section in docs/: `docs/<file>#<anchor>` on the default branch of the repository. */
 export function nodeDocumentationUrl(file: string, anchor: string): string {

@@ -1,4 +1,10 @@
-import { NodeApiError, NodeOperationError, type IDataObject, type INode, type JsonObject } from 'n8n-workflow';
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IDataObject,
+	type INode,
+	type JsonObject,
+} from 'n8n-workflow';
 
 import { ApiError, CredentialError } from './transport';
 
@@ -11,7 +17,13 @@ export function itemLabel(itemIndex: number): string {
  * Bad input of one item: names the item and the field, says how to fix it.
  * Example: `Field "Phone" is not a phone number: "12ab" [item 2]`.
  */
-export function inputError(node: INode, itemIndex: number, field: string, problem: string, fix?: string): NodeOperationError {
+export function inputError(
+	node: INode,
+	itemIndex: number,
+	field: string,
+	problem: string,
+	fix?: string,
+): NodeOperationError {
 	return new NodeOperationError(node, `Field "${field}" ${problem} ${itemLabel(itemIndex)}`, {
 		itemIndex,
 		description: fix,
@@ -31,10 +43,17 @@ export interface ErrorContext {
  * package. The transport's `ApiError` becomes a `NodeApiError` with the server's words and a hint;
  * anything else a `NodeOperationError`. n8n errors pass through unchanged.
  */
-export function toNodeError(node: INode, error: unknown, { itemIndex, action }: ErrorContext = {}): NodeApiError | NodeOperationError {
+export function toNodeError(
+	node: INode,
+	error: unknown,
+	{ itemIndex, action }: ErrorContext = {},
+): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	const said = error instanceof Error ? error.message : String(error);
-	const message = [action ? `Could not ${action}: ${said}` : said, itemIndex !== undefined ? itemLabel(itemIndex) : '']
+	const message = [
+		action ? `Could not ${action}: ${said}` : said,
+		itemIndex !== undefined ? itemLabel(itemIndex) : '',
+	]
 		.filter(Boolean)
 		.join(' ');
 	if (error instanceof ApiError) {
@@ -77,7 +96,8 @@ export function errorItemJson(error: NodeApiError | NodeOperationError): JsonObj
 	const details: JsonObject = {};
 	if (error.context.itemIndex !== undefined) details.item = error.context.itemIndex as number;
 	// n8n fills an API error's description with its message when there is no hint: not repeated.
-	if (error.description && !error.message.startsWith(error.description)) details.description = error.description;
+	if (error.description && !error.message.startsWith(error.description))
+		details.description = error.description;
 	// Left unsent on purpose (e.g. Stop at the Usage Limit): no request was made.
 	const notAttempted = (error as { notAttempted?: boolean }).notAttempted === true;
 	details.kind = apiError ? apiError.kind : notAttempted ? 'not-attempted' : 'input';
@@ -93,5 +113,8 @@ export function errorItemJson(error: NodeApiError | NodeOperationError): JsonObj
 
 /** True for the JSON of an error item (what n8n routes to the error output). */
 export function isErrorItemJson(json: IDataObject): boolean {
-	return Boolean(json.error) && Object.keys(json).every((key) => key === 'error' || key === 'message' || key === 'details');
+	return (
+		Boolean(json.error) &&
+		Object.keys(json).every((key) => key === 'error' || key === 'message' || key === 'details')
+	);
 }

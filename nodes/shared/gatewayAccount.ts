@@ -13,7 +13,13 @@ export const DEFAULT_MESSAGING_VERSION = '16.0.1.3';
 
 /** The "API Version" option of the messaging nodes; `description` says who sends it. */
 export function messagingVersionOption(description: string): INodeProperties {
-	return { displayName: 'API Version', name: 'version', type: 'string', default: DEFAULT_MESSAGING_VERSION, description };
+	return {
+		displayName: 'API Version',
+		name: 'version',
+		type: 'string',
+		default: DEFAULT_MESSAGING_VERSION,
+		description,
+	};
 }
 
 /** What Check Account and Update Account send besides the version. */
@@ -27,11 +33,19 @@ export interface AccountCall {
 	signal?: AbortSignal;
 }
 
-export async function checkAccount(client: ApiClient, params: AccountParams, { version, signal }: AccountCall): Promise<unknown> {
+export async function checkAccount(
+	client: ApiClient,
+	params: AccountParams,
+	{ version, signal }: AccountCall,
+): Promise<unknown> {
 	return await client.call(endpoints.checkAccount, { version, ...params }, { signal });
 }
 
-export async function updateAccount(client: ApiClient, params: AccountParams, { version, signal }: AccountCall): Promise<unknown> {
+export async function updateAccount(
+	client: ApiClient,
+	params: AccountParams,
+	{ version, signal }: AccountCall,
+): Promise<unknown> {
 	return await client.call(endpoints.updateAccount, { version, ...params }, { signal });
 }
 
@@ -62,7 +76,8 @@ const FLAGS = ['registered', 'updated', 'success'] as const;
  * ones. Odoo-style services write an empty field as `false` or `null`: both mean empty.
  */
 export function readAccountAnswer(result: unknown): AccountAnswer {
-	const isObject = (value: unknown): value is IDataObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+	const isObject = (value: unknown): value is IDataObject =>
+		typeof value === 'object' && value !== null && !Array.isArray(value);
 	const sources = isObject(result) ? [result.message, result].filter(isObject) : [];
 	const first = (keys: readonly string[]): unknown => {
 		for (const source of sources) {

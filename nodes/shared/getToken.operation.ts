@@ -20,7 +20,9 @@ const API_NAME: Record<ApiGroup, string> = { wa: 'messaging', rate: 'rates' };
  * `access_token`, `refresh_token`, `client_secret`, …) and by value in any encoding: the client's
  * `redact`, the one function every answer shown to the user goes through.
  */
-export function getTokenOperation<C extends OperationRun<unknown>>(api: ApiGroup): OperationModule<C> {
+export function getTokenOperation<C extends OperationRun<unknown>>(
+	api: ApiGroup,
+): OperationModule<C> {
 	return {
 		// No parameters: the credential says everything the token request needs.
 		description: [],
@@ -30,7 +32,9 @@ export function getTokenOperation<C extends OperationRun<unknown>>(api: ApiGroup
 		execute(this: IExecuteFunctions, _itemIndex: number, run: C): ItemCall {
 			return async () => {
 				const { token, answer } = await run.client.renewToken(api, { signal: run.signal });
-				const response = run.client.redact((answer && typeof answer === 'object' ? answer : {}) as IDataObject);
+				const response = run.client.redact(
+					(answer && typeof answer === 'object' ? answer : {}) as IDataObject,
+				);
 				return {
 					json: {
 						tokenRenewed: true,

@@ -5,13 +5,31 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
  * more than one node offers, defined once.
  */
 
-export function optionsCollection(options: INodeProperties[], extra: Partial<INodeProperties> = {}): INodeProperties {
-	return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add option', default: {}, ...extra, options };
+export function optionsCollection(
+	options: INodeProperties[],
+	extra: Partial<INodeProperties> = {},
+): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		...extra,
+		options,
+	};
 }
 
 /** "Default Country": how phone numbers written without a country code are read. */
 export function defaultCountryOption(description: string): INodeProperties {
-	return { displayName: 'Default Country', name: 'defaultCountry', type: 'string', default: '', placeholder: 'ID', description };
+	return {
+		displayName: 'Default Country',
+		name: 'defaultCountry',
+		type: 'string',
+		default: '',
+		placeholder: 'ID',
+		description,
+	};
 }
 
 /** The Options collection's value as n8n gives it (an empty record when nothing is set). */

@@ -1,4 +1,10 @@
-import { getCountries, parsePhoneNumberWithError, validatePhoneNumberLength, type CountryCode, type PhoneNumber } from 'libphonenumber-js/max';
+import {
+	getCountries,
+	parsePhoneNumberWithError,
+	validatePhoneNumberLength,
+	type CountryCode,
+	type PhoneNumber,
+} from 'libphonenumber-js/max';
 
 /**
  * A phone number as people paste it ("+62 812-8877-6713", "0812 8877 6713", "6281288776713")
@@ -119,7 +125,10 @@ function asciiDigits(text: string): string {
  * extension) is refused, never guessed.
  */
 function readWritten(input: string): { text: string; international?: true } | { problem: string } {
-	if (BIDI_OVERRIDES.test(input)) return { problem: `holds characters that change the order in which its digits are shown: ${quote(input)}. Type the number again` };
+	if (BIDI_OVERRIDES.test(input))
+		return {
+			problem: `holds characters that change the order in which its digits are shown: ${quote(input)}. Type the number again`,
+		};
 	let text = asciiDigits(input.replace(INVISIBLE, '')).trim();
 	if (text.startsWith("'")) text = text.slice(1).trim();
 	if (text.slice(0, 4).toLowerCase() === 'tel:') text = text.slice(4).trim();
@@ -131,13 +140,17 @@ function readWritten(input: string): { text: string; international?: true } | { 
 	if (other) return { problem: `is ${other[1]}, not a phone number: ${quote(input)}` };
 	const extension = EXTENSION.exec(text);
 	if (extension && /\d/.test(text.slice(0, extension.index))) {
-		return { problem: `ends with an extension (${extension[0].trim()}): ${quote(input)}. WhatsApp numbers have none; remove it so that the message goes to the number you mean` };
+		return {
+			problem: `ends with an extension (${extension[0].trim()}): ${quote(input)}. WhatsApp numbers have none; remove it so that the message goes to the number you mean`,
+		};
 	}
 
 	const float = FLOAT_FORM.exec(text);
 	if (float) {
 		if (/^0+$/.test(float[2])) return { text: float[1] };
-		return { problem: `looks like a decimal number, not a phone number: ${quote(input)}. If a spreadsheet wrote it, format the column as text` };
+		return {
+			problem: `looks like a decimal number, not a phone number: ${quote(input)}. If a spreadsheet wrote it, format the column as text`,
+		};
 	}
 	const scientific = SCIENTIFIC.exec(text);
 	if (scientific) {
@@ -146,7 +159,9 @@ function readWritten(input: string): { text: string; international?: true } | { 
 		// nothing after it but zeros.
 		const places = Number(exponent);
 		if (decimals.length < places || !/^0*$/.test(decimals.slice(places))) {
-			return { problem: `is in scientific notation, which has lost digits of the number: ${quote(input)}. Format the spreadsheet column as text (or as a number without decimals) and export it again` };
+			return {
+				problem: `is in scientific notation, which has lost digits of the number: ${quote(input)}. Format the spreadsheet column as text (or as a number without decimals) and export it again`,
+			};
 		}
 		return { text: `${first}${decimals.slice(0, places)}` };
 	}
@@ -158,10 +173,15 @@ function parsePhone(input: string, defaultCountry?: string): PhoneResult {
 	const raw = input.trim();
 	if (!raw) return { problem: 'is empty' };
 	// Every step below is linear, and on at most MAX_PHONE_TEXT characters.
-	if (raw.length > MAX_PHONE_TEXT) return { problem: `is too long to be a phone number (${raw.length} characters): ${quote(raw)}` };
+	if (raw.length > MAX_PHONE_TEXT)
+		return {
+			problem: `is too long to be a phone number (${raw.length} characters): ${quote(raw)}`,
+		};
 	const country = defaultCountry ? (defaultCountry.trim().toUpperCase() as CountryCode) : undefined;
 	if (country && !COUNTRIES.has(country)) {
-		return { problem: `cannot be read: the default country "${defaultCountry}" is not an ISO country code such as ID or US` };
+		return {
+			problem: `cannot be read: the default country "${defaultCountry}" is not an ISO country code such as ID or US`,
+		};
 	}
 	const written = readWritten(raw);
 	if ('problem' in written) return written;
@@ -172,15 +192,20 @@ function parsePhone(input: string, defaultCountry?: string): PhoneResult {
 	if (written.international) return asInternational(input, bare);
 	// 00 is the international prefix of most countries: 0062 812… is +62 812….
 	if (/^00[1-9]\d*$/.test(bare)) return asInternational(input, bare.slice(2));
-	if (/^[1-9]\d*$/.test(bare)) return country ? eitherReading(input, bare, country) : asInternational(input, bare);
+	if (/^[1-9]\d*$/.test(bare))
+		return country ? eitherReading(input, bare, country) : asInternational(input, bare);
 	return asWritten(input, text, country);
 }
 
 /** A number with `+`, or national with a leading 0: read as written. */
 function asWritten(input: string, text: string, country: CountryCode | undefined): PhoneResult {
 	try {
-		const parsed = parsePhoneNumberWithError(text, country ? { defaultCountry: country } : undefined);
-		if (!parsed.isPossible()) return { problem: lengthProblem(input, validatePhoneNumberLength(text, country)) };
+		const parsed = parsePhoneNumberWithError(
+			text,
+			country ? { defaultCountry: country } : undefined,
+		);
+		if (!parsed.isPossible())
+			return { problem: lengthProblem(input, validatePhoneNumberLength(text, country)) };
 		return { phone: digitsOf(parsed) };
 	} catch (error) {
 		// libphonenumber-js's error codes: INVALID_COUNTRY, NOT_A_NUMBER, TOO_SHORT, TOO_LONG, INVALID_LENGTH.
@@ -212,21 +237,32 @@ function asInternational(input: string, bare: string): PhoneResult {
 function eitherReading(input: string, bare: string, country: CountryCode): PhoneResult {
 	const national = tryParse(bare, country);
 	const international = tryParse(`+${bare}`);
-	if (national && international && national.number === international.number) return { phone: digitsOf(national) };
-	const valid = [national, international].filter((reading): reading is PhoneNumber => reading?.isValid() === true);
+	if (national && international && national.number === international.number)
+		return { phone: digitsOf(national) };
+	const valid = [national, international].filter(
+		(reading): reading is PhoneNumber => reading?.isValid() === true,
+	);
 	if (valid.length === 1) return { phone: digitsOf(valid[0]) };
 	if (valid.length === 2) {
 		const mobile = valid.filter(isMobile);
 		if (mobile.length === 1) return { phone: digitsOf(mobile[0]) };
 		return { problem: ambiguity(input, country, valid[0], valid[1]) };
 	}
-	const possible = [national, international].filter((reading): reading is PhoneNumber => reading?.isPossible() === true);
+	const possible = [national, international].filter(
+		(reading): reading is PhoneNumber => reading?.isPossible() === true,
+	);
 	if (possible.length === 1) return { phone: digitsOf(possible[0]) };
-	if (possible.length === 2) return { problem: ambiguity(input, country, possible[0], possible[1]) };
+	if (possible.length === 2)
+		return { problem: ambiguity(input, country, possible[0], possible[1]) };
 	return { problem: lengthProblem(input, validatePhoneNumberLength(bare, country)) };
 }
 
-function ambiguity(input: string, country: CountryCode, national: PhoneNumber, international: PhoneNumber): string {
+function ambiguity(
+	input: string,
+	country: CountryCode,
+	national: PhoneNumber,
+	international: PhoneNumber,
+): string {
 	return (
 		`could be two different numbers: ${quote(input)} reads as ${describe(national)} with the Default Country ${country}, ` +
 		`or as ${describe(international)} if it starts with a country code. Write it with + and the country code, or as a national number with its leading 0`
@@ -243,7 +279,9 @@ const TYPE_WORDS: Record<string, string> = {
 };
 
 function describe(number: PhoneNumber): string {
-	const where = number.country ? regionNames.of(number.country) ?? number.country : `+${number.countryCallingCode}`;
+	const where = number.country
+		? (regionNames.of(number.country) ?? number.country)
+		: `+${number.countryCallingCode}`;
 	const type = TYPE_WORDS[number.getType() ?? ''];
 	return `${number.formatInternational()} (${where}${type ? `, ${type}` : ''})`;
 }
@@ -268,6 +306,7 @@ function digitsOf(number: PhoneNumber): string {
 function lengthProblem(input: string, reason: string | undefined): string {
 	if (reason === 'TOO_SHORT') return `is too short to be a phone number: ${quote(input)}`;
 	if (reason === 'TOO_LONG') return `is too long to be a phone number: ${quote(input)}`;
-	if (reason === 'INVALID_LENGTH') return `is not a possible phone number (wrong length): ${quote(input)}`;
+	if (reason === 'INVALID_LENGTH')
+		return `is not a possible phone number (wrong length): ${quote(input)}`;
 	return `is not a possible phone number: ${quote(input)}`;
 }

@@ -11,7 +11,9 @@ import type { ResourceDefinition } from './execution/router';
  */
 
 /** `{"message:sendText": "Send Text", …}`: what the canvas shows for each operation. */
-export function operationNames<C>(resources: ReadonlyArray<ResourceDefinition<C>>): Record<string, string> {
+export function operationNames<C>(
+	resources: ReadonlyArray<ResourceDefinition<C>>,
+): Record<string, string> {
 	const names: Record<string, string> = {};
 	for (const resource of resources) {
 		for (const operation of resource.operations) {
@@ -24,11 +26,14 @@ export function operationNames<C>(resources: ReadonlyArray<ResourceDefinition<C>
 /** `={{ body }}`, refusing a body that would end the expression early. */
 export function subtitleExpression(body: string): string {
 	const text = `={{ ${body} }}`;
-	if (/\}\}(?!$)/.test(text)) throw new Error('A subtitle expression must not contain "}}" before its end');
+	if (/\}\}(?!$)/.test(text))
+		throw new Error('A subtitle expression must not contain "}}" before its end');
 	return text;
 }
 
 /** The operation's name (`Send Text`, `Check Number`), for nodes whose subtitle is only that. */
 export function operationSubtitle<C>(resources: ReadonlyArray<ResourceDefinition<C>>): string {
-	return subtitleExpression(`(${JSON.stringify(operationNames(resources))})[$parameter["resource"] + ":" + $parameter["operation"]]`);
+	return subtitleExpression(
+		`(${JSON.stringify(operationNames(resources))})[$parameter["resource"] + ":" + $parameter["operation"]]`,
+	);
 }

@@ -43,20 +43,35 @@ describe('node code', () => {
 				for (const reached of closureOf(file)) usedBy.get(reached)?.add(node);
 			}
 		}
-		const oneNodeOrNone = [...usedBy].filter(([, nodes]) => nodes.size < 2).map(([file, nodes]) => `${file}: used by ${[...nodes].join(', ') || 'no node'}`);
-		expect(NODES.sort()).toEqual(['CurrencyRate', 'CurrencyRateTrigger', 'Messaging', 'MessagingTrigger']);
+		const oneNodeOrNone = [...usedBy]
+			.filter(([, nodes]) => nodes.size < 2)
+			.map(([file, nodes]) => `${file}: used by ${[...nodes].join(', ') || 'no node'}`);
+		expect(NODES.sort()).toEqual([
+			'CurrencyRate',
+			'CurrencyRateTrigger',
+			'Messaging',
+			'MessagingTrigger',
+		]);
 		expect(oneNodeOrNone).toEqual([]);
 	});
 
 	it('holds only <resource>.resource.ts and <operation>.operation.ts files in actions/', () => {
-		const others = NODE_FILES.filter((file) => file.includes('/actions/') && !/\.(resource|operation)\.ts$/.test(file));
+		const others = NODE_FILES.filter(
+			(file) => file.includes('/actions/') && !/\.(resource|operation)\.ts$/.test(file),
+		);
 		expect(others).toEqual([]);
 	});
 
-	const operationFiles = NODE_FILES.filter((file) => file.endsWith('.operation.ts') && file.includes('/actions/'));
+	const operationFiles = NODE_FILES.filter(
+		(file) => file.endsWith('.operation.ts') && file.includes('/actions/'),
+	);
 
 	it('registers every operation file in its resource', () => {
-		const registered = new Set(OPERATION_NODES.flatMap(({ resources }) => resources.flatMap((r) => r.operations.map((o) => o.module as object))));
+		const registered = new Set(
+			OPERATION_NODES.flatMap(({ resources }) =>
+				resources.flatMap((r) => r.operations.map((o) => o.module as object)),
+			),
+		);
 		// eslint-disable-next-line @typescript-eslint/no-require-imports -- the module object itself, as the resource registered it
 		const moduleOf = (file: string) => require(join(ROOT, file)) as object;
 		const unregistered = operationFiles.filter((file) => !registered.has(moduleOf(file)));
@@ -69,10 +84,13 @@ describe('node code', () => {
 			importsOf(file)
 				.filter(({ target, typeOnly }) => !typeOnly && target.endsWith('.operation.ts'))
 				.filter(({ target }) => {
-					const sameResource = file.endsWith('.resource.ts') && file.split('/').slice(0, -1).join('/') === target.split('/').slice(0, -1).join('/');
+					const sameResource =
+						file.endsWith('.resource.ts') &&
+						file.split('/').slice(0, -1).join('/') === target.split('/').slice(0, -1).join('/');
 					const ownNode = file.endsWith('.node.ts') && nodeFolderOf(file) === nodeFolderOf(target);
 					// An operation both nodes offer (Auth → Get Token) is registered by each node's resource.
-					const sharedOperation = file.endsWith('.resource.ts') && target.startsWith('nodes/shared/');
+					const sharedOperation =
+						file.endsWith('.resource.ts') && target.startsWith('nodes/shared/');
 					return !sameResource && !ownNode && !sharedOperation;
 				})
 				.map(({ target }) => `${file} → ${target}`),
@@ -82,7 +100,9 @@ describe('node code', () => {
 
 	it('reads parameters in actions/ only through the run object', () => {
 		const direct = NODE_FILES.filter(
-			(file) => file.includes('/actions/') && /\bgetNodeParameter\s*\(/.test(readFileSync(join(ROOT, file), 'utf8')),
+			(file) =>
+				file.includes('/actions/') &&
+				/\bgetNodeParameter\s*\(/.test(readFileSync(join(ROOT, file), 'utf8')),
 		);
 		expect(direct).toEqual([]);
 	});

@@ -17,8 +17,16 @@ const sandbox = useSandbox();
 
 type NodeType = 'messaging' | 'currencyRate';
 
-async function run(type: NodeType, parameters: INodeParameters, items: IDataObject[], settings: Partial<INode> = {}) {
-	return await runWorkflow(singleNodeWorkflow(type, parameters, items, settings), sandboxCredential(sandbox.url));
+async function run(
+	type: NodeType,
+	parameters: INodeParameters,
+	items: IDataObject[],
+	settings: Partial<INode> = {},
+) {
+	return await runWorkflow(
+		singleNodeWorkflow(type, parameters, items, settings),
+		sandboxCredential(sandbox.url),
+	);
 }
 
 const sendText = (extra: INodeParameters = {}): INodeParameters => ({
@@ -45,21 +53,46 @@ interface FailureCase {
 }
 
 const rpcError = (path: string, rpcMethod?: string): FaultRule[] => [
-	{ kind: 'rpcError', message: 'Service temporarily disabled', match: { path, ...(rpcMethod ? { rpcMethod } : {}) }, times: 5 },
+	{
+		kind: 'rpcError',
+		message: 'Service temporarily disabled',
+		match: { path, ...(rpcMethod ? { rpcMethod } : {}) },
+		times: 5,
+	},
 ];
 
 const CASES: Record<string, FailureCase> = {
-	'message/sendText': { type: 'messaging', parameters: sendText(), items: [{ phone: PHONE, n: 0 }, { phone: 'call me', n: 1 }], ok: 1, failed: 1 },
+	'message/sendText': {
+		type: 'messaging',
+		parameters: sendText(),
+		items: [
+			{ phone: PHONE, n: 0 },
+			{ phone: 'call me', n: 1 },
+		],
+		ok: 1,
+		failed: 1,
+	},
 	'message/sendFile': {
 		type: 'messaging',
-		parameters: { resource: 'message', operation: 'sendFile', phone: PHONE, fileSource: 'base64', fileContent: '={{ $json.file }}' },
+		parameters: {
+			resource: 'message',
+			operation: 'sendFile',
+			phone: PHONE,
+			fileSource: 'base64',
+			fileContent: '={{ $json.file }}',
+		},
 		items: [{ file: 'aGVsbG8=' }, { file: 'not base64!' }],
 		ok: 1,
 		failed: 1,
 	},
 	'message/sendAndWait': {
 		type: 'messaging',
-		parameters: { resource: 'message', operation: 'sendAndWait', phone: '={{ $json.phone }}', message: 'Approve?' },
+		parameters: {
+			resource: 'message',
+			operation: 'sendAndWait',
+			phone: '={{ $json.phone }}',
+			message: 'Approve?',
+		},
 		items: [{ phone: 'call me' }],
 		ok: 0,
 		failed: 1,
@@ -73,49 +106,127 @@ const CASES: Record<string, FailureCase> = {
 	},
 	'account/check': {
 		type: 'messaging',
-		parameters: { resource: 'account', operation: 'check', whatsappNumber: PHONE, webhookUrl: '={{ $json.url }}' },
+		parameters: {
+			resource: 'account',
+			operation: 'check',
+			whatsappNumber: PHONE,
+			webhookUrl: '={{ $json.url }}',
+		},
 		items: [{ url: 'https://example.com/hook' }, { url: 'not a url' }],
 		ok: 1,
 		failed: 1,
 	},
 	'account/update': {
 		type: 'messaging',
-		parameters: { resource: 'account', operation: 'update', whatsappNumber: PHONE, webhookUrl: '={{ $json.url }}' },
+		parameters: {
+			resource: 'account',
+			operation: 'update',
+			whatsappNumber: PHONE,
+			webhookUrl: '={{ $json.url }}',
+		},
 		items: [{ url: 'https://example.com/hook' }, { url: '' }],
 		ok: 1,
 		failed: 1,
 	},
-	'account/getLimit': { type: 'messaging', parameters: { resource: 'account', operation: 'getLimit' }, items: [{}, {}], faults: rpcError('/api/wa/2.0/limit'), ok: 0, failed: 1 },
-	'auth/getToken': { type: 'messaging', parameters: { resource: 'auth', operation: 'getToken' }, items: [{}, {}], faults: rpcError('/api/wa/authentication'), ok: 0, failed: 1 },
-	'auth/verifyToken': { type: 'messaging', parameters: { resource: 'auth', operation: 'verifyToken' }, items: [{}], faults: rpcError('/api/wa/protected'), ok: 0, failed: 1 },
-	'session/getQrCode': { type: 'messaging', parameters: { resource: 'session', operation: 'getQrCode' }, items: [{}], faults: rpcError('/api/wa/2.0/qr'), ok: 0, failed: 1 },
-	'session/getStatus': { type: 'messaging', parameters: { resource: 'session', operation: 'getStatus' }, items: [{}], faults: rpcError('/api/wa/2.0/get', 'status'), ok: 0, failed: 1 },
-	'session/login': { type: 'messaging', parameters: { resource: 'session', operation: 'login' }, items: [{}], faults: rpcError('/api/wa/2.0/get', 'login'), ok: 0, failed: 1 },
+	'account/getLimit': {
+		type: 'messaging',
+		parameters: { resource: 'account', operation: 'getLimit' },
+		items: [{}, {}],
+		faults: rpcError('/api/wa/2.0/limit'),
+		ok: 0,
+		failed: 1,
+	},
+	'auth/getToken': {
+		type: 'messaging',
+		parameters: { resource: 'auth', operation: 'getToken' },
+		items: [{}, {}],
+		faults: rpcError('/api/wa/authentication'),
+		ok: 0,
+		failed: 1,
+	},
+	'auth/verifyToken': {
+		type: 'messaging',
+		parameters: { resource: 'auth', operation: 'verifyToken' },
+		items: [{}],
+		faults: rpcError('/api/wa/protected'),
+		ok: 0,
+		failed: 1,
+	},
+	'session/getQrCode': {
+		type: 'messaging',
+		parameters: { resource: 'session', operation: 'getQrCode' },
+		items: [{}],
+		faults: rpcError('/api/wa/2.0/qr'),
+		ok: 0,
+		failed: 1,
+	},
+	'session/getStatus': {
+		type: 'messaging',
+		parameters: { resource: 'session', operation: 'getStatus' },
+		items: [{}],
+		faults: rpcError('/api/wa/2.0/get', 'status'),
+		ok: 0,
+		failed: 1,
+	},
+	'session/login': {
+		type: 'messaging',
+		parameters: { resource: 'session', operation: 'login' },
+		items: [{}],
+		faults: rpcError('/api/wa/2.0/get', 'login'),
+		ok: 0,
+		failed: 1,
+	},
 	'rate/get': {
 		type: 'currencyRate',
-		parameters: { resource: 'rate', operation: 'get', provider: '={{ $json.provider }}', currencies: 'USD', output: 'allInOne' },
+		parameters: {
+			resource: 'rate',
+			operation: 'get',
+			provider: '={{ $json.provider }}',
+			currencies: 'USD',
+			output: 'allInOne',
+		},
 		items: [{ provider: 'bca' }, { provider: 'nobank' }],
 		ok: 1,
 		failed: 1,
 	},
 	'rate/convert': {
 		type: 'currencyRate',
-		parameters: { resource: 'rate', operation: 'convert', provider: 'bca', amount: 100, fromCurrency: 'USD', toCurrency: '={{ $json.to }}' },
+		parameters: {
+			resource: 'rate',
+			operation: 'convert',
+			provider: 'bca',
+			amount: 100,
+			fromCurrency: 'USD',
+			toCurrency: '={{ $json.to }}',
+		},
 		items: [{ to: 'IDR' }, { to: 'XYZ' }],
 		ok: 1,
 		failed: 1,
 	},
-	'rate-auth/getToken': { type: 'currencyRate', parameters: { resource: 'auth', operation: 'getToken' }, items: [{}], faults: rpcError('/api/rate/1.0/authentication'), ok: 0, failed: 1 },
+	'rate-auth/getToken': {
+		type: 'currencyRate',
+		parameters: { resource: 'auth', operation: 'getToken' },
+		items: [{}],
+		faults: rpcError('/api/rate/1.0/authentication'),
+		ok: 0,
+		failed: 1,
+	},
 };
 
 const caseKey = (type: NodeType, resource: string, operation: string) =>
-	type === 'currencyRate' && resource === 'auth' ? `rate-auth/${operation}` : `${resource}/${operation}`;
+	type === 'currencyRate' && resource === 'auth'
+		? `rate-auth/${operation}`
+		: `${resource}/${operation}`;
 
 describe('On Error, for every operation of every node', () => {
 	it('has a failure case for every operation', () => {
 		const keys = [
-			...messagingResources.flatMap((r) => r.operations.map((o) => caseKey('messaging', r.option.value, o.value))),
-			...rateResources.flatMap((r) => r.operations.map((o) => caseKey('currencyRate', r.option.value, o.value))),
+			...messagingResources.flatMap((r) =>
+				r.operations.map((o) => caseKey('messaging', r.option.value, o.value)),
+			),
+			...rateResources.flatMap((r) =>
+				r.operations.map((o) => caseKey('currencyRate', r.option.value, o.value)),
+			),
 		];
 		expect(keys.filter((key) => !(key in CASES))).toEqual([]);
 	});
@@ -132,7 +243,10 @@ describe('On Error, for every operation of every node', () => {
 			for (const item of success) expect(item.json.error).toBeUndefined();
 			for (const item of errors) {
 				expect(typeof item.json.error).toBe('string');
-				expect(item.json.details).toMatchObject({ kind: expect.any(String), deliveryUnknown: false });
+				expect(item.json.details).toMatchObject({
+					kind: expect.any(String),
+					deliveryUnknown: false,
+				});
 				// n8n merges the failed input item's fields in.
 				const paired = [item.pairedItem].flat()[0] as { item: number };
 				expect(item.json).toMatchObject(c.items[paired.item]);
@@ -157,7 +271,6 @@ describe('On Error, for every operation of every node', () => {
 			expect(result.error?.description).not.toMatch(/Continue On Fail|Failed items/);
 		});
 	});
-
 });
 
 describe('Retry On Fail', () => {
@@ -170,8 +283,12 @@ describe('Retry On Fail', () => {
 
 	it('bad input in the third item, On Error → Stop: nothing is sent, on any try', async () => {
 		const result = await run('messaging', sendText(), threeItems, retry);
-		expect(result.error?.message).toBe('Field "Phone Number" is not a phone number: "call me" [item 2]');
-		expect(result.error?.description).toContain("Nothing was sent: every item's input is checked before the first request.");
+		expect(result.error?.message).toBe(
+			'Field "Phone Number" is not a phone number: "call me" [item 2]',
+		);
+		expect(result.error?.description).toContain(
+			"Nothing was sent: every item's input is checked before the first request.",
+		);
 		expect(sandbox.ledger()).toEqual([]);
 		expect(apiRequests(sandbox)).toEqual([]);
 	});
@@ -182,7 +299,10 @@ describe('Retry On Fail', () => {
 			const items = [threeItems[2], threeItems[0], threeItems[1]];
 			const result = await run('messaging', sendText(), items, { ...retry, onError });
 			expect(result.error).toBeUndefined();
-			expect(sandbox.ledger().map((entry) => entry.phone)).toEqual(['6281288776710', '6281288776711']);
+			expect(sandbox.ledger().map((entry) => entry.phone)).toEqual([
+				'6281288776710',
+				'6281288776711',
+			]);
 			const all = [...result.output('Node', 0), ...result.output('Node', 1)];
 			expect(all.filter((item) => item.json.sent === true)).toHaveLength(2);
 			expect(all.filter((item) => item.json.error)).toHaveLength(1);
@@ -192,41 +312,77 @@ describe('Retry On Fail', () => {
 
 	it("a refused third send, On Error → Stop: n8n's second try sends only the third; each message once, ids kept", async () => {
 		const items = threeItems.map((item, n) => ({ ...item, phone: `+62 812-8877-671${n}` }));
-		sandbox.addFaults([{ kind: 'sentFalse', message: 'Try again later', match: { rpcMethod: 'sendMessage' }, skip: 2, times: 1 }]);
+		sandbox.addFaults([
+			{
+				kind: 'sentFalse',
+				message: 'Try again later',
+				match: { rpcMethod: 'sendMessage' },
+				skip: 2,
+				times: 1,
+			},
+		]);
 		const result = await run('messaging', sendText(), items, retry);
 		expect(result.error).toBeUndefined();
 		const ledger = sandbox.ledger();
-		expect(ledger.map((entry) => entry.phone)).toEqual(['6281288776710', '6281288776711', '6281288776712']);
-		expect(result.output('Node').map((item) => item.json.id)).toEqual(ledger.map((entry) => entry.id));
+		expect(ledger.map((entry) => entry.phone)).toEqual([
+			'6281288776710',
+			'6281288776711',
+			'6281288776712',
+		]);
+		expect(result.output('Node').map((item) => item.json.id)).toEqual(
+			ledger.map((entry) => entry.id),
+		);
 		// Two tries: the sends of the first, then the third alone.
-		expect(apiRequests(sandbox).filter((r) => r.params && (r.params as IDataObject).method === 'sendMessage')).toHaveLength(4);
+		expect(
+			apiRequests(sandbox).filter(
+				(r) => r.params && (r.params as IDataObject).method === 'sendMessage',
+			),
+		).toHaveLength(4);
 		expect(retryMemorySize()).toEqual({ runs: 0, items: 0 });
 	});
 
 	it("a send that may have been delivered is never sent again by n8n's tries", async () => {
 		const items = threeItems.map((item, n) => ({ ...item, phone: `+62 812-8877-671${n}` }));
-		sandbox.addFaults([{ kind: 'dropAfterProcessing', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 }]);
+		sandbox.addFaults([
+			{ kind: 'dropAfterProcessing', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
+		]);
 		const result = await run('messaging', sendText(), items, retry);
 		expect(result.error?.message).toMatch(/\[item 1\]$/);
 		expect(result.error?.description).toMatch(/may have been processed/);
 		// Three tries failed the same item: its description says what became of the items once.
 		expect(result.error?.description?.match(/Set Settings → On Error/g)).toHaveLength(1);
 		// Item 1 reached the gateway once; Stop means item 2 is never started.
-		expect(sandbox.ledger().map((entry) => entry.phone)).toEqual(['6281288776710', '6281288776711']);
-		expect(apiRequests(sandbox).filter((r) => r.params && (r.params as IDataObject).method === 'sendMessage')).toHaveLength(2);
+		expect(sandbox.ledger().map((entry) => entry.phone)).toEqual([
+			'6281288776710',
+			'6281288776711',
+		]);
+		expect(
+			apiRequests(sandbox).filter(
+				(r) => r.params && (r.params as IDataObject).method === 'sendMessage',
+			),
+		).toHaveLength(2);
 		expect(retryMemorySize()).toEqual({ runs: 0, items: 0 });
 	});
 
 	it("a persistent 502 on Number Check: n8n's 3 tries make 3 requests, not 3 × 4", async () => {
 		sandbox.addFaults([{ kind: 'html502', match: { path: '/api/wa/2.0/check' }, times: 100 }]);
-		const result = await run('messaging', { resource: 'number', operation: 'check', phone: PHONE }, [{}], retry);
+		const result = await run(
+			'messaging',
+			{ resource: 'number', operation: 'check', phone: PHONE },
+			[{}],
+			retry,
+		);
 		expect(result.error?.message).toMatch(/HTTP 502/);
 		expect(apiRequests(sandbox).filter((r) => r.path === '/api/wa/2.0/check')).toHaveLength(3);
 	});
 
 	it('without Retry On Fail the transport still retries a read (1 + 3 retries)', async () => {
 		sandbox.addFaults([{ kind: 'html502', match: { path: '/api/wa/2.0/check' }, times: 100 }]);
-		const result = await run('messaging', { resource: 'number', operation: 'check', phone: PHONE }, [{}]);
+		const result = await run(
+			'messaging',
+			{ resource: 'number', operation: 'check', phone: PHONE },
+			[{}],
+		);
 		expect(result.error?.message).toMatch(/HTTP 502/);
 		expect(apiRequests(sandbox).filter((r) => r.path === '/api/wa/2.0/check')).toHaveLength(4);
 	});
@@ -238,10 +394,17 @@ describe('Options per item', () => {
 			{ phone: '0812 8877 6713', cc: 'ID', n: 0 },
 			{ phone: '(415) 555-2671', cc: 'US', n: 1 },
 		];
-		const result = await run('messaging', sendText({ options: { defaultCountry: '={{ $json.cc }}' } }), items);
+		const result = await run(
+			'messaging',
+			sendText({ options: { defaultCountry: '={{ $json.cc }}' } }),
+			items,
+		);
 		expect(result.error).toBeUndefined();
 		expect(sandbox.ledger().map((entry) => entry.phone)).toEqual(['6281288776713', '14155552671']);
-		expect(result.output('Node').map((item) => item.json.phone)).toEqual(['6281288776713', '14155552671']);
+		expect(result.output('Node').map((item) => item.json.phone)).toEqual([
+			'6281288776713',
+			'14155552671',
+		]);
 	});
 
 	it('an option that applies to the whole run, differing per item, refuses the run before any send', async () => {
@@ -249,8 +412,14 @@ describe('Options per item', () => {
 			{ phone: PHONE, p: 1, n: 0 },
 			{ phone: PHONE, p: 4, n: 1 },
 		];
-		const result = await run('messaging', sendText({ options: { parallel: '={{ $json.p }}' } }), items);
-		expect(result.error?.message).toBe('Option "Parallel Requests" is 1 for item 0 but 4 for item 1: it applies to the whole run');
+		const result = await run(
+			'messaging',
+			sendText({ options: { parallel: '={{ $json.p }}' } }),
+			items,
+		);
+		expect(result.error?.message).toBe(
+			'Option "Parallel Requests" is 1 for item 0 but 4 for item 1: it applies to the whole run',
+		);
 		expect(apiRequests(sandbox)).toEqual([]);
 	});
 });
@@ -262,12 +431,15 @@ describe('operations without per-item parameters run once per run', () => {
 		['messaging', { resource: 'session', operation: 'getStatus' }, '/api/wa/2.0/get'],
 		['messaging', { resource: 'session', operation: 'getQrCode' }, '/api/wa/2.0/qr'],
 		['currencyRate', { resource: 'auth', operation: 'getToken' }, '/api/rate/1.0/authentication'],
-	] as const)('%s %j with 5 items: one request, one output item paired with all 5', async (type, parameters, path) => {
-		const result = await run(type, parameters, [{}, {}, {}, {}, {}]);
-		expect(result.error).toBeUndefined();
-		const output: INodeExecutionData[] = result.output('Node');
-		expect(output).toHaveLength(1);
-		expect(output[0].pairedItem).toEqual([0, 1, 2, 3, 4].map((item) => ({ item })));
-		expect(sandbox.requests().filter((r) => r.path === path)).toHaveLength(1);
-	});
+	] as const)(
+		'%s %j with 5 items: one request, one output item paired with all 5',
+		async (type, parameters, path) => {
+			const result = await run(type, parameters, [{}, {}, {}, {}, {}]);
+			expect(result.error).toBeUndefined();
+			const output: INodeExecutionData[] = result.output('Node');
+			expect(output).toHaveLength(1);
+			expect(output[0].pairedItem).toEqual([0, 1, 2, 3, 4].map((item) => ({ item })));
+			expect(sandbox.requests().filter((r) => r.path === path)).toHaveLength(1);
+		},
+	);
 });

@@ -17,7 +17,9 @@ import ts from 'typescript';
 import { ROOT, closureOf } from '../harness/importGraph';
 
 const CONTRIBUTING = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
-const TRACKED = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
+const TRACKED = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' })
+	.split('\n')
+	.filter(Boolean);
 
 /** Inline code spans outside fenced blocks (a span may wrap onto the next line). */
 function codeSpans(markdown: string): string[] {
@@ -49,32 +51,61 @@ function declarations(): Declarations {
 	const topLevel = new Set<string>();
 	const exported = new Set<string>();
 	const members = new Map<string, { names: Set<string>; extends: string[] }>();
-	const files = TRACKED.filter((file) => file.endsWith('.ts') && !file.startsWith('test/n8n/installs/'));
+	const files = TRACKED.filter(
+		(file) => file.endsWith('.ts') && !file.startsWith('test/n8n/installs/'),
+	);
 	for (const file of files) {
-		const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, false);
+		const source = ts.createSourceFile(
+			file,
+			readFileSync(join(ROOT, file), 'utf8'),
+			ts.ScriptTarget.Latest,
+			false,
+		);
 		for (const statement of source.statements) {
-			const isExported = ts.canHaveModifiers(statement) && (ts.getModifiers(statement) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword);
+			const isExported =
+				ts.canHaveModifiers(statement) &&
+				(ts.getModifiers(statement) ?? []).some(
+					(modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword,
+				);
 			const names: string[] = [];
 			if (ts.isVariableStatement(statement)) {
-				for (const declaration of statement.declarationList.declarations) if (ts.isIdentifier(declaration.name)) names.push(declaration.name.text);
+				for (const declaration of statement.declarationList.declarations)
+					if (ts.isIdentifier(declaration.name)) names.push(declaration.name.text);
 			} else if (
-				(ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) &&
+				(ts.isFunctionDeclaration(statement) ||
+					ts.isClassDeclaration(statement) ||
+					ts.isInterfaceDeclaration(statement) ||
+					ts.isTypeAliasDeclaration(statement)) &&
 				statement.name
 			) {
 				names.push(statement.name.text);
-			} else if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause)) {
+			} else if (
+				ts.isExportDeclaration(statement) &&
+				statement.exportClause &&
+				ts.isNamedExports(statement.exportClause)
+			) {
 				for (const element of statement.exportClause.elements) exported.add(element.name.text);
 			}
 			for (const name of names) {
 				topLevel.add(name);
 				if (isExported) exported.add(name);
 			}
-			if ((ts.isClassDeclaration(statement) || ts.isInterfaceDeclaration(statement)) && statement.name) {
+			if (
+				(ts.isClassDeclaration(statement) || ts.isInterfaceDeclaration(statement)) &&
+				statement.name
+			) {
 				const names = new Set<string>();
-				for (const member of statement.members) if (member.name && (ts.isIdentifier(member.name) || ts.isStringLiteral(member.name))) names.add(member.name.text);
-				const heritage = (statement.heritageClauses ?? []).flatMap((clause) => clause.types.map((type) => type.expression.getText(source)));
+				for (const member of statement.members)
+					if (member.name && (ts.isIdentifier(member.name) || ts.isStringLiteral(member.name)))
+						names.add(member.name.text);
+				const heritage = (statement.heritageClauses ?? []).flatMap((clause) =>
+					clause.types.map((type) => type.expression.getText(source)),
+				);
 				const known = members.get(statement.name.text);
-				members.set(statement.name.text, { names: new Set([...(known?.names ?? []), ...names]), extends: [...(known?.extends ?? []), ...heritage] });
+				members.set(statement.name.text, {
+					names: new Set([...(known?.names ?? []), ...names]),
+					extends: [...(known?.extends ?? []), ...heritage],
+				});
 			}
 		}
 	}
@@ -88,7 +119,9 @@ function hasMember(type: string, member: string, seen = new Set<string>()): bool
 	const declared = DECLARED.members.get(type);
 	if (!declared || seen.has(type)) return false;
 	seen.add(type);
-	return declared.names.has(member) || declared.extends.some((parent) => hasMember(parent, member, seen));
+	return (
+		declared.names.has(member) || declared.extends.some((parent) => hasMember(parent, member, seen))
+	);
 }
 
 /** What the receivers CONTRIBUTING writes stand for. */
@@ -106,13 +139,22 @@ function n8nExports(name: string): boolean {
 /** Why a code span names nothing that exists, or undefined when it does (or is not a code name). */
 function codeNameProblem(span: string): string | undefined {
 	const call = /^([A-Za-z_$][\w$]*)\((?:.*)\)$/.exec(span);
-	if (call) return DECLARED.exported.has(call[1]) || ALL_MEMBERS.has(call[1]) ? undefined : `no exported function or method "${call[1]}"`;
+	if (call)
+		return DECLARED.exported.has(call[1]) || ALL_MEMBERS.has(call[1])
+			? undefined
+			: `no exported function or method "${call[1]}"`;
 	const member = /^([a-z]\w*)\.([A-Za-z_$][\w$]*)(?:\.[\w$.]+)?(?:\(.*\))?$/.exec(span);
 	if (member && RECEIVERS[member[1]]) {
-		return RECEIVERS[member[1]].some((type) => hasMember(type, member[2])) ? undefined : `${RECEIVERS[member[1]].join(' / ')} has no "${member[2]}"`;
+		return RECEIVERS[member[1]].some((type) => hasMember(type, member[2]))
+			? undefined
+			: `${RECEIVERS[member[1]].join(' / ')} has no "${member[2]}"`;
 	}
-	if (/^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$/.test(span)) return DECLARED.exported.has(span) || n8nExports(span) ? undefined : `no exported type or class "${span}"`;
-	if (/^[A-Z][A-Z0-9_]{2,}$/.test(span)) return DECLARED.topLevel.has(span) ? undefined : `no constant "${span}"`;
+	if (/^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$/.test(span))
+		return DECLARED.exported.has(span) || n8nExports(span)
+			? undefined
+			: `no exported type or class "${span}"`;
+	if (/^[A-Z][A-Z0-9_]{2,}$/.test(span))
+		return DECLARED.topLevel.has(span) ? undefined : `no constant "${span}"`;
 	return undefined;
 }
 
@@ -132,7 +174,13 @@ function pathProblem(span: string): string | undefined {
 	if (OUTSIDE_REPOSITORY.some((prefix) => span.startsWith(prefix))) return undefined;
 	if (existsSync(join(ROOT, path))) return undefined;
 	// Written relative to the folder the text is about (`lib/scenario.ts` in the real-n8n section), or a bare file name.
-	if (TRACKED.some((file) => file.endsWith(`/${path}`) || file.includes(`/${path}/`) || file.split('/').pop() === path)) return undefined;
+	if (
+		TRACKED.some(
+			(file) =>
+				file.endsWith(`/${path}`) || file.includes(`/${path}/`) || file.split('/').pop() === path,
+		)
+	)
+		return undefined;
 	return 'no such file or folder';
 }
 
@@ -140,12 +188,16 @@ function pathProblem(span: string): string | undefined {
 const EXAMPLE_OPERATION = /sendLocation|Send Location/;
 
 describe('CONTRIBUTING.md', () => {
-	const spans = [...new Set(codeSpans(CONTRIBUTING))].filter((span) => !EXAMPLE_OPERATION.test(span));
+	const spans = [...new Set(codeSpans(CONTRIBUTING))].filter(
+		(span) => !EXAMPLE_OPERATION.test(span),
+	);
 
 	it('names only repository paths that exist', () => {
 		const paths = spans.filter(isPath);
 		expect(paths.length).toBeGreaterThan(30);
-		expect(paths.map((span) => [span, pathProblem(span)]).filter(([, problem]) => problem)).toEqual([]);
+		expect(paths.map((span) => [span, pathProblem(span)]).filter(([, problem]) => problem)).toEqual(
+			[],
+		);
 	});
 
 	it('names only functions, members, types and constants that exist', () => {
@@ -155,8 +207,12 @@ describe('CONTRIBUTING.md', () => {
 
 	it('would notice a name that no longer exists (run.text(), prepare())', () => {
 		expect(codeNameProblem('run.text()')).toBe('OperationRun / CurrencyRateRun has no "text"');
-		expect(codeNameProblem('prepare(this, itemIndex, run)')).toBe('no exported function or method "prepare"');
-		expect(codeNameProblem('sendResultJson()')).toBe('no exported function or method "sendResultJson"');
+		expect(codeNameProblem('prepare(this, itemIndex, run)')).toBe(
+			'no exported function or method "prepare"',
+		);
+		expect(codeNameProblem('sendResultJson()')).toBe(
+			'no exported function or method "sendResultJson"',
+		);
 		expect(codeNameProblem('run.parameter()')).toBeUndefined();
 		expect(pathProblem('nodes/shared/runItems.ts')).toBe('no such file or folder');
 	});
@@ -175,7 +231,9 @@ describe('CONTRIBUTING.md → Follow Send Text', () => {
 	});
 
 	it('names every file Send Text loads at run time inside the Messaging node and nodes/shared/execution/', () => {
-		const loaded = [...closureOf('nodes/Messaging/actions/message/sendText.operation.ts', { runtimeOnly: true })].filter(
+		const loaded = [
+			...closureOf('nodes/Messaging/actions/message/sendText.operation.ts', { runtimeOnly: true }),
+		].filter(
 			(file) => file.startsWith('nodes/Messaging/') || file.startsWith('nodes/shared/execution/'),
 		);
 		expect(loaded.length).toBeGreaterThan(3);

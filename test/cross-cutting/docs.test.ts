@@ -23,11 +23,19 @@ import { REPOSITORY_URL } from '../../nodes/shared/documentationUrl';
 import { PROVIDER_FROM_AI } from '../../nodes/shared/rates/providers';
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
-const MARKDOWN_FILES = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
-
+const MARKDOWN_FILES = [
+	'README.md',
+	'CONTRIBUTING.md',
+	...readdirSync(join(ROOT, 'docs'))
+		.filter((f) => f.endsWith('.md'))
+		.map((f) => `docs/${f}`),
+];
 
 /** Where a link leads inside the repository, or undefined for a link elsewhere. */
-function localTarget(fromFile: string, href: string): { file: string; anchor?: string } | undefined {
+function localTarget(
+	fromFile: string,
+	href: string,
+): { file: string; anchor?: string } | undefined {
 	const [path, anchor] = href.split('#', 2) as [string, string | undefined];
 	if (href.startsWith(REPOSITORY)) {
 		const rest = path.slice(REPOSITORY.length);
@@ -48,8 +56,11 @@ function brokenLink(fromFile: string, href: string): string | undefined {
 	const file = target.file.replace(/\/$/, '');
 	if (!existsSync(join(ROOT, file))) return `${fromFile}: ${href} → no file ${file}`;
 	if (target.anchor === undefined) return undefined;
-	if (!file.endsWith('.md')) return `${fromFile}: ${href} → an anchor in a file that is not Markdown`;
-	return headingAnchors(read(file)).has(target.anchor) ? undefined : `${fromFile}: ${href} → no heading #${target.anchor} in ${file}`;
+	if (!file.endsWith('.md'))
+		return `${fromFile}: ${href} → an anchor in a file that is not Markdown`;
+	return headingAnchors(read(file)).has(target.anchor)
+		? undefined
+		: `${fromFile}: ${href} → no heading #${target.anchor} in ${file}`;
 }
 
 /** Markdown links and images outside code blocks and inline code. */
@@ -61,7 +72,9 @@ function linksOf(markdown: string): string[] {
 /** The Markdown between a heading and the next heading of the same or a higher level. */
 function section(markdown: string, heading: string): string | undefined {
 	const lines = markdown.split('\n');
-	const start = lines.findIndex((line) => /^(#+)\s/.test(line) && line.replace(/^#+\s+/, '').trim() === heading);
+	const start = lines.findIndex(
+		(line) => /^(#+)\s/.test(line) && line.replace(/^#+\s+/, '').trim() === heading,
+	);
 	if (start === -1) return undefined;
 	const level = /^#+/.exec(lines[start])![0].length;
 	const end = lines.findIndex((line, i) => i > start && new RegExp(`^#{1,${level}}\\s`).test(line));
@@ -69,9 +82,12 @@ function section(markdown: string, heading: string): string | undefined {
 }
 
 describe('generated operation tables', () => {
-	it.each([...new Set(GENERATED_BLOCKS.map((block) => block.file))])('%s is up to date (run `npm run docs`)', (file) => {
-		expect(read(file)).toBe(expectedText(file));
-	});
+	it.each([...new Set(GENERATED_BLOCKS.map((block) => block.file))])(
+		'%s is up to date (run `npm run docs`)',
+		(file) => {
+			expect(read(file)).toBe(expectedText(file));
+		},
+	);
 
 	it('list every operation of every node, once', () => {
 		const readme = read('README.md');
@@ -80,24 +96,37 @@ describe('generated operation tables', () => {
 			expect(read(row.doc).split(`| [${row.heading}](#`).length - 1).toBe(1);
 		}
 		// Messaging 11 + Currency Rate 3 today; a new operation must appear without editing this test.
-		expect(operationCatalog().length).toBe(OPERATION_NODES.flatMap((n) => n.resources.flatMap((r) => r.operations)).length);
+		expect(operationCatalog().length).toBe(
+			OPERATION_NODES.flatMap((n) => n.resources.flatMap((r) => r.operations)).length,
+		);
 	});
 });
 
 describe('reference', () => {
-	it.each(operationCatalog().map((row) => [row.heading, row.doc] as const))('%s has a section with an example in %s', (heading, doc) => {
-		const text = section(read(doc), heading);
-		expect(text).toBeDefined();
-		expect(text).toMatch(/```json\n[\s\S]+?\n```/);
-	});
+	it.each(operationCatalog().map((row) => [row.heading, row.doc] as const))(
+		'%s has a section with an example in %s',
+		(heading, doc) => {
+			const text = section(read(doc), heading);
+			expect(text).toBeDefined();
+			expect(text).toMatch(/```json\n[\s\S]+?\n```/);
+		},
+	);
 
-	it.each(['docs/currency-rate.md', 'docs/ai-agents.md'])('%s shows the exact $fromAI line that fills the Provider', (doc) => {
-		expect(read(doc)).toContain(`\`${PROVIDER_FROM_AI}\``);
-	});
+	it.each(['docs/currency-rate.md', 'docs/ai-agents.md'])(
+		'%s shows the exact $fromAI line that fills the Provider',
+		(doc) => {
+			expect(read(doc)).toContain(`\`${PROVIDER_FROM_AI}\``);
+		},
+	);
 
-	it.each(['docs/messaging.md', 'docs/currency-rate.md', 'docs/messaging-trigger.md'])('%s has its troubleshooting', (doc) => {
-		expect(section(read(doc), 'Troubleshooting') ?? section(read(doc), 'Errors')).toMatch(/\|.*\|/);
-	});
+	it.each(['docs/messaging.md', 'docs/currency-rate.md', 'docs/messaging-trigger.md'])(
+		'%s has its troubleshooting',
+		(doc) => {
+			expect(section(read(doc), 'Troubleshooting') ?? section(read(doc), 'Errors')).toMatch(
+				/\|.*\|/,
+			);
+		},
+	);
 
 	it('keeps the README the front door: short, with the two set-up commands', () => {
 		const readme = read('README.md');
@@ -133,22 +162,23 @@ describe('links', () => {
 		}
 	});
 
-	it.each(packageNodeDescriptions().map(({ source, description }) => [source, description] as const))(
-		"%s: the editor's Docs link leads to the node's heading in docs/",
-		(_source, description) => {
-			const url = description.documentationUrl ?? '';
-			// n8n uses an http… documentationUrl as written (a codex link gets a query after its #anchor).
-			expect(url).toMatch(/^https:\/\//);
-			expect(url.startsWith(`${REPOSITORY}/blob/main/docs/`)).toBe(true);
-			expect(brokenLink('nodes', url)).toBeUndefined();
-			// The node's own section: the heading with that anchor names the node.
-			expect(repositoryTarget(url)?.heading).toBe(description.displayName);
-		},
-	);
+	it.each(
+		packageNodeDescriptions().map(({ source, description }) => [source, description] as const),
+	)("%s: the editor's Docs link leads to the node's heading in docs/", (_source, description) => {
+		const url = description.documentationUrl ?? '';
+		// n8n uses an http… documentationUrl as written (a codex link gets a query after its #anchor).
+		expect(url).toMatch(/^https:\/\//);
+		expect(url.startsWith(`${REPOSITORY}/blob/main/docs/`)).toBe(true);
+		expect(brokenLink('nodes', url)).toBeUndefined();
+		// The node's own section: the heading with that anchor names the node.
+		expect(repositoryTarget(url)?.heading).toBe(description.displayName);
+	});
 
 	it('the nodes link the repository package.json names', () => {
 		expect(REPOSITORY_URL).toBe(REPOSITORY);
-		expect((JSON.parse(read('package.json')) as { homepage: string }).homepage.startsWith(REPOSITORY)).toBe(true);
+		expect(
+			(JSON.parse(read('package.json')) as { homepage: string }).homepage.startsWith(REPOSITORY),
+		).toBe(true);
 	});
 
 	it('the credential links its section', () => {
@@ -160,6 +190,8 @@ describe('links', () => {
 	it('finds a broken link (so that the checks above can fail)', () => {
 		expect(brokenLink('README.md', 'docs/messaging.md#no-such-heading')).toMatch(/no heading/);
 		expect(brokenLink('README.md', 'docs/nothing.md')).toMatch(/no file/);
-		expect(brokenLink('README.md', `${REPOSITORY}/blob/main/docs/messaging.md#message--send-text`)).toBeUndefined();
+		expect(
+			brokenLink('README.md', `${REPOSITORY}/blob/main/docs/messaging.md#message--send-text`),
+		).toBeUndefined();
 	});
 });

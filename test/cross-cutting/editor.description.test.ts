@@ -5,7 +5,13 @@
  *   with the node's parameters (defaults filled in by n8n);
  * - the visible hints under the fields a first run most often gets wrong.
  */
-import { NodeHelpers, Workflow, type INode, type INodeParameters, type INodeProperties } from 'n8n-workflow';
+import {
+	NodeHelpers,
+	Workflow,
+	type INode,
+	type INodeParameters,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { MessagingRateApi } from '../../credentials/MessagingRateApi.credentials';
 import { PACKAGE, nodeTypes } from '../harness/engine';
@@ -19,9 +25,30 @@ function subtitleOf(type: NodeName, parameters: INodeParameters): unknown {
 	const { subtitle } = nodeType.description;
 	if (subtitle === undefined) throw new Error(`${type} has no subtitle`);
 	// The editor stores a new node's parameters with their defaults, as n8n computes them.
-	const withDefaults = NodeHelpers.getNodeParameters(nodeType.description.properties, parameters, true, false, null, nodeType.description) ?? {};
-	const node: INode = { id: '1', name: 'Node', type: `${PACKAGE}.${type}`, typeVersion: 1, position: [0, 0], parameters: withDefaults };
-	const workflow = new Workflow({ id: 'w', nodes: [node], connections: {}, nodeTypes, active: false });
+	const withDefaults =
+		NodeHelpers.getNodeParameters(
+			nodeType.description.properties,
+			parameters,
+			true,
+			false,
+			null,
+			nodeType.description,
+		) ?? {};
+	const node: INode = {
+		id: '1',
+		name: 'Node',
+		type: `${PACKAGE}.${type}`,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: withDefaults,
+	};
+	const workflow = new Workflow({
+		id: 'w',
+		nodes: [node],
+		connections: {},
+		nodeTypes,
+		active: false,
+	});
 	try {
 		return workflow.expression.getSimpleParameterValue(node, subtitle, 'internal', {});
 	} catch {
@@ -45,7 +72,9 @@ describe('Messaging subtitle', () => {
 
 	it('names every operation, and no two alike', () => {
 		const shown = messagingResources.flatMap((resource) =>
-			resource.operations.map((operation) => subtitleOf('messaging', { resource: resource.option.value, operation: operation.value })),
+			resource.operations.map((operation) =>
+				subtitleOf('messaging', { resource: resource.option.value, operation: operation.value }),
+			),
 		);
 		expect(shown.every((text) => typeof text === 'string' && text.length > 0)).toBe(true);
 		expect(new Set(shown).size).toBe(shown.length);
@@ -58,55 +87,134 @@ describe('Messaging subtitle', () => {
 
 describe('Currency Rate subtitle', () => {
 	it('Convert shows the provider and the pair', () => {
-		expect(subtitleOf('currencyRate', { resource: 'rate', operation: 'convert', provider: 'bca', fromCurrency: 'usd', toCurrency: 'IDR' })).toBe(
+		expect(
+			subtitleOf('currencyRate', {
+				resource: 'rate',
+				operation: 'convert',
+				provider: 'bca',
+				fromCurrency: 'usd',
+				toCurrency: 'IDR',
+			}),
+		).toBe('BCA · USD → IDR');
+	});
+
+	it('a new Convert node shows its defaults', () => {
+		expect(subtitleOf('currencyRate', { resource: 'rate', operation: 'convert' })).toBe(
 			'BCA · USD → IDR',
 		);
 	});
 
-	it('a new Convert node shows its defaults', () => {
-		expect(subtitleOf('currencyRate', { resource: 'rate', operation: 'convert' })).toBe('BCA · USD → IDR');
-	});
-
 	it('Get shows the provider and the currencies, or all of them', () => {
-		expect(subtitleOf('currencyRate', { resource: 'rate', operation: 'get', provider: 'kmk', currencies: 'usd, eur' })).toBe('KMK · USD, EUR');
-		expect(subtitleOf('currencyRate', { resource: 'rate', operation: 'get', provider: 'bni', currencies: '' })).toBe('BNI · all currencies');
-		expect(subtitleOf('currencyRate', { resource: 'rate', operation: 'get', currencies: 'USD EUR SGD JPY AUD' })).toBe('BCA · USD, EUR, SGD +2');
+		expect(
+			subtitleOf('currencyRate', {
+				resource: 'rate',
+				operation: 'get',
+				provider: 'kmk',
+				currencies: 'usd, eur',
+			}),
+		).toBe('KMK · USD, EUR');
+		expect(
+			subtitleOf('currencyRate', {
+				resource: 'rate',
+				operation: 'get',
+				provider: 'bni',
+				currencies: '',
+			}),
+		).toBe('BNI · all currencies');
+		expect(
+			subtitleOf('currencyRate', {
+				resource: 'rate',
+				operation: 'get',
+				currencies: 'USD EUR SGD JPY AUD',
+			}),
+		).toBe('BCA · USD, EUR, SGD +2');
 	});
 
 	it('an Other Provider shows its code', () => {
 		expect(
-			subtitleOf('currencyRate', { resource: 'rate', operation: 'convert', provider: 'other', providerCode: 'mandiri', fromCurrency: 'SGD', toCurrency: 'USD' }),
+			subtitleOf('currencyRate', {
+				resource: 'rate',
+				operation: 'convert',
+				provider: 'other',
+				providerCode: 'mandiri',
+				fromCurrency: 'SGD',
+				toCurrency: 'USD',
+			}),
 		).toBe('MANDIRI · SGD → USD');
 	});
 
 	it('fields given by expressions known only at run time are left out, not shown raw', () => {
-		const mapped = { resource: 'rate', operation: 'convert', provider: '={{ $json.provider }}', fromCurrency: '={{ $json.from }}', toCurrency: 'IDR' };
+		const mapped = {
+			resource: 'rate',
+			operation: 'convert',
+			provider: '={{ $json.provider }}',
+			fromCurrency: '={{ $json.from }}',
+			toCurrency: 'IDR',
+		};
 		expect(subtitleOf('currencyRate', mapped)).toBe('Convert');
-		const fromAi = { resource: 'rate', operation: 'convert', provider: "={{ $fromAI('provider', 'Rate provider code', 'string') }}" };
+		const fromAi = {
+			resource: 'rate',
+			operation: 'convert',
+			provider: "={{ $fromAI('provider', 'Rate provider code', 'string') }}",
+		};
 		expect(subtitleOf('currencyRate', fromAi)).toBe('USD → IDR');
-		expect(subtitleOf('currencyRate', { resource: 'rate', operation: 'get', provider: 'bca', currencies: '={{ $json.codes }}' })).toBe('BCA · Get');
+		expect(
+			subtitleOf('currencyRate', {
+				resource: 'rate',
+				operation: 'get',
+				provider: 'bca',
+				currencies: '={{ $json.codes }}',
+			}),
+		).toBe('BCA · Get');
 	});
 
 	it('an expression the editor can resolve is shown resolved', () => {
-		expect(subtitleOf('currencyRate', { resource: 'rate', operation: 'convert', provider: "={{ 'bri' }}", fromCurrency: 'EUR', toCurrency: 'IDR' })).toBe(
-			'BRI · EUR → IDR',
-		);
+		expect(
+			subtitleOf('currencyRate', {
+				resource: 'rate',
+				operation: 'convert',
+				provider: "={{ 'bri' }}",
+				fromCurrency: 'EUR',
+				toCurrency: 'IDR',
+			}),
+		).toBe('BRI · EUR → IDR');
 	});
 
 	it('Auth → Get Token shows its name', () => {
-		expect(subtitleOf('currencyRate', { resource: 'auth', operation: 'getToken' })).toBe('Get Token');
+		expect(subtitleOf('currencyRate', { resource: 'auth', operation: 'getToken' })).toBe(
+			'Get Token',
+		);
 	});
 });
 
 /** The fields of a node shown for these parameters, as n8n decides it (displayOptions). */
-function shownFields(type: NodeName | 'messagingTrigger', parameters: INodeParameters): INodeProperties[] {
+function shownFields(
+	type: NodeName | 'messagingTrigger',
+	parameters: INodeParameters,
+): INodeProperties[] {
 	const { description } = nodeTypes.getByNameAndVersion(`${PACKAGE}.${type}`, 1);
-	const values = NodeHelpers.getNodeParameters(description.properties, parameters, true, false, null, description) ?? {};
-	return description.properties.filter((property) => NodeHelpers.displayParameter(values, property, null, null));
+	const values =
+		NodeHelpers.getNodeParameters(
+			description.properties,
+			parameters,
+			true,
+			false,
+			null,
+			description,
+		) ?? {};
+	return description.properties.filter((property) =>
+		NodeHelpers.displayParameter(values, property, null, null),
+	);
 }
 
-function hintOf(type: NodeName | 'messagingTrigger', parameters: INodeParameters, field: string): string | undefined {
-	const property = shownFields(type, parameters).find((candidate) => candidate.displayName === field);
+function hintOf(
+	type: NodeName | 'messagingTrigger',
+	parameters: INodeParameters,
+	field: string,
+): string | undefined {
+	const property = shownFields(type, parameters).find(
+		(candidate) => candidate.displayName === field,
+	);
 	if (!property) throw new Error(`${field} is not shown for ${JSON.stringify(parameters)}`);
 	return property.hint;
 }
@@ -123,7 +231,9 @@ describe('visible hints where a first run goes wrong', () => {
 	});
 
 	it('Currency Rate → Get: an empty "Currencies" means all of them', () => {
-		expect(hintOf('currencyRate', { resource: 'rate', operation: 'get' }, 'Currencies')).toMatch(/^Empty = all currencies/);
+		expect(hintOf('currencyRate', { resource: 'rate', operation: 'get' }, 'Currencies')).toMatch(
+			/^Empty = all currencies/,
+		);
 	});
 
 	it('Messaging Trigger: an empty "Message Types" means all of them; the account number needs its country code', () => {
@@ -133,12 +243,16 @@ describe('visible hints where a first run goes wrong', () => {
 
 	it('Session operations say where the QR image is and how to scan it', () => {
 		for (const operation of ['getQrCode', 'getStatus', 'login']) {
-			expect(hintOf('messaging', { resource: 'session', operation }, 'Put QR Image in Field')).toMatch(/Binary tab.*Linked devices/);
+			expect(
+				hintOf('messaging', { resource: 'session', operation }, 'Put QR Image in Field'),
+			).toMatch(/Binary tab.*Linked devices/);
 		}
 	});
 
 	it('the credential says Base URL is only the address', () => {
-		const baseUrl = new MessagingRateApi().properties.find((property) => property.name === 'baseUrl');
+		const baseUrl = new MessagingRateApi().properties.find(
+			(property) => property.name === 'baseUrl',
+		);
 		expect(baseUrl?.hint).toMatch(/without \/api\//);
 	});
 });

@@ -23,7 +23,9 @@ interface ExampleWorkflow {
 	connections: IConnections;
 }
 
-const example = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', 'daily-rates-to-chat.json'), 'utf8')) as ExampleWorkflow;
+const example = JSON.parse(
+	readFileSync(join(__dirname, '..', '..', 'examples', 'daily-rates-to-chat.json'), 'utf8'),
+) as ExampleWorkflow;
 const byType = (type: string) => example.nodes.find((node) => node.type === type) as INode;
 const CREDENTIAL = { messagingRateApi: { id: 'sandbox-credential', name: 'Sandbox' } };
 
@@ -52,17 +54,36 @@ describe('examples/daily-rates-to-chat.json', () => {
 		expect(next(schedule)).toEqual([rates.name]);
 		expect(next(manual)).toEqual([rates.name]);
 		expect(next(rates)).toEqual([send.name]);
-		expect(send.parameters).toMatchObject({ resource: 'message', operation: 'sendText', phone: expect.stringMatching(/^\d+$/) });
+		expect(send.parameters).toMatchObject({
+			resource: 'message',
+			operation: 'sendText',
+			phone: expect.stringMatching(/^\d+$/),
+		});
 	});
 
 	it('gives the Currency Rate node only parameters it has, with the values the example promises', () => {
 		const rates = byType('n8n-nodes-messaging-rate.currencyRate');
-		expect(rates.parameters).toMatchObject({ resource: 'rate', operation: 'get', provider: 'bca', currencies: 'USD,EUR,SGD', output: 'allInOne' });
+		expect(rates.parameters).toMatchObject({
+			resource: 'rate',
+			operation: 'get',
+			provider: 'bca',
+			currencies: 'USD,EUR,SGD',
+			output: 'allInOne',
+		});
 		const description = new CurrencyRate().description;
 		// n8n's own resolution of the node's parameters: nothing unknown, nothing hidden, nothing missing.
-		const resolved = NodeHelpers.getNodeParameters(description.properties, rates.parameters, true, false, rates, description) as INodeParameters;
+		const resolved = NodeHelpers.getNodeParameters(
+			description.properties,
+			rates.parameters,
+			true,
+			false,
+			rates,
+			description,
+		) as INodeParameters;
 		expect(Object.keys(rates.parameters).filter((name) => !(name in resolved))).toEqual([]);
-		expect(NodeHelpers.getNodeParametersIssues(description.properties, rates, description)).toBeNull();
+		expect(
+			NodeHelpers.getNodeParametersIssues(description.properties, rates, description),
+		).toBeNull();
 	});
 
 	describe('through the engine against the sandbox', () => {
@@ -71,7 +92,9 @@ describe('examples/daily-rates-to-chat.json', () => {
 		it('sends one message listing the buy and sell rates of USD, EUR and SGD', async () => {
 			const rates = byType('n8n-nodes-messaging-rate.currencyRate');
 			const send = byType('n8n-nodes-messaging-rate.messaging');
-			const run = await runWorkflow(example, sandboxCredential(sandbox.url), { startNode: 'Run Now' });
+			const run = await runWorkflow(example, sandboxCredential(sandbox.url), {
+				startNode: 'Run Now',
+			});
 			expect(run.error).toBeUndefined();
 			expectOneRatesRequest(sandbox, 'bca');
 
@@ -85,7 +108,12 @@ describe('examples/daily-rates-to-chat.json', () => {
 			expect(ledger).toHaveLength(1);
 			expect(ledger[0]).toMatchObject({ kind: 'text', phone: send.parameters.phone });
 			expect(ledger[0].text).toBe(
-				[`BCA exchange rates, ${today} (IDR per unit, buy / sell):`, line('USD'), line('EUR'), line('SGD')].join('\n'),
+				[
+					`BCA exchange rates, ${today} (IDR per unit, buy / sell):`,
+					line('USD'),
+					line('EUR'),
+					line('SGD'),
+				].join('\n'),
 			);
 		});
 	});

@@ -6,7 +6,13 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import { commonPollingParameters } from 'n8n-core/dist/nodes-loader/constants';
-import { NodeHelpers, type IConnections, type INode, type INodeParameters, type INodeTypeDescription } from 'n8n-workflow';
+import {
+	NodeHelpers,
+	type IConnections,
+	type INode,
+	type INodeParameters,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
 
 import { sandboxCredential } from '../harness/engine';
 import { PollHarness, RATE_TRIGGER_TYPE } from '../harness/pollEngine';
@@ -22,13 +28,22 @@ interface ExampleWorkflow {
 	connections: IConnections;
 }
 
-const example = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', 'usd-alert-to-chat.json'), 'utf8')) as ExampleWorkflow;
+const example = JSON.parse(
+	readFileSync(join(__dirname, '..', '..', 'examples', 'usd-alert-to-chat.json'), 'utf8'),
+) as ExampleWorkflow;
 const byType = (type: string) => example.nodes.find((node) => node.type === type) as INode;
 const CREDENTIAL = { messagingRateApi: { id: 'sandbox-credential', name: 'Sandbox' } };
 
 /** Parameters n8n would not know, or report as issues, for a node of the example. */
 function parameterProblems(node: INode, description: INodeTypeDescription) {
-	const resolved = NodeHelpers.getNodeParameters(description.properties, node.parameters, true, false, node, description) as INodeParameters;
+	const resolved = NodeHelpers.getNodeParameters(
+		description.properties,
+		node.parameters,
+		true,
+		false,
+		node,
+		description,
+	) as INodeParameters;
 	return {
 		unknown: Object.keys(node.parameters).filter((name) => !(name in resolved)),
 		issues: NodeHelpers.getNodeParametersIssues(description.properties, node, description),
@@ -44,15 +59,27 @@ describe('examples/usd-alert-to-chat.json', () => {
 		expect(trigger.credentials).toEqual(CREDENTIAL);
 		expect(send.credentials).toEqual(CREDENTIAL);
 		expect(example.connections[trigger.name].main[0]?.map((c) => c?.node)).toEqual([send.name]);
-		expect(send.parameters).toMatchObject({ resource: 'message', operation: 'sendText', phone: expect.stringMatching(/^\d+$/) });
+		expect(send.parameters).toMatchObject({
+			resource: 'message',
+			operation: 'sendText',
+			phone: expect.stringMatching(/^\d+$/),
+		});
 	});
 
-	it('gives both nodes only parameters they have (the trigger with n8n\'s Poll Times)', () => {
+	it("gives both nodes only parameters they have (the trigger with n8n's Poll Times)", () => {
 		const triggerDescription = new CurrencyRateTrigger().description;
 		// n8n's loader puts "Poll Times" in front of a polling node's own properties.
-		const withPollTimes = { ...triggerDescription, properties: [...commonPollingParameters, ...triggerDescription.properties] };
-		expect(parameterProblems(byType(RATE_TRIGGER_TYPE), withPollTimes)).toEqual({ unknown: [], issues: null });
-		expect(parameterProblems(byType('n8n-nodes-messaging-rate.messaging'), new Messaging().description)).toEqual({ unknown: [], issues: null });
+		const withPollTimes = {
+			...triggerDescription,
+			properties: [...commonPollingParameters, ...triggerDescription.properties],
+		};
+		expect(parameterProblems(byType(RATE_TRIGGER_TYPE), withPollTimes)).toEqual({
+			unknown: [],
+			issues: null,
+		});
+		expect(
+			parameterProblems(byType('n8n-nodes-messaging-rate.messaging'), new Messaging().description),
+		).toEqual({ unknown: [], issues: null });
 	});
 
 	describe('polled against the sandbox', () => {
@@ -60,7 +87,10 @@ describe('examples/usd-alert-to-chat.json', () => {
 
 		it('sends one alert after USD moves by more than 0.5 %, none before and none twice', async () => {
 			const usd = sandboxQuote('bca', 'USD');
-			const trigger = new PollHarness({ workflow: example, credentials: sandboxCredential(sandbox.url) });
+			const trigger = new PollHarness({
+				workflow: example,
+				credentials: sandboxCredential(sandbox.url),
+			});
 			await trigger.activate();
 			await trigger.poll();
 			expect(sandbox.ledger()).toHaveLength(0);

@@ -13,7 +13,13 @@ export const RATE_TOKEN_PATH = '/api/rate/1.0/authentication';
 
 /** The params the spec lists for getkurs, as the sandbox must receive them. */
 function getkursParams(provider: string, version = '1.0'): Record<string, string> {
-	return { version, client_id: 'demo-client', client_secret: 'demo-secret', function: 'getkurs', currency_id_provider: provider };
+	return {
+		version,
+		client_id: 'demo-client',
+		client_secret: 'demo-secret',
+		function: 'getkurs',
+		currency_id_provider: provider,
+	};
 }
 
 export async function runCurrencyRate(
@@ -22,7 +28,10 @@ export async function runCurrencyRate(
 	items: IDataObject[] = [{}],
 	settings: Partial<INode> = {},
 ): Promise<EngineRun> {
-	return await runWorkflow(singleNodeWorkflow('currencyRate', parameters, items, settings), sandboxCredential(sandbox.url));
+	return await runWorkflow(
+		singleNodeWorkflow('currencyRate', parameters, items, settings),
+		sandboxCredential(sandbox.url),
+	);
 }
 
 export function requestsTo(sandbox: Sandbox, path: string): RequestLogEntry[] {
@@ -34,7 +43,10 @@ export function jsonOf(items: INodeExecutionData[]): IDataObject[] {
 }
 
 /** The sandbox's own table for a provider, numbers parsed: what the node must report. */
-export function sandboxQuote(provider: string, currency: string): { buy: number; sell: number; average: number } {
+export function sandboxQuote(
+	provider: string,
+	currency: string,
+): { buy: number; sell: number; average: number } {
 	const row = ratesFor(provider)?.find((r) => r.name === currency);
 	if (!row) throw new Error(`sandbox has no ${currency} for ${provider}`);
 	return { buy: Number(row.rate_buy), sell: Number(row.rate_sell), average: Number(row.rate_avg) };
@@ -45,7 +57,11 @@ export function sandboxCodes(provider: string): string[] {
 }
 
 /** Asserts the one getkurs request of a run: method, path, bearer, exact params. */
-export function expectOneRatesRequest(sandbox: Sandbox, provider: string, version = '1.0'): RequestLogEntry {
+export function expectOneRatesRequest(
+	sandbox: Sandbox,
+	provider: string,
+	version = '1.0',
+): RequestLogEntry {
 	const requests = requestsTo(sandbox, RATES_PATH);
 	expect(requests).toHaveLength(1);
 	const [request] = requests;

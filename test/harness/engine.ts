@@ -5,7 +5,12 @@
  * expression evaluation, continueOnFail handling and pairedItem checks.
  */
 import { Container } from '@n8n/di';
-import { BinaryDataConfig, BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import {
+	BinaryDataConfig,
+	BinaryDataService,
+	ExecutionLifecycleHooks,
+	WorkflowExecute,
+} from 'n8n-core';
 import type { Readable } from 'stream';
 import {
 	ICredentialsHelper,
@@ -37,7 +42,6 @@ import { MessagingTrigger } from '../../nodes/MessagingTrigger/MessagingTrigger.
 import { ParameterProbe } from './parameterProbe';
 
 export const PACKAGE = 'n8n-nodes-messaging-rate';
-
 
 class ManualTrigger implements INodeType {
 	description = {
@@ -71,12 +75,16 @@ class TestItems implements INodeType {
 		defaults: { name: 'Items' },
 		inputs: ['main'],
 		outputs: ['main'],
-		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' }] as INodeProperties[],
+		properties: [
+			{ displayName: 'Items', name: 'items', type: 'json', default: '[]' },
+		] as INodeProperties[],
 	} as unknown as INodeType['description'];
 
 	async execute(this: import('n8n-workflow').IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const raw = this.getNodeParameter('items', 0) as string | IDataObject[];
-		const list = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<IDataObject | INodeExecutionData>;
+		const list = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<
+			IDataObject | INodeExecutionData
+		>;
 		return [
 			list.map((entry) =>
 				'json' in entry && typeof entry.json === 'object'
@@ -115,9 +123,15 @@ export class Received implements INodeType {
  * arguments, which `$fromAI()` reads (n8n hands them to the tool node the same way).
  */
 function toolVariant(node: INodeType): INodeType {
-	const description = { ...node.description, name: `${node.description.name}Tool`, displayName: `${node.description.displayName} Tool` };
+	const description = {
+		...node.description,
+		name: `${node.description.name}Tool`,
+		displayName: `${node.description.displayName} Tool`,
+	};
 	delete description.usableAsTool;
-	return Object.assign(Object.create(Object.getPrototypeOf(node) as object) as INodeType, node, { description });
+	return Object.assign(Object.create(Object.getPrototypeOf(node) as object) as INodeType, node, {
+		description,
+	});
 }
 
 const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {
@@ -161,7 +175,11 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		return true;
 	}
 
-	async authenticate(_c: ICredentialDataDecryptedObject, _t: string, requestOptions: never): Promise<never> {
+	async authenticate(
+		_c: ICredentialDataDecryptedObject,
+		_t: string,
+		requestOptions: never,
+	): Promise<never> {
 		return requestOptions;
 	}
 
@@ -177,7 +195,11 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		throw new Error('not used by these nodes');
 	}
 
-	async getDecrypted(_a: unknown, _n: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
+	async getDecrypted(
+		_a: unknown,
+		_n: unknown,
+		type: string,
+	): Promise<ICredentialDataDecryptedObject> {
 		const data = this.credentials[type];
 		if (!data) throw new Error(`No test credential of type ${type}`);
 		return data;
@@ -252,17 +274,30 @@ export async function runWorkflow(
 		finished = run;
 	});
 	const { onNodeExecuteBefore, onNodeExecuteAfter } = runHooks;
-	if (onNodeExecuteBefore) hooks.addHandler('nodeExecuteBefore', async (nodeName) => await onNodeExecuteBefore(nodeName));
-	if (onNodeExecuteAfter) hooks.addHandler('nodeExecuteAfter', async (nodeName) => await onNodeExecuteAfter(nodeName));
-	const additionalData = { ...baseAdditionalData(new TestCredentialsHelper(credentials)), executionId, hooks } as IWorkflowExecuteAdditionalData;
+	if (onNodeExecuteBefore)
+		hooks.addHandler('nodeExecuteBefore', async (nodeName) => await onNodeExecuteBefore(nodeName));
+	if (onNodeExecuteAfter)
+		hooks.addHandler('nodeExecuteAfter', async (nodeName) => await onNodeExecuteAfter(nodeName));
+	const additionalData = {
+		...baseAdditionalData(new TestCredentialsHelper(credentials)),
+		executionId,
+		hooks,
+	} as IWorkflowExecuteAdditionalData;
 
-	const start = (runHooks.startNode ? wf.getNode(runHooks.startNode) : wf.getStartNode()) ?? workflow.nodes[0];
+	const start =
+		(runHooks.startNode ? wf.getNode(runHooks.startNode) : wf.getStartNode()) ?? workflow.nodes[0];
 	const runExecutionData = createRunExecutionData({
 		executionData: {
-			nodeExecutionStack: [{ node: start, data: { main: [runHooks.startItems ?? [{ json: {} }]] }, source: null }],
+			nodeExecutionStack: [
+				{ node: start, data: { main: [runHooks.startItems ?? [{ json: {} }]] }, source: null },
+			],
 		},
 	});
-	const run = await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(wf);
+	const run = await new WorkflowExecute(
+		additionalData,
+		'manual',
+		runExecutionData,
+	).processRunExecutionData(wf);
 	const result = finished ?? run;
 	const runData = result.data.resultData.runData;
 	return {
@@ -277,7 +312,10 @@ export async function runWorkflow(
 }
 
 /** WorkflowExecuteAdditionalData.getBase, as far as these nodes use it (URLs under `baseUrl`). */
-export function baseAdditionalData(credentialsHelper: ICredentialsHelper, baseUrl = 'http://localhost'): IWorkflowExecuteAdditionalData {
+export function baseAdditionalData(
+	credentialsHelper: ICredentialsHelper,
+	baseUrl = 'http://localhost',
+): IWorkflowExecuteAdditionalData {
 	return {
 		credentialsHelper,
 		webhookBaseUrl: `${baseUrl}/webhook`,
@@ -325,7 +363,11 @@ export async function runFromNode(
 	const runExecutionData = createRunExecutionData({
 		executionData: { nodeExecutionStack: [{ node, data: { main: data }, source: null }] },
 	});
-	const returned = await new WorkflowExecute({ ...additionalData, executionId, hooks }, mode, runExecutionData).processRunExecutionData(workflow);
+	const returned = await new WorkflowExecute(
+		{ ...additionalData, executionId, hooks },
+		mode,
+		runExecutionData,
+	).processRunExecutionData(workflow);
 	return finished ?? returned;
 }
 
@@ -338,7 +380,14 @@ export function singleNodeWorkflow(
 ): WorkflowJson {
 	return {
 		nodes: [
-			{ id: '1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: '1',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
 			{
 				id: '2',
 				name: 'Items',
@@ -366,7 +415,10 @@ export function singleNodeWorkflow(
 }
 
 /** The credential data for a sandbox (`messagingRateApi` fields). */
-export function sandboxCredential(baseUrl: string, overrides: IDataObject = {}): Record<string, ICredentialDataDecryptedObject> {
+export function sandboxCredential(
+	baseUrl: string,
+	overrides: IDataObject = {},
+): Record<string, ICredentialDataDecryptedObject> {
 	return {
 		messagingRateApi: {
 			baseUrl,
@@ -389,7 +441,10 @@ export function sandboxCredential(baseUrl: string, overrides: IDataObject = {}):
  * The setting is process-wide: a test file picks one per test (beforeEach) or per file.
  * Files stored in filesystem mode stay readable after switching back to memory mode.
  */
-export async function setBinaryDataMode(mode: 'memory' | 'filesystem', storagePath?: string): Promise<void> {
+export async function setBinaryDataMode(
+	mode: 'memory' | 'filesystem',
+	storagePath?: string,
+): Promise<void> {
 	const config = Container.get(BinaryDataConfig);
 	config.mode = mode === 'memory' ? 'default' : 'filesystem';
 	if (storagePath) config.localStoragePath = storagePath;
@@ -408,5 +463,9 @@ export async function storeBinary(
 ): Promise<IBinaryData> {
 	const binary: IBinaryData = { data: '', mimeType: meta.mimeType ?? 'application/octet-stream' };
 	if (meta.fileName) binary.fileName = meta.fileName;
-	return await Container.get(BinaryDataService).store({ type: 'execution', workflowId: 'test-workflow', executionId }, content, binary);
+	return await Container.get(BinaryDataService).store(
+		{ type: 'execution', workflowId: 'test-workflow', executionId },
+		content,
+		binary,
+	);
 }

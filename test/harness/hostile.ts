@@ -54,7 +54,7 @@ function medianMs(fn: () => unknown, runs = 5): number {
 }
 
 function defaultBaseline(input: unknown): number {
-	const text = typeof input === 'string' ? input : JSON.stringify(input) ?? '';
+	const text = typeof input === 'string' ? input : (JSON.stringify(input) ?? '');
 	let sum = 0;
 	for (let i = 0; i < text.length; i++) sum = (sum + text.charCodeAt(i)) | 0;
 	return sum;
@@ -74,10 +74,25 @@ export function expectLinearTime<I>(name: string, testCase: LinearTimeCase<I>): 
 	const maxGrowth = testCase.maxGrowth ?? 8;
 	const maxOverBaseline = testCase.maxOverBaseline ?? 200;
 	const measure = () => {
-		const smallMs = Math.max(floor, medianMs(() => testCase.run(small)));
-		const largeMs = Math.max(floor, medianMs(() => testCase.run(large)));
-		const baselineMs = Math.max(floor, medianMs(() => baseline(large)));
-		return { smallMs, largeMs, baselineMs, growth: largeMs / smallMs, overBaseline: largeMs / baselineMs };
+		const smallMs = Math.max(
+			floor,
+			medianMs(() => testCase.run(small)),
+		);
+		const largeMs = Math.max(
+			floor,
+			medianMs(() => testCase.run(large)),
+		);
+		const baselineMs = Math.max(
+			floor,
+			medianMs(() => baseline(large)),
+		);
+		return {
+			smallMs,
+			largeMs,
+			baselineMs,
+			growth: largeMs / smallMs,
+			overBaseline: largeMs / baselineMs,
+		};
 	};
 	const fails = (r: LinearTimeResult) => r.growth > maxGrowth || r.overBaseline > maxOverBaseline;
 	let result = measure();
@@ -102,8 +117,18 @@ function fmt(ms: number): string {
 function secretForms(secret: string): string[] {
 	if (!secret) return [];
 	const json = JSON.stringify(secret).slice(1, -1);
-	const html = secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-	const html2 = secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#x27;');
+	const html = secret
+		.replace(/&/g, '&amp;')
+		.replace(/</g, '&lt;')
+		.replace(/>/g, '&gt;')
+		.replace(/"/g, '&quot;')
+		.replace(/'/g, '&#39;');
+	const html2 = secret
+		.replace(/&/g, '&amp;')
+		.replace(/</g, '&lt;')
+		.replace(/>/g, '&gt;')
+		.replace(/"/g, '&#34;')
+		.replace(/'/g, '&#x27;');
 	const bytes = Buffer.from(secret, 'utf8');
 	const forms = [
 		secret,
@@ -124,12 +149,14 @@ function secretForms(secret: string): string[] {
 /** Every string inside a value: nested objects and arrays, and an error's message, description, stack and cause. */
 export function stringsIn(value: unknown, seen = new Set<unknown>()): string[] {
 	if (typeof value === 'string') return [value];
-	if (value === null || typeof value !== 'object' || seen.has(value)) return value === undefined ? [] : [String(value)];
+	if (value === null || typeof value !== 'object' || seen.has(value))
+		return value === undefined ? [] : [String(value)];
 	seen.add(value);
 	const out: string[] = [];
 	if (value instanceof Error) {
 		out.push(value.message, value.stack ?? '');
-		for (const key of ['description', 'cause', 'context'] as const) out.push(...stringsIn((value as unknown as Record<string, unknown>)[key], seen));
+		for (const key of ['description', 'cause', 'context'] as const)
+			out.push(...stringsIn((value as unknown as Record<string, unknown>)[key], seen));
 	}
 	if (Buffer.isBuffer(value)) return [...out, value.toString('latin1'), value.toString('utf8')];
 	for (const key of Object.keys(value)) {
@@ -139,12 +166,16 @@ export function stringsIn(value: unknown, seen = new Set<unknown>()): string[] {
 }
 
 /** The first place a secret shows up in `value`, in any of its forms, or undefined. */
-export function findSecret(value: unknown, secrets: readonly string[]): { secret: string; form: string; inText: string } | undefined {
+export function findSecret(
+	value: unknown,
+	secrets: readonly string[],
+): { secret: string; form: string; inText: string } | undefined {
 	const texts = stringsIn(value);
 	for (const secret of secrets) {
 		for (const form of secretForms(secret)) {
 			const inText = texts.find((text) => text.includes(form));
-			if (inText !== undefined) return { secret, form, inText: inText.length > 200 ? `${inText.slice(0, 200)}…` : inText };
+			if (inText !== undefined)
+				return { secret, form, inText: inText.length > 200 ? `${inText.slice(0, 200)}…` : inText };
 		}
 	}
 	return undefined;
@@ -153,5 +184,8 @@ export function findSecret(value: unknown, secrets: readonly string[]): { secret
 /** Throws (failing the test) when any secret is found in `value`. */
 export function expectNoSecret(where: string, value: unknown, secrets: readonly string[]): void {
 	const found = findSecret(value, secrets);
-	if (found) throw new Error(`${where}: a secret leaks in the form ${JSON.stringify(found.form)}: ${JSON.stringify(found.inText)}`);
+	if (found)
+		throw new Error(
+			`${where}: a secret leaks in the form ${JSON.stringify(found.form)}: ${JSON.stringify(found.inText)}`,
+		);
 }

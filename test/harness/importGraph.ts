@@ -25,8 +25,12 @@ export function filesUnder(folder: string): string[] {
 }
 
 function resolve(from: string, specifier: string): string | undefined {
-	const base = relative(ROOT, join(ROOT, dirname(from), specifier)).split(sep).join('/');
-	return [`${base}.ts`, `${base}/index.ts`, base].find((candidate) => existsSync(join(ROOT, candidate)) && statSync(join(ROOT, candidate)).isFile());
+	const base = relative(ROOT, join(ROOT, dirname(from), specifier))
+		.split(sep)
+		.join('/');
+	return [`${base}.ts`, `${base}/index.ts`, base].find(
+		(candidate) => existsSync(join(ROOT, candidate)) && statSync(join(ROOT, candidate)).isFile(),
+	);
 }
 
 const cache = new Map<string, Import[]>();
@@ -35,7 +39,12 @@ const cache = new Map<string, Import[]>();
 export function importsOf(file: string): Import[] {
 	const known = cache.get(file);
 	if (known) return known;
-	const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, false);
+	const source = ts.createSourceFile(
+		file,
+		readFileSync(join(ROOT, file), 'utf8'),
+		ts.ScriptTarget.Latest,
+		false,
+	);
 	const found: Import[] = [];
 	const add = (specifier: ts.Expression | undefined, typeOnly: boolean) => {
 		if (!specifier || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) return;
@@ -45,14 +54,28 @@ export function importsOf(file: string): Import[] {
 	const visit = (node: ts.Node) => {
 		if (ts.isImportDeclaration(node)) {
 			const clause = node.importClause;
-			const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
+			const named =
+				clause?.namedBindings && ts.isNamedImports(clause.namedBindings)
+					? clause.namedBindings.elements
+					: undefined;
 			const typeOnly =
 				clause !== undefined &&
-				(clause.isTypeOnly || (!clause.name && named !== undefined && named.length > 0 && named.every((element) => element.isTypeOnly)));
+				(clause.isTypeOnly ||
+					(!clause.name &&
+						named !== undefined &&
+						named.length > 0 &&
+						named.every((element) => element.isTypeOnly)));
 			add(node.moduleSpecifier, typeOnly);
 		} else if (ts.isExportDeclaration(node)) {
-			const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : undefined;
-			add(node.moduleSpecifier, node.isTypeOnly || (named !== undefined && named.length > 0 && named.every((element) => element.isTypeOnly)));
+			const named =
+				node.exportClause && ts.isNamedExports(node.exportClause)
+					? node.exportClause.elements
+					: undefined;
+			add(
+				node.moduleSpecifier,
+				node.isTypeOnly ||
+					(named !== undefined && named.length > 0 && named.every((element) => element.isTypeOnly)),
+			);
 		} else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
 			add(node.arguments[0], false);
 		}

@@ -5,7 +5,13 @@
 import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import type { RequestLogEntry, Sandbox } from '../../sandbox/types';
-import { runWorkflow, sandboxCredential, setBinaryDataMode, singleNodeWorkflow, type EngineRun } from './engine';
+import {
+	runWorkflow,
+	sandboxCredential,
+	setBinaryDataMode,
+	singleNodeWorkflow,
+	type EngineRun,
+} from './engine';
 
 export { pngShowsQrOf } from './qrReader';
 
@@ -22,7 +28,10 @@ export async function runMessaging(
 	items: Array<IDataObject | INodeExecutionData> = [{}],
 	settings: Partial<INode> = {},
 ): Promise<EngineRun> {
-	return await runWorkflow(singleNodeWorkflow('messaging', parameters, items, settings), sandboxCredential(sandbox.url));
+	return await runWorkflow(
+		singleNodeWorkflow('messaging', parameters, items, settings),
+		sandboxCredential(sandbox.url),
+	);
 }
 
 /** Requests other than token requests, in the order they arrived. */
@@ -38,10 +47,19 @@ export function tokenRequests(sandbox: Sandbox): RequestLogEntry[] {
 }
 
 /** What a test asserts about one request: the wire facts, with the bearer as present/absent. */
-export function wire(entry: RequestLogEntry): { method: string; path: string; bearer: boolean; params: unknown } {
-	return { method: entry.method, path: entry.path, bearer: /^Bearer \S+$/.test(entry.authorization ?? ''), params: entry.params };
+export function wire(entry: RequestLogEntry): {
+	method: string;
+	path: string;
+	bearer: boolean;
+	params: unknown;
+} {
+	return {
+		method: entry.method,
+		path: entry.path,
+		bearer: /^Bearer \S+$/.test(entry.authorization ?? ''),
+		params: entry.params,
+	};
 }
-
 
 /** One bad input of one operation, and what the user must be told. */
 export interface BadInput {
@@ -57,7 +75,11 @@ export interface BadInput {
 }
 
 /** Runs a bad input: a clear error naming the field and the item, how to fix it, and nothing sent. */
-export async function expectRefusedInput(sandbox: Sandbox, bad: BadInput, storagePath?: string): Promise<void> {
+export async function expectRefusedInput(
+	sandbox: Sandbox,
+	bad: BadInput,
+	storagePath?: string,
+): Promise<void> {
 	if (bad.filesystem) await setBinaryDataMode('filesystem', storagePath);
 	const items = typeof bad.items === 'function' ? await bad.items() : bad.items;
 	const run = await runMessaging(sandbox, bad.parameters, items);
@@ -68,7 +90,9 @@ export async function expectRefusedInput(sandbox: Sandbox, bad: BadInput, storag
 }
 
 /** Sandbox options: the account is not connected and waits for a QR scan (the Session operations' tests). */
-export const WAITING_FOR_SCAN = { accounts: [{ clientId: CLIENT_ID, clientSecret: SECRET, status: 'init' as const }] };
+export const WAITING_FOR_SCAN = {
+	accounts: [{ clientId: CLIENT_ID, clientSecret: SECRET, status: 'init' as const }],
+};
 
 /** The QR payload the gateway answered, from a Session operation's output. */
 export function qrPayloadOf(json: Record<string, unknown>): string {

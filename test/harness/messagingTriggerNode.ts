@@ -26,7 +26,10 @@ export interface UsedTrigger {
 	deliver(message: IncomingMessage): Promise<Delivered>;
 }
 
-export function useTrigger(sandbox: UsedSandbox, options: Partial<TriggerHarnessOptions> = {}): UsedTrigger {
+export function useTrigger(
+	sandbox: UsedSandbox,
+	options: Partial<TriggerHarnessOptions> = {},
+): UsedTrigger {
 	let harness: TriggerHarness | undefined;
 	beforeAll(async () => {
 		harness = await TriggerHarness.start({
@@ -77,7 +80,10 @@ export function useTrigger(sandbox: UsedSandbox, options: Partial<TriggerHarness
 export function useTriggerHarnesses(
 	sandbox: UsedSandbox,
 	defaults: Partial<TriggerHarnessOptions> = {},
-): (parameters?: Record<string, unknown>, options?: Partial<TriggerHarnessOptions>) => Promise<TriggerHarness> {
+): (
+	parameters?: Record<string, unknown>,
+	options?: Partial<TriggerHarnessOptions>,
+) => Promise<TriggerHarness> {
 	const started: TriggerHarness[] = [];
 	afterEach(async () => {
 		await Promise.all(started.splice(0).map(async (harness) => await harness.close()));

@@ -17,7 +17,12 @@
 import './env';
 
 import fc from 'fast-check';
-import { Expression, type IDataObject, type INodeExecutionData, type INodeParameters } from 'n8n-workflow';
+import {
+	Expression,
+	type IDataObject,
+	type INodeExecutionData,
+	type INodeParameters,
+} from 'n8n-workflow';
 
 import { runWorkflow } from './engine';
 import { probeReads, probeRecords, type ProbeOutcome, type ProbeRecord } from './parameterProbe';
@@ -35,13 +40,27 @@ export async function probe(
 	probeReads.push(...reads.map(({ name, fallback }) => ({ name, fallback })));
 	const startItems: INodeExecutionData[] = items.map((json) => ({ json }));
 	const run = await runWorkflow(
-		{ nodes: [{ id: '1', name: 'Probe', type: 'test.parameterProbe', typeVersion: 1, position: [0, 0], parameters }], connections: {} },
+		{
+			nodes: [
+				{
+					id: '1',
+					name: 'Probe',
+					type: 'test.parameterProbe',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters,
+				},
+			],
+			connections: {},
+		},
 		{},
 		{ startNode: 'Probe', startItems },
 	);
 	if (run.error) throw run.error;
 	if (probeRecords.length !== items.length * reads.length) {
-		throw new Error(`probe recorded ${probeRecords.length} reads, expected ${items.length * reads.length}`);
+		throw new Error(
+			`probe recorded ${probeRecords.length} reads, expected ${items.length * reads.length}`,
+		);
 	}
 	return [...probeRecords];
 }
@@ -54,24 +73,32 @@ export function assertSameOutcome(record: ProbeRecord): void {
 			? 'error' in reader && reader.error === n8n.error && reader.errorClass === n8n.errorClass
 			: 'value' in reader && sameValue(reader.value, n8n.value);
 	if (!same) {
-		throw new Error(`"${record.name}" of item ${record.itemIndex}: reader ${describeOutcome(reader)}, n8n ${describeOutcome(n8n)}`);
+		throw new Error(
+			`"${record.name}" of item ${record.itemIndex}: reader ${describeOutcome(reader)}, n8n ${describeOutcome(n8n)}`,
+		);
 	}
 }
 
 /** Same type and value; -0 is not 0; arrays and objects key by key (a key holding undefined is not a missing key). */
 export function sameValue(a: unknown, b: unknown, depth = 0): boolean {
 	if (Object.is(a, b)) return true;
-	if (depth > 50 || a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+	if (depth > 50 || a === null || b === null || typeof a !== 'object' || typeof b !== 'object')
+		return false;
 	if (Array.isArray(a) !== Array.isArray(b)) return false;
-	if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date && Object.is(a.getTime(), b.getTime());
+	if (a instanceof Date || b instanceof Date)
+		return a instanceof Date && b instanceof Date && Object.is(a.getTime(), b.getTime());
 	const keysA = Object.keys(a).sort();
 	const keysB = Object.keys(b).sort();
 	if (keysA.length !== keysB.length || keysA.some((key, i) => key !== keysB[i])) return false;
-	return keysA.every((key) => sameValue((a as IDataObject)[key], (b as IDataObject)[key], depth + 1));
+	return keysA.every((key) =>
+		sameValue((a as IDataObject)[key], (b as IDataObject)[key], depth + 1),
+	);
 }
 
 function describeOutcome(outcome: ProbeOutcome): string {
-	return 'error' in outcome ? `threw ${outcome.errorClass}: ${outcome.error}` : `gave ${typeof outcome.value} ${safeJson(outcome.value)}`;
+	return 'error' in outcome
+		? `threw ${outcome.errorClass}: ${outcome.error}`
+		: `gave ${typeof outcome.value} ${safeJson(outcome.value)}`;
 }
 
 function safeJson(value: unknown): string {
@@ -87,14 +114,44 @@ function safeJson(value: unknown): string {
 /** Keys people's data has: identifiers, spaces, quotes, digits, unicode, empty, and names n8n's sandbox refuses. */
 const keys = fc.oneof(
 	fc.constantFrom('phone', 'text', 'n', 'customer', 'lines', 'a', 'b', '$x', '_id'),
-	fc.constantFrom('Phone Number', "it's", 'say "hi"', '0', '1', '12', 'ünïcode', '', 'a.b', 'a b c', ' lead', 'x}}y', 'back\\slash'),
-	fc.constantFrom('constructor', '__proto__', 'prototype', 'toString', 'length', 'hasOwnProperty', 'valueOf'),
+	fc.constantFrom(
+		'Phone Number',
+		"it's",
+		'say "hi"',
+		'0',
+		'1',
+		'12',
+		'ünïcode',
+		'',
+		'a.b',
+		'a b c',
+		' lead',
+		'x}}y',
+		'back\\slash',
+	),
+	fc.constantFrom(
+		'constructor',
+		'__proto__',
+		'prototype',
+		'toString',
+		'length',
+		'hasOwnProperty',
+		'valueOf',
+	),
 	fc.string({ maxLength: 6 }),
 );
 
 const primitives = fc.oneof(
 	fc.string({ maxLength: 12 }),
-	fc.constantFrom('', ' ', '42', '+62 812-8877-6713', '=not an expression', '{{ $json.x }}', 'true'),
+	fc.constantFrom(
+		'',
+		' ',
+		'42',
+		'+62 812-8877-6713',
+		'=not an expression',
+		'{{ $json.x }}',
+		'true',
+	),
 	fc.integer(),
 	fc.double(),
 	fc.constantFrom(0, -0, 42, 1.5, -7, Number.MAX_SAFE_INTEGER, 1e21, NaN, Infinity, -Infinity),
@@ -104,7 +161,13 @@ const primitives = fc.oneof(
 );
 
 const { json: jsonValue } = fc.letrec((tie) => ({
-	json: fc.oneof({ depthSize: 'small', withCrossShrink: true }, primitives, tie('object'), tie('array'), fc.constant(new Date(0))),
+	json: fc.oneof(
+		{ depthSize: 'small', withCrossShrink: true },
+		primitives,
+		tie('object'),
+		tie('array'),
+		fc.constant(new Date(0)),
+	),
 	object: fc.dictionary(keys, tie('json'), { maxKeys: 5 }),
 	array: fc.array(tie('json'), { maxLength: 4 }),
 }));
@@ -124,7 +187,11 @@ const step = fc.oneof(
 );
 
 export const plainMapping = fc
-	.tuple(fc.array(step, { minLength: 1, maxLength: 3 }), fc.constantFrom('', ' ', '  '), fc.constantFrom('', ' ', '\n'))
+	.tuple(
+		fc.array(step, { minLength: 1, maxLength: 3 }),
+		fc.constantFrom('', ' ', '  '),
+		fc.constantFrom('', ' ', '\n'),
+	)
 	.map(([steps, before, after]) => `={{${before}$json${steps.join('')}${after}}}`);
 
 /** Expressions that are not a plain path: the reader must hand them to n8n and give its result. */
@@ -144,7 +211,10 @@ const otherExpression = fc.oneof(
 	),
 );
 
-export const mapping = fc.oneof({ weight: 3, arbitrary: plainMapping }, { weight: 1, arbitrary: otherExpression });
+export const mapping = fc.oneof(
+	{ weight: 3, arbitrary: plainMapping },
+	{ weight: 1, arbitrary: otherExpression },
+);
 
 // ---- the checks -------------------------------------------------------------------------------
 
@@ -157,7 +227,11 @@ export interface EquivalenceReport {
 
 /** Runs every property; throws on the first difference (fast-check's report: seed, counterexample, shrunk). */
 export async function checkEquivalence(runs: number): Promise<EquivalenceReport> {
-	const report: EquivalenceReport = { engine: Expression.getActiveImplementation(), reads: 0, direct: 0 };
+	const report: EquivalenceReport = {
+		engine: Expression.getActiveImplementation(),
+		reads: 0,
+		direct: 0,
+	};
 	const check = (records: ProbeRecord[]) => {
 		for (const record of records) {
 			assertSameOutcome(record);
@@ -169,51 +243,75 @@ export async function checkEquivalence(runs: number): Promise<EquivalenceReport>
 	// Cases a random run may miss, each once: fields named like Object.prototype's members, which
 	// n8n's quickjs engine reads as the inherited function (and fails) where legacy reads the field.
 	for (const key of ['valueOf', 'toString', 'hasOwnProperty', 'constructor', 'length']) {
-		check(await probe({ value: `={{ $json.${key} }}`, options: { inner: `={{$json["${key}"]}}` } }, [{ [key]: 0 }, { [key]: 'text' }, {}], [
-			{ name: 'value', fallback: '' },
-			{ name: 'options.inner', fallback: '' },
-		]));
+		check(
+			await probe(
+				{ value: `={{ $json.${key} }}`, options: { inner: `={{$json["${key}"]}}` } },
+				[{ [key]: 0 }, { [key]: 'text' }, {}],
+				[
+					{ name: 'value', fallback: '' },
+					{ name: 'options.inner', fallback: '' },
+				],
+			),
+		);
 	}
 
 	// Top-level mappings: random items, random paths.
 	await fc.assert(
-		fc.asyncProperty(fc.array(itemJson, { minLength: 1, maxLength: 4 }), mapping, async (items, value) => {
-			check(await probe({ value }, items, [{ name: 'value', fallback: '' }]));
-		}),
+		fc.asyncProperty(
+			fc.array(itemJson, { minLength: 1, maxLength: 4 }),
+			mapping,
+			async (items, value) => {
+				check(await probe({ value }, items, [{ name: 'value', fallback: '' }]));
+			},
+		),
 		{ numRuns: runs },
 	);
 
 	// Mappings inside a collection (read whole and by dotted name) and a fixed collection.
 	await fc.assert(
-		fc.asyncProperty(fc.array(itemJson, { minLength: 1, maxLength: 3 }), mapping, fc.string({ maxLength: 5 }), async (items, inner, typed) => {
-			check(
-				await probe({ options: { inner, count: 3 }, fields: { entry: [{ name: typed, value: inner }] } }, items, [
-					{ name: 'options.inner', fallback: '' },
-					{ name: 'options.count', fallback: 0 },
-					{ name: 'options', fallback: {} },
-					{ name: 'fields', fallback: {} },
-					{ name: 'fields.entry', fallback: [] },
-				]),
-			);
-		}),
+		fc.asyncProperty(
+			fc.array(itemJson, { minLength: 1, maxLength: 3 }),
+			mapping,
+			fc.string({ maxLength: 5 }),
+			async (items, inner, typed) => {
+				check(
+					await probe(
+						{ options: { inner, count: 3 }, fields: { entry: [{ name: typed, value: inner }] } },
+						items,
+						[
+							{ name: 'options.inner', fallback: '' },
+							{ name: 'options.count', fallback: 0 },
+							{ name: 'options', fallback: {} },
+							{ name: 'fields', fallback: {} },
+							{ name: 'fields.entry', fallback: [] },
+						],
+					),
+				);
+			},
+		),
 		{ numRuns: Math.ceil(runs / 2) },
 	);
 
 	// Typed-in values, defaults and missing parameters.
 	await fc.assert(
-		fc.asyncProperty(fc.array(itemJson, { minLength: 1, maxLength: 3 }), fc.string({ maxLength: 8 }), fc.integer(), async (items, value, number) => {
-			check(
-				await probe({ value, number, options: { inner: value } }, items, [
-					{ name: 'value', fallback: '' },
-					{ name: 'number', fallback: 1 },
-					{ name: 'options', fallback: {} },
-					{ name: 'options.inner', fallback: '' },
-					{ name: 'options.count', fallback: 5 },
-					{ name: 'notAParameter', fallback: 'fallback' },
-					{ name: 'notAParameter' },
-				]),
-			);
-		}),
+		fc.asyncProperty(
+			fc.array(itemJson, { minLength: 1, maxLength: 3 }),
+			fc.string({ maxLength: 8 }),
+			fc.integer(),
+			async (items, value, number) => {
+				check(
+					await probe({ value, number, options: { inner: value } }, items, [
+						{ name: 'value', fallback: '' },
+						{ name: 'number', fallback: 1 },
+						{ name: 'options', fallback: {} },
+						{ name: 'options.inner', fallback: '' },
+						{ name: 'options.count', fallback: 5 },
+						{ name: 'notAParameter', fallback: 'fallback' },
+						{ name: 'notAParameter' },
+					]),
+				);
+			},
+		),
 		{ numRuns: Math.ceil(runs / 2) },
 	);
 	return report;
@@ -224,8 +322,15 @@ export async function checkEquivalence(runs: number): Promise<EquivalenceReport>
  * (n8n-workflow 2.41), for a process that is not under jest.
  */
 export async function startQuickJs(): Promise<void> {
-	await Expression.initExpressionEngine({ engine: 'quickjs', bridgeTimeout: 5000, bridgeMemoryLimit: 128, poolSize: 1, maxCodeCacheSize: 1024 } as never);
-	if (Expression.getActiveImplementation() !== 'quickjs') throw new Error(`quickjs did not start: ${Expression.getActiveImplementation()}`);
+	await Expression.initExpressionEngine({
+		engine: 'quickjs',
+		bridgeTimeout: 5000,
+		bridgeMemoryLimit: 128,
+		poolSize: 1,
+		maxCodeCacheSize: 1024,
+	} as never);
+	if (Expression.getActiveImplementation() !== 'quickjs')
+		throw new Error(`quickjs did not start: ${Expression.getActiveImplementation()}`);
 }
 
 /** `ts-node test/harness/parameterEquivalence.ts quickjs [runs]`: prints the report as one JSON line, exits 1 on a difference. */

@@ -3,7 +3,12 @@
  * `ParameterReader` and through n8n's own `getNodeParameter`, inside a real engine run, and
  * records both outcomes (value or error) for the test to compare.
  */
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties, INodeType } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	INodeType,
+} from 'n8n-workflow';
 
 import { ParameterReader } from '../../nodes/shared/execution/operationRun';
 
@@ -79,7 +84,12 @@ export class ParameterProbe implements INodeType {
 		// The reader gets n8n's context with getNodeParameter counted, to see which reads it handed on.
 		let asked = 0;
 		const counted = Object.create(this, {
-			getNodeParameter: { value: (...args: Parameters<IExecuteFunctions['getNodeParameter']>) => (asked++, this.getNodeParameter(...args)) },
+			getNodeParameter: {
+				value: (...args: Parameters<IExecuteFunctions['getNodeParameter']>) => (
+					asked++,
+					this.getNodeParameter(...args)
+				),
+			},
 		}) as IExecuteFunctions;
 		const reader = new ParameterReader(counted);
 		const items = this.getInputData();

@@ -31,7 +31,15 @@ import {
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 
-import { PACKAGE, RECEIVED_NAME, TestCredentialsHelper, baseAdditionalData, nodeTypes, runFromNode, type WorkflowJson } from './engine';
+import {
+	PACKAGE,
+	RECEIVED_NAME,
+	TestCredentialsHelper,
+	baseAdditionalData,
+	nodeTypes,
+	runFromNode,
+	type WorkflowJson,
+} from './engine';
 
 export const RATE_TRIGGER_TYPE = `${PACKAGE}.currencyRateTrigger`;
 const RATE_TRIGGER_NAME = 'Currency Rate Trigger';
@@ -94,8 +102,19 @@ export class PollHarness {
 				parameters: options.parameters ?? {},
 				credentials: { messagingRateApi: { id: 'cred-1', name: 'Sandbox' } },
 			};
-			this.others = [{ id: 'received-node', name: RECEIVED_NAME, type: 'test.received', typeVersion: 1, position: [200, 0], parameters: {} }];
-			this.connections = { [RATE_TRIGGER_NAME]: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] } } as never;
+			this.others = [
+				{
+					id: 'received-node',
+					name: RECEIVED_NAME,
+					type: 'test.received',
+					typeVersion: 1,
+					position: [200, 0],
+					parameters: {},
+				},
+			];
+			this.connections = {
+				[RATE_TRIGGER_NAME]: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] },
+			} as never;
 		}
 		this.credentialsHelper = new TestCredentialsHelper(options.credentials);
 		this.savedStaticData = structuredClone(options.staticData ?? {});
@@ -195,8 +214,20 @@ export class PollHarness {
 	}
 
 	/** WorkflowRunner: an execution that starts at the trigger with `data`. */
-	private async execute(workflow: Workflow, node: INode, data: INodeExecutionData[][], mode: WorkflowExecuteMode): Promise<PollExecution> {
-		const run = await runFromNode(workflow, node, data, mode, baseAdditionalData(this.credentialsHelper), `poll-exec-${++this.executionCounter}`);
+	private async execute(
+		workflow: Workflow,
+		node: INode,
+		data: INodeExecutionData[][],
+		mode: WorkflowExecuteMode,
+	): Promise<PollExecution> {
+		const run = await runFromNode(
+			workflow,
+			node,
+			data,
+			mode,
+			baseAdditionalData(this.credentialsHelper),
+			`poll-exec-${++this.executionCounter}`,
+		);
 		const runData = run.data.resultData.runData;
 		const output = (name: string) => runData[name]?.at(-1)?.data?.main?.[0] ?? [];
 		const execution: PollExecution = {

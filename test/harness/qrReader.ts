@@ -3,7 +3,9 @@ import QRCode from 'qrcode';
 
 // pngjs comes with qrcode (which renders through it) and has no bundled types; this is all we use.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { PNG } = require('pngjs') as { PNG: { sync: { read(png: Buffer): { width: number; height: number; data: Buffer } } } };
+const { PNG } = require('pngjs') as {
+	PNG: { sync: { read(png: Buffer): { width: number; height: number; data: Buffer } } };
+};
 
 /**
  * Reads the QR matrix back out of a rendered PNG (any scale and quiet zone) and returns whether

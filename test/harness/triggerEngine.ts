@@ -59,7 +59,13 @@ import {
 } from 'n8n-workflow';
 
 import { MessagingTrigger } from '../../nodes/MessagingTrigger/MessagingTrigger.node';
-import { RECEIVED_NAME, Received, TestCredentialsHelper, baseAdditionalData, workflowBase } from './engine';
+import {
+	RECEIVED_NAME,
+	Received,
+	TestCredentialsHelper,
+	baseAdditionalData,
+	workflowBase,
+} from './engine';
 
 const TRIGGER_TYPE = 'n8n-nodes-messaging-rate.messagingTrigger';
 const TRIGGER_NAME = 'Messaging Trigger';
@@ -247,7 +253,10 @@ export class TriggerHarness {
 			throw error;
 		}
 		this.saveStaticData(workflow);
-		this.listening = [...this.listening.filter((entry) => entry.mode !== 'production'), { mode: 'production', webhooks }];
+		this.listening = [
+			...this.listening.filter((entry) => entry.mode !== 'production'),
+			{ mode: 'production', webhooks },
+		];
 		return { created };
 	}
 
@@ -322,9 +331,18 @@ export class TriggerHarness {
 			name: 'Messaging Trigger test',
 			nodes: [
 				structuredClone(this.node),
-				{ id: 'received-node', name: RECEIVED_NAME, type: 'test.received', typeVersion: 1, position: [200, 0], parameters: {} },
+				{
+					id: 'received-node',
+					name: RECEIVED_NAME,
+					type: 'test.received',
+					typeVersion: 1,
+					position: [200, 0],
+					parameters: {},
+				},
 			],
-			connections: { [TRIGGER_NAME]: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] } } as never,
+			connections: {
+				[TRIGGER_NAME]: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] },
+			} as never,
 			active: true,
 			nodeTypes,
 			staticData: structuredClone(staticData),
@@ -343,8 +361,16 @@ export class TriggerHarness {
 		const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 		const additionalData = this.additionalData();
 		return (nodeType.description.webhooks ?? []).map((description) => {
-			const rawPath = String(workflow.expression.getSimpleParameterValue(node, description.path, 'internal', {}));
-			const path = NodeHelpers.getNodeWebhookPath(workflow.id, node, rawPath.replace(/^\/|\/$/g, ''), false, false);
+			const rawPath = String(
+				workflow.expression.getSimpleParameterValue(node, description.path, 'internal', {}),
+			);
+			const path = NodeHelpers.getNodeWebhookPath(
+				workflow.id,
+				node,
+				rawPath.replace(/^\/|\/$/g, ''),
+				false,
+				false,
+			);
 			const webhook: IWebhookData = {
 				httpMethod: String(description.httpMethod) as IHttpRequestMethods,
 				node: node.name,
@@ -370,7 +396,14 @@ export class TriggerHarness {
 		const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 		const hook = nodeType.webhookMethods?.[webhook.webhookDescription.name]?.[method];
 		if (hook === undefined) return undefined;
-		const context = new HookContext(workflow, node, webhook.workflowExecuteAdditionalData, mode, activation, webhook);
+		const context = new HookContext(
+			workflow,
+			node,
+			webhook.workflowExecuteAdditionalData,
+			mode,
+			activation,
+			webhook,
+		);
 		recordLogs(context, this.logs);
 		return (await hook.call(context)) as boolean;
 	}
@@ -391,14 +424,21 @@ export class TriggerHarness {
 
 		const [, prefix, ...rest] = url.pathname.split('/');
 		const path = rest.join('/');
-		const mode = prefix === 'webhook' ? 'production' : prefix === 'webhook-test' ? 'test' : undefined;
+		const mode =
+			prefix === 'webhook' ? 'production' : prefix === 'webhook-test' ? 'test' : undefined;
 		const entry = this.listening.find(
 			(candidate) =>
-				candidate.mode === mode && candidate.webhooks.some((hook) => hook.path === path && hook.httpMethod === req.method),
+				candidate.mode === mode &&
+				candidate.webhooks.some((hook) => hook.path === path && hook.httpMethod === req.method),
 		);
-		const webhook = entry?.webhooks.find((candidate) => candidate.path === path && candidate.httpMethod === req.method);
+		const webhook = entry?.webhooks.find(
+			(candidate) => candidate.path === path && candidate.httpMethod === req.method,
+		);
 		if (!entry || !webhook) {
-			sendJson(res, 404, { code: 404, message: `The requested webhook "${req.method} ${path}" is not registered.` });
+			sendJson(res, 404, {
+				code: 404,
+				message: `The requested webhook "${req.method} ${path}" is not registered.`,
+			});
 			return;
 		}
 
@@ -412,7 +452,9 @@ export class TriggerHarness {
 		// n8n 2.40.7 builds the execution's workflow from the same static data object first, which
 		// resets its "changed" flag, so what the webhook changed is not saved (seen under n8n start:
 		// test/n8n/scenarios/messaging-trigger-v2.ts).
-		const workflow = this.workflow(mode === 'test' ? (entry.testStaticData ?? {}) : this.savedStaticData);
+		const workflow = this.workflow(
+			mode === 'test' ? (entry.testStaticData ?? {}) : this.savedStaticData,
+		);
 		const saveAfterwards = (startedExecution: boolean) => {
 			if (mode === 'production' && !startedExecution) this.saveStaticData(workflow);
 		};
@@ -437,11 +479,22 @@ export class TriggerHarness {
 		let result: IWebhookResponseData;
 		try {
 			const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
-			const context = new WebhookContext(workflow, node, additionalData, executionMode, webhook, [], null);
+			const context = new WebhookContext(
+				workflow,
+				node,
+				additionalData,
+				executionMode,
+				webhook,
+				[],
+				null,
+			);
 			recordLogs(context, this.logs);
 			result = (await nodeType.webhook!.call(context)) as IWebhookResponseData;
 		} catch {
-			sendJson(res, 500, { code: 0, message: 'Workflow Webhook Error: Workflow could not be started!' });
+			sendJson(res, 500, {
+				code: 0,
+				message: 'Workflow Webhook Error: Workflow could not be started!',
+			});
 			return;
 		}
 		saveAfterwards(result.workflowData !== undefined);
@@ -449,7 +502,13 @@ export class TriggerHarness {
 		// handleImmediateWebhookResponse
 		if (result.workflowData === undefined) {
 			if (result.noWebhookResponse !== true) {
-				sendJson(res, 200, result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Webhook call received' });
+				sendJson(
+					res,
+					200,
+					result.webhookResponse !== undefined
+						? result.webhookResponse
+						: { message: 'Webhook call received' },
+				);
 			}
 			return;
 		}
@@ -460,7 +519,13 @@ export class TriggerHarness {
 		void execution.finally(() => this.pending.delete(execution));
 		// responseMode "onReceived": answered once the execution is started, not finished.
 		if (result.noWebhookResponse !== true) {
-			sendJson(res, 200, result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Workflow was started' });
+			sendJson(
+				res,
+				200,
+				result.webhookResponse !== undefined
+					? result.webhookResponse
+					: { message: 'Workflow was started' },
+			);
 		}
 	}
 
@@ -477,11 +542,19 @@ export class TriggerHarness {
 		hooks.addHandler('workflowExecuteAfter', (run) => {
 			finished = run;
 		});
-		const additionalData = { ...this.additionalData(), executionId, hooks } as IWorkflowExecuteAdditionalData;
+		const additionalData = {
+			...this.additionalData(),
+			executionId,
+			hooks,
+		} as IWorkflowExecuteAdditionalData;
 		const runExecutionData = createRunExecutionData({
 			executionData: { nodeExecutionStack: [{ node, data: { main: workflowData }, source: null }] },
 		});
-		const returned = await new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(workflow);
+		const returned = await new WorkflowExecute(
+			additionalData,
+			mode,
+			runExecutionData,
+		).processRunExecutionData(workflow);
 		const run = finished ?? returned;
 		const runData = run.data.resultData.runData;
 		const output = (name: string) => runData[name]?.at(-1)?.data?.main?.[0] ?? [];
@@ -526,7 +599,9 @@ function rawBodyReader(req: N8nRequest, limit: number): void {
 	if (contentTypeHeader) {
 		const [type, ...parameters] = contentTypeHeader.split(';');
 		req.contentType = type.trim().toLowerCase() || undefined;
-		const charset = parameters.map((parameter) => parameter.trim().split('=')).find(([key]) => key.toLowerCase() === 'charset');
+		const charset = parameters
+			.map((parameter) => parameter.trim().split('='))
+			.find(([key]) => key.toLowerCase() === 'charset');
 		req.encoding = (charset?.[1]?.replace(/"/g, '').toLowerCase() ?? 'utf-8') as BufferEncoding;
 	}
 	req.readRawBody = async () => {
@@ -541,7 +616,10 @@ function rawBodyReader(req: N8nRequest, limit: number): void {
 				stream = req.pipe(createInflate());
 				break;
 			default:
-				declaredLength = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
+				declaredLength =
+					req.headers['content-length'] === undefined
+						? undefined
+						: Number(req.headers['content-length']);
 		}
 		if (declaredLength !== undefined && declaredLength > limit) {
 			req.resume();
@@ -577,7 +655,9 @@ async function parseRequestBody(req: N8nRequest): Promise<void> {
 		if (contentType === 'application/json') {
 			req.body = jsonParse(rawBody.toString(encoding));
 		} else if (contentType === 'application/x-www-form-urlencoded') {
-			req.body = parseQueryString(rawBody.toString(encoding), undefined, undefined, { maxKeys: 1000 });
+			req.body = parseQueryString(rawBody.toString(encoding), undefined, undefined, {
+				maxKeys: 1000,
+			});
 		} else if (contentType === 'text/plain') {
 			req.body = rawBody.toString(encoding);
 		}
@@ -600,29 +680,40 @@ function parseQuery(params: URLSearchParams): Record<string, unknown> {
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
 	if (res.headersSent) return;
 	const text = JSON.stringify(body);
-	res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+	res.writeHead(status, {
+		'content-type': 'application/json; charset=utf-8',
+		'content-length': Buffer.byteLength(text),
+	});
 	res.end(text);
 }
 
 /** Records the answer whoever writes it (n8n's side or the node). */
-export function captureAnswer(res: http.ServerResponse, call: Pick<WebhookCall, 'status' | 'text' | 'json' | 'contentType'>): void {
+export function captureAnswer(
+	res: http.ServerResponse,
+	call: Pick<WebhookCall, 'status' | 'text' | 'json' | 'contentType'>,
+): void {
 	const chunks: Buffer[] = [];
 	let headContentType: string | undefined;
 	const writeHead = res.writeHead.bind(res);
 	res.writeHead = ((status: number, ...rest: unknown[]) => {
-		const headers = rest.find((arg) => typeof arg === 'object' && arg !== null) as Record<string, unknown> | undefined;
-		const found = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type');
+		const headers = rest.find((arg) => typeof arg === 'object' && arg !== null) as
+			Record<string, unknown> | undefined;
+		const found = Object.entries(headers ?? {}).find(
+			([name]) => name.toLowerCase() === 'content-type',
+		);
 		if (found) headContentType = String(found[1]);
 		return (writeHead as (...args: unknown[]) => http.ServerResponse)(status, ...rest);
 	}) as typeof res.writeHead;
 	const write = res.write.bind(res);
 	const end = res.end.bind(res);
 	res.write = ((chunk: unknown, ...rest: unknown[]) => {
-		if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') chunks.push(Buffer.from(chunk as string));
+		if (chunk !== undefined && chunk !== null && typeof chunk !== 'function')
+			chunks.push(Buffer.from(chunk as string));
 		return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
 	}) as typeof res.write;
 	res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-		if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') chunks.push(Buffer.from(chunk as string));
+		if (chunk !== undefined && chunk !== null && typeof chunk !== 'function')
+			chunks.push(Buffer.from(chunk as string));
 		call.status = res.statusCode;
 		call.contentType = headContentType ?? res.getHeader('content-type')?.toString();
 		call.text = Buffer.concat(chunks).toString('utf8');

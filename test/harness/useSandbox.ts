@@ -33,7 +33,10 @@ function clearProcessCaches(): void {
 	sharedRateCache.clear();
 }
 
-export function useSandbox(options: SandboxOptions = {}, { resetEachTest = true }: UseSandboxSettings = {}): UsedSandbox {
+export function useSandbox(
+	options: SandboxOptions = {},
+	{ resetEachTest = true }: UseSandboxSettings = {},
+): UsedSandbox {
 	let current: Sandbox | undefined;
 
 	beforeAll(async () => {
@@ -52,7 +55,10 @@ export function useSandbox(options: SandboxOptions = {}, { resetEachTest = true 
 	});
 
 	function running(): Sandbox {
-		if (!current) throw new Error('useSandbox(): the sandbox runs only inside the tests of the file or block that called it');
+		if (!current)
+			throw new Error(
+				'useSandbox(): the sandbox runs only inside the tests of the file or block that called it',
+			);
 		return current;
 	}
 
@@ -67,7 +73,9 @@ export function useSandbox(options: SandboxOptions = {}, { resetEachTest = true 
 			if (key === 'restart') return restart;
 			const sandbox = running();
 			const value = Reflect.get(sandbox, key, sandbox) as unknown;
-			return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(sandbox) : value;
+			return typeof value === 'function'
+				? (value as (...args: unknown[]) => unknown).bind(sandbox)
+				: value;
 		},
 	});
 }

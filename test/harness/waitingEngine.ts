@@ -26,7 +26,14 @@ import type { AddressInfo } from 'net';
 import { parse as parseQueryString } from 'querystring';
 
 import { Container } from '@n8n/di';
-import { ExecutionLifecycleHooks, InstanceSettings, WAITING_TOKEN_QUERY_PARAM, WebhookContext, WorkflowExecute, validateUrlSignature } from 'n8n-core';
+import {
+	ExecutionLifecycleHooks,
+	InstanceSettings,
+	WAITING_TOKEN_QUERY_PARAM,
+	WebhookContext,
+	WorkflowExecute,
+	validateUrlSignature,
+} from 'n8n-core';
 import {
 	SEND_AND_WAIT_OPERATION,
 	Workflow,
@@ -44,7 +51,13 @@ import {
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 
-import { TestCredentialsHelper, baseAdditionalData, nodeTypes, type RunHooks, type WorkflowJson } from './engine';
+import {
+	TestCredentialsHelper,
+	baseAdditionalData,
+	nodeTypes,
+	type RunHooks,
+	type WorkflowJson,
+} from './engine';
 import { captureAnswer } from './triggerEngine';
 
 export interface SavedExecution {
@@ -94,7 +107,9 @@ export class WaitingHarness {
 		this.credentialsHelper = new TestCredentialsHelper(credentials);
 	}
 
-	static async start(credentials: Record<string, ICredentialDataDecryptedObject>): Promise<WaitingHarness> {
+	static async start(
+		credentials: Record<string, ICredentialDataDecryptedObject>,
+	): Promise<WaitingHarness> {
 		// Requests reach the server only once its address is known, so after `harness` is set.
 		const server = http.createServer((req, res) => {
 			void harness.handle(req, res);
@@ -106,19 +121,30 @@ export class WaitingHarness {
 	}
 
 	async close(): Promise<void> {
-		await Promise.allSettled([...this.executions.values()].map(async (stored) => await stored.running));
+		await Promise.allSettled(
+			[...this.executions.values()].map(async (stored) => await stored.running),
+		);
 		this.server.closeAllConnections();
 		await new Promise<void>((resolve) => this.server.close(() => resolve()));
 	}
 
 	/** Runs `workflow` from its start node (a manual run, or `mode`) until it ends or waits. */
-	async run(workflow: WorkflowJson, runHooks: RunHooks & { mode?: WorkflowExecuteMode } = {}): Promise<SavedExecution> {
+	async run(
+		workflow: WorkflowJson,
+		runHooks: RunHooks & { mode?: WorkflowExecuteMode } = {},
+	): Promise<SavedExecution> {
 		const id = `wait-${++executionCounter}`;
 		const mode = runHooks.mode ?? 'manual';
 		const wf = this.workflow(workflow);
-		const start = (runHooks.startNode ? wf.getNode(runHooks.startNode) : wf.getStartNode()) ?? workflow.nodes[0];
+		const start =
+			(runHooks.startNode ? wf.getNode(runHooks.startNode) : wf.getStartNode()) ??
+			workflow.nodes[0];
 		const data = createRunExecutionData({
-			executionData: { nodeExecutionStack: [{ node: start, data: { main: [runHooks.startItems ?? [{ json: {} }]] }, source: null }] },
+			executionData: {
+				nodeExecutionStack: [
+					{ node: start, data: { main: [runHooks.startItems ?? [{ json: {} }]] }, source: null },
+				],
+			},
 		});
 		const stored: Stored = { id, workflow, mode, status: 'running', data: '' };
 		this.executions.set(id, stored);
@@ -131,7 +157,13 @@ export class WaitingHarness {
 		const stored = this.executions.get(id);
 		if (!stored) throw new Error(`No execution ${id}`);
 		const data = JSON.parse(stored.data) as IRunExecutionData;
-		const run = { data, status: stored.status, mode: stored.mode, startedAt: new Date(), finished: stored.status === 'success' } as unknown as IRun;
+		const run = {
+			data,
+			status: stored.status,
+			mode: stored.mode,
+			startedAt: new Date(),
+			finished: stored.status === 'success',
+		} as unknown as IRun;
 		return {
 			id,
 			status: stored.status,
@@ -159,12 +191,20 @@ export class WaitingHarness {
 	}
 
 	/** A GET (or POST with a form body) to a link, as a phone's browser would send it. */
-	async open(url: string, init: { method?: 'GET' | 'POST'; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<ResumeCall> {
+	async open(
+		url: string,
+		init: {
+			method?: 'GET' | 'POST';
+			form?: Record<string, string>;
+			headers?: Record<string, string>;
+		} = {},
+	): Promise<ResumeCall> {
 		const body = init.form ? new URLSearchParams(init.form).toString() : undefined;
 		const response = await fetch(url, {
 			method: init.method ?? (body ? 'POST' : 'GET'),
 			headers: {
-				'user-agent': 'Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36',
+				'user-agent':
+					'Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36',
 				...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
 				...init.headers,
 			},
@@ -199,17 +239,32 @@ export class WaitingHarness {
 	private async execute(stored: Stored, data: IRunExecutionData): Promise<void> {
 		const wf = this.workflow(stored.workflow);
 		let finished: IRun | undefined;
-		const workflowData = { id: wf.id, name: wf.name, nodes: stored.workflow.nodes, connections: stored.workflow.connections, active: false, settings: {} } as unknown as IWorkflowBase;
+		const workflowData = {
+			id: wf.id,
+			name: wf.name,
+			nodes: stored.workflow.nodes,
+			connections: stored.workflow.connections,
+			active: false,
+			settings: {},
+		} as unknown as IWorkflowBase;
 		const hooks = new ExecutionLifecycleHooks(stored.mode, stored.id, workflowData);
 		hooks.addHandler('workflowExecuteAfter', (run) => {
 			finished = run;
 		});
 		stored.status = 'running';
 		const running = (async () => {
-			const returned = await new WorkflowExecute({ ...this.additionalData(stored.id), hooks }, stored.mode, data).processRunExecutionData(wf);
+			const returned = await new WorkflowExecute(
+				{ ...this.additionalData(stored.id), hooks },
+				stored.mode,
+				data,
+			).processRunExecutionData(wf);
 			const run = finished ?? returned;
 			stored.data = JSON.stringify(run.data);
-			stored.status = run.data.waitTill ? 'waiting' : run.data.resultData.error ? 'error' : 'success';
+			stored.status = run.data.waitTill
+				? 'waiting'
+				: run.data.resultData.error
+					? 'error'
+					: 'success';
 		})();
 		stored.running = running;
 		await running;
@@ -223,24 +278,73 @@ export class WaitingHarness {
 		captureAnswer(res, call);
 		const [, prefix, executionId, suffix] = url.pathname.split('/');
 		const stored = prefix === 'webhook-waiting' ? this.executions.get(executionId) : undefined;
-		if (!stored) return sendText(res, 404, 'application/json', JSON.stringify({ code: 404, message: `The execution "${executionId}" does not exist.` }));
+		if (!stored)
+			return sendText(
+				res,
+				404,
+				'application/json',
+				JSON.stringify({ code: 404, message: `The execution "${executionId}" does not exist.` }),
+			);
 
 		const data = JSON.parse(stored.data || '{}') as IRunExecutionData;
 		const wf = this.workflow(stored.workflow);
-		const isSendAndWait = Object.values(wf.nodes).some((node) => node.id === decodeURIComponent(suffix ?? '') && node.parameters.operation === SEND_AND_WAIT_OPERATION);
+		const isSendAndWait = Object.values(wf.nodes).some(
+			(node) =>
+				node.id === decodeURIComponent(suffix ?? '') &&
+				node.parameters.operation === SEND_AND_WAIT_OPERATION,
+		);
 		if (data.resumeToken) {
-			const valid = isSendAndWait ? validSignature(url) : url.searchParams.get(WAITING_TOKEN_QUERY_PARAM) === data.resumeToken;
+			const valid = isSendAndWait
+				? validSignature(url)
+				: url.searchParams.get(WAITING_TOKEN_QUERY_PARAM) === data.resumeToken;
 			if (!valid) {
 				return isSendAndWait
-					? sendText(res, 401, 'text/html; charset=utf-8', '<html><body><h1>Invalid token</h1></body></html>')
+					? sendText(
+							res,
+							401,
+							'text/html; charset=utf-8',
+							'<html><body><h1>Invalid token</h1></body></html>',
+						)
 					: sendText(res, 401, 'application/json', JSON.stringify({ error: 'Invalid token' }));
 			}
 		}
-		if (stored.status === 'running') return sendText(res, 409, 'application/json', JSON.stringify({ code: 409, message: `The execution "${executionId}" is running already.` }));
-		if (data.resultData.error) return sendText(res, 409, 'application/json', JSON.stringify({ code: 409, message: `The execution "${executionId}" has finished with error.` }));
+		if (stored.status === 'running')
+			return sendText(
+				res,
+				409,
+				'application/json',
+				JSON.stringify({
+					code: 409,
+					message: `The execution "${executionId}" is running already.`,
+				}),
+			);
+		if (data.resultData.error)
+			return sendText(
+				res,
+				409,
+				'application/json',
+				JSON.stringify({
+					code: 409,
+					message: `The execution "${executionId}" has finished with error.`,
+				}),
+			);
 		if (stored.status === 'success') {
-			if (isSendAndWait) return sendText(res, 200, 'text/html; charset=utf-8', '<html><body><h1>No action required</h1></body></html>');
-			return sendText(res, 409, 'application/json', JSON.stringify({ code: 409, message: `The execution "${executionId} has finished already.` }));
+			if (isSendAndWait)
+				return sendText(
+					res,
+					200,
+					'text/html; charset=utf-8',
+					'<html><body><h1>No action required</h1></body></html>',
+				);
+			return sendText(
+				res,
+				409,
+				'application/json',
+				JSON.stringify({
+					code: 409,
+					message: `The execution "${executionId} has finished already.`,
+				}),
+			);
 		}
 
 		// getWebhookExecutionData
@@ -252,30 +356,65 @@ export class WaitingHarness {
 		const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 		const method = (req.method ?? 'GET') as IHttpRequestMethods;
 		const webhookDescription = (nodeType.description.webhooks ?? []).find((description) => {
-			const path = String(wf.expression.getSimpleParameterValue(node, description.path, 'internal', {}));
-			return description.httpMethod === method && path === decodeURIComponent(suffix ?? '') && description.restartWebhook === true;
+			const path = String(
+				wf.expression.getSimpleParameterValue(node, description.path, 'internal', {}),
+			);
+			return (
+				description.httpMethod === method &&
+				path === decodeURIComponent(suffix ?? '') &&
+				description.restartWebhook === true
+			);
 		});
 		if (!webhookDescription) {
-			if (isSendAndWait) return sendText(res, 200, 'text/html; charset=utf-8', '<html><body><h1>No action required</h1></body></html>');
-			return sendText(res, 404, 'application/json', JSON.stringify({ code: 404, message: `The workflow for execution "${executionId}" does not contain a waiting webhook with a matching path/method.` }));
+			if (isSendAndWait)
+				return sendText(
+					res,
+					200,
+					'text/html; charset=utf-8',
+					'<html><body><h1>No action required</h1></body></html>',
+				);
+			return sendText(
+				res,
+				404,
+				'application/json',
+				JSON.stringify({
+					code: 404,
+					message: `The workflow for execution "${executionId}" does not contain a waiting webhook with a matching path/method.`,
+				}),
+			);
 		}
 
-		const request = req as http.IncomingMessage & { query: Record<string, unknown>; body?: unknown; params: Record<string, string> };
-		request.query = Object.fromEntries([...new Set(url.searchParams.keys())].map((key) => {
-			const values = url.searchParams.getAll(key);
-			return [key, values.length === 1 ? values[0] : values];
-		}));
+		const request = req as http.IncomingMessage & {
+			query: Record<string, unknown>;
+			body?: unknown;
+			params: Record<string, string>;
+		};
+		request.query = Object.fromEntries(
+			[...new Set(url.searchParams.keys())].map((key) => {
+				const values = url.searchParams.getAll(key);
+				return [key, values.length === 1 ? values[0] : values];
+			}),
+		);
 		request.params = {};
 		const raw = await readBody(req);
-		if ((req.headers['content-type'] ?? '').split(';')[0].trim() === 'application/x-www-form-urlencoded') {
-			request.body = parseQueryString(raw.toString('utf8'), undefined, undefined, { maxKeys: 1000 });
+		if (
+			(req.headers['content-type'] ?? '').split(';')[0].trim() ===
+			'application/x-www-form-urlencoded'
+		) {
+			request.body = parseQueryString(raw.toString('utf8'), undefined, undefined, {
+				maxKeys: 1000,
+			});
 		} else if (raw.length && (req.headers['content-type'] ?? '').startsWith('application/json')) {
 			request.body = JSON.parse(raw.toString('utf8')) as unknown;
 		} else {
 			request.body = {};
 		}
 
-		const additionalData = { ...this.additionalData(stored.id), httpRequest: request, httpResponse: res } as unknown as IWorkflowExecuteAdditionalData;
+		const additionalData = {
+			...this.additionalData(stored.id),
+			httpRequest: request,
+			httpResponse: res,
+		} as unknown as IWorkflowExecuteAdditionalData;
 		const webhookData: IWebhookData = {
 			httpMethod: method,
 			node: node.name,
@@ -286,18 +425,48 @@ export class WaitingHarness {
 		};
 		let result: IWebhookResponseData;
 		try {
-			const context = new WebhookContext(wf, node, additionalData, stored.mode, webhookData, [], data);
+			const context = new WebhookContext(
+				wf,
+				node,
+				additionalData,
+				stored.mode,
+				webhookData,
+				[],
+				data,
+			);
 			result = (await nodeType.webhook!.call(context)) as IWebhookResponseData;
 		} catch (error) {
-			return sendText(res, 500, 'application/json', JSON.stringify({ code: 0, message: 'Workflow Webhook Error: Workflow could not be started!', error: String(error) }));
+			return sendText(
+				res,
+				500,
+				'application/json',
+				JSON.stringify({
+					code: 0,
+					message: 'Workflow Webhook Error: Workflow could not be started!',
+					error: String(error),
+				}),
+			);
 		}
 		if (result.workflowData === undefined) {
-			if (result.noWebhookResponse !== true) sendText(res, 200, 'application/json', JSON.stringify(result.webhookResponse ?? { message: 'Webhook call received' }));
+			if (result.noWebhookResponse !== true)
+				sendText(
+					res,
+					200,
+					'application/json',
+					JSON.stringify(result.webhookResponse ?? { message: 'Webhook call received' }),
+				);
 			return;
 		}
 		if (result.noWebhookResponse !== true) {
 			const answer = result.webhookResponse;
-			sendText(res, 200, typeof answer === 'string' ? 'text/html; charset=utf-8' : 'application/json', typeof answer === 'string' ? answer : JSON.stringify(answer ?? { message: 'Workflow was started' }));
+			sendText(
+				res,
+				200,
+				typeof answer === 'string' ? 'text/html; charset=utf-8' : 'application/json',
+				typeof answer === 'string'
+					? answer
+					: JSON.stringify(answer ?? { message: 'Workflow was started' }),
+			);
 		}
 		call.resumed = true;
 		// prepareExecutionData: the waiting node's entry gets the webhook's items and forwards them.
@@ -323,7 +492,12 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
 	});
 }
 
-function sendText(res: http.ServerResponse, status: number, contentType: string, text: string): void {
+function sendText(
+	res: http.ServerResponse,
+	status: number,
+	contentType: string,
+	text: string,
+): void {
 	if (res.headersSent) return;
 	res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
 	res.end(text);

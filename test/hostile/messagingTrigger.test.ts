@@ -18,19 +18,47 @@ const sandbox = useSandbox();
 const harness = useTriggerHarnesses(sandbox);
 
 describe('linear time on the worst input a sender can construct', () => {
-	const deepJson = (bytes: number) => JSON.parse(`${'['.repeat(bytes / 2)}${']'.repeat(bytes / 2)}`) as unknown;
+	const deepJson = (bytes: number) =>
+		JSON.parse(`${'['.repeat(bytes / 2)}${']'.repeat(bytes / 2)}`) as unknown;
 	const wideJson = (bytes: number) => JSON.parse(`[${'1,'.repeat(bytes / 2 - 1)}1]`) as unknown;
 
 	it.each([
 		['bounded copy of a deep array', { input: deepJson, run: boundedCopy }],
 		['bounded copy of a wide array', { input: wideJson, run: boundedCopy }],
-		['file name of bidi overrides and slashes', { input: (n: number) => '\u202E/'.repeat(n / 2), run: cleanFileName }],
-		['file name of device-name-like dots', { input: (n: number) => `con${'.'.repeat(n - 3)}`, run: cleanFileName }],
-		['sender "1" + spaces + "#1" (the phone-number regex case)', { input: (n: number) => `1${' '.repeat(n - 3)}#1`, run: contactNumber }],
-		['sender of digits and spaces', { input: (n: number) => '1 '.repeat(n / 2), run: contactNumber }],
-		['own-number comparison on a huge sender', { input: (n: number) => `0${'8 '.repeat(n / 2)}`, run: (text: string) => sameNumber(text, '6281288776713', 'ID') }],
-		['charset of a long Content-Type', { input: (n: number) => `application/json${'; a=b'.repeat(n / 6)}`, run: declaredCharset }],
-		['data URI with a broken head', { input: (n: number) => `data:${';'.repeat(n - 6)},`, run: (text: string) => decodeDataUri(text, 'x') }],
+		[
+			'file name of bidi overrides and slashes',
+			{ input: (n: number) => '\u202E/'.repeat(n / 2), run: cleanFileName },
+		],
+		[
+			'file name of device-name-like dots',
+			{ input: (n: number) => `con${'.'.repeat(n - 3)}`, run: cleanFileName },
+		],
+		[
+			'sender "1" + spaces + "#1" (the phone-number regex case)',
+			{ input: (n: number) => `1${' '.repeat(n - 3)}#1`, run: contactNumber },
+		],
+		[
+			'sender of digits and spaces',
+			{ input: (n: number) => '1 '.repeat(n / 2), run: contactNumber },
+		],
+		[
+			'own-number comparison on a huge sender',
+			{
+				input: (n: number) => `0${'8 '.repeat(n / 2)}`,
+				run: (text: string) => sameNumber(text, '6281288776713', 'ID'),
+			},
+		],
+		[
+			'charset of a long Content-Type',
+			{ input: (n: number) => `application/json${'; a=b'.repeat(n / 6)}`, run: declaredCharset },
+		],
+		[
+			'data URI with a broken head',
+			{
+				input: (n: number) => `data:${';'.repeat(n - 6)},`,
+				run: (text: string) => decodeDataUri(text, 'x'),
+			},
+		],
 	] as const)('%s', (name, testCase) => {
 		const result = expectLinearTime(name, testCase as never);
 		expect(result.growth).toBeLessThan(8);
@@ -42,9 +70,16 @@ describe('payloads refused through the engine', () => {
 		const trigger = await harness({ verification: 'none' });
 		await trigger.activate();
 		const body = `{"params":{"message":"x","deep":${'['.repeat(200_000)}${']'.repeat(200_000)}}}`;
-		const answer = await request(trigger.productionUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+		const answer = await request(trigger.productionUrl, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body,
+		});
 		expect(answer.statusCode).toBe(400);
-		expect(await answer.body.json()).toEqual({ received: false, error: 'The payload is nested deeper than the limit of 32 levels of arrays and objects' });
+		expect(await answer.body.json()).toEqual({
+			received: false,
+			error: 'The payload is nested deeper than the limit of 32 levels of arrays and objects',
+		});
 		await trigger.settled();
 		expect(trigger.executions).toHaveLength(0);
 	});
@@ -52,8 +87,13 @@ describe('payloads refused through the engine', () => {
 	it('"__proto__" at every level leaves the items and Object.prototype untouched', async () => {
 		const trigger = await harness({ verification: 'none' });
 		await trigger.activate();
-		const body = '{"__proto__":{"polluted":1},"params":{"message":"x","__proto__":{"type":"image","polluted":1},"a":[{"__proto__":{"polluted":1}}]}}';
-		const answer = await request(trigger.productionUrl, { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
+		const body =
+			'{"__proto__":{"polluted":1},"params":{"message":"x","__proto__":{"type":"image","polluted":1},"a":[{"__proto__":{"polluted":1}}]}}';
+		const answer = await request(trigger.productionUrl, {
+			method: 'POST',
+			headers: { 'content-type': 'text/plain' },
+			body,
+		});
 		expect(answer.statusCode).toBe(200);
 		await answer.body.text();
 		await trigger.settled();
@@ -74,14 +114,16 @@ function shown(error: unknown): unknown {
 	return { message, stack, description, cause };
 }
 
-describe('the trigger\'s secrets in no error, log, static data or answer', () => {
+describe("the trigger's secrets in no error, log, static data or answer", () => {
 	// Characters that change in every encoding: quotes, backslash, HTML and URL specials, non-ASCII.
 	const shared = 's3"cr\\et<&>\'/+= ü-long-enough';
 	const echo = 'Invalid webhook {whatsapp_webhook}';
 
 	it('activation error: a gateway echoing the registered URL (shared secret in the query)', async () => {
 		const trigger = await harness({ verification: 'querySecret', sharedSecret: shared });
-		sandbox.addFaults([{ kind: 'rpcError', match: { rpcMethod: 'update' }, times: 1, message: echo }]);
+		sandbox.addFaults([
+			{ kind: 'rpcError', match: { rpcMethod: 'update' }, times: 1, message: echo },
+		]);
 		const error = await trigger.activate().then(
 			() => undefined,
 			(thrown: unknown) => thrown,
@@ -99,22 +141,36 @@ describe('the trigger\'s secrets in no error, log, static data or answer', () =>
 		const production = new URL(sandbox.accounts()[0].whatsappWebhook!).searchParams.get('token')!;
 		await trigger.listenForTestEvent();
 		const test = new URL(sandbox.accounts()[0].whatsappWebhook!).searchParams.get('token')!;
-		sandbox.addFaults([{ kind: 'rpcError', match: { rpcMethod: 'update' }, times: 1, message: `${echo} (JSON: ${JSON.stringify('{whatsapp_webhook}')})` }]);
+		sandbox.addFaults([
+			{
+				kind: 'rpcError',
+				match: { rpcMethod: 'update' },
+				times: 1,
+				message: `${echo} (JSON: ${JSON.stringify('{whatsapp_webhook}')})`,
+			},
+		]);
 		await expect(trigger.stopListeningForTestEvent()).resolves.toBe(false);
 		const warning = trigger.logs.find((line) => line.level === 'warn');
-		expect(warning?.message).toMatch(/could not restore or clear the account's webhook: .*Invalid webhook .*\[redacted\]/);
+		expect(warning?.message).toMatch(
+			/could not restore or clear the account's webhook: .*Invalid webhook .*\[redacted\]/,
+		);
 		expectNoSecret('deactivation warning', trigger.logs, [production, test]);
 		expectNoSecret('static data', trigger.staticData(), [production, test]);
 	});
 
 	it('activation error: the generated secret', async () => {
 		const trigger = await harness();
-		sandbox.addFaults([{ kind: 'rpcError', match: { rpcMethod: 'update' }, times: 1, message: echo }]);
+		sandbox.addFaults([
+			{ kind: 'rpcError', match: { rpcMethod: 'update' }, times: 1, message: echo },
+		]);
 		const error = await trigger.activate().then(
 			() => undefined,
 			(thrown: unknown) => thrown,
 		);
-		const sent = sandbox.requests().filter((entry) => entry.params?.method === 'update').at(-1)?.params?.whatsapp_webhook as string;
+		const sent = sandbox
+			.requests()
+			.filter((entry) => entry.params?.method === 'update')
+			.at(-1)?.params?.whatsapp_webhook as string;
 		const registered = /token=([\w-]{43})/.exec(sent)?.[1];
 		expect(registered).toBeDefined();
 		expect((error as Error).message).toMatch(/\[redacted\]/);

@@ -30,24 +30,42 @@ interface FoundRegex {
 
 function sourceFiles(dir: string): string[] {
 	return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-		entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+		entry.isDirectory()
+			? sourceFiles(join(dir, entry.name))
+			: entry.name.endsWith('.ts')
+				? [join(dir, entry.name)]
+				: [],
 	);
 }
 
 /** Every regex literal of the package's runtime code. */
 function packageRegexes(): FoundRegex[] {
 	const found: FoundRegex[] = [];
-	for (const file of [...sourceFiles(join(ROOT, 'nodes')), ...sourceFiles(join(ROOT, 'credentials'))]) {
-		const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+	for (const file of [
+		...sourceFiles(join(ROOT, 'nodes')),
+		...sourceFiles(join(ROOT, 'credentials')),
+	]) {
+		const source = ts.createSourceFile(
+			file,
+			readFileSync(file, 'utf8'),
+			ts.ScriptTarget.Latest,
+			true,
+		);
 		const visit = (node: ts.Node) => {
 			if (node.kind === ts.SyntaxKind.RegularExpressionLiteral) {
 				const text = node.getText(source);
 				const end = text.lastIndexOf('/');
 				const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
-				found.push({ where: `${relative(ROOT, file)}:${line}`, source: text.slice(1, end), flags: text.slice(end + 1).replace('g', '') });
+				found.push({
+					where: `${relative(ROOT, file)}:${line}`,
+					source: text.slice(1, end),
+					flags: text.slice(end + 1).replace('g', ''),
+				});
 			}
 			if (ts.isNewExpression(node) && node.expression.getText(source) === 'RegExp') {
-				throw new Error(`${relative(ROOT, file)}: new RegExp(…) cannot be audited; use a regex literal`);
+				throw new Error(
+					`${relative(ROOT, file)}: new RegExp(…) cannot be audited; use a regex literal`,
+				);
 			}
 			ts.forEachChild(node, visit);
 		};
@@ -60,7 +78,26 @@ function packageRegexes(): FoundRegex[] {
  * Runs that make patterns backtrack: one character, or a short unit, repeated, after a prefix
  * that gets anchored patterns going, and ending in a character that makes the match fail late.
  */
-const UNITS = [' ', '1', 'a', 'x', '<', '.', ',', ';', '=', '/', '-', '+', '1,', ' ;', 'x1', 'token ', '<title', ';a='];
+const UNITS = [
+	' ',
+	'1',
+	'a',
+	'x',
+	'<',
+	'.',
+	',',
+	';',
+	'=',
+	'/',
+	'-',
+	'+',
+	'1,',
+	' ;',
+	'x1',
+	'token ',
+	'<title',
+	';a=',
+];
 const PREFIXES = ['', 'a/b;x=', 'data:a', '1'];
 const ENDINGS = ['\u0000!', ','];
 
@@ -84,12 +121,16 @@ describe('the regex audit: every pattern of the package is linear on long runs',
 			/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/, // rateTable.ts and convert, numbers
 			/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w.+-]+=[^;,]*)*$/, // dataUri.ts, mime types
 		];
-		for (const pattern of formerPatterns) expect(worstGrowth(pattern).growth).toBeGreaterThanOrEqual(8);
+		for (const pattern of formerPatterns)
+			expect(worstGrowth(pattern).growth).toBeGreaterThanOrEqual(8);
 	});
 
 	it.each(regexes.map((r) => [r.where, r] as const))('%s', (_where, found) => {
 		const worst = worstGrowth(new RegExp(found.source, found.flags));
-		if (worst.growth >= 8) throw new Error(`/${found.source}/${found.flags} (${found.where}) is not linear: ×${worst.growth.toFixed(1)} for 4× the input ${worst.input}`);
+		if (worst.growth >= 8)
+			throw new Error(
+				`/${found.source}/${found.flags} (${found.where}) is not linear: ×${worst.growth.toFixed(1)} for 4× the input ${worst.input}`,
+			);
 		expect(worst.growth).toBeLessThan(8);
 	});
 });
@@ -120,10 +161,13 @@ function worstGrowth(pattern: RegExp): { growth: number; input: string } {
 				// pause, CI's n8n install on the other core) disturbs one round, either way; a quadratic
 				// pattern is slow in every round, a linear one in at most one.
 				if (g > 8) {
-					const rounds = [0, 1, 2].map(() => growth(prefix, unit, ending, 4096, 3)).sort((a, b) => a - b);
+					const rounds = [0, 1, 2]
+						.map(() => growth(prefix, unit, ending, 4096, 3))
+						.sort((a, b) => a - b);
 					g = rounds[1];
 				}
-				if (g > worst.growth) worst = { growth: g, input: JSON.stringify(`${prefix}${unit}${unit}…${ending}`) };
+				if (g > worst.growth)
+					worst = { growth: g, input: JSON.stringify(`${prefix}${unit}${unit}…${ending}`) };
 				if (g > 8) return worst;
 			}
 		}
@@ -138,24 +182,44 @@ describe('parsers of outside text, 1 MB of their worst input, against a linear p
 	const report: Record<string, string> = {};
 	afterAll(() => {
 		// The measured ratios, for the record (npm run test:hostile prints them).
-		console.log(Object.entries(report).map(([name, line]) => `${name}: ${line}`).join('\n'));
+		console.log(
+			Object.entries(report)
+				.map(([name, line]) => `${name}: ${line}`)
+				.join('\n'),
+		);
 	});
 	const measure = (name: string, testCase: Parameters<typeof expectLinearTime<string>>[1]) => {
 		const result = expectLinearTime(name, testCase);
-		report[name] = `growth ×${result.growth.toFixed(1)} for 4× the input, ${result.overBaseline.toFixed(1)}× a linear pass (${result.largeMs.toFixed(2)} ms on 1 MB)`;
+		report[name] =
+			`growth ×${result.growth.toFixed(1)} for 4× the input, ${result.overBaseline.toFixed(1)}× a linear pass (${result.largeMs.toFixed(2)} ms on 1 MB)`;
 		return result;
 	};
 
 	it('phone numbers: "1" + spaces + "#1" (the extension pattern), digits, letters', () => {
-		measure('phone: spaces before #1', { input: (n) => `1${' '.repeat(n)}#1`, run: (s) => normalizePhone(s) });
-		measure('phone: 1 MB of digits', { input: (n) => '6'.repeat(n), run: (s) => normalizePhone(s, 'ID') });
-		measure('phone: x1x1x1…', { input: (n) => `+62${'x1'.repeat(n / 2)}`, run: (s) => normalizePhone(s) });
+		measure('phone: spaces before #1', {
+			input: (n) => `1${' '.repeat(n)}#1`,
+			run: (s) => normalizePhone(s),
+		});
+		measure('phone: 1 MB of digits', {
+			input: (n) => '6'.repeat(n),
+			run: (s) => normalizePhone(s, 'ID'),
+		});
+		measure('phone: x1x1x1…', {
+			input: (n) => `+62${'x1'.repeat(n / 2)}`,
+			run: (s) => normalizePhone(s),
+		});
 	});
 
 	it('HTML error pages: "<" without ">", "<title" without end, unclosed scripts, spaces', () => {
 		measure('page: <<<<', { input: (n) => '<'.repeat(n), run: (s) => pageText(s) });
-		measure('page: <title<title…', { input: (n) => '<title'.repeat(n / 6), run: (s) => pageText(s) });
-		measure('page: <script> unclosed', { input: (n) => `<p>${'<script>'.repeat(n / 8)}`, run: (s) => pageText(s) });
+		measure('page: <title<title…', {
+			input: (n) => '<title'.repeat(n / 6),
+			run: (s) => pageText(s),
+		});
+		measure('page: <script> unclosed', {
+			input: (n) => `<p>${'<script>'.repeat(n / 8)}`,
+			run: (s) => pageText(s),
+		});
 		measure('page: <a> tags', { input: (n) => '<a>x'.repeat(n / 4), run: (s) => pageText(s) });
 		measure('envelope: HTTP 502 page of "<"', {
 			input: (n) => '<'.repeat(n),
@@ -165,19 +229,36 @@ describe('parsers of outside text, 1 MB of their worst input, against a linear p
 
 	it('JSON-RPC errors: the auth-failure wording on a long sentence', () => {
 		measure('envelope: "token " × n in an error message', {
-			input: (n) => JSON.stringify({ jsonrpc: '2.0', error: { code: 200, message: 'token '.repeat(n / 6) } }),
+			input: (n) =>
+				JSON.stringify({ jsonrpc: '2.0', error: { code: 200, message: 'token '.repeat(n / 6) } }),
 			run: (s) => parseEnvelope(endpoint, 200, s, ['a-long-secret']),
 		});
 	});
 
 	it('numbers, data URIs, mime types, base URLs', () => {
-		measure('rate: 1 MB of digits then x', { input: (n) => `${'1'.repeat(n)}x`, run: (s) => readRate(s) });
-		measure('rate: 1,111,111…x', { input: (n) => `1${',111'.repeat(n / 4)}x`, run: (s) => readRate(s) });
-		measure('data URI: data:a;;;;… without comma', { input: (n) => `data:a${';'.repeat(n)}`, run: (s) => parseBase64Text(s) });
+		measure('rate: 1 MB of digits then x', {
+			input: (n) => `${'1'.repeat(n)}x`,
+			run: (s) => readRate(s),
+		});
+		measure('rate: 1,111,111…x', {
+			input: (n) => `1${',111'.repeat(n / 4)}x`,
+			run: (s) => readRate(s),
+		});
+		measure('data URI: data:a;;;;… without comma', {
+			input: (n) => `data:a${';'.repeat(n)}`,
+			run: (s) => parseBase64Text(s),
+		});
 		// Removing 200,000 spaces builds a new 1 MB string in V8's large-object space, a step above the
 		// 256 KB run (×9 measured on a busy machine, 30 ms); a quadratic pass would be ×16 and seconds.
-		measure('base64 with spaces', { input: (n) => 'QUJD '.repeat(n / 5), run: (s) => parseBase64Text(s), maxGrowth: 14 });
-		measure('mime type: parameters then spaces', { input: (n) => `a/b;x=${' '.repeat(n)},`, run: (s) => isMimeType(s) });
+		measure('base64 with spaces', {
+			input: (n) => 'QUJD '.repeat(n / 5),
+			run: (s) => parseBase64Text(s),
+			maxGrowth: 14,
+		});
+		measure('mime type: parameters then spaces', {
+			input: (n) => `a/b;x=${' '.repeat(n)},`,
+			run: (s) => isMimeType(s),
+		});
 		measure('base URL: slashes', {
 			input: (n) => `http://h/${'/'.repeat(n)}a`,
 			run: (s) => parseCredentials({ baseUrl: s, clientId: 'c', clientSecret: 's' }),

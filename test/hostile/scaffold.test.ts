@@ -3,7 +3,10 @@ import { expectLinearTime, expectNoSecret, findSecret } from '../harness/hostile
 
 describe('hostile-suite tools', () => {
 	it('passes a linear routine and fails a quadratic one', () => {
-		const linear = expectLinearTime('indexOf', { input: (n) => 'a'.repeat(n), run: (s) => s.indexOf('b') });
+		const linear = expectLinearTime('indexOf', {
+			input: (n) => 'a'.repeat(n),
+			run: (s) => s.indexOf('b'),
+		});
 		expect(linear.growth).toBeLessThan(8);
 		expect(() =>
 			expectLinearTime('quadratic', {
@@ -11,7 +14,8 @@ describe('hostile-suite tools', () => {
 				input: (n) => 'a'.repeat(n),
 				run: (s) => {
 					let count = 0;
-					for (let i = 0; i < s.length; i++) for (let j = i; j < s.length; j += 1) count += s.charCodeAt(j) & 1;
+					for (let i = 0; i < s.length; i++)
+						for (let j = i; j < s.length; j += 1) count += s.charCodeAt(j) & 1;
 					return count;
 				},
 			}),

@@ -6,7 +6,12 @@
  */
 import { LoggerProxy, type IDataObject } from 'n8n-workflow';
 
-import { runWorkflow, sandboxCredential, singleNodeWorkflow, type EngineRun } from '../harness/engine';
+import {
+	runWorkflow,
+	sandboxCredential,
+	singleNodeWorkflow,
+	type EngineRun,
+} from '../harness/engine';
 import { expectNoSecret, stringsIn } from '../harness/hostile';
 import { sharedTokenCache } from '../../nodes/shared/transport';
 import { useSandbox } from '../harness/useSandbox';
@@ -18,24 +23,40 @@ const REFRESH = 'RT-refresh-token-5678';
 const PHONE = '6281288776713';
 
 const logged: string[] = [];
-const capture = (...args: unknown[]) => logged.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+const capture = (...args: unknown[]) =>
+	logged.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
 
 beforeAll(() => {
-	LoggerProxy.init({ error: capture, warn: capture, info: capture, debug: capture, verbose: capture } as never);
-	for (const method of ['log', 'warn', 'error', 'info', 'debug'] as const) jest.spyOn(console, method).mockImplementation(capture);
+	LoggerProxy.init({
+		error: capture,
+		warn: capture,
+		info: capture,
+		debug: capture,
+		verbose: capture,
+	} as never);
+	for (const method of ['log', 'warn', 'error', 'info', 'debug'] as const)
+		jest.spyOn(console, method).mockImplementation(capture);
 });
 afterAll(() => jest.restoreAllMocks());
 
 const sandbox = useSandbox({
 	accounts: [{ clientId: 'hostile-client', clientSecret: SECRET, status: 'authenticated' }],
-	tokenAnswerExtra: { access_token: ACCESS, refresh_token: REFRESH, client_secret: SECRET, echoed: { deep: [`secret=${encodeURIComponent(SECRET)}`] } },
+	tokenAnswerExtra: {
+		access_token: ACCESS,
+		refresh_token: REFRESH,
+		client_secret: SECRET,
+		echoed: { deep: [`secret=${encodeURIComponent(SECRET)}`] },
+	},
 });
 
-const credential = (secret = SECRET, clientId = 'hostile-client') => sandboxCredential(sandbox.url, { clientId, clientSecret: secret });
+const credential = (secret = SECRET, clientId = 'hostile-client') =>
+	sandboxCredential(sandbox.url, { clientId, clientSecret: secret });
 
 /** Every secret this process knows of now: the client secret, the token answer's extras, every token issued. */
 function secretsNow(extra: string[] = []): string[] {
-	const bearer = sandbox.requests().flatMap((r) => (r.authorization ? [r.authorization.replace(/^Bearer\s+/, '')] : []));
+	const bearer = sandbox
+		.requests()
+		.flatMap((r) => (r.authorization ? [r.authorization.replace(/^Bearer\s+/, '')] : []));
 	return [SECRET, ACCESS, REFRESH, ...sharedTokenCache.values(), ...bearer, ...extra];
 }
 
@@ -67,14 +88,28 @@ describe('Get Token, both nodes: redacted by key and by value', () => {
 describe('errors that echo the secret in other encodings', () => {
 	const forms = {
 		'JSON-escaped': JSON.stringify({ client_secret: SECRET }),
-		'HTML-escaped': SECRET.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'),
+		'HTML-escaped': SECRET.replace(/&/g, '&amp;')
+			.replace(/</g, '&lt;')
+			.replace(/>/g, '&gt;')
+			.replace(/"/g, '&quot;')
+			.replace(/'/g, '&#39;'),
 		'URL-encoded': `https://x/?s=${encodeURIComponent(SECRET)}`,
-		base64: `Basic ${Buffer.from(`hostile-client:${SECRET}`).toString('base64')}`,
-		hex: Buffer.from(SECRET).toString('hex'),
+		'base64': `Basic ${Buffer.from(`hostile-client:${SECRET}`).toString('base64')}`,
+		'hex': Buffer.from(SECRET).toString('hex'),
 	};
 	it.each(Object.entries(forms))('%s', async (_form, message) => {
-		sandbox.addFaults([{ kind: 'rpcError', message: `bad request: ${message}`, match: { rpcMethod: 'sendMessage' } }]);
-		const run = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendText', phone: PHONE, text: 'hi' }, [{}], CONTINUE), credential());
+		sandbox.addFaults([
+			{ kind: 'rpcError', message: `bad request: ${message}`, match: { rpcMethod: 'sendMessage' } },
+		]);
+		const run = await runWorkflow(
+			singleNodeWorkflow(
+				'messaging',
+				{ resource: 'message', operation: 'sendText', phone: PHONE, text: 'hi' },
+				[{}],
+				CONTINUE,
+			),
+			credential(),
+		);
 		expect(run.output('Node')[0].json.error).toBeDefined();
 		expectClean('send error', run);
 	});
@@ -82,14 +117,37 @@ describe('errors that echo the secret in other encodings', () => {
 
 describe('tokens', () => {
 	it('a token just invalidated is still redacted when a later answer echoes it', async () => {
-		const first = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendText', phone: PHONE, text: 'one' }), credential());
+		const first = await runWorkflow(
+			singleNodeWorkflow('messaging', {
+				resource: 'message',
+				operation: 'sendText',
+				phone: PHONE,
+				text: 'one',
+			}),
+			credential(),
+		);
 		expect(first.error).toBeUndefined();
-		const oldToken = sandbox.requests().find((r) => r.authorization)!.authorization!.replace(/^Bearer\s+/, '');
+		const oldToken = sandbox
+			.requests()
+			.find((r) => r.authorization)!
+			.authorization!.replace(/^Bearer\s+/, '');
 		sandbox.addFaults([
 			{ kind: 'expireToken', match: { rpcMethod: 'sendMessage' } },
-			{ kind: 'rpcError', message: `token ${oldToken} was replaced`, match: { rpcMethod: 'sendMessage' } },
+			{
+				kind: 'rpcError',
+				message: `token ${oldToken} was replaced`,
+				match: { rpcMethod: 'sendMessage' },
+			},
 		]);
-		const run = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendText', phone: PHONE, text: 'two' }, [{}], CONTINUE), credential());
+		const run = await runWorkflow(
+			singleNodeWorkflow(
+				'messaging',
+				{ resource: 'message', operation: 'sendText', phone: PHONE, text: 'two' },
+				[{}],
+				CONTINUE,
+			),
+			credential(),
+		);
 		expect(String(run.output('Node')[0].json.error)).toMatch(/was replaced/);
 		expectClean('retired token', run, secretsNow([oldToken]));
 	});
@@ -98,10 +156,29 @@ describe('tokens', () => {
 describe('an answer quoted in an error', () => {
 	it('a send answer with an unknown token under a credential-like key: the error shows the key, not the value', async () => {
 		const unseen = 'refresh-7d1b0c9e4a';
-		sandbox.addFaults([{ kind: 'answer', result: { message: { queued: true, refresh_token: unseen } }, match: { rpcMethod: 'sendMessage' }, times: 1 }]);
-		const run = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendText', phone: '+62 812 8877 6713', text: 'hi' }), credential());
+		sandbox.addFaults([
+			{
+				kind: 'answer',
+				result: { message: { queued: true, refresh_token: unseen } },
+				match: { rpcMethod: 'sendMessage' },
+				times: 1,
+			},
+		]);
+		const run = await runWorkflow(
+			singleNodeWorkflow('messaging', {
+				resource: 'message',
+				operation: 'sendText',
+				phone: '+62 812 8877 6713',
+				text: 'hi',
+			}),
+			credential(),
+		);
 		expect(`${run.error?.message} ${run.error?.description}`).toContain('refresh_token');
-		expectNoSecret('send error', [{ json: { message: run.error?.message, description: run.error?.description } }], [unseen]);
+		expectNoSecret(
+			'send error',
+			[{ json: { message: run.error?.message, description: run.error?.description } }],
+			[unseen],
+		);
 	});
 });
 
@@ -110,11 +187,19 @@ describe("a trigger's secret in the account's webhook URL", () => {
 		const triggerSecret = 'trigger-secret-7f3a9c';
 		const webhookUrl = `https://n8n.example.com/webhook/abc/messaging?secret=${triggerSecret}`;
 		const params = { whatsappNumber: '+62 812 8877 6713', webhookUrl };
-		const update = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'account', operation: 'update', ...params }), credential());
-		const check = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'account', operation: 'check', ...params }), credential());
+		const update = await runWorkflow(
+			singleNodeWorkflow('messaging', { resource: 'account', operation: 'update', ...params }),
+			credential(),
+		);
+		const check = await runWorkflow(
+			singleNodeWorkflow('messaging', { resource: 'account', operation: 'check', ...params }),
+			credential(),
+		);
 		for (const run of [update, check]) {
 			expect(run.error).toBeUndefined();
-			expect(run.output('Node')[0].json.webhookUrl).toBe('https://n8n.example.com/webhook/abc/messaging?secret=%5Bredacted%5D');
+			expect(run.output('Node')[0].json.webhookUrl).toBe(
+				'https://n8n.example.com/webhook/abc/messaging?secret=%5Bredacted%5D',
+			);
 			expectNoSecret('account output', run.output('Node'), [triggerSecret]);
 		}
 	});
@@ -123,11 +208,32 @@ describe("a trigger's secret in the account's webhook URL", () => {
 		const triggerSecret = 'trigger-secret-5c1e88';
 		const webhookUrl = `https://n8n.example.com/webhook/abc/messaging?token=${triggerSecret}`;
 		sandbox.addFaults([
-			{ kind: 'answer', result: { message: { whatsapp_number: '6281288776713', whatsapp_webhook: webhookUrl, message: `Webhook is ${webhookUrl} (active)` } }, match: { rpcMethod: 'check' }, times: 1 },
+			{
+				kind: 'answer',
+				result: {
+					message: {
+						whatsapp_number: '6281288776713',
+						whatsapp_webhook: webhookUrl,
+						message: `Webhook is ${webhookUrl} (active)`,
+					},
+				},
+				match: { rpcMethod: 'check' },
+				times: 1,
+			},
 		]);
-		const check = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'account', operation: 'check', whatsappNumber: '+62 812 8877 6713', webhookUrl: 'https://typed.example/hook' }), credential());
+		const check = await runWorkflow(
+			singleNodeWorkflow('messaging', {
+				resource: 'account',
+				operation: 'check',
+				whatsappNumber: '+62 812 8877 6713',
+				webhookUrl: 'https://typed.example/hook',
+			}),
+			credential(),
+		);
 		expect(check.error).toBeUndefined();
-		expect(check.output('Node')[0].json.message).toMatch(/^Webhook is https:\/\/n8n\.example\.com\/webhook\/abc\/messaging\?token=\[redacted\] \(active\)$/);
+		expect(check.output('Node')[0].json.message).toMatch(
+			/^Webhook is https:\/\/n8n\.example\.com\/webhook\/abc\/messaging\?token=\[redacted\] \(active\)$/,
+		);
 		expectNoSecret('account output', check.output('Node'), [triggerSecret]);
 	});
 });
@@ -138,9 +244,26 @@ describe('short secrets', () => {
 			accounts: [{ clientId: 'short-client', clientSecret: 'ab3', status: 'authenticated' }],
 			tokenAnswerExtra: { client_secret: 'ab3', note: 'ab3' },
 		});
-		sandbox.addFaults([{ kind: 'rpcError', message: 'params were {"client_secret": "ab3"}', match: { rpcMethod: 'sendMessage' } }]);
-		const token = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'auth', operation: 'getToken' }), credential('ab3', 'short-client'));
-		const send = await runWorkflow(singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendText', phone: PHONE, text: 'hi' }, [{}], CONTINUE), credential('ab3', 'short-client'));
+		sandbox.addFaults([
+			{
+				kind: 'rpcError',
+				message: 'params were {"client_secret": "ab3"}',
+				match: { rpcMethod: 'sendMessage' },
+			},
+		]);
+		const token = await runWorkflow(
+			singleNodeWorkflow('messaging', { resource: 'auth', operation: 'getToken' }),
+			credential('ab3', 'short-client'),
+		);
+		const send = await runWorkflow(
+			singleNodeWorkflow(
+				'messaging',
+				{ resource: 'message', operation: 'sendText', phone: PHONE, text: 'hi' },
+				[{}],
+				CONTINUE,
+			),
+			credential('ab3', 'short-client'),
+		);
 		for (const run of [token, send]) {
 			const texts = stringsIn(run.run);
 			expect(texts.filter((text) => text === 'ab3' || text.includes('"ab3"'))).toEqual([]);

@@ -25,16 +25,31 @@ const SEND = { method: 'sendMessage', version: '16.0.1.3', phone: '6281288776713
 const sendParams = { version: SEND.version, phone: SEND.phone, body: SEND.body };
 
 function credentials(overrides: Record<string, unknown> = {}): ApiCredentials {
-	return parseCredentials({ baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: 'demo-secret', timeoutSeconds: 5, ...overrides });
+	return parseCredentials({
+		baseUrl: sandbox.url,
+		clientId: 'demo-client',
+		clientSecret: 'demo-secret',
+		timeoutSeconds: 5,
+		...overrides,
+	});
 }
-const client = (overrides: Record<string, unknown> = {}) => new ApiClient(credentials(overrides), new TokenCache());
-const failure = async (promise: Promise<unknown>) => (await promise.then(() => undefined, (e: unknown) => e)) as ApiError;
+const client = (overrides: Record<string, unknown> = {}) =>
+	new ApiClient(credentials(overrides), new TokenCache());
+const failure = async (promise: Promise<unknown>) =>
+	(await promise.then(
+		() => undefined,
+		(e: unknown) => e,
+	)) as ApiError;
 
 describe('answers that do not end', () => {
 	it('Request Timeout bounds the whole answer: a byte every 250 ms is cut off at the deadline', async () => {
-		sandbox.addFaults([{ kind: 'trickle', delayMs: 250, match: { path: '/api/wa/2.0/check' }, times: 5 }]);
+		sandbox.addFaults([
+			{ kind: 'trickle', delayMs: 250, match: { path: '/api/wa/2.0/check' }, times: 5 },
+		]);
 		const started = Date.now();
-		const error = await failure(client({ timeoutSeconds: 1 }).call(endpoints.checkNumber, { phone: SEND.phone }));
+		const error = await failure(
+			client({ timeoutSeconds: 1 }).call(endpoints.checkNumber, { phone: SEND.phone }),
+		);
 		const elapsed = Date.now() - started;
 		expect(error.kind).toBe('timeout');
 		expect(error.message).toMatch(/no complete answer within 1 s \(Request Timeout\)/);
@@ -47,7 +62,9 @@ describe('answers that do not end', () => {
 
 	it('a send whose answer trickles is cut off and never sent again (it was processed)', async () => {
 		sandbox.addFaults([{ kind: 'trickle', delayMs: 250, match: { rpcMethod: 'sendMessage' } }]);
-		const error = await failure(client({ timeoutSeconds: 1 }).call(endpoints.sendMessage, sendParams));
+		const error = await failure(
+			client({ timeoutSeconds: 1 }).call(endpoints.sendMessage, sendParams),
+		);
 		expect(error.kind).toBe('timeout');
 		expect(error.deliveryUnknown).toBe(true);
 		expect(error.attempts).toBe(1);
@@ -57,11 +74,17 @@ describe('answers that do not end', () => {
 
 describe('answers that are too large', () => {
 	it('a 100 MB answer is not read: a clear error at the size cap, memory bounded by the cap', async () => {
-		sandbox.addFaults([{ kind: 'hugeBody', bytes: 100 * 1024 * 1024, match: { path: '/api/wa/2.0/check' } }]);
+		sandbox.addFaults([
+			{ kind: 'hugeBody', bytes: 100 * 1024 * 1024, match: { path: '/api/wa/2.0/check' } },
+		]);
 		const before = process.memoryUsage();
-		const error = await failure(client({ maxResponseMegabytes: 2 }).call(endpoints.checkNumber, { phone: SEND.phone }));
+		const error = await failure(
+			client({ maxResponseMegabytes: 2 }).call(endpoints.checkNumber, { phone: SEND.phone }),
+		);
 		const after = process.memoryUsage();
-		expect(error.message).toMatch(/larger than 2 MB, the credential's "Max Response Size \(MB\)"; it was not read/);
+		expect(error.message).toMatch(
+			/larger than 2 MB, the credential's "Max Response Size \(MB\)"; it was not read/,
+		);
 		expect(error.attempts).toBe(1);
 		// What the process took for the answer is a small multiple of the cap, not the 100 MB answer.
 		const grown = after.rss - before.rss;
@@ -75,24 +98,37 @@ describe('answers that are too large', () => {
 
 describe('odd answers', () => {
 	it('a 3xx with a JSON success body is an error, not a sent message', async () => {
-		sandbox.addFaults([{ kind: 'redirect', location: 'https://elsewhere.example/api', match: { rpcMethod: 'sendMessage' } }]);
+		sandbox.addFaults([
+			{
+				kind: 'redirect',
+				location: 'https://elsewhere.example/api',
+				match: { rpcMethod: 'sendMessage' },
+			},
+		]);
 		const error = await failure(client().call(endpoints.sendMessage, sendParams));
 		expect(error.httpStatus).toBe(302);
-		expect(error.message).toMatch(/redirects to https:\/\/elsewhere\.example\/api, and redirects are not followed/);
+		expect(error.message).toMatch(
+			/redirects to https:\/\/elsewhere\.example\/api, and redirects are not followed/,
+		);
 		expect(sandbox.ledger()).toHaveLength(0);
 	});
 
 	it('an expires_at in the past does not make every call fetch a token: 20 sends, 1 token', async () => {
-		await sandbox.restart({ tokenAnswerExtra: { expires_at: Math.floor(Date.now() / 1000) - 3600 } });
+		await sandbox.restart({
+			tokenAnswerExtra: { expires_at: Math.floor(Date.now() / 1000) - 3600 },
+		});
 		const c = client();
-		for (let i = 0; i < 20; i++) await c.call(endpoints.sendMessage, { ...sendParams, body: `m${i}` });
+		for (let i = 0; i < 20; i++)
+			await c.call(endpoints.sendMessage, { ...sendParams, body: `m${i}` });
 		expect(sandbox.stats().tokensIssued.wa).toBe(1);
 		expect(sandbox.ledger()).toHaveLength(20);
 		await sandbox.restart();
 	});
 
 	it('user:pass@ in the Base URL is refused, without repeating the password', () => {
-		expect(() => credentials({ baseUrl: 'https://me:hunter22@gateway.example.com' })).toThrow(/must not contain a user name or password/);
+		expect(() => credentials({ baseUrl: 'https://me:hunter22@gateway.example.com' })).toThrow(
+			/must not contain a user name or password/,
+		);
 		try {
 			credentials({ baseUrl: 'https://me:hunter22@gateway.example.com' });
 		} catch (error) {
@@ -133,7 +169,9 @@ describe('a network lost after the request left vs before', () => {
 
 	it('ENETUNREACH on a read: retried, and it succeeds', async () => {
 		const stop = failAfterHeaders('ENETUNREACH');
-		await expect(client().call(endpoints.checkNumber, { phone: SEND.phone })).resolves.toEqual({ result: 'exists' });
+		await expect(client().call(endpoints.checkNumber, { phone: SEND.phone })).resolves.toEqual({
+			result: 'exists',
+		});
 		stop();
 	});
 
@@ -142,13 +180,19 @@ describe('a network lost after the request left vs before', () => {
 		await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
 		const port = (closed.address() as AddressInfo).port;
 		await new Promise<void>((resolve) => closed.close(() => resolve()));
-		const c = new ApiClient(credentials({ baseUrl: `http://127.0.0.1:${port}` }), new TokenCache(), {
-			maxRetries: 2,
-			baseDelayMs: 1,
-			maxDelayMs: 2,
-			maxRetryAfterSeconds: 1,
-		});
-		const error = await failure(c.call(endpoints.updateAccount, { version: '1', whatsapp_number: '1', whatsapp_webhook: '' }));
+		const c = new ApiClient(
+			credentials({ baseUrl: `http://127.0.0.1:${port}` }),
+			new TokenCache(),
+			{
+				maxRetries: 2,
+				baseDelayMs: 1,
+				maxDelayMs: 2,
+				maxRetryAfterSeconds: 1,
+			},
+		);
+		const error = await failure(
+			c.call(endpoints.updateAccount, { version: '1', whatsapp_number: '1', whatsapp_webhook: '' }),
+		);
 		expect(error.causeCode).toBe('ECONNREFUSED');
 		expect(error.attempts).toBe(3);
 		expect(error.deliveryUnknown).toBe(false);
@@ -157,10 +201,22 @@ describe('a network lost after the request left vs before', () => {
 
 describe('fan-out', () => {
 	it('Parallel Requests from an expression (={{100000}}) is clamped: at most 50 sends at once', async () => {
-		sandbox.addFaults([{ kind: 'slow', delayMs: 150, match: { rpcMethod: 'sendMessage' }, times: 1000 }]);
+		sandbox.addFaults([
+			{ kind: 'slow', delayMs: 150, match: { rpcMethod: 'sendMessage' }, times: 1000 },
+		]);
 		const items = Array.from({ length: 150 }, (_, i) => ({ text: `m${i}` }));
 		const run = await runWorkflow(
-			singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendText', phone: SEND.phone, text: '={{ $json.text }}', options: { parallel: '={{ 100000 }}' } }, items),
+			singleNodeWorkflow(
+				'messaging',
+				{
+					resource: 'message',
+					operation: 'sendText',
+					phone: SEND.phone,
+					text: '={{ $json.text }}',
+					options: { parallel: '={{ 100000 }}' },
+				},
+				items,
+			),
 			sandboxCredential(sandbox.url),
 		);
 		expect(run.error).toBeUndefined();
@@ -173,9 +229,13 @@ describe('fan-out', () => {
 		await closeConnections();
 		await new Promise((resolve) => setTimeout(resolve, 200)); // the sandbox sees the old sockets close
 		sandbox.reset();
-		sandbox.addFaults([{ kind: 'slow', delayMs: 100, match: { path: '/api/wa/2.0/check' }, times: 1000 }]);
+		sandbox.addFaults([
+			{ kind: 'slow', delayMs: 100, match: { path: '/api/wa/2.0/check' }, times: 1000 },
+		]);
 		const c = client();
-		await Promise.all(Array.from({ length: 300 }, () => c.call(endpoints.checkNumber, { phone: SEND.phone })));
+		await Promise.all(
+			Array.from({ length: 300 }, () => c.call(endpoints.checkNumber, { phone: SEND.phone })),
+		);
 		expect(sandbox.stats().peakConnections).toBeLessThanOrEqual(MAX_CONNECTIONS_PER_ORIGIN);
 		expect(sandbox.stats().peakConnections).toBeGreaterThan(MAX_CONNECTIONS_PER_ORIGIN / 2);
 	});
@@ -219,20 +279,31 @@ describe('proxies (HTTP_PROXY / NO_PROXY), with a CONNECT proxy on loopback', ()
 		process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 		delete process.env.NO_PROXY;
 		tunnels = 0;
-		await expect(client().call(endpoints.checkNumber, { phone: SEND.phone })).resolves.toEqual({ result: 'exists' });
+		await expect(client().call(endpoints.checkNumber, { phone: SEND.phone })).resolves.toEqual({
+			result: 'exists',
+		});
 		expect(tunnels).toBeGreaterThan(0);
 
 		process.env.NO_PROXY = '127.0.0.1';
 		tunnels = 0;
-		await expect(client().call(endpoints.checkNumber, { phone: SEND.phone })).resolves.toEqual({ result: 'exists' });
+		await expect(client().call(endpoints.checkNumber, { phone: SEND.phone })).resolves.toEqual({
+			result: 'exists',
+		});
 		expect(tunnels).toBe(0);
 	});
 
 	it('a proxy that cannot reach the service: a network error, and a write is retried (it never left)', async () => {
 		process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 		delete process.env.NO_PROXY;
-		const c = new ApiClient(credentials({ baseUrl: 'http://127.0.0.1:1' }), new TokenCache(), { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterSeconds: 1 });
-		const error = await failure(c.call(endpoints.updateAccount, { version: '1', whatsapp_number: '1', whatsapp_webhook: '' }));
+		const c = new ApiClient(credentials({ baseUrl: 'http://127.0.0.1:1' }), new TokenCache(), {
+			maxRetries: 1,
+			baseDelayMs: 1,
+			maxDelayMs: 1,
+			maxRetryAfterSeconds: 1,
+		});
+		const error = await failure(
+			c.call(endpoints.updateAccount, { version: '1', whatsapp_number: '1', whatsapp_webhook: '' }),
+		);
 		expect(error.kind).toBe('network');
 		expect(error.attempts).toBe(2);
 		expect(error.deliveryUnknown).toBe(false);

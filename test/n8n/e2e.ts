@@ -58,11 +58,15 @@ const report = new Report('e2e');
 function loadScenarios(): Array<{ file: string; name: string; run: Scenario }> {
 	const only = opt('only');
 	const out: Array<{ file: string; name: string; run: Scenario }> = [];
-	for (const file of readdirSync(SCENARIOS_DIR).filter((f) => f.endsWith('.ts')).sort()) {
+	for (const file of readdirSync(SCENARIOS_DIR)
+		.filter((f) => f.endsWith('.ts'))
+		.sort()) {
 		if (only && !file.includes(only)) continue;
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		const mod = require(join(SCENARIOS_DIR, file)) as Record<string, unknown>;
-		const fns = Object.entries(mod).filter((e): e is [string, Scenario] => typeof e[1] === 'function');
+		const fns = Object.entries(mod).filter(
+			(e): e is [string, Scenario] => typeof e[1] === 'function',
+		);
 		if (fns.length === 0) throw new Error(`test/n8n/scenarios/${file} exports no function`);
 		for (const [name, run] of fns) out.push({ file, name, run });
 	}
@@ -70,18 +74,35 @@ function loadScenarios(): Array<{ file: string; name: string; run: Scenario }> {
 }
 
 /** One n8n version: install, prepare the user folder, start n8n once, run every scenario. */
-async function runTarget(key: string, tgz: string, scenarios: Array<{ file: string; name: string; run: Scenario }>): Promise<void> {
+async function runTarget(
+	key: string,
+	tgz: string,
+	scenarios: Array<{ file: string; name: string; run: Scenario }>,
+): Promise<void> {
 	const install = ensureInstall(key);
 	const r = report.scoped(`[${install.target.label}] `);
-	r.check('install: its Node, n8n and chromium present (the installer checked that n8n starts)', [install.node, install.n8nBin, install.chromium].every((p) => existsSync(p)), install);
+	r.check(
+		'install: its Node, n8n and chromium present (the installer checked that n8n starts)',
+		[install.node, install.n8nBin, install.chromium].every((p) => existsSync(p)),
+		install,
+	);
 	const userFolder = makeUserFolder(`n8n-e2e-${key}-`, install);
 	log(`${install.target.label}: user folder ${userFolder}`);
 	let sandbox: Sandbox | undefined;
 	let server: N8nServer | undefined;
 	try {
-		const installed = await r.timed('install the tarball into .n8n/nodes (as n8n\'s GUI installer does)', () => installPackageIntoN8n(userFolder, tgz));
-		const missingDeps = ['undici', 'libphonenumber-js', 'mime-types', 'qrcode'].filter((d) => !existsSync(join(userFolder, '.n8n', 'nodes', 'node_modules', d, 'package.json')));
-		r.check('package installed into <userFolder>/.n8n/nodes with its runtime dependencies', missingDeps.length === 0, { installed, missing: missingDeps });
+		const installed = await r.timed(
+			"install the tarball into .n8n/nodes (as n8n's GUI installer does)",
+			() => installPackageIntoN8n(userFolder, tgz),
+		);
+		const missingDeps = ['undici', 'libphonenumber-js', 'mime-types', 'qrcode'].filter(
+			(d) => !existsSync(join(userFolder, '.n8n', 'nodes', 'node_modules', d, 'package.json')),
+		);
+		r.check(
+			'package installed into <userFolder>/.n8n/nodes with its runtime dependencies',
+			missingDeps.length === 0,
+			{ installed, missing: missingDeps },
+		);
 
 		sandbox = await startSandbox({
 			host: '127.0.0.1',
@@ -100,19 +121,37 @@ async function runTarget(key: string, tgz: string, scenarios: Array<{ file: stri
 		await r.timed('n8n import:credentials', () =>
 			importCredential(
 				userFolder,
-				messagingRateCredential({ ...SANDBOX_CREDENTIAL, baseUrl: sb.url, clientId: SANDBOX_ACCOUNT.clientId, clientSecret: SANDBOX_ACCOUNT.clientSecret }),
+				messagingRateCredential({
+					...SANDBOX_CREDENTIAL,
+					baseUrl: sb.url,
+					clientId: SANDBOX_ACCOUNT.clientId,
+					clientSecret: SANDBOX_ACCOUNT.clientSecret,
+				}),
 			),
 		);
-		const workflows: WorkflowFile[] = [...readWorkflowDir(join(REPO_ROOT, 'examples'), REPO_ROOT), ...readWorkflowDir(join(__dirname, 'workflows'), REPO_ROOT)];
+		const workflows: WorkflowFile[] = [
+			...readWorkflowDir(join(REPO_ROOT, 'examples'), REPO_ROOT),
+			...readWorkflowDir(join(__dirname, 'workflows'), REPO_ROOT),
+		];
 		await r.timed(`n8n import:workflow x${workflows.length}`, async () => {
-			await importWorkflows(userFolder, workflows.map(({ file }) => join(REPO_ROOT, file)));
+			await importWorkflows(
+				userFolder,
+				workflows.map(({ file }) => join(REPO_ROOT, file)),
+			);
 		});
 
 		server = await r.timed('n8n start → healthy + owner setup', () => startN8n(userFolder));
 		const srv = server;
-		r.check('n8n start: healthy, owner logged in', srv.authCookie.length > 20, { url: srv.url, startupMs: srv.startupMs });
+		r.check('n8n start: healthy, owner logged in', srv.authCookie.length > 20, {
+			url: srv.url,
+			startupMs: srv.startupMs,
+		});
 		const listed = await srv.rest<Array<{ id: string }>>('GET', '/workflows');
-		for (const { file, wf } of workflows) r.check(`import:workflow ${file} (id ${wf.id})`, listed.some((w) => w.id === wf.id));
+		for (const { file, wf } of workflows)
+			r.check(
+				`import:workflow ${file} (id ${wf.id})`,
+				listed.some((w) => w.id === wf.id),
+			);
 
 		const ctx: ScenarioContext = {
 			target: install.target,
@@ -125,7 +164,10 @@ async function runTarget(key: string, tgz: string, scenarios: Array<{ file: stri
 			workflows,
 			workflow: (id) => {
 				const w = workflows.find((x) => x.wf.id === id);
-				if (!w) throw new Error(`no imported workflow with id ${id} (have ${workflows.map((x) => x.wf.id).join(', ')})`);
+				if (!w)
+					throw new Error(
+						`no imported workflow with id ${id} (have ${workflows.map((x) => x.wf.id).join(', ')})`,
+					);
 				return w;
 			},
 			execute: (id) => executeWorkflow(userFolder, id),
@@ -138,7 +180,9 @@ async function runTarget(key: string, tgz: string, scenarios: Array<{ file: stri
 			options: { editor: !flag('no-editor') },
 		};
 		for (const s of scenarios) {
-			await r.timed(`scenario ${s.file} ${s.name}`, () => r.section(`scenario ${s.file} ${s.name}`, () => s.run(ctx)));
+			await r.timed(`scenario ${s.file} ${s.name}`, () =>
+				r.section(`scenario ${s.file} ${s.name}`, () => s.run(ctx)),
+			);
 		}
 	} finally {
 		if (server) {
@@ -155,16 +199,32 @@ async function main(): Promise<void> {
 	mkdirSync(ARTIFACTS_DIR, { recursive: true });
 	const started = Date.now();
 	const scenarios = loadScenarios();
-	report.check('test/n8n/scenarios/ holds the scenarios to run', scenarios.length > 0, scenarios.map((s) => `${s.file}:${s.name}`));
-	const targets = (opt('n8n') ?? process.env.N8N_E2E_TARGETS ?? ALL_TARGETS.join(',')).split(',').filter(Boolean);
+	report.check(
+		'test/n8n/scenarios/ holds the scenarios to run',
+		scenarios.length > 0,
+		scenarios.map((s) => `${s.file}:${s.name}`),
+	);
+	const targets = (opt('n8n') ?? process.env.N8N_E2E_TARGETS ?? ALL_TARGETS.join(','))
+		.split(',')
+		.filter(Boolean);
 
 	const tgz = await report.timed('npm run build + npm pack', () => packPackage());
-	const packed = tarballPackageJson(tgz) as { name: string; version: string; n8n?: { nodes?: string[]; credentials?: string[] } };
-	report.check('npm pack: tarball carries the n8n block (4 nodes, 1 credential)', packed.name === PACKAGE_NAME && packed.n8n?.nodes?.length === 4 && packed.n8n?.credentials?.length === 1, {
-		tgz,
-		name: packed.name,
-		version: packed.version,
-	});
+	const packed = tarballPackageJson(tgz) as {
+		name: string;
+		version: string;
+		n8n?: { nodes?: string[]; credentials?: string[] };
+	};
+	report.check(
+		'npm pack: tarball carries the n8n block (4 nodes, 1 credential)',
+		packed.name === PACKAGE_NAME &&
+			packed.n8n?.nodes?.length === 4 &&
+			packed.n8n?.credentials?.length === 1,
+		{
+			tgz,
+			name: packed.name,
+			version: packed.version,
+		},
+	);
 	for (const key of targets) {
 		await report.section(`n8n install ${key}`, () => runTarget(key, tgz, scenarios));
 	}
@@ -173,6 +233,10 @@ async function main(): Promise<void> {
 
 main()
 	.catch((e: unknown) => {
-		report.check('e2e run completed without an exception', false, e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e));
+		report.check(
+			'e2e run completed without an exception',
+			false,
+			e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e),
+		);
 	})
 	.finally(() => process.exit(report.summarise()));

@@ -22,7 +22,10 @@ interface PwLocator {
 	last(): PwLocator;
 	nth(i: number): PwLocator;
 	count(): Promise<number>;
-	waitFor(o?: { state?: 'attached' | 'detached' | 'visible' | 'hidden'; timeout?: number }): Promise<void>;
+	waitFor(o?: {
+		state?: 'attached' | 'detached' | 'visible' | 'hidden';
+		timeout?: number;
+	}): Promise<void>;
 	isVisible(): Promise<boolean>;
 	allTextContents(): Promise<string[]>;
 	textContent(): Promise<string | null>;
@@ -35,7 +38,10 @@ export interface PwPage {
 	getByTestId(id: string): PwLocator;
 	getByText(t: string | RegExp, o?: { exact?: boolean }): PwLocator;
 	locator(sel: string): PwLocator;
-	keyboard: { type(t: string, o?: { delay?: number }): Promise<void>; press(k: string): Promise<void> };
+	keyboard: {
+		type(t: string, o?: { delay?: number }): Promise<void>;
+		press(k: string): Promise<void>;
+	};
 	screenshot(o: { path: string; fullPage?: boolean }): Promise<unknown>;
 	waitForTimeout(ms: number): Promise<void>;
 	url(): string;
@@ -55,7 +61,9 @@ interface PwContext {
 	close(): Promise<void>;
 }
 interface PlaywrightCore {
-	chromium: { launchPersistentContext(dir: string, o: Record<string, unknown>): Promise<PwContext> };
+	chromium: {
+		launchPersistentContext(dir: string, o: Record<string, unknown>): Promise<PwContext>;
+	};
 	selectors: { setTestIdAttribute(a: string): void };
 }
 
@@ -101,7 +109,10 @@ function loadPlaywright(): PlaywrightCore {
 /**
  * Opens a fresh chromium profile logged in as the owner (cookie from startN8n), runs `fn`, closes.
  */
-export async function withEditor<T>(server: N8nServer, fn: (s: EditorSession) => Promise<T>): Promise<T> {
+export async function withEditor<T>(
+	server: N8nServer,
+	fn: (s: EditorSession) => Promise<T>,
+): Promise<T> {
 	const inst = ensureInstall();
 	const pw = loadPlaywright();
 	mkdirSync(ARTIFACTS_DIR, { recursive: true });
@@ -122,7 +133,8 @@ export async function withEditor<T>(server: N8nServer, fn: (s: EditorSession) =>
 		const origin = new URL(server.url).origin;
 		await ctx.route('**/*', async (route) => {
 			const u = route.request().url();
-			if (u.startsWith(origin) || /^(data|blob|about|chrome-extension):/.test(u)) return await route.continue();
+			if (u.startsWith(origin) || /^(data|blob|about|chrome-extension):/.test(u))
+				return await route.continue();
 			externalRequests.push(u);
 			await route.abort('blockedbyclient');
 		});
@@ -130,7 +142,8 @@ export async function withEditor<T>(server: N8nServer, fn: (s: EditorSession) =>
 		page.on('pageerror', (e: Error) => errors.push(`pageerror: ${e.message}`));
 		page.on('console', (m: { type(): string; text(): string }) => {
 			// Aborted external requests show up as console errors; they are reported in externalRequests.
-			if (m.type() === 'error' && !/ERR_BLOCKED_BY_CLIENT/.test(m.text())) errors.push(`console: ${m.text().slice(0, 300)}`);
+			if (m.type() === 'error' && !/ERR_BLOCKED_BY_CLIENT/.test(m.text()))
+				errors.push(`console: ${m.text().slice(0, 300)}`);
 		});
 		const session: EditorSession = {
 			page,
@@ -151,12 +164,20 @@ export async function withEditor<T>(server: N8nServer, fn: (s: EditorSession) =>
 }
 
 /** Opens a workflow (or /workflow/new) and waits until the canvas is interactive. */
-export async function openWorkflow(page: PwPage, server: N8nServer, workflowId = 'new'): Promise<void> {
+export async function openWorkflow(
+	page: PwPage,
+	server: N8nServer,
+	workflowId = 'new',
+): Promise<void> {
 	await page.goto(`${server.url}/workflow/${workflowId}`, { timeout: 120_000 });
-	if (/\/signin/.test(page.url())) throw new Error('editor redirected to /signin: the auth cookie was not accepted');
+	if (/\/signin/.test(page.url()))
+		throw new Error('editor redirected to /signin: the auth cookie was not accepted');
 	await page.getByTestId('canvas-wrapper').waitFor({ timeout: 120_000 });
 	// The empty canvas shows a "+" (canvas-plus-button); a populated one shows the top-right creator button.
-	await page.locator('[data-test-id="canvas-plus-button"], [data-test-id="node-creator-plus-button"]').first().waitFor({ timeout: 60_000 });
+	await page
+		.locator('[data-test-id="canvas-plus-button"], [data-test-id="node-creator-plus-button"]')
+		.first()
+		.waitFor({ timeout: 60_000 });
 }
 
 async function visibleTexts(loc: PwLocator): Promise<string[]> {
@@ -169,7 +190,11 @@ async function visibleTexts(loc: PwLocator): Promise<string[]> {
 }
 
 /** Types into the node creator's search box and picks a result by exact name (else the first result). */
-async function pickFromNodeCreator(page: PwPage, search: string, itemName?: string): Promise<string[]> {
+async function pickFromNodeCreator(
+	page: PwPage,
+	search: string,
+	itemName?: string,
+): Promise<string[]> {
 	const input = page.getByTestId('node-creator-search-bar');
 	await input.waitFor({ timeout: 30_000 });
 	await input.click();
@@ -188,7 +213,9 @@ async function pickFromNodeCreator(page: PwPage, search: string, itemName?: stri
 
 /** After picking a node with resource/operation, n8n lists its actions; pick one (default: the first). */
 async function pickActionIfListed(page: PwPage, action?: string): Promise<string[]> {
-	const actionItems = page.locator('[data-test-id="item-iterator-item"][data-keyboard-nav-type="action"]');
+	const actionItems = page.locator(
+		'[data-test-id="item-iterator-item"][data-keyboard-nav-type="action"]',
+	);
 	const ndv = page.getByTestId('ndv');
 	for (let i = 0; i < 40; i++) {
 		if (await ndv.isVisible()) return [];
@@ -197,14 +224,18 @@ async function pickActionIfListed(page: PwPage, action?: string): Promise<string
 	}
 	if (await ndv.isVisible()) return [];
 	const names = await visibleTexts(actionItems.locator('[data-test-id="node-creator-item-name"]'));
-	if (!names.length) throw new Error('node creator: neither an action list nor the node panel appeared');
+	if (!names.length)
+		throw new Error('node creator: neither an action list nor the node panel appeared');
 	const target = action ? actionItems.filter({ hasText: action }).first() : actionItems.first();
 	await target.click();
 	return names;
 }
 
 /** Opens a select parameter's dropdown and returns its option texts (headline only) and the selected one. */
-async function readSelectOptions(page: PwPage, parameterName: string): Promise<{ options: string[]; selected?: string } | undefined> {
+async function readSelectOptions(
+	page: PwPage,
+	parameterName: string,
+): Promise<{ options: string[]; selected?: string } | undefined> {
 	const input = page.getByTestId(`parameter-input-${parameterName}`);
 	if ((await input.count()) === 0 || !(await input.first().isVisible())) return undefined;
 	await input.first().click();
@@ -214,7 +245,9 @@ async function readSelectOptions(page: PwPage, parameterName: string): Promise<{
 		await page.waitForTimeout(150);
 	}
 	const options = await visibleTexts(items);
-	const selected = (await visibleTexts(page.locator('[data-test-id="parameter-input-item"].selected')))[0];
+	const selected = (
+		await visibleTexts(page.locator('[data-test-id="parameter-input-item"].selected'))
+	)[0];
 	await closeDropdowns(page, parameterName);
 	return { options, selected };
 }
@@ -224,10 +257,12 @@ async function closeDropdowns(page: PwPage, parameterName: string): Promise<void
 	const items = page.getByTestId('parameter-input-item');
 	await page.getByTestId(`parameter-input-${parameterName}`).first().click();
 	for (let i = 0; i < 20 && (await visibleTexts(items)).length; i++) {
-		if (i === 5) await page.locator(`label.n8n-input-label[for="${parameterName}"]`).first().click();
+		if (i === 5)
+			await page.locator(`label.n8n-input-label[for="${parameterName}"]`).first().click();
 		await page.waitForTimeout(100);
 	}
-	if ((await visibleTexts(items)).length) throw new Error(`could not close the "${parameterName}" dropdown`);
+	if ((await visibleTexts(items)).length)
+		throw new Error(`could not close the "${parameterName}" dropdown`);
 }
 
 export interface InspectNodeOptions {
@@ -263,11 +298,16 @@ export interface InspectNodeResult {
 }
 
 /** New workflow → (Manual Trigger first, unless `trigger`) → node panel search → node (and action) → the Resource and Operation option lists from the open parameter panel, inside an open withEditor() session. */
-export async function inspectNode(s: EditorSession, server: N8nServer, opts: InspectNodeOptions): Promise<InspectNodeResult> {
+export async function inspectNode(
+	s: EditorSession,
+	server: N8nServer,
+	opts: InspectNodeOptions,
+): Promise<InspectNodeResult> {
 	const started = Date.now();
 	const firstExternal = s.externalRequests.length;
 	const firstError = s.errors.length;
-	const prefix = opts.screenshotPrefix ?? `editor-${opts.search.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+	const prefix =
+		opts.screenshotPrefix ?? `editor-${opts.search.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
 	{
 		const { page } = s;
 		const screenshots: string[] = [];
@@ -285,13 +325,21 @@ export async function inspectNode(s: EditorSession, server: N8nServer, opts: Ins
 		await page.getByTestId('node-parameters').waitFor({ timeout: 30_000 });
 		await page.waitForTimeout(500);
 		screenshots.push(await s.screenshot(`${prefix}-1-ndv`));
-		const nodeTitle = ((await page.locator('[data-test-id="node-title-container"] [data-test-id="inline-edit-preview"]').first().textContent()) ?? '').trim();
+		const nodeTitle = (
+			(await page
+				.locator('[data-test-id="node-title-container"] [data-test-id="inline-edit-preview"]')
+				.first()
+				.textContent()) ?? ''
+		).trim();
 		const parameters = await page
 			.locator('[data-test-id="ndv"] [data-test-id="node-parameters"] label.n8n-input-label')
 			.evaluateAll((els) =>
 				els
 					.filter((e) => (e as HTMLElement).offsetParent !== null)
-					.map((e) => ({ name: e.getAttribute('for') ?? '', label: (e.querySelector('span.n8n-text')?.textContent ?? e.textContent ?? '').trim() })),
+					.map((e) => ({
+						name: e.getAttribute('for') ?? '',
+						label: (e.querySelector('span.n8n-text')?.textContent ?? e.textContent ?? '').trim(),
+					})),
 			);
 		const resource = await readSelectOptions(page, 'resource');
 		if (resource) {
@@ -334,21 +382,39 @@ export interface WorkflowShot {
 }
 
 /** Opens an existing workflow on the canvas and saves a screenshot (e.g. an imported example), inside an open withEditor() session. */
-export async function screenshotWorkflowIn(s: EditorSession, server: N8nServer, workflowId: string, name: string): Promise<WorkflowShot> {
+export async function screenshotWorkflowIn(
+	s: EditorSession,
+	server: N8nServer,
+	workflowId: string,
+	name: string,
+): Promise<WorkflowShot> {
 	const firstExternal = s.externalRequests.length;
 	const firstError = s.errors.length;
 	await openWorkflow(s.page, server, workflowId);
 	await s.page.getByTestId('canvas-node').first().waitFor({ timeout: 60_000 });
 	await s.page.waitForTimeout(800);
 	const nodeCount = await s.page.getByTestId('canvas-node').count();
-	const nodeNames = await s.page.getByTestId('canvas-node').evaluateAll((els) => els.map((e) => e.getAttribute('data-node-name') ?? (e.textContent ?? '').trim()));
+	const nodeNames = await s.page
+		.getByTestId('canvas-node')
+		.evaluateAll((els) =>
+			els.map((e) => e.getAttribute('data-node-name') ?? (e.textContent ?? '').trim()),
+		);
 	const path = await s.screenshot(name);
-	return { path, nodeCount, nodeNames, externalRequests: s.externalRequests.slice(firstExternal), errors: s.errors.slice(firstError) };
+	return {
+		path,
+		nodeCount,
+		nodeNames,
+		externalRequests: s.externalRequests.slice(firstExternal),
+		errors: s.errors.slice(firstError),
+	};
 }
 
 /** Opens a node of the open workflow in its panel (NDV), by its name on the canvas. */
 export async function openNodePanel(page: PwPage, nodeName: string): Promise<void> {
-	await page.locator(`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`).first().dblclick();
+	await page
+		.locator(`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`)
+		.first()
+		.dblclick();
 	await page.getByTestId('ndv').waitFor({ timeout: 30_000 });
 	await page.getByTestId('node-parameters').waitFor({ timeout: 30_000 });
 	await page.waitForTimeout(300);
@@ -363,15 +429,27 @@ export async function closeNodePanel(page: PwPage): Promise<void> {
 export async function panelDocsLink(page: PwPage): Promise<string | undefined> {
 	const hrefs = await page
 		.locator('[data-test-id="ndv"] a')
-		.evaluateAll((els) => els.filter((e) => (e.textContent ?? '').trim() === 'Docs').map((e) => (e as HTMLAnchorElement).href));
+		.evaluateAll((els) =>
+			els
+				.filter((e) => (e.textContent ?? '').trim() === 'Docs')
+				.map((e) => (e as HTMLAnchorElement).href),
+		);
 	return hrefs[0];
 }
 
 /** Each canvas node's subtitle (the grey line under its name), by node name. */
 export async function canvasSubtitles(page: PwPage): Promise<Record<string, string>> {
-	const pairs = await page.getByTestId('canvas-node').evaluateAll((els) =>
-		els.map((e) => [e.getAttribute('data-node-name') ?? '', (e.querySelector('[class*="subtitle"]')?.textContent ?? '').trim()] as [string, string]),
-	);
+	const pairs = await page
+		.getByTestId('canvas-node')
+		.evaluateAll((els) =>
+			els.map(
+				(e) =>
+					[
+						e.getAttribute('data-node-name') ?? '',
+						(e.querySelector('[class*="subtitle"]')?.textContent ?? '').trim(),
+					] as [string, string],
+			),
+		);
 	return Object.fromEntries(pairs);
 }
 

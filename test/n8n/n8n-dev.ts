@@ -56,10 +56,30 @@ async function main(): Promise<void> {
 	const sandbox = await startSandbox({ host: '127.0.0.1', accounts: PLAYGROUND_ACCOUNTS });
 	log(`sandbox ${sandbox.url} (accounts demo-client, connected, and qr-client, logged out)`);
 	// n8n preselects the newest credential in a new node: the connected one is imported last.
-	await importCredential(userFolder, messagingRateCredential({ id: 'sandbox-qr-credential', name: 'Sandbox (logged out)', baseUrl: sandbox.url, clientId: 'qr-client', clientSecret: 'qr-secret' }));
-	await importCredential(userFolder, messagingRateCredential({ id: 'sandbox-credential', name: 'Sandbox', baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: 'demo-secret' }));
+	await importCredential(
+		userFolder,
+		messagingRateCredential({
+			id: 'sandbox-qr-credential',
+			name: 'Sandbox (logged out)',
+			baseUrl: sandbox.url,
+			clientId: 'qr-client',
+			clientSecret: 'qr-secret',
+		}),
+	);
+	await importCredential(
+		userFolder,
+		messagingRateCredential({
+			id: 'sandbox-credential',
+			name: 'Sandbox',
+			baseUrl: sandbox.url,
+			clientId: 'demo-client',
+			clientSecret: 'demo-secret',
+		}),
+	);
 	const examplesDir = join(REPO_ROOT, 'examples');
-	const examples = existsSync(examplesDir) ? readdirSync(examplesDir).filter((f) => f.endsWith('.json')) : [];
+	const examples = existsSync(examplesDir)
+		? readdirSync(examplesDir).filter((f) => f.endsWith('.json'))
+		: [];
 	for (const f of examples) {
 		const wf = JSON.parse(readFileSync(join(examplesDir, f), 'utf8')) as WorkflowJson;
 		await importWorkflow(userFolder, wf);

@@ -39,7 +39,9 @@ async function limitAnswer() {
 
 describe('files', () => {
 	it('serves the requested size, type and disposition, with a checksum a test can compute', async () => {
-		const reply = await get('/files/docs/report.pdf?size=200000&type=application/pdf&disposition=attachment%3B%20filename%3D%22q3.pdf%22&seed=7');
+		const reply = await get(
+			'/files/docs/report.pdf?size=200000&type=application/pdf&disposition=attachment%3B%20filename%3D%22q3.pdf%22&seed=7',
+		);
 		expect(reply.status).toBe(200);
 		expect(reply.headers['content-type']).toBe('application/pdf');
 		expect(reply.headers['content-length']).toBe('200000');
@@ -48,7 +50,12 @@ describe('files', () => {
 		expect(reply.body.subarray(0, 100)).toEqual(fileBytes(100, 7));
 		expect(fileSha256(200000, 7)).not.toBe(fileSha256(200000, 8));
 		expect(sandbox.fileRequests()).toEqual([
-			expect.objectContaining({ method: 'GET', url: expect.stringContaining('/files/docs/report.pdf?'), status: 200, bytesSent: 200000 }),
+			expect.objectContaining({
+				method: 'GET',
+				url: expect.stringContaining('/files/docs/report.pdf?'),
+				status: 200,
+				bytesSent: 200000,
+			}),
 		]);
 	});
 
@@ -65,14 +72,20 @@ describe('files', () => {
 		const first = await get('/files/x/a.pdf?redirects=2&size=10');
 		expect(first.status).toBe(302);
 		expect(first.headers.location).toBe('/files/x/a.pdf?redirects=1&size=10');
-		const elsewhere = await get('/files/a.pdf?redirectTo=ftp%3A%2F%2Fexample.org%2Fa.pdf&redirectStatus=301');
+		const elsewhere = await get(
+			'/files/a.pdf?redirectTo=ftp%3A%2F%2Fexample.org%2Fa.pdf&redirectStatus=301',
+		);
 		expect(elsewhere.status).toBe(301);
 		expect(elsewhere.headers.location).toBe('ftp://example.org/a.pdf');
 		expect((await get('/files/missing.pdf?status=404')).status).toBe(404);
 		expect((await get('/files/a.pdf?auth=ann:pw')).status).toBe(401);
-		const authorized = await get('/files/a.pdf?auth=ann:pw&size=5', { authorization: `Basic ${Buffer.from('ann:pw').toString('base64')}` });
+		const authorized = await get('/files/a.pdf?auth=ann:pw&size=5', {
+			authorization: `Basic ${Buffer.from('ann:pw').toString('base64')}`,
+		});
 		expect(authorized.status).toBe(200);
-		expect(sandbox.fileRequests().at(-1)?.authorization).toBe(`Basic ${Buffer.from('ann:pw').toString('base64')}`);
+		expect(sandbox.fileRequests().at(-1)?.authorization).toBe(
+			`Basic ${Buffer.from('ann:pw').toString('base64')}`,
+		);
 	});
 });
 
@@ -83,20 +96,36 @@ describe('usage counter', () => {
 		expect(set.json).toEqual({ limit: 5, used: 4, remaining: 1 });
 		expect(await limitAnswer()).toEqual({ block: false, block_limit: 5, limit_qty: 4 });
 
-		const token = ((await (await request(`${sandbox.url}/api/wa/authentication`, {
-			method: 'GET',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ params: { client_id: 'demo-client', client_secret: 'demo-secret' } }),
-			dispatcher: agent,
-		})).body.json()) as { result: { token: string } }).result.token;
+		const token = (
+			(await (
+				await request(`${sandbox.url}/api/wa/authentication`, {
+					method: 'GET',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify({
+						params: { client_id: 'demo-client', client_secret: 'demo-secret' },
+					}),
+					dispatcher: agent,
+				})
+			).body.json()) as { result: { token: string } }
+		).result.token;
 		const send = async () => {
 			const res = await request(`${sandbox.url}/api/wa/2.0/post`, {
 				method: 'POST',
-				headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-				body: JSON.stringify({ params: { method: 'sendMessage', client_secret: 'demo-secret', version: 'v1', phone: '6281288776713', body: 'hi' } }),
+				headers: { 'content-type': 'application/json', 'authorization': `Bearer ${token}` },
+				body: JSON.stringify({
+					params: {
+						method: 'sendMessage',
+						client_secret: 'demo-secret',
+						version: 'v1',
+						phone: '6281288776713',
+						body: 'hi',
+					},
+				}),
 				dispatcher: agent,
 			});
-			return ((await res.body.json()) as { result: { message: { sent: boolean; message: string } } }).result.message;
+			return (
+				(await res.body.json()) as { result: { message: { sent: boolean; message: string } } }
+			).result.message;
 		};
 		expect((await send()).sent).toBe(true);
 		expect(await send()).toEqual({ sent: false, message: 'Message limit reached' });

@@ -15,14 +15,25 @@ import { useSandbox } from '../harness/useSandbox';
 
 const sandbox = useSandbox({ accounts: PLAYGROUND_ACCOUNTS });
 
-async function session(operation: 'getQrCode' | 'getStatus', clientId: string, clientSecret: string) {
+async function session(
+	operation: 'getQrCode' | 'getStatus',
+	clientId: string,
+	clientSecret: string,
+) {
 	const workflow = singleNodeWorkflow('messaging', { resource: 'session', operation }, [{}]);
-	const run = await runWorkflow(workflow, sandboxCredential(sandbox.url, { clientId, clientSecret }));
+	const run = await runWorkflow(
+		workflow,
+		sandboxCredential(sandbox.url, { clientId, clientSecret }),
+	);
 	expect(run.error).toBeUndefined();
 	return run.output('Node')[0];
 }
 
-async function control(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; text: string }> {
+async function control(
+	method: 'GET' | 'POST',
+	path: string,
+	body?: unknown,
+): Promise<{ status: number; text: string }> {
 	const response = await request(`${sandbox.url}/__sandbox/${path}`, {
 		method,
 		headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -41,7 +52,11 @@ describe('the playground accounts', () => {
 
 	it('Get QR Code shows a QR image for qr-client; the phone page shows the same code; scanning it there connects the account', async () => {
 		const waiting = await session('getQrCode', 'qr-client', 'qr-secret');
-		expect(waiting.json).toMatchObject({ connected: false, qrAvailable: true, qrImageField: 'qrCode' });
+		expect(waiting.json).toMatchObject({
+			connected: false,
+			qrAvailable: true,
+			qrImageField: 'qrCode',
+		});
 		expect(waiting.binary?.qrCode.mimeType).toBe('image/png');
 		const payload = sandbox.accounts()[1].qrPayload as string;
 		expect(pngShowsQrOf(Buffer.from(waiting.binary!.qrCode.data, 'base64'), payload)).toBe(true);
@@ -49,43 +64,68 @@ describe('the playground accounts', () => {
 		const page = await control('GET', 'phone');
 		expect(page.status).toBe(200);
 		expect(page.text).toContain('<img alt="QR code of qr-client" src="data:image/png;base64,');
-		const shown = /<img alt="QR code of qr-client" src="data:image\/png;base64,([^"]+)"/.exec(page.text)![1];
+		const shown = /<img alt="QR code of qr-client" src="data:image\/png;base64,([^"]+)"/.exec(
+			page.text,
+		)![1];
 		expect(pngShowsQrOf(Buffer.from(shown, 'base64'), payload)).toBe(true);
 		// The page's button posts what its script names: /__sandbox/scan with the account.
 		expect(page.text).toContain('<button data-call="scan" data-client="qr-client">');
 		expect(page.text).toContain("fetch('/__sandbox/' + button.dataset.call");
 
-		expect(await control('POST', 'scan', { clientId: 'qr-client' })).toEqual({ status: 200, text: '{"ok":true}' });
+		expect(await control('POST', 'scan', { clientId: 'qr-client' })).toEqual({
+			status: 200,
+			text: '{"ok":true}',
+		});
 		const connected = await session('getStatus', 'qr-client', 'qr-secret');
-		expect(connected.json).toMatchObject({ status: 'authenticated', connected: true, qrAvailable: false });
+		expect(connected.json).toMatchObject({
+			status: 'authenticated',
+			connected: true,
+			qrAvailable: false,
+		});
 		expect(connected.binary).toBeUndefined();
-		expect((await control('GET', 'phone')).text).toContain('<button data-call="logout" data-client="qr-client">');
+		expect((await control('GET', 'phone')).text).toContain(
+			'<button data-call="logout" data-client="qr-client">',
+		);
 	});
 
 	it('logging out brings a new QR code, and leaves the other account connected', async () => {
 		await session('getQrCode', 'qr-client', 'qr-secret');
 		const first = sandbox.accounts()[1].qrPayload;
 		await control('POST', 'scan', { clientId: 'qr-client' });
-		expect(await control('POST', 'logout', { clientId: 'qr-client' })).toEqual({ status: 200, text: '{"ok":true}' });
+		expect(await control('POST', 'logout', { clientId: 'qr-client' })).toEqual({
+			status: 200,
+			text: '{"ok":true}',
+		});
 		const again = await session('getQrCode', 'qr-client', 'qr-secret');
 		expect(again.json).toMatchObject({ connected: false, qrAvailable: true });
 		expect(sandbox.accounts()[1].qrPayload).not.toBe(first);
-		expect((await session('getStatus', 'demo-client', 'demo-secret')).json).toMatchObject({ connected: true });
+		expect((await session('getStatus', 'demo-client', 'demo-secret')).json).toMatchObject({
+			connected: true,
+		});
 	});
 
 	it('the phone page says how to get a QR code before n8n asked for one', async () => {
-		expect((await control('GET', 'phone')).text).toContain('No QR code yet: run <b>Session → Get QR Code</b>');
+		expect((await control('GET', 'phone')).text).toContain(
+			'No QR code yet: run <b>Session → Get QR Code</b>',
+		);
 	});
 });
 
 describe('npm run sandbox', () => {
 	it('starts with both accounts and prints how to scan', async () => {
 		const root = join(__dirname, '..', '..');
-		const child = spawn(process.execPath, [require.resolve('ts-node/dist/bin.js'), '--transpile-only', 'sandbox/cli.ts', '--port', '0'], { cwd: root });
+		const child = spawn(
+			process.execPath,
+			[require.resolve('ts-node/dist/bin.js'), '--transpile-only', 'sandbox/cli.ts', '--port', '0'],
+			{ cwd: root },
+		);
 		try {
 			let printed = '';
 			await new Promise<void>((resolve, reject) => {
-				const timer = setTimeout(() => reject(new Error(`no start-up lines in time: ${printed}`)), 60_000);
+				const timer = setTimeout(
+					() => reject(new Error(`no start-up lines in time: ${printed}`)),
+					60_000,
+				);
 				child.stdout.on('data', (chunk: Buffer) => {
 					printed += chunk.toString();
 					if (printed.includes('Press Ctrl-C')) {
@@ -96,10 +136,15 @@ describe('npm run sandbox', () => {
 				child.once('exit', (code) => reject(new Error(`exited ${code}: ${printed}`)));
 			});
 			expect(printed).toMatch(/demo-client \/ demo-secret {3}\(connected: sends work\)/);
-			expect(printed).toMatch(/qr-client \/ qr-secret {3}\(logged out: Get QR Code shows a QR image\)/);
+			expect(printed).toMatch(
+				/qr-client \/ qr-secret {3}\(logged out: Get QR Code shows a QR image\)/,
+			);
 			const url = /Sandbox listening on (\S+)/.exec(printed)![1];
 			expect(printed).toContain(`open ${url}/__sandbox/phone`);
-			const accounts = (await (await request(`${url}/__sandbox/accounts`)).body.json()) as Array<{ clientId: string; status: string }>;
+			const accounts = (await (await request(`${url}/__sandbox/accounts`)).body.json()) as Array<{
+				clientId: string;
+				status: string;
+			}>;
 			expect(accounts.map((a) => a.status)).toEqual(['authenticated', 'init']);
 		} finally {
 			child.kill('SIGTERM');

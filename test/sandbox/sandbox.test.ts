@@ -34,10 +34,15 @@ interface CallOptions {
 	signal?: AbortSignal;
 }
 
-async function call(path: string, params: Record<string, unknown> = {}, opts: CallOptions = {}): Promise<Reply> {
+async function call(
+	path: string,
+	params: Record<string, unknown> = {},
+	opts: CallOptions = {},
+): Promise<Reply> {
 	const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
 	if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-	const body = opts.rawBody === undefined ? JSON.stringify({ params }) : (opts.rawBody ?? undefined);
+	const body =
+		opts.rawBody === undefined ? JSON.stringify({ params }) : (opts.rawBody ?? undefined);
 	const res = await request(`${sandbox.url}${path}`, {
 		method: (opts.method ?? 'GET') as 'GET',
 		headers,
@@ -56,16 +61,26 @@ async function call(path: string, params: Record<string, unknown> = {}, opts: Ca
 }
 
 async function control(method: string, path: string, body?: unknown): Promise<Reply> {
-	return call(`/__sandbox/${path}`, {}, { method, rawBody: body === undefined ? null : JSON.stringify(body) });
+	return call(
+		`/__sandbox/${path}`,
+		{},
+		{ method, rawBody: body === undefined ? null : JSON.stringify(body) },
+	);
 }
 
 async function waToken(clientId = ID, clientSecret = SECRET): Promise<string> {
-	const reply = await call('/api/wa/authentication', { client_id: clientId, client_secret: clientSecret });
+	const reply = await call('/api/wa/authentication', {
+		client_id: clientId,
+		client_secret: clientSecret,
+	});
 	return reply.json.result.token;
 }
 
 async function rateToken(): Promise<string> {
-	const reply = await call('/api/rate/1.0/authentication', { client_id: ID, client_secret: SECRET });
+	const reply = await call('/api/rate/1.0/authentication', {
+		client_id: ID,
+		client_secret: SECRET,
+	});
 	return reply.json.result.token;
 }
 
@@ -80,7 +95,15 @@ function sendMessage(token: string, phone = PHONE, body = 'Hello') {
 function sendFile(token: string, body: string, filename = 'note.txt') {
 	return call(
 		'/api/wa/2.0/post',
-		{ method: 'sendFile', client_secret: SECRET, version: VERSION, phone: PHONE, body, filename, caption: 'A file' },
+		{
+			method: 'sendFile',
+			client_secret: SECRET,
+			version: VERSION,
+			phone: PHONE,
+			body,
+			filename,
+			caption: 'A file',
+		},
 		{ method: 'POST', token },
 	);
 }
@@ -88,7 +111,13 @@ function sendFile(token: string, body: string, filename = 'note.txt') {
 function updateAccount(webhook: string, number = PHONE) {
 	return call(
 		'/api/wa/2.0/post',
-		{ method: 'update', client_secret: SECRET, version: VERSION, whatsapp_number: number, whatsapp_webhook: webhook },
+		{
+			method: 'update',
+			client_secret: SECRET,
+			version: VERSION,
+			whatsapp_number: number,
+			whatsapp_webhook: webhook,
+		},
 		{ method: 'POST' },
 	);
 }
@@ -100,7 +129,11 @@ async function restart(options: SandboxOptions): Promise<void> {
 
 function expectRpcError(reply: Reply, dataName: string, message: string, status = 200): void {
 	expect(reply.status).toBe(status);
-	expect(reply.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { data: { name: dataName, message } } });
+	expect(reply.json).toMatchObject({
+		jsonrpc: '2.0',
+		id: null,
+		error: { data: { name: dataName, message } },
+	});
 	expect(reply.json.result).toBeUndefined();
 }
 
@@ -124,7 +157,11 @@ describe('messaging endpoints', () => {
 	it('issues a wa token and accepts it on protected', async () => {
 		const auth = await call('/api/wa/authentication', { client_id: ID, client_secret: SECRET });
 		expect(auth.status).toBe(200);
-		expect(auth.json).toEqual({ jsonrpc: '2.0', id: null, result: { connection: 'ok', token: expect.any(String) } });
+		expect(auth.json).toEqual({
+			jsonrpc: '2.0',
+			id: null,
+			result: { connection: 'ok', token: expect.any(String) },
+		});
 		const token = auth.json.result.token;
 		expect(token.length).toBeGreaterThan(16);
 
@@ -150,7 +187,9 @@ describe('messaging endpoints', () => {
 		expect(after.json.result).toEqual({ block: true, block_limit: 1, limit_qty: 1 });
 
 		const refused = await sendMessage(token);
-		expect(refused.json.result).toEqual({ message: { sent: false, message: 'Message limit reached' } });
+		expect(refused.json.result).toEqual({
+			message: { sent: false, message: 'Message limit reached' },
+		});
 		expect(sandbox.ledger()).toHaveLength(1);
 	});
 
@@ -159,28 +198,44 @@ describe('messaging endpoints', () => {
 		expect(exists.json.result).toEqual({ result: 'exists' });
 		const missing = await call('/api/wa/2.0/check', { phone: '6281200000000' });
 		expect(missing.json.result).toEqual({ result: 'not exists' });
-		expectRpcError(await call('/api/wa/2.0/check', { phone: '+62 812' }), 'odoo.exceptions.ValidationError', 'Invalid phone number');
+		expectRpcError(
+			await call('/api/wa/2.0/check', { phone: '+62 812' }),
+			'odoo.exceptions.ValidationError',
+			'Invalid phone number',
+		);
 
 		await restart({ unregisteredNumbers: [PHONE] });
-		expect((await call('/api/wa/2.0/check', { phone: PHONE })).json.result.result).toBe('not exists');
-		expect((await call('/api/wa/2.0/check', { phone: '6281200000000' })).json.result.result).toBe('exists');
+		expect((await call('/api/wa/2.0/check', { phone: PHONE })).json.result.result).toBe(
+			'not exists',
+		);
+		expect((await call('/api/wa/2.0/check', { phone: '6281200000000' })).json.result.result).toBe(
+			'exists',
+		);
 	});
 
 	it('walks the QR flow: init → got qr code → scan → authenticated', async () => {
 		await restart({ accounts: [{ clientId: ID, clientSecret: SECRET }] });
 		const token = await waToken();
-		const status = () => call('/api/wa/2.0/get', { method: 'status', client_secret: SECRET }, { token });
+		const status = () =>
+			call('/api/wa/2.0/get', { method: 'status', client_secret: SECRET }, { token });
 		expect((await status()).json.result).toEqual({ accountStatus: 'init' });
 
 		const refused = await sendMessage(token);
-		expect(refused.json.result.message).toEqual({ sent: false, message: 'WhatsApp is not connected: scan the QR code first' });
+		expect(refused.json.result.message).toEqual({
+			sent: false,
+			message: 'WhatsApp is not connected: scan the QR code first',
+		});
 
 		const qr = await call('/api/wa/2.0/qr', { client_secret: SECRET });
 		const qrCode: string = qr.json.result.qrCode;
 		expect(qrCode).toMatch(/^2@[^,]+,[^,]+==,[^,]+==$/);
-		expect((await call('/api/wa/2.0/qr', { client_secret: SECRET })).json.result.qrCode).toBe(qrCode);
+		expect((await call('/api/wa/2.0/qr', { client_secret: SECRET })).json.result.qrCode).toBe(
+			qrCode,
+		);
 		expect((await status()).json.result).toEqual({ accountStatus: 'got qr code', qrCode });
-		expect((await call('/api/wa/2.0/get', { method: 'login', client_secret: SECRET })).json.result).toEqual({
+		expect(
+			(await call('/api/wa/2.0/get', { method: 'login', client_secret: SECRET })).json.result,
+		).toEqual({
 			accountStatus: 'got qr code',
 			qrCode,
 		});
@@ -190,7 +245,9 @@ describe('messaging endpoints', () => {
 			device_status: 'connected',
 			accountStatus: 'authenticated',
 		});
-		expect((await call('/api/wa/2.0/get', { method: 'login', client_secret: SECRET })).json.result).toEqual({
+		expect(
+			(await call('/api/wa/2.0/get', { method: 'login', client_secret: SECRET })).json.result,
+		).toEqual({
 			accountStatus: 'authenticated',
 			device_status: 'connected',
 		});
@@ -199,7 +256,10 @@ describe('messaging endpoints', () => {
 	});
 
 	it('moves a fresh account to got qr code on login, and can render the QR as a PNG data URI', async () => {
-		await restart({ accounts: [{ clientId: ID, clientSecret: SECRET, status: 'init' }], qrAsDataUri: true });
+		await restart({
+			accounts: [{ clientId: ID, clientSecret: SECRET, status: 'init' }],
+			qrAsDataUri: true,
+		});
 		const login = await call('/api/wa/2.0/get', { method: 'login', client_secret: SECRET });
 		expect(login.json.result.accountStatus).toBe('got qr code');
 		expect(login.json.result.qrCode).toMatch(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/);
@@ -211,7 +271,13 @@ describe('messaging endpoints', () => {
 		const check = (number: string) =>
 			call(
 				'/api/wa/2.0/post',
-				{ method: 'check', client_secret: SECRET, version: VERSION, whatsapp_number: number, whatsapp_webhook: 'x' },
+				{
+					method: 'check',
+					client_secret: SECRET,
+					version: VERSION,
+					whatsapp_number: number,
+					whatsapp_webhook: 'x',
+				},
 				{ method: 'POST', token },
 			);
 		expect((await check(PHONE)).json.result.message).toEqual({
@@ -223,9 +289,16 @@ describe('messaging endpoints', () => {
 
 		const update = await updateAccount('https://example.test/hook');
 		expect(update.json.result).toEqual({
-			message: { updated: true, whatsapp_number: PHONE, whatsapp_webhook: 'https://example.test/hook' },
+			message: {
+				updated: true,
+				whatsapp_number: PHONE,
+				whatsapp_webhook: 'https://example.test/hook',
+			},
 		});
-		expect((await check(PHONE)).json.result.message).toMatchObject({ registered: true, whatsapp_webhook: 'https://example.test/hook' });
+		expect((await check(PHONE)).json.result.message).toMatchObject({
+			registered: true,
+			whatsapp_webhook: 'https://example.test/hook',
+		});
 		expect((await check('6281111111111')).json.result.message.registered).toBe(false);
 
 		await updateAccount('');
@@ -239,9 +312,20 @@ describe('messaging endpoints', () => {
 		expect(reply.json.result.message).toMatchObject({ sent: true, message: 'Message sent' });
 		expect(id).toMatch(new RegExp(`^true_${PHONE}@c\\.us_[0-9A-F]{20}$`));
 		expect(sandbox.ledger()).toEqual([
-			{ id, clientId: ID, kind: 'text', phone: PHONE, text: 'Hi there', version: VERSION, at: expect.any(String) },
+			{
+				id,
+				clientId: ID,
+				kind: 'text',
+				phone: PHONE,
+				text: 'Hi there',
+				version: VERSION,
+				at: expect.any(String),
+			},
 		]);
-		expect((await sendMessage(token, '12ab')).json.result.message).toEqual({ sent: false, message: 'Invalid phone number' });
+		expect((await sendMessage(token, '12ab')).json.result.message).toEqual({
+			sent: false,
+			message: 'Invalid phone number',
+		});
 	});
 
 	it('sends a file and keeps only its facts', async () => {
@@ -267,8 +351,12 @@ describe('messaging endpoints', () => {
 		const token = await waToken();
 		const invalid = { sent: false, message: 'Invalid file: body must be a base64 data URI' };
 		expect((await sendFile(token, 'aGVsbG8=')).json.result.message).toEqual(invalid);
-		expect((await sendFile(token, 'data:text/plain;base64,aGVsbG8')).json.result.message).toEqual(invalid);
-		expect((await sendFile(token, 'data:text/plain;base64,aGV$bG8=')).json.result.message).toEqual(invalid);
+		expect((await sendFile(token, 'data:text/plain;base64,aGVsbG8')).json.result.message).toEqual(
+			invalid,
+		);
+		expect((await sendFile(token, 'data:text/plain;base64,aGV$bG8=')).json.result.message).toEqual(
+			invalid,
+		);
 		expect((await sendFile(token, 'data:text/plain;base64,')).json.result.message).toEqual({
 			sent: false,
 			message: 'Invalid file: empty',
@@ -280,7 +368,11 @@ describe('messaging endpoints', () => {
 		const token = await waToken();
 		const content = Buffer.alloc(12 * 1024 * 1024, 7);
 		const base64 = content.toString('base64');
-		const reply = await sendFile(token, `data:application/octet-stream;base64,${base64}`, 'big.bin');
+		const reply = await sendFile(
+			token,
+			`data:application/octet-stream;base64,${base64}`,
+			'big.bin',
+		);
 		expect(reply.json.result.message.sent).toBe(true);
 		expect(sandbox.ledger()[0].file?.size).toBe(content.length);
 		const logged = sandbox.requests().at(-1);
@@ -293,12 +385,21 @@ describe('rate endpoints', () => {
 	const getKurs = (token: string, provider: string, fn = 'getkurs') =>
 		call(
 			'/api/rate/1.0/get',
-			{ version: '1.0', client_id: ID, client_secret: SECRET, function: fn, currency_id_provider: provider },
+			{
+				version: '1.0',
+				client_id: ID,
+				client_secret: SECRET,
+				function: fn,
+				currency_id_provider: provider,
+			},
 			{ token },
 		);
 
 	it('issues a rate token', async () => {
-		const auth = await call('/api/rate/1.0/authentication', { client_id: ID, client_secret: SECRET });
+		const auth = await call('/api/rate/1.0/authentication', {
+			client_id: ID,
+			client_secret: SECRET,
+		});
 		expect(auth.json.result).toEqual({ status: 'success', token: expect.any(String) });
 		expect(sandbox.stats().tokensIssued.rate).toBe(1);
 	});
@@ -329,8 +430,15 @@ describe('rate endpoints', () => {
 
 	it('answers unknown providers and functions', async () => {
 		const token = await rateToken();
-		expect((await getKurs(token, 'xyz')).json.result).toEqual({ success: false, message: 'Unknown provider: xyz' });
-		expectRpcError(await getKurs(token, 'bca', 'convert'), 'werkzeug.exceptions.BadRequest', 'Unknown function: convert');
+		expect((await getKurs(token, 'xyz')).json.result).toEqual({
+			success: false,
+			message: 'Unknown provider: xyz',
+		});
+		expectRpcError(
+			await getKurs(token, 'bca', 'convert'),
+			'werkzeug.exceptions.BadRequest',
+			'Unknown function: convert',
+		);
 	});
 
 	it('keeps tokens per group', async () => {
@@ -339,15 +447,24 @@ describe('rate endpoints', () => {
 		expect(reply.status).toBe(401);
 		expect(reply.json.error.data.message).toBe('Invalid token');
 		const rate = await rateToken();
-		expect((await call('/api/wa/protected', { client_secret: SECRET }, { token: rate })).status).toBe(401);
+		expect(
+			(await call('/api/wa/protected', { client_secret: SECRET }, { token: rate })).status,
+		).toBe(401);
 	});
 });
 
 describe('validation', () => {
 	it('rejects a GET without a body, and bodies without params', async () => {
 		const noBody = await call('/api/wa/2.0/limit', {}, { rawBody: null });
-		expectRpcError(noBody, 'werkzeug.exceptions.BadRequest', 'Request body must be JSON of the form {"params": {...}}', 400);
-		expect((await call('/api/wa/2.0/limit', {}, { rawBody: '{"client_secret":"x"}' })).status).toBe(400);
+		expectRpcError(
+			noBody,
+			'werkzeug.exceptions.BadRequest',
+			'Request body must be JSON of the form {"params": {...}}',
+			400,
+		);
+		expect((await call('/api/wa/2.0/limit', {}, { rawBody: '{"client_secret":"x"}' })).status).toBe(
+			400,
+		);
 		expect((await call('/api/wa/2.0/limit', {}, { rawBody: '{not json' })).status).toBe(400);
 		const entry = sandbox.requests()[0];
 		expect(entry).toMatchObject({ status: 400, rejected: true, bodyBytes: 0 });
@@ -355,13 +472,21 @@ describe('validation', () => {
 	});
 
 	it('rejects a non-JSON content type with 415', async () => {
-		const reply = await call('/api/wa/2.0/limit', { client_secret: SECRET }, { headers: { 'content-type': 'text/plain' } });
+		const reply = await call(
+			'/api/wa/2.0/limit',
+			{ client_secret: SECRET },
+			{ headers: { 'content-type': 'text/plain' } },
+		);
 		expect(reply.status).toBe(415);
 		expect(reply.json.error.code).toBe(415);
 	});
 
 	it('rejects missing, unexpected and non-string params', async () => {
-		expectRpcError(await call('/api/wa/2.0/limit', {}), 'werkzeug.exceptions.BadRequest', 'Missing parameter: client_secret');
+		expectRpcError(
+			await call('/api/wa/2.0/limit', {}),
+			'werkzeug.exceptions.BadRequest',
+			'Missing parameter: client_secret',
+		);
 		expectRpcError(
 			await call('/api/wa/2.0/limit', { client_secret: SECRET, extra: '1' }),
 			'werkzeug.exceptions.BadRequest',
@@ -383,14 +508,22 @@ describe('validation', () => {
 		const reply = await call('/api/wa/authentication', { client_id: ID, client_secret: 'wrong' });
 		expectRpcError(reply, 'odoo.exceptions.AccessDenied', 'Access Denied');
 		expect(reply.json.error.code).toBe(200);
-		expectRpcError(await call('/api/wa/2.0/limit', { client_secret: 'wrong' }), 'odoo.exceptions.AccessDenied', 'Access Denied');
+		expectRpcError(
+			await call('/api/wa/2.0/limit', { client_secret: 'wrong' }),
+			'odoo.exceptions.AccessDenied',
+			'Access Denied',
+		);
 		expect(sandbox.stats().tokensIssued.wa).toBe(0);
 	});
 
 	it('answers 401 without a bearer token or with an unknown one', async () => {
 		const missing = await call('/api/wa/protected', { client_secret: SECRET });
 		expect(missing.status).toBe(401);
-		expect(missing.json.error).toMatchObject({ code: 401, message: 'Unauthorized', data: { message: 'Missing bearer token' } });
+		expect(missing.json.error).toMatchObject({
+			code: 401,
+			message: 'Unauthorized',
+			data: { message: 'Missing bearer token' },
+		});
 		const unknown = await call('/api/wa/protected', { client_secret: SECRET }, { token: 'nope' });
 		expect(unknown.status).toBe(401);
 		expect(unknown.json.error.data.message).toBe('Invalid token');
@@ -406,21 +539,33 @@ describe('validation', () => {
 		const tokenA = await waToken('a', 'sa');
 		const reply = await call('/api/wa/protected', { client_secret: 'sb' }, { token: tokenA });
 		expect(reply.status).toBe(401);
-		expect((await call('/api/wa/protected', { client_secret: 'sa' }, { token: tokenA })).status).toBe(200);
+		expect(
+			(await call('/api/wa/protected', { client_secret: 'sa' }, { token: tokenA })).status,
+		).toBe(200);
 	});
 
 	it('answers an expired session with code 100 (expireTokens and TTL)', async () => {
 		const token = await waToken();
 		sandbox.expireTokens();
 		const reply = await call('/api/wa/protected', { client_secret: SECRET }, { token });
-		expectRpcError(reply, 'odoo.http.SessionExpiredException', 'Session expired: token is no longer valid');
+		expectRpcError(
+			reply,
+			'odoo.http.SessionExpiredException',
+			'Session expired: token is no longer valid',
+		);
 		expect(reply.json.error).toMatchObject({ code: 100, message: 'Odoo Session Expired' });
 
 		await restart({ tokenTtlMs: 40 });
 		const shortLived = await waToken();
-		expect((await call('/api/wa/protected', { client_secret: SECRET }, { token: shortLived })).json.result.valid).toBe(true);
+		expect(
+			(await call('/api/wa/protected', { client_secret: SECRET }, { token: shortLived })).json
+				.result.valid,
+		).toBe(true);
 		await new Promise((resolve) => setTimeout(resolve, 60));
-		expect((await call('/api/wa/protected', { client_secret: SECRET }, { token: shortLived })).json.error.code).toBe(100);
+		expect(
+			(await call('/api/wa/protected', { client_secret: SECRET }, { token: shortLived })).json.error
+				.code,
+		).toBe(100);
 	});
 
 	it('answers unknown paths with a werkzeug 404 page and wrong methods with 405', async () => {
@@ -429,7 +574,11 @@ describe('validation', () => {
 		expect(notFound.headers['content-type']).toContain('text/html');
 		expect(notFound.text).toContain('<title>404 Not Found</title>');
 
-		const wrongMethod = await call('/api/wa/2.0/limit', { client_secret: SECRET }, { method: 'POST' });
+		const wrongMethod = await call(
+			'/api/wa/2.0/limit',
+			{ client_secret: SECRET },
+			{ method: 'POST' },
+		);
 		expect(wrongMethod.status).toBe(405);
 		expect(wrongMethod.headers.allow).toBe('GET');
 		expect(wrongMethod.json.error.code).toBe(405);
@@ -466,11 +615,23 @@ describe('session cookie and request log', () => {
 		expect(match).not.toBeNull();
 		const sessionId = match![1];
 
-		const second = await call('/api/wa/2.0/limit', { client_secret: SECRET }, { headers: { cookie: `session_id=${sessionId}` } });
+		const second = await call(
+			'/api/wa/2.0/limit',
+			{ client_secret: SECRET },
+			{ headers: { cookie: `session_id=${sessionId}` } },
+		);
 		expect(second.headers['set-cookie']).toBeUndefined();
-		const unknown = await call('/api/wa/2.0/limit', { client_secret: SECRET }, { headers: { cookie: 'session_id=forged' } });
+		const unknown = await call(
+			'/api/wa/2.0/limit',
+			{ client_secret: SECRET },
+			{ headers: { cookie: 'session_id=forged' } },
+		);
 		expect(unknown.headers['set-cookie']).toBeDefined();
-		expect(sandbox.requests().map((entry) => entry.sessionCookie)).toEqual([undefined, sessionId, 'forged']);
+		expect(sandbox.requests().map((entry) => entry.sessionCookie)).toEqual([
+			undefined,
+			sessionId,
+			'forged',
+		]);
 	});
 
 	it('logs API calls with their facts but not control calls', async () => {
@@ -489,7 +650,10 @@ describe('session cookie and request log', () => {
 			params: { method: 'sendMessage', phone: PHONE },
 		});
 		expect(log[0].authorization).toBeUndefined();
-		expect(sandbox.stats().requestsByPath).toEqual({ '/api/wa/authentication': 1, '/api/wa/2.0/post': 1 });
+		expect(sandbox.stats().requestsByPath).toEqual({
+			'/api/wa/authentication': 1,
+			'/api/wa/2.0/post': 1,
+		});
 	});
 });
 
@@ -532,7 +696,9 @@ describe('faults', () => {
 		const token = await waToken();
 		sandbox.addFaults([{ kind: 'dropAfterProcessing', match: { rpcMethod: 'sendMessage' } }]);
 		await expect(sendMessage(token)).rejects.toThrow();
-		expect(sandbox.ledger()).toEqual([expect.objectContaining({ phone: PHONE, fault: 'dropAfterProcessing' })]);
+		expect(sandbox.ledger()).toEqual([
+			expect.objectContaining({ phone: PHONE, fault: 'dropAfterProcessing' }),
+		]);
 		expect(sandbox.requests().at(-1)).toMatchObject({ status: 0, fault: 'dropAfterProcessing' });
 	});
 
@@ -556,7 +722,9 @@ describe('faults', () => {
 		);
 		await expect(impatient).rejects.toThrow();
 		await new Promise((resolve) => setTimeout(resolve, 400));
-		expect(sandbox.requests().find((entry) => entry.fault === 'slow' && entry.status === 0)).toBeDefined();
+		expect(
+			sandbox.requests().find((entry) => entry.fault === 'slow' && entry.status === 0),
+		).toBeDefined();
 	});
 
 	it('expireToken invalidates the token used', async () => {
@@ -567,7 +735,10 @@ describe('faults', () => {
 		const second = await call('/api/wa/protected', { client_secret: SECRET }, { token });
 		expect(second.json.error.code).toBe(100);
 		const fresh = await waToken();
-		expect((await call('/api/wa/protected', { client_secret: SECRET }, { token: fresh })).json.result.valid).toBe(true);
+		expect(
+			(await call('/api/wa/protected', { client_secret: SECRET }, { token: fresh })).json.result
+				.valid,
+		).toBe(true);
 	});
 
 	it('sentFalse answers sent false without recording, and is not spent on other calls', async () => {
@@ -581,7 +752,11 @@ describe('faults', () => {
 	});
 
 	it('malformedJson, emptyBody and rpcError answer 200 with bodies a client must survive', async () => {
-		sandbox.addFaults([{ kind: 'malformedJson' }, { kind: 'emptyBody' }, { kind: 'rpcError', message: 'Boom' }]);
+		sandbox.addFaults([
+			{ kind: 'malformedJson' },
+			{ kind: 'emptyBody' },
+			{ kind: 'rpcError', message: 'Boom' },
+		]);
 		const malformed = await limit();
 		expect(malformed.status).toBe(200);
 		expect(malformed.text).toBe('{"jsonrpc":"2.0","id":null,"result":{"mess');
@@ -598,7 +773,9 @@ describe('faults', () => {
 	});
 
 	it('honours times and match', async () => {
-		sandbox.addFaults([{ kind: 'html502', times: 2, match: { path: '/api/wa/2.0/limit', method: 'GET' } }]);
+		sandbox.addFaults([
+			{ kind: 'html502', times: 2, match: { path: '/api/wa/2.0/limit', method: 'GET' } },
+		]);
 		expect((await call('/api/wa/2.0/check', { phone: PHONE })).status).toBe(200);
 		expect((await limit()).status).toBe(502);
 		expect((await limit()).status).toBe(502);
@@ -635,7 +812,9 @@ describe('faults', () => {
 
 describe('control API over HTTP', () => {
 	it('drives faults, tokens, scans, resets and reads state', async () => {
-		expect((await control('POST', 'faults', { rules: [{ kind: 'html503' }] })).json).toEqual({ ok: true });
+		expect((await control('POST', 'faults', { rules: [{ kind: 'html503' }] })).json).toEqual({
+			ok: true,
+		});
 		expect((await call('/api/wa/2.0/limit', { client_secret: SECRET })).status).toBe(503);
 		await control('POST', 'faults', { rules: [{ kind: 'html503' }] });
 		await control('DELETE', 'faults');
@@ -648,7 +827,9 @@ describe('control API over HTTP', () => {
 		expect((await control('GET', 'stats')).json.tokensIssued.wa).toBe(1);
 
 		await control('POST', 'expire-tokens');
-		expect((await call('/api/wa/protected', { client_secret: SECRET }, { token })).json.error.code).toBe(100);
+		expect(
+			(await call('/api/wa/protected', { client_secret: SECRET }, { token })).json.error.code,
+		).toBe(100);
 
 		await control('POST', 'reset');
 		expect((await control('GET', 'ledger')).json).toEqual([]);
@@ -678,7 +859,11 @@ describe('incoming messages', () => {
 			const chunks: Buffer[] = [];
 			req.on('data', (chunk: Buffer) => chunks.push(chunk));
 			req.on('end', () => {
-				received.push({ url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() });
+				received.push({
+					url: req.url ?? '',
+					headers: req.headers,
+					body: Buffer.concat(chunks).toString(),
+				});
 				res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
 			});
 		});
@@ -692,7 +877,9 @@ describe('incoming messages', () => {
 	});
 
 	it('refuses to deliver without a registered webhook', async () => {
-		await expect(sandbox.deliverIncoming({ message: 'hi' })).rejects.toThrow(/no registered webhook/);
+		await expect(sandbox.deliverIncoming({ message: 'hi' })).rejects.toThrow(
+			/no registered webhook/,
+		);
 	});
 
 	it('posts a JSON-RPC text event to the registered webhook', async () => {
@@ -711,15 +898,15 @@ describe('incoming messages', () => {
 		const payload = JSON.parse(received[0].body);
 		expect(payload.jsonrpc).toBe('2.0');
 		expect(payload.params).toEqual({
-			uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+			'uuid': expect.stringMatching(/^[0-9a-f-]{36}$/),
 			'x-api-key': 'k1',
-			sender: '6281200000001',
-			recipient: PHONE,
-			message: 'Halo',
-			sendername: 'Sandbox Sender',
-			senderkeyhash: expect.stringMatching(/^[0-9a-f]+$/),
-			recipientkeyhash: expect.stringMatching(/^[0-9a-f]+$/),
-			type: 'text',
+			'sender': '6281200000001',
+			'recipient': PHONE,
+			'message': 'Halo',
+			'sendername': 'Sandbox Sender',
+			'senderkeyhash': expect.stringMatching(/^[0-9a-f]+$/),
+			'recipientkeyhash': expect.stringMatching(/^[0-9a-f]+$/),
+			'type': 'text',
 		});
 	});
 
@@ -727,7 +914,12 @@ describe('incoming messages', () => {
 		await restart({ flatWebhookPayload: true });
 		await updateAccount(hookUrl);
 		const png = Buffer.from([0x89, 0x50, 0x4e, 0x47]).toString('base64');
-		await sandbox.deliverIncoming({ fileBase64: png, mimeType: 'image/png', filename: 'pic.png', sender: '6281300000002' });
+		await sandbox.deliverIncoming({
+			fileBase64: png,
+			mimeType: 'image/png',
+			filename: 'pic.png',
+			sender: '6281300000002',
+		});
 		const flat = JSON.parse(received[0].body);
 		expect(flat.params).toBeUndefined();
 		expect(flat).toMatchObject({

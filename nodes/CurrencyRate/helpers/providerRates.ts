@@ -11,7 +11,6 @@ import type { CurrencyRateRun } from '../parameters';
 
 /** What Get and Convert share: the provider fields, the rates of an item's provider, currency errors. */
 
-
 /**
  * The provider fields of an operation: a selector of the known codes (an expression may also
  * give any code, e.g. `{{ $json.provider }}`), and a free code field for "Other Provider".
@@ -30,11 +29,20 @@ export function readProvider(run: CurrencyRateRun, itemIndex: number): string {
 	const field = isOther ? 'Provider Code' : 'Provider';
 	const value = isOther ? run.parameter('providerCode', itemIndex, '') : selected;
 	if (value !== null && value !== undefined && typeof value !== 'string') {
-		throw inputError(run.node, itemIndex, field, `is ${describeValue(value)}, not a provider code`, `Give one code as text, e.g. ${knownProviderCodes()}.`);
+		throw inputError(
+			run.node,
+			itemIndex,
+			field,
+			`is ${describeValue(value)}, not a provider code`,
+			`Give one code as text, e.g. ${knownProviderCodes()}.`,
+		);
 	}
 	const read = providerCodeOf(value);
 	if ('code' in read) return read.code;
-	const fix = read.problem === 'is empty' ? `Choose a provider, or enter its code (${knownProviderCodes()}).` : `Provider codes are single words such as ${knownProviderCodes()}.`;
+	const fix =
+		read.problem === 'is empty'
+			? `Choose a provider, or enter its code (${knownProviderCodes()}).`
+			: `Provider codes are single words such as ${knownProviderCodes()}.`;
 	throw inputError(run.node, itemIndex, field, read.problem, fix);
 }
 
@@ -42,7 +50,12 @@ export function readProvider(run: CurrencyRateRun, itemIndex: number): string {
  * The provider's rates for this item, from the run's rate book (one request per provider and
  * run). A provider the service refuses gets a description that lists the known codes.
  */
-export async function ratesForItem(run: CurrencyRateRun, itemIndex: number, provider: string, version: string): Promise<RateTable> {
+export async function ratesForItem(
+	run: CurrencyRateRun,
+	itemIndex: number,
+	provider: string,
+	version: string,
+): Promise<RateTable> {
 	try {
 		return await run.rates.tableFor(provider, version);
 	} catch (error) {

@@ -16,7 +16,8 @@ export const accountFields: INodeProperties[] = [
 		required: true,
 		placeholder: '+62 812-8877-6713',
 		hint: PHONE_NUMBER_HINT,
-		description: "The gateway account's own number, with country code (or set \"Default Country\" in the options)",
+		description:
+			'The gateway account\'s own number, with country code (or set "Default Country" in the options)',
 	},
 	{
 		displayName: 'Webhook URL',
@@ -41,10 +42,22 @@ export function accountParams(run: MessagingRun, itemIndex: number): AccountPara
 	});
 	const url = textParameter(run, itemIndex, 'webhookUrl', 'Webhook URL').trim();
 	if (!url) {
-		throw inputError(node, itemIndex, 'Webhook URL', 'is empty', 'Paste the Production URL of a Messaging Trigger node (or of any endpoint that receives the gateway\'s posts).');
+		throw inputError(
+			node,
+			itemIndex,
+			'Webhook URL',
+			'is empty',
+			"Paste the Production URL of a Messaging Trigger node (or of any endpoint that receives the gateway's posts).",
+		);
 	}
 	if (!isAbsoluteHttpUrl(url)) {
-		throw inputError(node, itemIndex, 'Webhook URL', `is not an absolute http(s) URL: "${url}"`, 'Write it in full, starting with https:// (or http://).');
+		throw inputError(
+			node,
+			itemIndex,
+			'Webhook URL',
+			`is not an absolute http(s) URL: "${url}"`,
+			'Write it in full, starting with https:// (or http://).',
+		);
 	}
 	return { whatsapp_number: phone, whatsapp_webhook: url };
 }
@@ -85,7 +98,9 @@ function urlSecretsOf(webhookUrl: unknown): string[] {
 	if (typeof webhookUrl !== 'string' || webhookUrl.length > 4096) return [];
 	try {
 		const url = new URL(webhookUrl);
-		return [...url.searchParams.values(), decodeURIComponent(url.password)].filter((value) => value !== '');
+		return [...url.searchParams.values(), decodeURIComponent(url.password)].filter(
+			(value) => value !== '',
+		);
 	} catch {
 		return [];
 	}
@@ -102,7 +117,8 @@ function withoutUrlSecrets(value: unknown, depth = 0): unknown {
 		try {
 			const url = new URL(value);
 			if (url.password) url.password = REDACTED;
-			for (const name of [...new Set(url.searchParams.keys())]) url.searchParams.set(name, REDACTED);
+			for (const name of [...new Set(url.searchParams.keys())])
+				url.searchParams.set(name, REDACTED);
 			return url.toString();
 		} catch {
 			return value;
@@ -110,5 +126,7 @@ function withoutUrlSecrets(value: unknown, depth = 0): unknown {
 	}
 	if (depth > 20 || value === null || typeof value !== 'object') return value;
 	if (Array.isArray(value)) return value.map((v) => withoutUrlSecrets(v, depth + 1));
-	return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutUrlSecrets(v, depth + 1)]));
+	return Object.fromEntries(
+		Object.entries(value).map(([k, v]) => [k, withoutUrlSecrets(v, depth + 1)]),
+	);
 }

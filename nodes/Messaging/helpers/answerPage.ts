@@ -42,7 +42,8 @@ export function sendPage(res: ServerResponse, status: number, page: PageContent)
 	res.writeHead(status, {
 		'content-type': 'text/html; charset=utf-8',
 		'content-length': String(Buffer.byteLength(html)),
-		'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+		'content-security-policy':
+			"default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
 		'referrer-policy': 'no-referrer',
 		'cache-control': 'no-store',
 		'x-content-type-options': 'nosniff',

@@ -63,8 +63,16 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const MAX_DISPOSITION_LENGTH = 2048;
 const MAX_SHOWN_URL = 300;
 /** Query parameters whose values are credentials (signed links, API keys). */
-const SECRET_QUERY_KEY = /token|key|secret|sig|signature|password|passwd|pass|auth|credential|session/i;
-const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream', 'application/binary', 'application/unknown', 'application/x-download', 'application/force-download']);
+const SECRET_QUERY_KEY =
+	/token|key|secret|sig|signature|password|passwd|pass|auth|credential|session/i;
+const GENERIC_TYPES = new Set([
+	'application/octet-stream',
+	'binary/octet-stream',
+	'application/binary',
+	'application/unknown',
+	'application/x-download',
+	'application/force-download',
+]);
 
 /** The URL as errors and outputs may show it: no user:password, no values of secret-looking query keys. */
 export function redactUrl(url: URL | string): string {
@@ -94,7 +102,8 @@ export function urlProblem(text: string): string | undefined {
 	} catch {
 		return 'is not a URL';
 	}
-	if (url.protocol !== 'http:' && url.protocol !== 'https:') return `uses ${url.protocol.replace(/:$/, '')}: only http and https URLs can be downloaded`;
+	if (url.protocol !== 'http:' && url.protocol !== 'https:')
+		return `uses ${url.protocol.replace(/:$/, '')}: only http and https URLs can be downloaded`;
 	if (!url.hostname) return 'has no host';
 	return undefined;
 }
@@ -106,7 +115,9 @@ export async function openUrlFile(text: string, options: UrlFileOptions): Promis
 	let url = new URL(text);
 	// user:password in the URL becomes HTTP Basic authorization, for that origin only.
 	const credentialOrigin = url.username || url.password ? url.origin : undefined;
-	const basic = credentialOrigin ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : undefined;
+	const basic = credentialOrigin
+		? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
+		: undefined;
 
 	for (let redirects = 0; ; redirects++) {
 		const shown = redactUrl(url);
@@ -114,7 +125,10 @@ export async function openUrlFile(text: string, options: UrlFileOptions): Promis
 		const target = new URL(url.toString());
 		target.username = '';
 		target.password = '';
-		const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'n8n-nodes-messaging-rate' };
+		const headers: Record<string, string> = {
+			'accept': '*/*',
+			'user-agent': 'n8n-nodes-messaging-rate',
+		};
 		if (basic && url.origin === credentialOrigin) headers.authorization = basic;
 
 		let response: Dispatcher.ResponseData;
@@ -136,9 +150,18 @@ export async function openUrlFile(text: string, options: UrlFileOptions): Promis
 		if (REDIRECT_STATUSES.has(status)) {
 			const location = header(response.headers.location);
 			discardBody(response.body);
-			if (!location) throw new UrlFileError(shown, `the server answered HTTP ${status} (a redirect) without a Location`, status);
+			if (!location)
+				throw new UrlFileError(
+					shown,
+					`the server answered HTTP ${status} (a redirect) without a Location`,
+					status,
+				);
 			if (redirects >= options.maxRedirects) {
-				throw new UrlFileError(shown, `more than ${options.maxRedirects} redirects (raise "Max Redirects" if the server really needs more)`, status);
+				throw new UrlFileError(
+					shown,
+					`more than ${options.maxRedirects} redirects (raise "Max Redirects" if the server really needs more)`,
+					status,
+				);
 			}
 			let next: URL;
 			try {
@@ -148,19 +171,31 @@ export async function openUrlFile(text: string, options: UrlFileOptions): Promis
 				throw new UrlFileError(shown, `the server redirected to an invalid URL`, status);
 			}
 			const nextProblem = urlProblem(next.toString());
-			if (nextProblem) throw new UrlFileError(shown, `the server redirected to ${redactUrl(next)}, which ${nextProblem}`, status);
+			if (nextProblem)
+				throw new UrlFileError(
+					shown,
+					`the server redirected to ${redactUrl(next)}, which ${nextProblem}`,
+					status,
+				);
 			url = next;
 			continue;
 		}
 		if (status < 200 || status >= 300) {
 			discardBody(response.body);
-			throw new UrlFileError(shown, `the server answered HTTP ${status}${statusText(status)}`, status);
+			throw new UrlFileError(
+				shown,
+				`the server answered HTTP ${status}${statusText(status)}`,
+				status,
+			);
 		}
 
 		const declared = contentLength(response.headers['content-length']);
 		if (declared !== undefined && declared > options.maxBytes) {
 			discardBody(response.body);
-			throw new UrlFileError(shown, `the file has ${sizeInWords(declared)}, over the limit of ${sizeInWords(options.maxBytes)} (raise "Max File Size" to send it)`);
+			throw new UrlFileError(
+				shown,
+				`the file has ${sizeInWords(declared)}, over the limit of ${sizeInWords(options.maxBytes)} (raise "Max File Size" to send it)`,
+			);
 		}
 		if (declared === 0) {
 			discardBody(response.body);
@@ -169,7 +204,8 @@ export async function openUrlFile(text: string, options: UrlFileOptions): Promis
 		return {
 			url: shown,
 			mimeType: mimeTypeOf(header(response.headers['content-type'])),
-			fileName: dispositionFileName(header(response.headers['content-disposition'])) ?? pathFileName(url),
+			fileName:
+				dispositionFileName(header(response.headers['content-disposition'])) ?? pathFileName(url),
 			byteLength: declared,
 			body: cappedBody(response.body, shown, declared, options),
 			discard: () => discardBody(response.body),
@@ -177,17 +213,28 @@ export async function openUrlFile(text: string, options: UrlFileOptions): Promis
 	}
 }
 
-async function* cappedBody(body: Dispatcher.ResponseData['body'], shown: string, declared: number | undefined, options: UrlFileOptions): AsyncGenerator<Buffer> {
+async function* cappedBody(
+	body: Dispatcher.ResponseData['body'],
+	shown: string,
+	declared: number | undefined,
+	options: UrlFileOptions,
+): AsyncGenerator<Buffer> {
 	let received = 0;
 	try {
 		for await (const chunk of body) {
 			const piece = chunk as Buffer;
 			received += piece.length;
 			if (received > options.maxBytes) {
-				throw new UrlFileError(shown, `the file is larger than the limit of ${sizeInWords(options.maxBytes)} (raise "Max File Size" to send it)`);
+				throw new UrlFileError(
+					shown,
+					`the file is larger than the limit of ${sizeInWords(options.maxBytes)} (raise "Max File Size" to send it)`,
+				);
 			}
 			if (declared !== undefined && received > declared) {
-				throw new UrlFileError(shown, `the server sent more than the ${declared} bytes it announced`);
+				throw new UrlFileError(
+					shown,
+					`the server sent more than the ${declared} bytes it announced`,
+				);
 			}
 			yield piece;
 		}
@@ -196,10 +243,16 @@ async function* cappedBody(body: Dispatcher.ResponseData['body'], shown: string,
 		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the download knows no n8n node: runItems converts UrlFileError (toNodeError)
 		if (error instanceof UrlFileError) throw error;
 		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the download knows no n8n node: runItems converts UrlFileError (toNodeError)
-		throw new UrlFileError(shown, `the download broke off after ${received} bytes (${connectionReason(error, options)})`);
+		throw new UrlFileError(
+			shown,
+			`the download broke off after ${received} bytes (${connectionReason(error, options)})`,
+		);
 	}
 	if (declared !== undefined && received !== declared) {
-		throw new UrlFileError(shown, `the download ended after ${received} of the ${declared} bytes the server announced`);
+		throw new UrlFileError(
+			shown,
+			`the download ended after ${received} of the ${declared} bytes the server announced`,
+		);
 	}
 	if (received === 0) throw new UrlFileError(shown, 'the file is empty (0 bytes)');
 }
@@ -212,17 +265,37 @@ function discardBody(body: Dispatcher.ResponseData['body']): void {
 
 function connectionReason(cause: unknown, options: UrlFileOptions): string {
 	if (cause instanceof UrlFileError) return cause.reason;
-	const error = cause as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
+	const error = cause as {
+		code?: string;
+		name?: string;
+		message?: string;
+		cause?: { code?: string; message?: string };
+	};
 	const code = error?.code ?? error?.cause?.code;
 	if (options.signal?.aborted || error?.name === 'AbortError') return 'the execution was cancelled';
-	if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+	if (
+		code === 'UND_ERR_HEADERS_TIMEOUT' ||
+		code === 'UND_ERR_BODY_TIMEOUT' ||
+		code === 'UND_ERR_CONNECT_TIMEOUT'
+	) {
 		return `no data for ${Number((options.timeoutMs / 1000).toFixed(1))} s (raise "Download Timeout" if the server is slow)`;
 	}
-	if (code === PRIVATE_ADDRESS_CODE) return error.message ?? error.cause?.message ?? 'a private address';
+	if (code === PRIVATE_ADDRESS_CODE)
+		return error.message ?? error.cause?.message ?? 'a private address';
 	return `the connection failed (${code ?? error?.name ?? 'unknown error'})`;
 }
 
-const STATUS_TEXTS: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 410: 'Gone', 429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' };
+const STATUS_TEXTS: Record<number, string> = {
+	401: 'Unauthorized',
+	403: 'Forbidden',
+	404: 'Not Found',
+	410: 'Gone',
+	429: 'Too Many Requests',
+	500: 'Internal Server Error',
+	502: 'Bad Gateway',
+	503: 'Service Unavailable',
+	504: 'Gateway Timeout',
+};
 
 function statusText(status: number): string {
 	return STATUS_TEXTS[status] ? ` ${STATUS_TEXTS[status]}` : '';
@@ -240,7 +313,8 @@ function contentLength(value: string | string[] | undefined): number | undefined
 
 function mimeTypeOf(contentType: string | undefined): string | undefined {
 	const type = contentType?.slice(0, 256).split(';')[0].trim().toLowerCase();
-	if (!type || !/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/.test(type) || GENERIC_TYPES.has(type)) return undefined;
+	if (!type || !/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/.test(type) || GENERIC_TYPES.has(type))
+		return undefined;
 	return type;
 }
 
@@ -268,7 +342,10 @@ function pathFileName(url: URL): string | undefined {
 /** A name without folders or control characters, or undefined when nothing usable is left. */
 function safeFileName(name: string | undefined): string | undefined {
 	if (!name) return undefined;
-	const cleaned = basename(name.replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+	const cleaned = basename(name.replace(/\\/g, '/'))
+		.replace(/[\u0000-\u001f\u007f]/g, '')
+		.trim()
+		.slice(0, 255);
 	return cleaned && cleaned !== '.' && cleaned !== '..' ? cleaned : undefined;
 }
 
@@ -327,7 +404,10 @@ export function isPublicAddress(address: string): boolean {
 function assertPublicLiteral(url: URL, shown: string): void {
 	const host = url.hostname.replace(/^\[|\]$/g, '');
 	if (isIP(host) && !isPublicAddress(host)) {
-		throw new UrlFileError(shown, `${host} is a private or local address, and "Block Private Addresses" is on`);
+		throw new UrlFileError(
+			shown,
+			`${host} is a private or local address, and "Block Private Addresses" is on`,
+		);
 	}
 }
 
@@ -338,12 +418,18 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
 		const list = addresses as unknown as LookupAddress[];
 		const refused = list.find((entry) => !isPublicAddress(entry.address));
 		if (refused) {
-			const blocked = Object.assign(new Error(`${hostname} resolves to ${refused.address}, a private or local address, and "Block Private Addresses" is on`), {
-				code: PRIVATE_ADDRESS_CODE,
-			});
+			const blocked = Object.assign(
+				new Error(
+					`${hostname} resolves to ${refused.address}, a private or local address, and "Block Private Addresses" is on`,
+				),
+				{
+					code: PRIVATE_ADDRESS_CODE,
+				},
+			);
 			return callback(blocked, '', 0);
 		}
-		if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+		if ((options as { all?: boolean }).all)
+			return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
 		return callback(null, list[0].address, list[0].family);
 	});
 };

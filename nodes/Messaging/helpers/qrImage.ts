@@ -19,7 +19,8 @@ export async function qrImage(qrCode: string): Promise<QrImage> {
 	const dataUri = IMAGE_DATA_URI.exec(qrCode.slice(0, 200));
 	if (dataUri) {
 		const mimeType = dataUri[1].toLowerCase();
-		const extension = mimeType === 'image/svg+xml' ? 'svg' : mimeType.split('/')[1].replace('jpeg', 'jpg');
+		const extension =
+			mimeType === 'image/svg+xml' ? 'svg' : mimeType.split('/')[1].replace('jpeg', 'jpg');
 		return {
 			image: Buffer.from(qrCode.slice(dataUri[0].length), 'base64'),
 			mimeType,
@@ -28,6 +29,11 @@ export async function qrImage(qrCode: string): Promise<QrImage> {
 		};
 	}
 	// Medium error correction and a 4-module quiet zone: what phone cameras read best from a screen.
-	const image = await QRCode.toBuffer(qrCode, { type: 'png', errorCorrectionLevel: 'M', margin: 4, width: 400 });
+	const image = await QRCode.toBuffer(qrCode, {
+		type: 'png',
+		errorCorrectionLevel: 'M',
+		margin: 4,
+		width: 400,
+	});
 	return { image, mimeType: 'image/png', fileName: 'qr-code.png', fromServer: false };
 }

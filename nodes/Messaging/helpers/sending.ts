@@ -14,7 +14,12 @@ import type { MessagingRun } from '../parameters';
  * One item's send: its usage-limit slot, then `request`, then the send's output fields
  * (`sent`, `id`, `phone`, `message`, `response`), to which an operation adds its own.
  */
-export async function send(run: MessagingRun, itemIndex: number, phone: string, request: () => Promise<unknown>): Promise<IDataObject> {
+export async function send(
+	run: MessagingRun,
+	itemIndex: number,
+	phone: string,
+	request: () => Promise<unknown>,
+): Promise<IDataObject> {
 	await takeSendSlot(run, itemIndex);
 	return sendResultJson(await request(), phone);
 }
@@ -26,7 +31,8 @@ export async function send(run: MessagingRun, itemIndex: number, phone: string, 
  * `message` is the gateway's own text about it, as in every operation's output.
  */
 function sendResultJson(result: unknown, phone: string): IDataObject {
-	const message = (result as { message?: { id?: unknown; message?: unknown } } | undefined)?.message;
+	const message = (result as { message?: { id?: unknown; message?: unknown } } | undefined)
+		?.message;
 	const id = message?.id;
 	return {
 		sent: true,
@@ -73,7 +79,12 @@ async function takeSendSlot(run: MessagingRun, itemIndex: number): Promise<void>
 
 async function readAllowance(run: MessagingRun): Promise<Allowance> {
 	const answer = await run.client.call(endpoints.limit, {}, { signal: run.signal });
-	const { blocked, limit, used, remaining } = limitJson(answer) as { blocked: boolean; limit: number | null; used: number | null; remaining: number | null };
+	const { blocked, limit, used, remaining } = limitJson(answer) as {
+		blocked: boolean;
+		limit: number | null;
+		used: number | null;
+		remaining: number | null;
+	};
 	return {
 		// A gateway that says "blocked" has nothing left, whatever its numbers say.
 		remaining: blocked ? 0 : remaining,
@@ -88,13 +99,24 @@ class UsageLimitReached extends NodeOperationError {
 	readonly notAttempted = true;
 }
 
-function usageLimitReached(run: MessagingRun, itemIndex: number, allowance: Allowance): UsageLimitReached {
+function usageLimitReached(
+	run: MessagingRun,
+	itemIndex: number,
+	allowance: Allowance,
+): UsageLimitReached {
 	const left = allowance.remaining ?? 0;
-	const counts = allowance.limit !== null && allowance.used !== null ? ` (limit ${allowance.limit}, ${allowance.used} used)` : '';
-	const sentNow = allowance.granted === 0 ? 'so nothing was sent in this run' : `and ${allowance.granted === 1 ? 'it went to an earlier item' : `they went to ${allowance.granted} earlier items`}`;
+	const counts =
+		allowance.limit !== null && allowance.used !== null
+			? ` (limit ${allowance.limit}, ${allowance.used} used)`
+			: '';
+	const sentNow =
+		allowance.granted === 0
+			? 'so nothing was sent in this run'
+			: `and ${allowance.granted === 1 ? 'it went to an earlier item' : `they went to ${allowance.granted} earlier items`}`;
 	const message = `Not sent: the account's usage limit is reached. It had ${left} message${left === 1 ? '' : 's'} left when this run started${counts}, ${sentNow} ${itemLabel(itemIndex)}`;
 	// The limit answer says nothing of when the count starts again (service notes: block, block_limit, limit_qty).
-	const when = 'The gateway does not say when the count starts again: check Account → Get Usage Limit before running the remaining items.';
+	const when =
+		'The gateway does not say when the count starts again: check Account → Get Usage Limit before running the remaining items.';
 	return new UsageLimitReached(run.node, message, {
 		itemIndex,
 		description: `${when} This item was not attempted (no request was made), so running it again cannot send it twice.`,
@@ -109,7 +131,8 @@ function usageLimitReached(run: MessagingRun, itemIndex: number, allowance: Allo
  */
 export function limitJson(result: unknown): IDataObject {
 	const answer = (result && typeof result === 'object' ? result : {}) as IDataObject;
-	const source = answer.message && typeof answer.message === 'object' ? (answer.message as IDataObject) : answer;
+	const source =
+		answer.message && typeof answer.message === 'object' ? (answer.message as IDataObject) : answer;
 	const limit = firstNumber(source, ['block_limit', 'limit', 'blockLimit', 'max', 'quota']);
 	const used = firstNumber(source, ['limit_qty', 'used', 'sent', 'count', 'usage']);
 	const stated = firstBoolean(source, ['block', 'blocked', 'is_blocked', 'isBlocked']);
@@ -126,7 +149,12 @@ export function limitJson(result: unknown): IDataObject {
 function firstNumber(source: IDataObject, keys: string[]): number | null {
 	for (const key of keys) {
 		const value = source[key];
-		const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+		const number =
+			typeof value === 'number'
+				? value
+				: typeof value === 'string' && value.trim() !== ''
+					? Number(value)
+					: NaN;
 		if (Number.isFinite(number)) return number;
 	}
 	return null;
@@ -137,7 +165,8 @@ function firstBoolean(source: IDataObject, keys: string[]): boolean | undefined 
 		const value = source[key];
 		if (typeof value === 'boolean') return value;
 		if (value === 1 || value === 0) return value === 1;
-		if (typeof value === 'string' && /^(true|false|yes|no|1|0)$/i.test(value.trim())) return /^(true|yes|1)$/i.test(value.trim());
+		if (typeof value === 'string' && /^(true|false|yes|no|1|0)$/i.test(value.trim()))
+			return /^(true|yes|1)$/i.test(value.trim());
 	}
 	return undefined;
 }

@@ -1,4 +1,10 @@
-import type { IBinaryKeyData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IBinaryKeyData,
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { inputError } from '../../shared/errors';
 import type { ItemCall } from '../../shared/execution/router';
@@ -23,7 +29,8 @@ export const qrImageField: INodeProperties = {
 export function sessionExecute(endpoint: Endpoint) {
 	return function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
 		const field = qrField(run, itemIndex);
-		return async () => await sessionOutput(this, field, await run.client.call(endpoint, {}, { signal: run.signal }));
+		return async () =>
+			await sessionOutput(this, field, await run.client.call(endpoint, {}, { signal: run.signal }));
 	};
 }
 
@@ -34,7 +41,11 @@ const CONNECTED_WORDS = new Set(['authenticated', 'connected', 'open', 'ready', 
  * or a data:image URI) while waiting for a scan, `accountStatus` / `device_status` once logged
  * in, and sometimes a hint (`error`, `message.whatsappStatus.message`).
  */
-async function sessionOutput(ctx: IExecuteFunctions, field: string, result: unknown): Promise<INodeExecutionData> {
+async function sessionOutput(
+	ctx: IExecuteFunctions,
+	field: string,
+	result: unknown,
+): Promise<INodeExecutionData> {
 	const answer = (result && typeof result === 'object' ? result : {}) as IDataObject;
 	const accountStatus = text(answer.accountStatus ?? answer.account_status ?? answer.status);
 	const deviceStatus = text(answer.device_status ?? answer.deviceStatus);
@@ -44,7 +55,9 @@ async function sessionOutput(ctx: IExecuteFunctions, field: string, result: unkn
 		(deviceStatus !== undefined && CONNECTED_WORDS.has(deviceStatus.toLowerCase()));
 
 	const json: IDataObject = {
-		status: accountStatus ?? (connected ? 'authenticated' : qrCode ? 'got qr code' : deviceStatus ?? 'unknown'),
+		status:
+			accountStatus ??
+			(connected ? 'authenticated' : qrCode ? 'got qr code' : (deviceStatus ?? 'unknown')),
 		connected,
 		qrAvailable: qrCode !== undefined,
 	};
@@ -55,16 +68,29 @@ async function sessionOutput(ctx: IExecuteFunctions, field: string, result: unkn
 
 	if (qrCode === undefined) return { json };
 	const qr = await qrImage(qrCode);
-	const binary: IBinaryKeyData = { [field]: await ctx.helpers.prepareBinaryData(qr.image, qr.fileName, qr.mimeType) };
+	const binary: IBinaryKeyData = {
+		[field]: await ctx.helpers.prepareBinaryData(qr.image, qr.fileName, qr.mimeType),
+	};
 	json.qrImageField = field;
 	return { json, binary };
 }
 
 /** The item's "Put QR Image in Field", checked before the request. */
 function qrField(run: MessagingRun, itemIndex: number): string {
-	const name = textParameter(run, itemIndex, 'qrBinaryPropertyName', 'Put QR Image in Field').trim();
+	const name = textParameter(
+		run,
+		itemIndex,
+		'qrBinaryPropertyName',
+		'Put QR Image in Field',
+	).trim();
 	if (!name) {
-		throw inputError(run.node, itemIndex, 'Put QR Image in Field', 'is empty', 'Enter a field name for the QR image, e.g. qrCode.');
+		throw inputError(
+			run.node,
+			itemIndex,
+			'Put QR Image in Field',
+			'is empty',
+			'Enter a field name for the QR image, e.g. qrCode.',
+		);
 	}
 	return name;
 }
@@ -75,7 +101,18 @@ function text(value: unknown): string | undefined {
 
 /** A human hint the gateway adds when it cannot give a QR code or a status. */
 function hintOf(answer: IDataObject): string | undefined {
-	const nested = answer.message && typeof answer.message === 'object' ? (answer.message as IDataObject) : undefined;
-	const whatsappStatus = nested?.whatsappStatus && typeof nested.whatsappStatus === 'object' ? (nested.whatsappStatus as IDataObject) : undefined;
-	return text(answer.error) ?? text(whatsappStatus?.message) ?? text(nested?.message) ?? text(answer.message);
+	const nested =
+		answer.message && typeof answer.message === 'object'
+			? (answer.message as IDataObject)
+			: undefined;
+	const whatsappStatus =
+		nested?.whatsappStatus && typeof nested.whatsappStatus === 'object'
+			? (nested.whatsappStatus as IDataObject)
+			: undefined;
+	return (
+		text(answer.error) ??
+		text(whatsappStatus?.message) ??
+		text(nested?.message) ??
+		text(answer.message)
+	);
 }

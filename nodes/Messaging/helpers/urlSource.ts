@@ -3,7 +3,13 @@ import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 import { fileIdentity } from '../../shared/dataUri';
 import { inputError } from '../../shared/errors';
 import type { DataUriParam } from '../../shared/transport';
-import { openUrlFile, UrlFileError, urlProblem, type UrlFile, type UrlFileOptions } from './download';
+import {
+	openUrlFile,
+	UrlFileError,
+	urlProblem,
+	type UrlFile,
+	type UrlFileOptions,
+} from './download';
 import type { MessagingRun } from '../parameters';
 
 /**
@@ -27,7 +33,8 @@ export function urlSourceProperties(show: IDisplayOptions): INodeProperties[] {
 			default: '',
 			required: true,
 			placeholder: 'https://example.com/files/invoice.pdf',
-			description: 'An http or https address the file is downloaded from while it is sent; user:password@ in it is sent as Basic authorization',
+			description:
+				'An http or https address the file is downloaded from while it is sent; user:password@ in it is sent as Basic authorization',
 			displayOptions: show,
 		},
 		{
@@ -52,7 +59,8 @@ export function urlSourceProperties(show: IDisplayOptions): INodeProperties[] {
 					type: 'number',
 					typeOptions: { minValue: 1 },
 					default: DEFAULT_DOWNLOAD_TIMEOUT_SECONDS,
-					description: 'Longest wait for the file server to answer, and between two pieces of the file',
+					description:
+						'Longest wait for the file server to answer, and between two pieces of the file',
 				},
 				{
 					displayName: 'Max File Size (MB)',
@@ -85,11 +93,23 @@ export function readUrlSource(run: MessagingRun, itemIndex: number): UrlSource {
 	const value = run.parameter('fileUrl', itemIndex, '');
 	const url = typeof value === 'string' ? value.trim() : '';
 	if (!url) {
-		throw inputError(run.node, itemIndex, 'File URL', 'is empty', 'Enter the http(s) address of the file, or map a field that holds it.');
+		throw inputError(
+			run.node,
+			itemIndex,
+			'File URL',
+			'is empty',
+			'Enter the http(s) address of the file, or map a field that holds it.',
+		);
 	}
 	const problem = urlProblem(url);
 	if (problem) {
-		throw inputError(run.node, itemIndex, 'File URL', `${problem}: "${url.length > 200 ? `${url.slice(0, 200)}…` : url}"`, 'Write the full address, starting with https:// (or http://).');
+		throw inputError(
+			run.node,
+			itemIndex,
+			'File URL',
+			`${problem}: "${url.length > 200 ? `${url.slice(0, 200)}…` : url}"`,
+			'Write the full address, starting with https:// (or http://).',
+		);
 	}
 	const raw = (run.parameter('downloadOptions', itemIndex, {}) ?? {}) as Record<string, unknown>;
 	const number = (name: string, fallback: number, min: number) => {
@@ -97,7 +117,13 @@ export function readUrlSource(run: MessagingRun, itemIndex: number): UrlSource {
 		if (given === undefined || given === '') return fallback;
 		const parsed = Number(given);
 		if (!Number.isFinite(parsed) || parsed < min) {
-			throw inputError(run.node, itemIndex, downloadOptionNames[name], `must be a number of at least ${min}, not ${JSON.stringify(given)}`, 'Correct it in Download Options, or remove it to use the default.');
+			throw inputError(
+				run.node,
+				itemIndex,
+				downloadOptionNames[name],
+				`must be a number of at least ${min}, not ${JSON.stringify(given)}`,
+				'Correct it in Download Options, or remove it to use the default.',
+			);
 		}
 		return parsed;
 	};
@@ -134,7 +160,11 @@ export interface DownloadedFile {
  * streams the opened body; a retry of the send (only when the gateway cannot have received it)
  * downloads the file again.
  */
-export async function downloadToSend(source: UrlSource, given: { fileName?: string; mimeType?: string }, signal?: AbortSignal): Promise<DownloadedFile> {
+export async function downloadToSend(
+	source: UrlSource,
+	given: { fileName?: string; mimeType?: string },
+	signal?: AbortSignal,
+): Promise<DownloadedFile> {
 	const options = { ...source.options, signal };
 	let first: UrlFile | undefined = await openUrlFile(source.url, options);
 	const opened = first;
@@ -158,7 +188,10 @@ export async function downloadToSend(source: UrlSource, given: { fileName?: stri
 				first = undefined;
 				if (file.byteLength !== opened.byteLength) {
 					file.discard();
-					throw new UrlFileError(file.url, `the file changed between two attempts (${opened.byteLength ?? 'unknown'} bytes, then ${file.byteLength ?? 'unknown'})`);
+					throw new UrlFileError(
+						file.url,
+						`the file changed between two attempts (${opened.byteLength ?? 'unknown'} bytes, then ${file.byteLength ?? 'unknown'})`,
+					);
 				}
 				return counted(file.body);
 			},

@@ -30,15 +30,17 @@ import type { ResponseType } from '../actions/message/sendAndWait.operation';
  */
 
 /** The restart webhooks n8n calls with the signed links (path = the node's id, as n8n's own send-and-wait nodes). */
-export const answerWebhooks: IWebhookDescription[] = (['GET', 'POST'] as const).map((httpMethod) => ({
-	name: 'default',
-	httpMethod,
-	responseMode: 'onReceived',
-	responseData: '',
-	path: '={{ $nodeId }}',
-	restartWebhook: true,
-	isFullPath: true,
-}));
+export const answerWebhooks: IWebhookDescription[] = (['GET', 'POST'] as const).map(
+	(httpMethod) => ({
+		name: 'default',
+		httpMethod,
+		responseMode: 'onReceived',
+		responseData: '',
+		path: '={{ $nodeId }}',
+		restartWebhook: true,
+		isFullPath: true,
+	}),
+);
 
 const MAX_TEXT_ANSWER = 4000;
 const UNITS_MS: Record<string, number> = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
@@ -50,9 +52,15 @@ const WAIT_INDEFINITELY = new Date(Date.UTC(3000, 0, 1, 0, 0, 0));
  * if set) with the "timed out" items stored for n8n to pass on. Returns the node's output while
  * it waits.
  */
-export async function waitForAnswers(ctx: IExecuteFunctions, items: INodeExecutionData[], waitTill: Date): Promise<INodeExecutionData[]> {
+export async function waitForAnswers(
+	ctx: IExecuteFunctions,
+	items: INodeExecutionData[],
+	waitTill: Date,
+): Promise<INodeExecutionData[]> {
 	if (!items.some((item) => isQuestion(item.json))) return items;
-	const timedOut = items.map((item) => (isQuestion(item.json) ? { ...item, json: { ...item.json, timedOut: true } } : item));
+	const timedOut = items.map((item) =>
+		isQuestion(item.json) ? { ...item, json: { ...item.json, timedOut: true } } : item,
+	);
 	// Older n8n without getExecuteData: a timed-out wait passes the node's input on instead.
 	if (typeof ctx.getExecuteData === 'function') ctx.getExecuteData().data = { main: [timedOut] };
 	await ctx.putExecutionToWait(waitTill);
@@ -71,16 +79,24 @@ export function waitLimit(ctx: IExecuteFunctions): Date {
 		const raw = ctx.getNodeParameter('maxDateAndTime', 0, '') as unknown;
 		const date = new Date(typeof raw === 'string' || typeof raw === 'number' ? raw : String(raw));
 		if (!raw || Number.isNaN(date.getTime())) {
-			throw new NodeOperationError(node, `Field "Max Date and Time" is not a date: ${JSON.stringify(raw)}`, {
-				description: 'Pick a date and time, or map an ISO date such as 2026-12-01T17:00:00+07:00.',
-			});
+			throw new NodeOperationError(
+				node,
+				`Field "Max Date and Time" is not a date: ${JSON.stringify(raw)}`,
+				{
+					description:
+						'Pick a date and time, or map an ISO date such as 2026-12-01T17:00:00+07:00.',
+				},
+			);
 		}
 		return date;
 	}
 	const amount = Number(ctx.getNodeParameter('resumeAmount', 0, 1));
 	const unit = String(ctx.getNodeParameter('resumeUnit', 0, 'hours'));
 	if (!Number.isFinite(amount) || amount < 0 || !UNITS_MS[unit]) {
-		throw new NodeOperationError(node, `Field "Amount" must be a number of ${unit} of at least 0, not ${JSON.stringify(amount)}`);
+		throw new NodeOperationError(
+			node,
+			`Field "Amount" must be a number of ${unit} of at least 0, not ${JSON.stringify(amount)}`,
+		);
 	}
 	return new Date(Date.now() + amount * UNITS_MS[unit]);
 }
@@ -89,23 +105,30 @@ export function waitLimit(ctx: IExecuteFunctions): Date {
 // The answer
 
 /** Link previews and crawlers must not answer for the person (WhatsApp itself fetches links to preview them). */
-const PREVIEW_AGENT = /bot\b|crawler|spider|preview|facebookexternalhit|whatsapp|telegram|slack|discord|skype|teams|linkedin|embedly|iframely|headless/i;
+const PREVIEW_AGENT =
+	/bot\b|crawler|spider|preview|facebookexternalhit|whatsapp|telegram|slack|discord|skype|teams|linkedin|embedly|iframely|headless/i;
 
 /** The node's `webhook()`: answers a tap on a link, and resumes the execution with the answer. */
 export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const res = this.getResponseObject() as unknown as ServerResponse;
 	const query = this.getQueryData() as Record<string, unknown>;
-	const itemIndex = typeof query.item === 'string' && /^\d{1,6}$/.test(query.item) ? Number(query.item) : -1;
+	const itemIndex =
+		typeof query.item === 'string' && /^\d{1,6}$/.test(query.item) ? Number(query.item) : -1;
 	const question = itemIndex >= 0 ? openQuestion(this, itemIndex) : undefined;
 	if (!question || question.waitId !== query.w) {
 		sendPage(res, 410, {
 			title: 'This link is no longer valid',
-			lines: ['It belongs to a question that was answered, replaced or ended. Nothing was recorded.'],
+			lines: [
+				'It belongs to a question that was answered, replaced or ended. Nothing was recorded.',
+			],
 		});
 		return { noWebhookResponse: true };
 	}
 	const responseType = this.getNodeParameter('responseType', 'approval') as ResponseType;
-	const answer = responseType === 'freeText' ? freeTextAnswer(this, res, question) : approvalAnswer(this, res, query);
+	const answer =
+		responseType === 'freeText'
+			? freeTextAnswer(this, res, question)
+			: approvalAnswer(this, res, query);
 	if (!answer) return { noWebhookResponse: true };
 	return { noWebhookResponse: true, workflowData: [answeredItems(this, itemIndex, answer)] };
 }
@@ -114,21 +137,47 @@ export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookRe
  * Free Text: a GET shows the form, a POST with an answer records it; the page the person sees is
  * written here. Returns the answer, or undefined when nothing was recorded.
  */
-function freeTextAnswer(ctx: IWebhookFunctions, res: ServerResponse, question: IDataObject): IDataObject | undefined {
-	const buttonLabel = textOption(ctx.getNodeParameter('freeTextOptions.buttonLabel', 'Send'), 'Send');
-	const form = (error?: string, value?: string) => ({ label: 'Your answer', button: buttonLabel, error, value, maxLength: MAX_TEXT_ANSWER });
+function freeTextAnswer(
+	ctx: IWebhookFunctions,
+	res: ServerResponse,
+	question: IDataObject,
+): IDataObject | undefined {
+	const buttonLabel = textOption(
+		ctx.getNodeParameter('freeTextOptions.buttonLabel', 'Send'),
+		'Send',
+	);
+	const form = (error?: string, value?: string) => ({
+		label: 'Your answer',
+		button: buttonLabel,
+		error,
+		value,
+		maxLength: MAX_TEXT_ANSWER,
+	});
 	if (ctx.getRequestObject().method !== 'POST') {
-		sendPage(res, 200, { title: 'Your answer', lines: [String(question.question ?? '')], form: form() });
+		sendPage(res, 200, {
+			title: 'Your answer',
+			lines: [String(question.question ?? '')],
+			form: form(),
+		});
 		return undefined;
 	}
 	const body = (ctx.getBodyData() ?? {}) as IDataObject;
 	const text = typeof body.text === 'string' ? body.text.trim() : '';
 	if (!text || text.length > MAX_TEXT_ANSWER) {
-		const error = text ? `The answer is longer than ${MAX_TEXT_ANSWER} characters.` : 'Please type an answer.';
-		sendPage(res, 400, { title: 'Your answer', lines: [String(question.question ?? '')], form: form(error, text.slice(0, MAX_TEXT_ANSWER)) });
+		const error = text
+			? `The answer is longer than ${MAX_TEXT_ANSWER} characters.`
+			: 'Please type an answer.';
+		sendPage(res, 400, {
+			title: 'Your answer',
+			lines: [String(question.question ?? '')],
+			form: form(error, text.slice(0, MAX_TEXT_ANSWER)),
+		});
 		return undefined;
 	}
-	sendPage(res, 200, { title: 'Thank you', lines: ['Your answer was sent. You can close this page.'] });
+	sendPage(res, 200, {
+		title: 'Thank you',
+		lines: ['Your answer was sent. You can close this page.'],
+	});
 	return { text };
 }
 
@@ -136,10 +185,17 @@ function freeTextAnswer(ctx: IWebhookFunctions, res: ServerResponse, question: I
  * Approval: the approve or decline link, opened by a person (a link preview records nothing); the
  * page the person sees is written here. Returns the answer, or undefined when nothing was recorded.
  */
-function approvalAnswer(ctx: IWebhookFunctions, res: ServerResponse, query: Record<string, unknown>): IDataObject | undefined {
+function approvalAnswer(
+	ctx: IWebhookFunctions,
+	res: ServerResponse,
+	query: Record<string, unknown>,
+): IDataObject | undefined {
 	const agent = String(ctx.getRequestObject().headers['user-agent'] ?? '');
 	if (!agent || PREVIEW_AGENT.test(agent)) {
-		sendPage(res, 200, { title: 'Open this link to answer', lines: ['This page records an answer only when a person opens it in a browser.'] });
+		sendPage(res, 200, {
+			title: 'Open this link to answer',
+			lines: ['This page records an answer only when a person opens it in a browser.'],
+		});
 		return undefined;
 	}
 	if (query.approved !== 'true' && query.approved !== 'false') {
@@ -152,13 +208,20 @@ function approvalAnswer(ctx: IWebhookFunctions, res: ServerResponse, query: Reco
 		200,
 		approved
 			? { title: 'Approved', lines: ['Your approval was recorded. You can close this page.'] }
-			: { title: 'Declined', lines: ['Your answer (declined) was recorded. You can close this page.'] },
+			: {
+					title: 'Declined',
+					lines: ['Your answer (declined) was recorded. You can close this page.'],
+				},
 	);
 	return { approved };
 }
 
 /** The node's output on an answer: the answered question with the answer, every other item as it was stored. */
-function answeredItems(ctx: IWebhookFunctions, itemIndex: number, answer: IDataObject): INodeExecutionData[] {
+function answeredItems(
+	ctx: IWebhookFunctions,
+	itemIndex: number,
+	answer: IDataObject,
+): INodeExecutionData[] {
 	const respondedAt = new Date().toISOString();
 	return storedItems(ctx).map((item, index): INodeExecutionData => {
 		if (!isStoredQuestion(item)) return { json: item, pairedItem: { item: index } };
@@ -199,7 +262,9 @@ function storedItems(ctx: IWebhookFunctions): IDataObject[] {
 	let items = storedCache.get(ctx);
 	if (!items) {
 		const all = ctx.evaluateExpression('{{ $input.all().map((item) => item.json) }}', 0) as unknown;
-		items = Array.isArray(all) ? all.map((json) => (json && typeof json === 'object' ? (json as IDataObject) : {})) : [];
+		items = Array.isArray(all)
+			? all.map((json) => (json && typeof json === 'object' ? (json as IDataObject) : {}))
+			: [];
 		storedCache.set(ctx, items);
 	}
 	return items;

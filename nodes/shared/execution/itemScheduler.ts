@@ -1,4 +1,11 @@
-import type { IExecuteFunctions, INode, INodeExecutionData, IPairedItemData, NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INode,
+	INodeExecutionData,
+	IPairedItemData,
+	NodeApiError,
+	NodeOperationError,
+} from 'n8n-workflow';
 
 import { errorItemJson, isErrorItemJson, toNodeError } from '../errors';
 import { retryMemoryFor, type RunMemory } from './retryMemory';
@@ -63,7 +70,9 @@ export async function runItems(
 		memory?.finish(true);
 		throw stopError(outcomes.results, outcomes.failures, count, 'run');
 	}
-	const output = outcomes.results.flat().filter((item): item is INodeExecutionData => item !== undefined);
+	const output = outcomes.results
+		.flat()
+		.filter((item): item is INodeExecutionData => item !== undefined);
 	// n8n tries again in the Continue modes only when the first output item is an error item.
 	memory?.finish(continueOnFail && output.length > 0 && isErrorItemJson(output[0].json));
 	if (options.once && itemCount > 1) {
@@ -86,7 +95,8 @@ class ItemOutcomes {
 	}
 
 	fail(itemIndex: number, error: ItemError): void {
-		if (this.continueOnFail) this.results[itemIndex] = [{ json: errorItemJson(error), pairedItem: { item: itemIndex } }];
+		if (this.continueOnFail)
+			this.results[itemIndex] = [{ json: errorItemJson(error), pairedItem: { item: itemIndex } }];
 		else this.failures.push({ itemIndex, error });
 	}
 
@@ -193,7 +203,15 @@ function stopError(
 	// With Retry On Fail a remembered error fails again on the next try: its summary replaces the
 	// previous try's instead of being added to it.
 	if (!ownDescriptions.has(first)) ownDescriptions.set(first, first.description);
-	first.description = [ownDescriptions.get(first), summarize(results, failures.map((f) => f.itemIndex), itemCount, phase)]
+	first.description = [
+		ownDescriptions.get(first),
+		summarize(
+			results,
+			failures.map((f) => f.itemIndex),
+			itemCount,
+			phase,
+		),
+	]
 		.filter(Boolean)
 		.join('\n\n');
 	return first;
@@ -203,7 +221,12 @@ function stopError(
 const ownDescriptions = new WeakMap<ItemError, string | null | undefined>();
 
 /** What became of every item when the run stopped on a failure. */
-function summarize(results: Array<INodeExecutionData[] | undefined>, failed: number[], itemCount: number, phase: 'input' | 'run'): string {
+function summarize(
+	results: Array<INodeExecutionData[] | undefined>,
+	failed: number[],
+	itemCount: number,
+	phase: 'input' | 'run',
+): string {
 	const done: number[] = [];
 	const notStarted: number[] = [];
 	for (let i = 0; i < itemCount; i++) {
@@ -223,8 +246,12 @@ function summarize(results: Array<INodeExecutionData[] | undefined>, failed: num
 				.flatMap((i) => results[i] ?? [])
 				.map((item) => item.json.id)
 				.filter((id) => typeof id === 'string');
-			const idList = ids.length ? ` (ids: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''})` : '';
-			lines.push(`Completed before the stop: ${items(done)}${idList}; running the same input again repeats them.`);
+			const idList = ids.length
+				? ` (ids: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''})`
+				: '';
+			lines.push(
+				`Completed before the stop: ${items(done)}${idList}; running the same input again repeats them.`,
+			);
 		}
 		if (notStarted.length) lines.push(`Not started: ${items(notStarted)}.`);
 	}

@@ -1,4 +1,10 @@
-import { deepCopy, type IExecuteFunctions, type INode, type INodeExecutionData, type INodeParameters } from 'n8n-workflow';
+import {
+	deepCopy,
+	type IExecuteFunctions,
+	type INode,
+	type INodeExecutionData,
+	type INodeParameters,
+} from 'n8n-workflow';
 
 import { inputError } from '../errors';
 import type { ApiClient, ApiCredentials } from '../transport';
@@ -162,14 +168,16 @@ export class ParameterReader {
 }
 
 type Step = string | number;
-type Plan = { kind: 'constant'; value?: unknown } | { kind: 'jsonPath'; steps: Step[] } | { kind: 'n8n' };
+type Plan =
+	{ kind: 'constant'; value?: unknown } | { kind: 'jsonPath'; steps: Step[] } | { kind: 'n8n' };
 
 /** `name` or `options.name` in the node's raw parameters; undefined when absent (n8n then uses the fallback). */
 function rawParameter(parameters: INodeParameters, name: string): unknown {
 	if (name.includes('[')) return undefined;
 	let current: unknown = parameters;
 	for (const part of name.split('.')) {
-		if (!isPlainObject(current) || !Object.prototype.hasOwnProperty.call(current, part)) return undefined;
+		if (!isPlainObject(current) || !Object.prototype.hasOwnProperty.call(current, part))
+			return undefined;
 		current = current[part];
 	}
 	return current;
@@ -188,7 +196,8 @@ function containsExpression(value: unknown, depth = 0): boolean {
 	if (typeof value === 'string') return value.startsWith('=');
 	if (depth > 32) return true;
 	if (Array.isArray(value)) return value.some((entry) => containsExpression(entry, depth + 1));
-	if (value !== null && typeof value === 'object') return Object.values(value).some((entry) => containsExpression(entry, depth + 1));
+	if (value !== null && typeof value === 'object')
+		return Object.values(value).some((entry) => containsExpression(entry, depth + 1));
 	return false;
 }
 
@@ -200,7 +209,8 @@ const MAX_MAPPING_LENGTH = 1000;
  * known from its first two characters, so the match is linear. Keys in brackets hold no
  * backslash (escapes), no braces (n8n splits templates at `}}`) and no line break.
  */
-const PLAIN_JSON_PATH = /^=\{\{\s*\$json((?:\.[A-Za-z_$][\w$]*|\[(?:0|[1-9]\d{0,8})\]|\["[^"\\{}\r\n\u2028\u2029]*"\]|\['[^'\\{}\r\n\u2028\u2029]*'\])+)\s*\}\}$/;
+const PLAIN_JSON_PATH =
+	/^=\{\{\s*\$json((?:\.[A-Za-z_$][\w$]*|\[(?:0|[1-9]\d{0,8})\]|\["[^"\\{}\r\n\u2028\u2029]*"\]|\['[^'\\{}\r\n\u2028\u2029]*'\])+)\s*\}\}$/;
 const STEP = /\.([A-Za-z_$][\w$]*)|\[(\d+)\]|\["([^"]*)"\]|\['([^']*)'\]/g;
 
 /** The steps of a plain `$json` mapping, or undefined if the value is any other expression. */
@@ -256,7 +266,10 @@ const UNSAFE_PROPERTIES = new Set([
  * ("could not be cloned") where the legacy engine gives the field: engines disagree, so n8n gives
  * whatever the running n8n gives.
  */
-const LEFT_TO_N8N: ReadonlySet<string> = new Set([...UNSAFE_PROPERTIES, ...Object.getOwnPropertyNames(Object.prototype)]);
+const LEFT_TO_N8N: ReadonlySet<string> = new Set([
+	...UNSAFE_PROPERTIES,
+	...Object.getOwnPropertyNames(Object.prototype),
+]);
 
 /**
  * Follows the steps through plain objects and arrays. `{ value }` when every step lands on an
@@ -280,7 +293,12 @@ function readJsonPath(json: unknown, steps: Step[]): { value: unknown } | undefi
 }
 
 function isDirectValue(value: unknown): boolean {
-	return typeof value === 'string' || typeof value === 'boolean' || value === null || (typeof value === 'number' && Number.isFinite(value) && !Object.is(value, -0));
+	return (
+		typeof value === 'string' ||
+		typeof value === 'boolean' ||
+		value === null ||
+		(typeof value === 'number' && Number.isFinite(value) && !Object.is(value, -0))
+	);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -323,12 +341,24 @@ function shorten(text: string): string {
  * A text parameter of one item as a string ("" when empty), by the rule for text fields above.
  * `fix` says what to map instead of an object.
  */
-export function textParameter(run: OperationRun<unknown>, itemIndex: number, name: string, field: string, fix?: string): string {
+export function textParameter(
+	run: OperationRun<unknown>,
+	itemIndex: number,
+	name: string,
+	field: string,
+	fix?: string,
+): string {
 	return textValue(run, itemIndex, run.parameter(name, itemIndex, ''), field, fix);
 }
 
 /** The text rule applied to a value already read (e.g. one field of a collection). */
-export function textValue(run: OperationRun<unknown>, itemIndex: number, value: unknown, field: string, fix?: string): string {
+export function textValue(
+	run: OperationRun<unknown>,
+	itemIndex: number,
+	value: unknown,
+	field: string,
+	fix?: string,
+): string {
 	if (value === undefined || value === null) return '';
 	if (typeof value === 'string') return value;
 	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -337,7 +367,8 @@ export function textValue(run: OperationRun<unknown>, itemIndex: number, value: 
 		itemIndex,
 		field,
 		`is ${describeValue(value)}, not text`,
-		fix ?? `Map a field that holds text, or turn the value into text in the expression, e.g. {{ JSON.stringify($json.${name(field)}) }}.`,
+		fix ??
+			`Map a field that holds text, or turn the value into text in the expression, e.g. {{ JSON.stringify($json.${name(field)}) }}.`,
 	);
 }
 
@@ -353,7 +384,13 @@ function name(field: string): string {
  * A code parameter (a currency code) of one item, trimmed and upper case ("" when empty), by
  * the rule for code fields above.
  */
-export function codeValue(run: OperationRun<unknown>, itemIndex: number, value: unknown, field: string, example: string): string {
+export function codeValue(
+	run: OperationRun<unknown>,
+	itemIndex: number,
+	value: unknown,
+	field: string,
+	example: string,
+): string {
 	if (value === undefined || value === null) return '';
 	if (typeof value === 'string') return value.trim().toUpperCase();
 	throw inputError(
@@ -361,6 +398,8 @@ export function codeValue(run: OperationRun<unknown>, itemIndex: number, value: 
 		itemIndex,
 		field,
 		`is ${describeValue(value)}, not a code`,
-		Array.isArray(value) ? `This field takes one code, e.g. ${example}.` : `Write the code as text, e.g. ${example}.`,
+		Array.isArray(value)
+			? `This field takes one code, e.g. ${example}.`
+			: `Write the code as text, e.g. ${example}.`,
 	);
 }

@@ -1,4 +1,10 @@
-import type { IExecuteFunctions, INode, INodeExecutionData, NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INode,
+	INodeExecutionData,
+	NodeApiError,
+	NodeOperationError,
+} from 'n8n-workflow';
 
 /**
  * What one run of a node already did, kept for n8n's "Retry On Fail".
@@ -33,7 +39,11 @@ const runs = new Map<string, RunEntry>();
 let rememberedItems = 0;
 
 /** The memory of one run of a node, or undefined when n8n will not try it again (Retry On Fail off). */
-export function retryMemoryFor(ctx: IExecuteFunctions, node: INode, now = Date.now()): RunMemory | undefined {
+export function retryMemoryFor(
+	ctx: IExecuteFunctions,
+	node: INode,
+	now = Date.now(),
+): RunMemory | undefined {
 	if (node.retryOnFail !== true) return undefined;
 	const executionId = ctx.getExecutionId();
 	if (!executionId) return undefined;

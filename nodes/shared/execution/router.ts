@@ -11,7 +11,13 @@ import { readCredential } from '../credential';
 import { ParameterReader, type OperationRun, type RunBasics } from './operationRun';
 import { runItems, type RunItemsOptions } from './itemScheduler';
 import { compactForTool } from '../aiTool';
-import { ApiClient, DEFAULT_RETRY_POLICY, sharedTokenCache, type Endpoint, type RetryPolicy } from '../transport';
+import {
+	ApiClient,
+	DEFAULT_RETRY_POLICY,
+	sharedTokenCache,
+	type Endpoint,
+	type RetryPolicy,
+} from '../transport';
 
 /**
  * A node's resources and operations: how they are declared (`ResourceDefinition` in
@@ -63,16 +69,27 @@ export interface ResourceDefinition<C> {
 }
 
 export function showFor(resource: string, operation: string | string[]): IDisplayOptions {
-	return { show: { resource: [resource], operation: Array.isArray(operation) ? operation : [operation] } };
+	return {
+		show: { resource: [resource], operation: Array.isArray(operation) ? operation : [operation] },
+	};
 }
 
 /** Adds `displayOptions` for one resource/operation to every property of an operation. */
-export function forOperation(resource: string, operation: string, properties: INodeProperties[]): INodeProperties[] {
-	return properties.map((property) => ({ ...property, displayOptions: showFor(resource, operation) }));
+export function forOperation(
+	resource: string,
+	operation: string,
+	properties: INodeProperties[],
+): INodeProperties[] {
+	return properties.map((property) => ({
+		...property,
+		displayOptions: showFor(resource, operation),
+	}));
 }
 
 /** The resource selector, each resource's operation selector and every operation's fields. */
-export function buildProperties<C>(resources: ReadonlyArray<ResourceDefinition<C>>): INodeProperties[] {
+export function buildProperties<C>(
+	resources: ReadonlyArray<ResourceDefinition<C>>,
+): INodeProperties[] {
 	// The rule cannot see computed defaults; both selectors below do have one.
 	// eslint-disable-next-line n8n-nodes-base/node-param-default-missing
 	const resourceSelector: INodeProperties = {
@@ -91,7 +108,9 @@ export function buildProperties<C>(resources: ReadonlyArray<ResourceDefinition<C
 			type: 'options',
 			noDataExpression: true,
 			displayOptions: { show: { resource: [resource.option.value] } },
-			options: resource.operations.map(({ module: _module, subtitle: _subtitle, ...option }) => option),
+			options: resource.operations.map(
+				({ module: _module, subtitle: _subtitle, ...option }) => option,
+			),
 			default: resource.defaultOperation,
 		},
 		...resource.operations.flatMap((op) => op.module.description),
@@ -105,7 +124,9 @@ function findOperation<C>(
 	resource: string,
 	operation: string,
 ): OperationModule<C> | undefined {
-	return resources.find((r) => r.option.value === resource)?.operations.find((o) => o.value === operation)?.module;
+	return resources
+		.find((r) => r.option.value === resource)
+		?.operations.find((o) => o.value === operation)?.module;
 }
 
 /**
@@ -113,7 +134,10 @@ function findOperation<C>(
  * (`Message → Send Text`): for option descriptions such as the API Version's, so that they
  * stay true when an operation is added.
  */
-export function operationsSending<C>(resources: ReadonlyArray<ResourceDefinition<C>>, field: string): string[] {
+export function operationsSending<C>(
+	resources: ReadonlyArray<ResourceDefinition<C>>,
+	field: string,
+): string[] {
 	return resources.flatMap((resource) =>
 		resource.operations
 			.filter((operation) => operation.module.endpoint.params.includes(field))
@@ -123,7 +147,9 @@ export function operationsSending<C>(resources: ReadonlyArray<ResourceDefinition
 
 /** `a`, `a and b`, `a, b and c`. */
 export function listInWords(items: readonly string[]): string {
-	return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+	return items.length <= 1
+		? (items[0] ?? '')
+		: `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }
 
 /**
@@ -159,14 +185,24 @@ export async function route<O, C extends OperationRun<O>>(
 	const operation = ctx.getNodeParameter('operation', 0) as string;
 	const module = findOperation(node.resources, resource, operation);
 	if (!module) {
-		throw new NodeOperationError(ctx.getNode(), `The operation "${operation}" of "${resource}" is not known`);
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The operation "${operation}" of "${resource}" is not known`,
+		);
 	}
 	const itemCount = ctx.getInputData().length;
 	const credentials = await readCredential(ctx);
 	const client = new ApiClient(credentials, sharedTokenCache, retryPolicyFor(ctx));
 	const signal = ctx.getExecutionCancelSignal();
 	const parameters = new ParameterReader(ctx);
-	const run = node.startRun({ ctx, credentials, client, signal, parameters, readOptions: (itemIndex) => node.readOptions(ctx, itemIndex) });
+	const run = node.startRun({
+		ctx,
+		credentials,
+		client,
+		signal,
+		parameters,
+		readOptions: (itemIndex) => node.readOptions(ctx, itemIndex),
+	});
 	if (!parameters.isConstant('options')) checkRunWideOptions(ctx, node, run, itemCount);
 	const output = await runItems(
 		ctx,
@@ -186,7 +222,9 @@ export async function route<O, C extends OperationRun<O>>(
  */
 function retryPolicyFor(ctx: IExecuteFunctions): RetryPolicy {
 	const node = ctx.getNode();
-	return node.retryOnFail === true && !ctx.continueOnFail() ? { ...DEFAULT_RETRY_POLICY, maxRetries: 0 } : DEFAULT_RETRY_POLICY;
+	return node.retryOnFail === true && !ctx.continueOnFail()
+		? { ...DEFAULT_RETRY_POLICY, maxRetries: 0 }
+		: DEFAULT_RETRY_POLICY;
 }
 
 /**
@@ -194,7 +232,12 @@ function retryPolicyFor(ctx: IExecuteFunctions): RetryPolicy {
  * item must give them the same value. A run where they differ is refused before any request,
  * naming the option and the items, rather than one item's value being applied to the others.
  */
-function checkRunWideOptions<O, C extends OperationRun<O>>(ctx: IExecuteFunctions, node: NodeDefinition<O, C>, run: C, itemCount: number): void {
+function checkRunWideOptions<O, C extends OperationRun<O>>(
+	ctx: IExecuteFunctions,
+	node: NodeDefinition<O, C>,
+	run: C,
+	itemCount: number,
+): void {
 	const first = node.runWideOptions(run.runOptions);
 	for (let itemIndex = 1; itemIndex < itemCount; itemIndex++) {
 		const own = node.runWideOptions(run.options(itemIndex));
@@ -203,7 +246,10 @@ function checkRunWideOptions<O, C extends OperationRun<O>>(ctx: IExecuteFunction
 			throw new NodeOperationError(
 				ctx.getNode(),
 				`Option "${name}" is ${JSON.stringify(value)} for item 0 but ${JSON.stringify(own[name])} for item ${itemIndex}: it applies to the whole run`,
-				{ itemIndex, description: `Give "${name}" one value for all items (a fixed value, or an expression that gives every item the same), or split the items into separate runs.` },
+				{
+					itemIndex,
+					description: `Give "${name}" one value for all items (a fixed value, or an expression that gives every item the same), or split the items into separate runs.`,
+				},
 			);
 		}
 	}

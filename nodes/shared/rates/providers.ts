@@ -16,10 +16,19 @@ export function knownProviderCodes(): string {
 export const OTHER_PROVIDER = 'other';
 
 /** The Provider selector's entries: the known providers, then "Other Provider (Enter Code)". */
-export const PROVIDER_OPTIONS: ReadonlyArray<{ name: string; value: string; description: string }> = [
-	...KNOWN_PROVIDERS.map(({ code, name }) => ({ name, value: code, description: `Rates of ${name}, code "${code}"` })),
-	{ name: 'Other Provider (Enter Code)', value: OTHER_PROVIDER, description: 'Any other code the service offers' },
-];
+export const PROVIDER_OPTIONS: ReadonlyArray<{ name: string; value: string; description: string }> =
+	[
+		...KNOWN_PROVIDERS.map(({ code, name }) => ({
+			name,
+			value: code,
+			description: `Rates of ${name}, code "${code}"`,
+		})),
+		{
+			name: 'Other Provider (Enter Code)',
+			value: OTHER_PROVIDER,
+			description: 'Any other code the service offers',
+		},
+	];
 
 /**
  * The `$fromAI` line that lets an AI agent fill a Provider field (n8n's editor shows no ✨ button
@@ -42,8 +51,11 @@ export function providerCodeOf(value: unknown): { code: string } | { problem: st
 	const text = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
 	if (text === '') return { problem: 'is empty' };
 	const lower = text.toLowerCase();
-	const known = KNOWN_PROVIDERS.find(({ name }) => lower === name.toLowerCase() || lower === withoutCode(name).toLowerCase());
+	const known = KNOWN_PROVIDERS.find(
+		({ name }) => lower === name.toLowerCase() || lower === withoutCode(name).toLowerCase(),
+	);
 	const code = known ? known.code : lower;
-	if (!/^[a-z0-9][a-z0-9_.-]*$/.test(code) || code.length > 64) return { problem: `is not a provider code: "${text.slice(0, 80)}"` };
+	if (!/^[a-z0-9][a-z0-9_.-]*$/.test(code) || code.length > 64)
+		return { problem: `is not a provider code: "${text.slice(0, 80)}"` };
 	return { code };
 }

@@ -27,7 +27,8 @@ export class RateCache {
 		this.tables.delete(key);
 		this.tables.set(key, table);
 		for (const [oldKey, old] of this.tables) {
-			if (this.tables.size <= MAX_KEPT_TABLES && now - old.fetchedAtMs < MAX_KEEP_MINUTES * 60_000) break;
+			if (this.tables.size <= MAX_KEPT_TABLES && now - old.fetchedAtMs < MAX_KEEP_MINUTES * 60_000)
+				break;
 			// Map order is insertion order, so the oldest entries go first.
 			this.tables.delete(oldKey);
 		}
@@ -76,13 +77,24 @@ export class RateBook {
 	}
 
 	private async load(provider: string, version: string): Promise<RateTable> {
-		const { client, signal, sourceKey, keepMinutes, cache = sharedRateCache, now = Date.now } = this.settings;
+		const {
+			client,
+			signal,
+			sourceKey,
+			keepMinutes,
+			cache = sharedRateCache,
+			now = Date.now,
+		} = this.settings;
 		const cacheKey = `${sourceKey}|${provider}|${version}`;
 		if (keepMinutes > 0) {
 			const kept = cache.get(cacheKey, keepMinutes * 60_000, now());
 			if (kept) return kept;
 		}
-		const result = await client.call(endpoints.getKurs, { version, currency_id_provider: provider }, { signal });
+		const result = await client.call(
+			endpoints.getKurs,
+			{ version, currency_id_provider: provider },
+			{ signal },
+		);
 		const table = parseRateAnswer(provider, result, now());
 		// Only kept when asked: with the option off, every execution reads fresh rates.
 		if (keepMinutes > 0) cache.set(cacheKey, table, now());

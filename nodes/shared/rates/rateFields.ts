@@ -11,13 +11,20 @@ export const DEFAULT_BASE_CURRENCY = 'IDR';
 
 /** The three rates of a quote, as a selector's entries. */
 export const RATE_TYPE_OPTIONS = [
-	{ name: 'Average', value: 'average', description: "The middle of the provider's buy and sell rates" },
+	{
+		name: 'Average',
+		value: 'average',
+		description: "The middle of the provider's buy and sell rates",
+	},
 	{ name: 'Buy', value: 'buy', description: 'The rate at which the provider buys the currency' },
 	{ name: 'Sell', value: 'sell', description: 'The rate at which the provider sells the currency' },
 ];
 
 /** "Provider" (known codes, or "Other Provider") and "Provider Code" (shown for "Other Provider"). */
-export function providerFields(description: string, shown: IDisplayOptions = {}): INodeProperties[] {
+export function providerFields(
+	description: string,
+	shown: IDisplayOptions = {},
+): INodeProperties[] {
 	return [
 		{
 			displayName: 'Provider',
@@ -48,12 +55,20 @@ export const rateVersionOption: INodeProperties = {
 	name: 'version',
 	type: 'string',
 	default: DEFAULT_RATE_VERSION,
-	description: 'Value sent as "version" with every rates request. Change it only if your gateway asks for another.',
+	description:
+		'Value sent as "version" with every rates request. Change it only if your gateway asks for another.',
 };
 
 /** Options → Base Currency, with what it does in that node. */
 export function baseCurrencyOption(description: string): INodeProperties {
-	return { displayName: 'Base Currency', name: 'baseCurrency', type: 'string', default: DEFAULT_BASE_CURRENCY, placeholder: 'IDR', description };
+	return {
+		displayName: 'Base Currency',
+		name: 'baseCurrency',
+		type: 'string',
+		default: DEFAULT_BASE_CURRENCY,
+		placeholder: 'IDR',
+		description,
+	};
 }
 
 /** The `$fromAI` line that lets an AI agent choose the Rate (a dropdown gets no ✨ button in n8n's editor). */

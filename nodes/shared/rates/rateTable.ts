@@ -49,10 +49,18 @@ export function parseRateAnswer(provider: string, result: unknown, fetchedAtMs: 
 		if (!code || quotes.has(code)) continue;
 		const buy = rateNumber(fields.rate_buy ?? fields.buy);
 		const sell = rateNumber(fields.rate_sell ?? fields.sell);
-		const average = rateNumber(fields.rate_avg ?? fields.average ?? fields.avg) ?? (buy !== null && sell !== null ? (buy + sell) / 2 : null);
+		const average =
+			rateNumber(fields.rate_avg ?? fields.average ?? fields.avg) ??
+			(buy !== null && sell !== null ? (buy + sell) / 2 : null);
 		quotes.set(code, { buy, sell, average });
 	}
-	return { provider, fetchedAt: new Date(fetchedAtMs).toISOString(), fetchedAtMs, codes: [...quotes.keys()], quotes };
+	return {
+		provider,
+		fetchedAt: new Date(fetchedAtMs).toISOString(),
+		fetchedAtMs,
+		codes: [...quotes.keys()],
+		quotes,
+	};
 }
 
 function rowsOf(result: unknown): unknown[] | undefined {

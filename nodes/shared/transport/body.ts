@@ -25,7 +25,11 @@ export type ParamValue = string | DataUriParam;
  * client passes such an error on as it is, not as a lost connection.
  */
 export function isSourceFailure(error: unknown): boolean {
-	return typeof error === 'object' && error !== null && (error as { sourceFailure?: unknown }).sourceFailure === true;
+	return (
+		typeof error === 'object' &&
+		error !== null &&
+		(error as { sourceFailure?: unknown }).sourceFailure === true
+	);
 }
 
 function isDataUriParam(value: unknown): value is DataUriParam {
@@ -88,10 +92,18 @@ export function buildBody(params: Record<string, ParamValue>): RequestBody {
 						? Math.ceil(part.byteLength / 3) * 4
 						: undefined;
 		length = length === undefined || size === undefined ? undefined : length + size;
-		const bound = size ?? (typeof part !== 'string' && part.maxByteLength !== undefined ? Math.ceil(part.maxByteLength / 3) * 4 : undefined);
+		const bound =
+			size ??
+			(typeof part !== 'string' && part.maxByteLength !== undefined
+				? Math.ceil(part.maxByteLength / 3) * 4
+				: undefined);
 		maxLength = maxLength === undefined || bound === undefined ? undefined : maxLength + bound;
 	}
-	return { open: () => streamParts(parts), length, maxLength: length === undefined ? maxLength : undefined };
+	return {
+		open: () => streamParts(parts),
+		length,
+		maxLength: length === undefined ? maxLength : undefined,
+	};
 }
 
 async function* streamParts(parts: Array<string | DataUriParam>): AsyncGenerator<string> {
@@ -115,7 +127,8 @@ async function* base64Stream(source: AsyncIterable<Buffer | string>): AsyncGener
 		let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 		if (carry) bytes = Buffer.concat([carry, bytes]);
 		const whole = bytes.length - (bytes.length % 3);
-		for (let i = 0; i < whole; i += BYTES_PER_PIECE) yield bytes.toString('base64', i, Math.min(i + BYTES_PER_PIECE, whole));
+		for (let i = 0; i < whole; i += BYTES_PER_PIECE)
+			yield bytes.toString('base64', i, Math.min(i + BYTES_PER_PIECE, whole));
 		// At most 2 bytes: copied, so the chunk itself can be freed.
 		carry = whole < bytes.length ? Buffer.from(bytes.subarray(whole)) : undefined;
 	}

@@ -7,7 +7,15 @@ import { parseEnvelope } from './envelope';
 import { poolFor, trackDispatch, type DispatchRecord } from './connections';
 import { ApiError } from './errors';
 import { Redactor } from './redact';
-import { DEFAULT_RETRY_POLICY, isRetryableNetworkError, isRetryableStatus, isTimeoutCode, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry';
+import {
+	DEFAULT_RETRY_POLICY,
+	isRetryableNetworkError,
+	isRetryableStatus,
+	isTimeoutCode,
+	parseRetryAfter,
+	retryDelayMs,
+	type RetryPolicy,
+} from './retry';
 import { TokenCache, tokenExpiry, type Token } from './tokenCache';
 
 /** What the transport needs from the credential, already validated by `parseCredentials`. */
@@ -72,7 +80,10 @@ export class ApiClient {
 		private readonly tokens: TokenCache = sharedTokenCache,
 		private readonly retryPolicy: RetryPolicy = DEFAULT_RETRY_POLICY,
 	) {
-		const secretHash = createHash('sha256').update(credentials.clientSecret).digest('hex').slice(0, 16);
+		const secretHash = createHash('sha256')
+			.update(credentials.clientSecret)
+			.digest('hex')
+			.slice(0, 16);
 		this.credentialKey = `${credentials.baseUrl}|${credentials.clientId}|${secretHash}`;
 	}
 
@@ -80,7 +91,11 @@ export class ApiClient {
 	 * Calls one endpoint and returns its JSON-RPC `result`, with the secret and tokens redacted.
 	 * `params` holds the caller's fields only; credential and fixed fields are added here.
 	 */
-	async call(endpoint: Endpoint, params: Record<string, ParamValue> = {}, options: CallOptions = {}): Promise<unknown> {
+	async call(
+		endpoint: Endpoint,
+		params: Record<string, ParamValue> = {},
+		options: CallOptions = {},
+	): Promise<unknown> {
 		const body = buildBody(this.fullParams(endpoint, params));
 		if (!endpoint.bearer) return await this.send(endpoint, body, undefined, options);
 
@@ -99,11 +114,17 @@ export class ApiClient {
 
 	/** The cached token of a group, fetching one if needed (shared with concurrent callers). */
 	async token(group: ApiGroup, options: CallOptions = {}): Promise<Token> {
-		return await this.tokens.get(this.tokenKey(group), async () => await this.fetchToken(group, options));
+		return await this.tokens.get(
+			this.tokenKey(group),
+			async () => await this.fetchToken(group, options),
+		);
 	}
 
 	/** Drops the cached token and fetches a new one (the "Get Token" operations). */
-	async renewToken(group: ApiGroup, options: CallOptions = {}): Promise<{ token: Token; answer: unknown }> {
+	async renewToken(
+		group: ApiGroup,
+		options: CallOptions = {},
+	): Promise<{ token: Token; answer: unknown }> {
 		this.tokens.invalidate(this.tokenKey(group));
 		let answer: unknown;
 		const token = await this.tokens.get(this.tokenKey(group), async () => {
@@ -114,9 +135,18 @@ export class ApiClient {
 		return { token, answer: answer ?? {} };
 	}
 
-	private async fetchToken(group: ApiGroup, options: CallOptions): Promise<Token & { answer: unknown }> {
+	private async fetchToken(
+		group: ApiGroup,
+		options: CallOptions,
+	): Promise<Token & { answer: unknown }> {
 		const endpoint = tokenEndpoint[group];
-		const raw = await this.send(endpoint, buildBody(this.fullParams(endpoint, {})), undefined, options, false);
+		const raw = await this.send(
+			endpoint,
+			buildBody(this.fullParams(endpoint, {})),
+			undefined,
+			options,
+			false,
+		);
 		const answer = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
 		const value = answer.token;
 		if (typeof value !== 'string' || value === '') {
@@ -127,7 +157,11 @@ export class ApiClient {
 				serverMessage: said.length > 300 ? `${said.slice(0, 300)}…` : said,
 			});
 		}
-		const expiresAt = tokenExpiry(answer, Date.now(), this.credentials.tokenLifetimeMinutes * 60_000);
+		const expiresAt = tokenExpiry(
+			answer,
+			Date.now(),
+			this.credentials.tokenLifetimeMinutes * 60_000,
+		);
 		const { token: _token, ...rest } = answer;
 		return { value, expiresAt, answer: rest };
 	}
@@ -137,7 +171,10 @@ export class ApiClient {
 	}
 
 	/** The spec's params for this endpoint: exactly its listed fields, in its order. */
-	private fullParams(endpoint: Endpoint, params: Record<string, ParamValue>): Record<string, ParamValue> {
+	private fullParams(
+		endpoint: Endpoint,
+		params: Record<string, ParamValue>,
+	): Record<string, ParamValue> {
 		const expected = callerParams(endpoint);
 		const unexpected = Object.keys(params).filter((name) => !expected.includes(name));
 		const missing = expected.filter((name) => params[name] === undefined);
@@ -172,7 +209,8 @@ export class ApiClient {
 	private redactor(): Redactor {
 		const secrets = [this.credentials.clientSecret, ...this.tokens.values()];
 		const key = secrets.join('\u0000');
-		if (this.lastRedactor?.key !== key) this.lastRedactor = { key, redactor: new Redactor(secrets) };
+		if (this.lastRedactor?.key !== key)
+			this.lastRedactor = { key, redactor: new Redactor(secrets) };
 		return this.lastRedactor.redactor;
 	}
 
@@ -200,9 +238,15 @@ export class ApiClient {
 				}
 				const { cause, dispatched, deadline } = failure as AttemptFailure;
 				if (isSourceFailure(cause)) throw cause;
-				const error = this.networkError(endpoint, cause, { isWrite, dispatched, deadline, signal: options.signal });
+				const error = this.networkError(endpoint, cause, {
+					isWrite,
+					dispatched,
+					deadline,
+					signal: options.signal,
+				});
 				error.attempts = attempt + 1;
-				if (error.kind === 'aborted' || !canRetry || !isRetryableNetworkError(isWrite, dispatched)) throw error;
+				if (error.kind === 'aborted' || !canRetry || !isRetryableNetworkError(isWrite, dispatched))
+					throw error;
 				await sleep(retryDelayMs(attempt, this.retryPolicy), options.signal);
 				continue;
 			}
@@ -218,7 +262,14 @@ export class ApiClient {
 			}
 			try {
 				const redactor = this.redactor();
-				const result = parseEnvelope(endpoint, response.status, response.text, redactor, retryAfter, response.location);
+				const result = parseEnvelope(
+					endpoint,
+					response.status,
+					response.text,
+					redactor,
+					retryAfter,
+					response.location,
+				);
 				return redactResult ? redactor.value(result) : result;
 			} catch (error) {
 				if (error instanceof ApiError) error.attempts = attempt + 1;
@@ -234,10 +285,15 @@ export class ApiClient {
 	 * deadline, not given a new timeout for every chunk. The answer is read up to the
 	 * credential's size limit and no further.
 	 */
-	private async attempt(endpoint: Endpoint, body: RequestBody, token: Token | undefined, signal: AbortSignal | undefined): Promise<AttemptAnswer> {
+	private async attempt(
+		endpoint: Endpoint,
+		body: RequestBody,
+		token: Token | undefined,
+		signal: AbortSignal | undefined,
+	): Promise<AttemptAnswer> {
 		const headers: Record<string, string> = {
 			'content-type': 'application/json',
-			accept: 'application/json',
+			'accept': 'application/json',
 		};
 		if (body.length !== undefined) headers['content-length'] = String(body.length);
 		if (token) headers.authorization = `Bearer ${token.value}`;
@@ -248,7 +304,10 @@ export class ApiClient {
 		const deadline = new AbortController();
 		// A body of unknown length (a file downloaded while it is sent) gets the allowance of its size cap.
 		const uploadMiB = (body.length ?? body.maxLength ?? 0) / (1024 * 1024);
-		const timer = setTimeout(() => deadline.abort(), timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0));
+		const timer = setTimeout(
+			() => deadline.abort(),
+			timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0),
+		);
 		const record: DispatchRecord = { dispatched: false };
 		// The execution's cancel signal stops this attempt too (a listener removed afterwards rather
 		// than AbortSignal.any, whose combined signals a long-lived signal keeps alive on Node 20).
@@ -266,7 +325,10 @@ export class ApiClient {
 				// this API. This server reads GET bodies (Content-Length is always set): keep it alive.
 				reset: false,
 				dispatcher: trackDispatch(
-					poolFor({ allowUnauthorizedCerts: this.credentials.allowUnauthorizedCerts, connectTimeoutMs: Math.min(timeoutMs, 10_000) }),
+					poolFor({
+						allowUnauthorizedCerts: this.credentials.allowUnauthorizedCerts,
+						connectTimeoutMs: Math.min(timeoutMs, 10_000),
+					}),
 					record,
 				),
 				headersTimeout: timeoutMs,
@@ -274,7 +336,11 @@ export class ApiClient {
 				signal: deadline.signal,
 			});
 			this.keepSessionCookie(response.headers['set-cookie']);
-			const text = await this.readLimited(endpoint, response.body, response.headers['content-length']);
+			const text = await this.readLimited(
+				endpoint,
+				response.body,
+				response.headers['content-length'],
+			);
 			const location = response.headers.location;
 			return {
 				status: response.statusCode,
@@ -286,7 +352,11 @@ export class ApiClient {
 			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the transport knows no n8n node: toNodeError (errors.ts) converts its errors
 			if (cause instanceof ApiError) throw cause;
 			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the transport knows no n8n node: toNodeError (errors.ts) converts its errors
-			throw new AttemptFailure(cause, record.dispatched, deadline.signal.aborted && !signal?.aborted);
+			throw new AttemptFailure(
+				cause,
+				record.dispatched,
+				deadline.signal.aborted && !signal?.aborted,
+			);
 		} finally {
 			clearTimeout(timer);
 			signal?.removeEventListener('abort', cancel);
@@ -294,7 +364,11 @@ export class ApiClient {
 	}
 
 	/** The answer's text, or an error as soon as it is larger than the credential allows (nothing more is read). */
-	private async readLimited(endpoint: Endpoint, stream: AsyncIterable<Buffer> & { destroy(): void }, contentLength: string | string[] | undefined): Promise<string> {
+	private async readLimited(
+		endpoint: Endpoint,
+		stream: AsyncIterable<Buffer> & { destroy(): void },
+		contentLength: string | string[] | undefined,
+	): Promise<string> {
 		const limit = this.credentials.maxResponseMegabytes * 1024 * 1024;
 		const tooLarge = () => {
 			stream.destroy();
@@ -327,12 +401,26 @@ export class ApiClient {
 	private networkError(
 		endpoint: Endpoint,
 		cause: unknown,
-		{ isWrite, dispatched, deadline, signal }: { isWrite: boolean; dispatched: boolean; deadline: boolean; signal?: AbortSignal },
+		{
+			isWrite,
+			dispatched,
+			deadline,
+			signal,
+		}: { isWrite: boolean; dispatched: boolean; deadline: boolean; signal?: AbortSignal },
 	): ApiError {
-		const err = cause as { code?: string; name?: string; message?: string; cause?: { code?: string } };
+		const err = cause as {
+			code?: string;
+			name?: string;
+			message?: string;
+			cause?: { code?: string };
+		};
 		const code = err?.code ?? err?.cause?.code;
 		if (signal?.aborted) {
-			return new ApiError(endpoint, { kind: 'aborted', reason: 'the execution was cancelled', causeCode: code });
+			return new ApiError(endpoint, {
+				kind: 'aborted',
+				reason: 'the execution was cancelled',
+				causeCode: code,
+			});
 		}
 		// Sent (even in part) and then no answer: the server may have processed it.
 		const deliveryUnknown = isWrite && dispatched;
@@ -340,7 +428,9 @@ export class ApiClient {
 			const seconds = this.credentials.timeoutSeconds;
 			return new ApiError(endpoint, {
 				kind: 'timeout',
-				reason: deadline ? `no complete answer within ${seconds} s (Request Timeout)` : `no answer within ${seconds} s (${code})`,
+				reason: deadline
+					? `no complete answer within ${seconds} s (Request Timeout)`
+					: `no answer within ${seconds} s (${code})`,
 				causeCode: deadline ? 'REQUEST_TIMEOUT' : code,
 				deliveryUnknown,
 			});

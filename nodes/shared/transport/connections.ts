@@ -13,7 +13,14 @@ import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
  */
 export const MAX_CONNECTIONS_PER_ORIGIN = 64;
 
-const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'] as const;
+const PROXY_VARIABLES = [
+	'HTTPS_PROXY',
+	'https_proxy',
+	'HTTP_PROXY',
+	'http_proxy',
+	'NO_PROXY',
+	'no_proxy',
+] as const;
 
 const agents = new Map<string, Dispatcher>();
 
@@ -44,7 +51,9 @@ export function poolFor(settings: PoolSettings): Dispatcher {
 			connect: { ...tls, timeout: settings.connectTimeoutMs },
 		};
 		// Through a proxy the connection to the service is TLS inside the tunnel: same rule for its certificate.
-		agent = usesProxy() ? new EnvHttpProxyAgent({ ...options, requestTls: tls }) : new Agent(options);
+		agent = usesProxy()
+			? new EnvHttpProxyAgent({ ...options, requestTls: tls })
+			: new Agent(options);
 		agents.set(key, agent);
 	}
 	return agent;
@@ -71,17 +80,20 @@ export interface DispatchRecord {
  * socket that already carried the request.
  */
 export function trackDispatch(pool: Dispatcher, record: DispatchRecord): Dispatcher {
-	return pool.compose((dispatch) => (options, handler) =>
-		dispatch(options, {
-			onRequestStart(controller, context) {
-				record.dispatched = true;
-				handler.onRequestStart?.(controller, context);
-			},
-			onRequestUpgrade: (controller, statusCode, headers, socket) => handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
-			onResponseStart: (controller, statusCode, headers, statusMessage) => handler.onResponseStart?.(controller, statusCode, headers, statusMessage),
-			onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
-			onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
-			onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
-		}),
+	return pool.compose(
+		(dispatch) => (options, handler) =>
+			dispatch(options, {
+				onRequestStart(controller, context) {
+					record.dispatched = true;
+					handler.onRequestStart?.(controller, context);
+				},
+				onRequestUpgrade: (controller, statusCode, headers, socket) =>
+					handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
+				onResponseStart: (controller, statusCode, headers, statusMessage) =>
+					handler.onResponseStart?.(controller, statusCode, headers, statusMessage),
+				onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
+				onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
+				onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
+			}),
 	);
 }

@@ -22,7 +22,9 @@ export class CredentialError extends Error {
 export function parseCredentials(stored: StoredCredentials): ApiCredentials {
 	const baseUrl = String(stored.baseUrl ?? '').trim();
 	if (baseUrl.length > MAX_BASE_URL) {
-		throw new CredentialError(`Credential field "Base URL" is too long (${baseUrl.length} characters). Use the service's address, e.g. https://gateway.example.com`);
+		throw new CredentialError(
+			`Credential field "Base URL" is too long (${baseUrl.length} characters). Use the service's address, e.g. https://gateway.example.com`,
+		);
 	}
 	let url: URL;
 	try {
@@ -41,15 +43,25 @@ export function parseCredentials(stored: StoredCredentials): ApiCredentials {
 		);
 	}
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-		throw new CredentialError(`Credential field "Base URL" must start with http:// or https:// (got "${url.protocol}")`);
+		throw new CredentialError(
+			`Credential field "Base URL" must start with http:// or https:// (got "${url.protocol}")`,
+		);
 	}
 	if (url.search || url.hash) {
-		throw new CredentialError('Credential field "Base URL" must not contain a query or fragment (?… or #…)');
+		throw new CredentialError(
+			'Credential field "Base URL" must not contain a query or fragment (?… or #…)',
+		);
 	}
 	const clientId = String(stored.clientId ?? '').trim();
 	const clientSecret = String(stored.clientSecret ?? '');
-	if (!clientId) throw new CredentialError('Credential field "Client ID" is empty. Enter the client key of your account.');
-	if (!clientSecret) throw new CredentialError('Credential field "Client Secret" is empty. Enter the client secret of your account.');
+	if (!clientId)
+		throw new CredentialError(
+			'Credential field "Client ID" is empty. Enter the client key of your account.',
+		);
+	if (!clientSecret)
+		throw new CredentialError(
+			'Credential field "Client Secret" is empty. Enter the client secret of your account.',
+		);
 
 	return {
 		baseUrl: withoutTrailingSlashes(`${url.origin}${url.pathname}`),
@@ -58,7 +70,11 @@ export function parseCredentials(stored: StoredCredentials): ApiCredentials {
 		tokenLifetimeMinutes: positive(stored.tokenLifetimeMinutes, 60, 'Token Lifetime (Minutes)'),
 		timeoutSeconds: positive(stored.timeoutSeconds, 30, 'Request Timeout (Seconds)'),
 		allowUnauthorizedCerts: stored.allowUnauthorizedCerts === true,
-		maxResponseMegabytes: positive(stored.maxResponseMegabytes, DEFAULT_MAX_RESPONSE_MEGABYTES, 'Max Response Size (MB)'),
+		maxResponseMegabytes: positive(
+			stored.maxResponseMegabytes,
+			DEFAULT_MAX_RESPONSE_MEGABYTES,
+			'Max Response Size (MB)',
+		),
 	};
 }
 
@@ -72,7 +88,9 @@ function positive(value: unknown, fallback: number, field: string): number {
 	if (value === undefined || value === null || value === '') return fallback;
 	const number = Number(value);
 	if (!Number.isFinite(number) || number <= 0) {
-		throw new CredentialError(`Credential field "${field}" must be a number above 0 (got "${String(value)}")`);
+		throw new CredentialError(
+			`Credential field "${field}" must be a number above 0 (got "${String(value)}")`,
+		);
 	}
 	return number;
 }

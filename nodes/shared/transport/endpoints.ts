@@ -158,11 +158,16 @@ export const tokenEndpoint: Record<ApiGroup, Endpoint> = {
 export function callerParams(endpoint: Endpoint): string[] {
 	return endpoint.params.filter(
 		(name) =>
-			!(CREDENTIAL_PARAMS as readonly string[]).includes(name) && !(endpoint.fixed && name in endpoint.fixed),
+			!(CREDENTIAL_PARAMS as readonly string[]).includes(name) &&
+			!(endpoint.fixed && name in endpoint.fixed),
 	);
 }
 
 export function describeEndpoint(endpoint: Endpoint): string {
-	const selector = endpoint.fixed ? ` ${Object.entries(endpoint.fixed).map(([k, v]) => `${k}=${v}`).join(' ')}` : '';
+	const selector = endpoint.fixed
+		? ` ${Object.entries(endpoint.fixed)
+				.map(([k, v]) => `${k}=${v}`)
+				.join(' ')}`
+		: '';
 	return `${endpoint.label} (${endpoint.httpMethod} ${endpoint.path}${selector})`;
 }

@@ -32,7 +32,8 @@ export function parseEnvelope(
 	const json = parseJson(text);
 	const clean = (said: string) => shorten(redactor.text(said.slice(0, SCANNED_TEXT)));
 	// A JSON answer quoted in an error: redacted by key too (an `access_token` the package never saw), then by value.
-	const cleanJson = (value: unknown) => clean(JSON.stringify(redactor.value(value)) ?? String(value));
+	const cleanJson = (value: unknown) =>
+		clean(JSON.stringify(redactor.value(value)) ?? String(value));
 
 	if (httpStatus >= 300 && httpStatus < 400) {
 		// Redirects are never followed (they could carry the secret elsewhere); whatever the body
@@ -44,19 +45,30 @@ export function parseEnvelope(
 		});
 	}
 	if (httpStatus >= 400) {
-		const rpc = json && typeof json === 'object' ? ((json as { error?: RpcError }).error ?? undefined) : undefined;
+		const rpc =
+			json && typeof json === 'object'
+				? ((json as { error?: RpcError }).error ?? undefined)
+				: undefined;
 		throw new ApiError(endpoint, {
 			kind: 'http',
 			reason: `HTTP ${httpStatus}${statusText(httpStatus)}`,
 			httpStatus,
-			serverMessage: rpc ? clean(rpcText(rpc)) : json === undefined ? clean(pageText(text)) : cleanJson(json),
+			serverMessage: rpc
+				? clean(rpcText(rpc))
+				: json === undefined
+					? clean(pageText(text))
+					: cleanJson(json),
 			rpcCode: rpc && typeof rpc.code === 'number' ? rpc.code : undefined,
 			authFailure: httpStatus === 401 || httpStatus === 403,
 			retryAfterSeconds,
 		});
 	}
 	if (text.trim() === '') {
-		throw new ApiError(endpoint, { kind: 'invalid-response', reason: `HTTP ${httpStatus} with an empty body`, httpStatus });
+		throw new ApiError(endpoint, {
+			kind: 'invalid-response',
+			reason: `HTTP ${httpStatus} with an empty body`,
+			httpStatus,
+		});
 	}
 	if (json === undefined || json === null || typeof json !== 'object') {
 		throw new ApiError(endpoint, {
@@ -114,17 +126,48 @@ const NO = new Set(['false', '0', 'no', 'error', 'failed', 'fail', 'failure', 'n
  * with the gateway's words. An answer that says neither is not reported as sent either, but as
  * "may have been delivered" (the gateway accepted the request and may have acted on it).
  */
-function checkSent(endpoint: Endpoint, httpStatus: number, result: unknown, clean: (said: string) => string, cleanJson: (value: unknown) => string): void {
+function checkSent(
+	endpoint: Endpoint,
+	httpStatus: number,
+	result: unknown,
+	clean: (said: string) => string,
+	cleanJson: (value: unknown) => string,
+): void {
 	const answer = (result && typeof result === 'object' ? result : {}) as Record<string, unknown>;
-	const message = answer.message && typeof answer.message === 'object' ? (answer.message as Record<string, unknown>) : undefined;
-	const words = (value: unknown) => (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value).trim().toLowerCase() : undefined);
-	const said = [message?.message, answer.message, answer.error, message?.error, answer.status, message?.status].find(
-		(value) => typeof value === 'string' && value.trim() !== '',
-	) as string | undefined;
-	const verdicts = [message?.sent, answer.sent, message?.status, answer.status, answer.success, message?.success].map(words);
-	const refused = verdicts.some((verdict) => verdict !== undefined && NO.has(verdict)) || (answer.error !== undefined && answer.error !== null && answer.error !== false);
+	const message =
+		answer.message && typeof answer.message === 'object'
+			? (answer.message as Record<string, unknown>)
+			: undefined;
+	const words = (value: unknown) =>
+		typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+			? String(value).trim().toLowerCase()
+			: undefined;
+	const said = [
+		message?.message,
+		answer.message,
+		answer.error,
+		message?.error,
+		answer.status,
+		message?.status,
+	].find((value) => typeof value === 'string' && value.trim() !== '') as string | undefined;
+	const verdicts = [
+		message?.sent,
+		answer.sent,
+		message?.status,
+		answer.status,
+		answer.success,
+		message?.success,
+	].map(words);
+	const refused =
+		verdicts.some((verdict) => verdict !== undefined && NO.has(verdict)) ||
+		(answer.error !== undefined && answer.error !== null && answer.error !== false);
 	if (refused) {
-		throw new ApiError(endpoint, { kind: 'rejected', reason: 'the message was not sent', httpStatus, serverMessage: said !== undefined ? clean(said) : cleanJson(answer) });
+		throw new ApiError(endpoint, {
+			kind: 'rejected',
+			reason: 'the message was not sent',
+			httpStatus,
+			serverMessage: said !== undefined ? clean(said) : cleanJson(answer),
+		});
 	}
 	const sent = words(message?.sent ?? answer.sent);
 	if (sent !== undefined && YES.has(sent)) return;
@@ -164,7 +207,11 @@ function isAuthFailure(rpc: RpcError, message: string): boolean {
 	return message
 		.slice(0, 2048)
 		.split('.')
-		.some((sentence) => /unauthori[sz]ed/i.test(sentence) || (AUTH_SUBJECT.test(sentence) && AUTH_PROBLEM.test(sentence)));
+		.some(
+			(sentence) =>
+				/unauthori[sz]ed/i.test(sentence) ||
+				(AUTH_SUBJECT.test(sentence) && AUTH_PROBLEM.test(sentence)),
+		);
 }
 
 const AUTH_SUBJECT = /\b(?:session|token)\b/i;
@@ -205,7 +252,11 @@ export function pageText(page: string): string {
 		const end = text.indexOf('>', tag);
 		if (end === -1) break; // an unclosed tag: nothing readable follows
 		const name = lower.slice(tag + 1, tag + 7);
-		const skipTo = name.startsWith('script') ? '</script' : name.startsWith('style') ? '</style' : undefined;
+		const skipTo = name.startsWith('script')
+			? '</script'
+			: name.startsWith('style')
+				? '</style'
+				: undefined;
 		if (skipTo) {
 			const closing = lower.indexOf(skipTo, end);
 			const closingEnd = closing === -1 ? -1 : lower.indexOf('>', closing);

@@ -7,7 +7,13 @@ export { ApiClient, sharedTokenCache, type ApiCredentials } from './client';
 export { closeConnections, MAX_CONNECTIONS_PER_ORIGIN } from './connections';
 export { buildBody, type DataUriParam, type ParamValue } from './body';
 export { parseCredentials, CredentialError } from './credentialFields';
-export { endpoints, tokenEndpoint, describeEndpoint, type ApiGroup, type Endpoint } from './endpoints';
+export {
+	endpoints,
+	tokenEndpoint,
+	describeEndpoint,
+	type ApiGroup,
+	type Endpoint,
+} from './endpoints';
 export { parseEnvelope } from './envelope';
 export { ApiError } from './errors';
 export { redact } from './redact';

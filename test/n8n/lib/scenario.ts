@@ -8,7 +8,13 @@
 import { existsSync, readFileSync, readdirSync } from 'fs';
 import { join } from 'path';
 import type { Sandbox } from '../../../sandbox/types';
-import { PACKAGE_NAME, nodeOutput, type ExecuteResult, type N8nRun, type WorkflowJson } from './cli';
+import {
+	PACKAGE_NAME,
+	nodeOutput,
+	type ExecuteResult,
+	type N8nRun,
+	type WorkflowJson,
+} from './cli';
 import type { N8nInstall, N8nTarget } from './install';
 import type { Report } from './report';
 import type { N8nServer } from './server';
@@ -64,7 +70,10 @@ export function readWorkflowDir(dir: string, repoRoot: string): WorkflowFile[] {
 	return readdirSync(dir)
 		.filter((f) => f.endsWith('.json'))
 		.sort()
-		.map((f) => ({ file: join(dir, f).slice(repoRoot.length + 1), wf: JSON.parse(readFileSync(join(dir, f), 'utf8')) as WorkflowJson }));
+		.map((f) => ({
+			file: join(dir, f).slice(repoRoot.length + 1),
+			wf: JSON.parse(readFileSync(join(dir, f), 'utf8')) as WorkflowJson,
+		}));
 }
 
 export interface WorkflowNode {
@@ -85,27 +94,48 @@ export function hasManualTrigger(wf: WorkflowJson): boolean {
 /** The run's error as one line ("<node>: <message> <description>"), if it failed. */
 function runError(run: N8nRun | undefined): string | undefined {
 	const err = run?.data?.resultData?.error;
-	return err ? `${err.node?.name ?? ''}: ${err.message ?? ''} ${err.description ?? ''}`.trim() : undefined;
+	return err
+		? `${err.node?.name ?? ''}: ${err.message ?? ''} ${err.description ?? ''}`.trim()
+		: undefined;
 }
 
 /** `n8n execute` of one workflow with the checks every run gets; returns the run. */
-export async function executeWithGenericChecks(t: ScenarioContext, id: string): Promise<N8nRun | undefined> {
+export async function executeWithGenericChecks(
+	t: ScenarioContext,
+	id: string,
+): Promise<N8nRun | undefined> {
 	const { file, wf } = t.workflow(id);
 	const ledgerBefore = t.sandbox.ledger().length;
 	const ex = await t.report.timed(`n8n execute ${file}`, () => t.execute(wf.id));
 	t.report.check(
 		`n8n execute ${file}: status success`,
 		ex.ok,
-		ex.ok ? { ms: ex.ms } : { code: ex.code, status: ex.run?.status, error: runError(ex.run), stdout: ex.stdout.slice(-1500), stderr: ex.stderr.slice(-800) },
+		ex.ok
+			? { ms: ex.ms }
+			: {
+					code: ex.code,
+					status: ex.run?.status,
+					error: runError(ex.run),
+					stdout: ex.stdout.slice(-1500),
+					stderr: ex.stderr.slice(-800),
+				},
 	);
 	const ours = nodesOf(wf).filter((n) => n.type.startsWith(`${PACKAGE_NAME}.`));
 	for (const n of ours) {
 		const out = nodeOutput(ex.run, n.name);
-		t.report.check(`n8n execute ${file}: node "${n.name}" produced items without errors`, out.length > 0 && out.every((i) => i.error === undefined), out.slice(0, 2));
+		t.report.check(
+			`n8n execute ${file}: node "${n.name}" produced items without errors`,
+			out.length > 0 && out.every((i) => i.error === undefined),
+			out.slice(0, 2),
+		);
 	}
-	t.report.check(`n8n execute ${file}: the sandbox recorded its sends`, t.sandbox.ledger().length > ledgerBefore || !ours.some((n) => n.parameters?.resource === 'message'), {
-		newEntries: t.sandbox.ledger().length - ledgerBefore,
-	});
+	t.report.check(
+		`n8n execute ${file}: the sandbox recorded its sends`,
+		t.sandbox.ledger().length > ledgerBefore ||
+			!ours.some((n) => n.parameters?.resource === 'message'),
+		{
+			newEntries: t.sandbox.ledger().length - ledgerBefore,
+		},
+	);
 	return ex.run;
 }
-

@@ -22,7 +22,11 @@ export interface ChatMessage {
 
 interface ChatTool {
 	type: string;
-	function: { name: string; description?: string; parameters?: { properties?: Record<string, unknown>; required?: string[] } };
+	function: {
+		name: string;
+		description?: string;
+		parameters?: { properties?: Record<string, unknown>; required?: string[] };
+	};
 }
 
 export interface ChatRequest {
@@ -33,7 +37,8 @@ export interface ChatRequest {
 }
 
 /** What the script answers: tool calls (name + arguments) or a final text. */
-export type ScriptedAnswer = { toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> } | { text: string };
+export type ScriptedAnswer =
+	{ toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> } | { text: string };
 
 export interface ScriptedModel {
 	/** Base URL for the OpenAI credential's "Base URL" field (ends in /v1). */
@@ -51,7 +56,9 @@ export function contentText(message: ChatMessage): string {
 	return '';
 }
 
-export async function startScriptedModel(script: (request: ChatRequest) => ScriptedAnswer): Promise<ScriptedModel> {
+export async function startScriptedModel(
+	script: (request: ChatRequest) => ScriptedAnswer,
+): Promise<ScriptedModel> {
 	const requests: ChatRequest[] = [];
 	let calls = 0;
 	const server = http.createServer((req, res) => {
@@ -64,11 +71,18 @@ export async function startScriptedModel(script: (request: ChatRequest) => Scrip
 				res.end(JSON.stringify(body));
 			};
 			if (req.method === 'GET' && path.endsWith('/models')) {
-				send(200, { object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 0, owned_by: 'scripted' }] });
+				send(200, {
+					object: 'list',
+					data: [{ id: 'gpt-4o-mini', object: 'model', created: 0, owned_by: 'scripted' }],
+				});
 				return;
 			}
 			if (req.method !== 'POST' || !path.endsWith('/chat/completions')) {
-				send(404, { error: { message: `the scripted model answers chat completions only, not ${req.method} ${path}` } });
+				send(404, {
+					error: {
+						message: `the scripted model answers chat completions only, not ${req.method} ${path}`,
+					},
+				});
 				return;
 			}
 			let request: ChatRequest;
@@ -87,19 +101,32 @@ export async function startScriptedModel(script: (request: ChatRequest) => Scrip
 			}
 			const id = `chatcmpl-scripted-${++calls}`;
 			const created = Math.floor(Date.now() / 1000);
-			const toolCalls = 'toolCalls' in answer
-				? answer.toolCalls.map((call, index) => ({ index, id: `call_${calls}_${index}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }))
-				: undefined;
+			const toolCalls =
+				'toolCalls' in answer
+					? answer.toolCalls.map((call, index) => ({
+							index,
+							id: `call_${calls}_${index}`,
+							type: 'function',
+							function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+						}))
+					: undefined;
 			const finish = toolCalls ? 'tool_calls' : 'stop';
 			const content = 'text' in answer ? answer.text : null;
 			const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
 			if (request.stream) {
 				res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
 				const event = (delta: Record<string, unknown>, finishReason: string | null) =>
-					res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`);
-				event({ role: 'assistant', content, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, null);
+					res.write(
+						`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`,
+					);
+				event(
+					{ role: 'assistant', content, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+					null,
+				);
 				event({}, finish);
-				res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage })}\n\n`);
+				res.write(
+					`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage })}\n\n`,
+				);
 				res.end('data: [DONE]\n\n');
 				return;
 			}
@@ -108,7 +135,19 @@ export async function startScriptedModel(script: (request: ChatRequest) => Scrip
 				object: 'chat.completion',
 				created,
 				model: request.model,
-				choices: [{ index: 0, message: { role: 'assistant', content, ...(toolCalls ? { tool_calls: toolCalls.map(({ index: _index, ...call }) => call) } : {}) }, finish_reason: finish }],
+				choices: [
+					{
+						index: 0,
+						message: {
+							role: 'assistant',
+							content,
+							...(toolCalls
+								? { tool_calls: toolCalls.map(({ index: _index, ...call }) => call) }
+								: {}),
+						},
+						finish_reason: finish,
+					},
+				],
 				usage,
 			});
 		});

@@ -48,9 +48,15 @@ export interface N8nServer {
 	 * outbox has registered the triggers (GET /rest/workflows/:id/publication-status). Throws when
 	 * a trigger failed to activate (e.g. a webhook's create() threw), unless allowFailure.
 	 */
-	activateWorkflow(id: string, opts?: { allowFailure?: boolean; timeoutMs?: number }): Promise<Record<string, unknown> & { publication?: PublicationStatus }>;
+	activateWorkflow(
+		id: string,
+		opts?: { allowFailure?: boolean; timeoutMs?: number },
+	): Promise<Record<string, unknown> & { publication?: PublicationStatus }>;
 	/** POST /rest/workflows/:id/deactivate, then waits until the triggers are removed. */
-	deactivateWorkflow(id: string, opts?: { timeoutMs?: number }): Promise<Record<string, unknown> & { publication?: PublicationStatus }>;
+	deactivateWorkflow(
+		id: string,
+		opts?: { timeoutMs?: number },
+	): Promise<Record<string, unknown> & { publication?: PublicationStatus }>;
 	publicationStatus(id: string): Promise<PublicationStatus>;
 	/** Production webhook URL for a path (n8n serves /webhook/<path> once the workflow is active). */
 	webhookUrl(path: string): string;
@@ -74,7 +80,10 @@ export interface StartOptions {
 const AUTH_COOKIE = 'n8n-auth';
 
 function cookieFrom(res: Response): string | undefined {
-	const all = typeof res.headers.getSetCookie === 'function' ? res.headers.getSetCookie() : [res.headers.get('set-cookie') ?? ''];
+	const all =
+		typeof res.headers.getSetCookie === 'function'
+			? res.headers.getSetCookie()
+			: [res.headers.get('set-cookie') ?? ''];
 	for (const c of all) {
 		const m = new RegExp(`(?:^|[;,]\\s*)${AUTH_COOKIE}=([^;]+)`).exec(c);
 		if (m) return m[1];
@@ -86,7 +95,11 @@ function cookieFrom(res: Response): string | undefined {
  * Stops a child spawned with `detached: true` (n8n and the task runner it starts share its
  * process group): SIGTERM to the group, SIGKILL after 20 s, resolves once it has exited.
  */
-async function stopProcessGroup(child: ChildProcess, exitPromise: Promise<void>, hasExited: () => boolean): Promise<void> {
+async function stopProcessGroup(
+	child: ChildProcess,
+	exitPromise: Promise<void>,
+	hasExited: () => boolean,
+): Promise<void> {
 	if (hasExited() || !child.pid) return;
 	const signalGroup = (signal: NodeJS.Signals) => {
 		try {
@@ -113,8 +126,19 @@ export interface N8nProcess {
  * Spawns `n8n <args>` with the install's Node, detached: its own process group, so stop() also
  * reaches the task-runner child n8n starts. Output (stdout and stderr) goes to `onData`.
  */
-export function spawnN8n(inst: N8nInstall, userFolder: string, args: string[], env: NodeJS.ProcessEnv, onData: (d: Buffer) => void): N8nProcess {
-	const child = spawn(inst.node, [inst.n8nBin, ...args], { cwd: userFolder, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+export function spawnN8n(
+	inst: N8nInstall,
+	userFolder: string,
+	args: string[],
+	env: NodeJS.ProcessEnv,
+	onData: (d: Buffer) => void,
+): N8nProcess {
+	const child = spawn(inst.node, [inst.n8nBin, ...args], {
+		cwd: userFolder,
+		env,
+		stdio: ['ignore', 'pipe', 'pipe'],
+		detached: true,
+	});
 	child.stdout?.on('data', onData);
 	child.stderr?.on('data', onData);
 	let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -136,7 +160,10 @@ export function spawnN8n(inst: N8nInstall, userFolder: string, args: string[], e
  * Starts `n8n start` in the background on a fresh user folder, waits until it is healthy, creates
  * the owner (POST /rest/owner/setup) and keeps the owner's auth cookie for REST and Playwright.
  */
-export async function startN8n(userFolder: string, portOrOpts: number | StartOptions = {}): Promise<N8nServer> {
+export async function startN8n(
+	userFolder: string,
+	portOrOpts: number | StartOptions = {},
+): Promise<N8nServer> {
 	const opts: StartOptions = typeof portOrOpts === 'number' ? { port: portOrOpts } : portOrOpts;
 	const inst = installFor(userFolder);
 	const port = opts.port ?? (await freePort());
@@ -198,7 +225,9 @@ export async function startN8n(userFolder: string, portOrOpts: number | StartOpt
 	}
 	if (!healthy) {
 		await stop();
-		throw new Error(`n8n start did not become healthy (${proc.exited() ? `exited ${proc.exited()?.code ?? proc.exited()?.signal}` : 'timeout'})\n${logs()}`);
+		throw new Error(
+			`n8n start did not become healthy (${proc.exited() ? `exited ${proc.exited()?.code ?? proc.exited()?.signal}` : 'timeout'})\n${logs()}`,
+		);
 	}
 	const startupMs = Date.now() - started;
 
@@ -207,7 +236,11 @@ export async function startN8n(userFolder: string, portOrOpts: number | StartOpt
 		const headers: Record<string, string> = { accept: 'application/json' };
 		if (body !== undefined) headers['content-type'] = 'application/json';
 		if (withCookie && authCookie) headers.cookie = `${AUTH_COOKIE}=${authCookie}`;
-		return await fetch(`${url}/rest${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+		return await fetch(`${url}/rest${path}`, {
+			method,
+			headers,
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
 	};
 	const rest = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
 		const res = await rawFetch(method, path, body);
@@ -219,20 +252,34 @@ export async function startN8n(userFolder: string, portOrOpts: number | StartOpt
 			/* not JSON */
 		}
 		if (!res.ok) throw new Error(`${method} /rest${path} -> ${res.status}: ${text.slice(0, 500)}`);
-		return (parsed && typeof parsed === 'object' && 'data' in parsed ? (parsed as { data: T }).data : parsed) as T;
+		return (
+			parsed && typeof parsed === 'object' && 'data' in parsed
+				? (parsed as { data: T }).data
+				: parsed
+		) as T;
 	};
 	const login = async () => {
 		// No browser-id header: the JWT then carries no browser binding, so the same cookie works for
 		// REST calls here and inside Playwright (the editor sends its own browser-id).
 		// `email` is what older n8n 1.x reads; newer versions read emailOrLdapLoginId and ignore it.
-		const res = await rawFetch('POST', '/login', { emailOrLdapLoginId: OWNER.email, email: OWNER.email, password: OWNER.password }, false);
-		if (!res.ok) throw new Error(`POST /rest/login -> ${res.status}: ${(await res.text()).slice(0, 300)}`);
+		const res = await rawFetch(
+			'POST',
+			'/login',
+			{ emailOrLdapLoginId: OWNER.email, email: OWNER.email, password: OWNER.password },
+			false,
+		);
+		if (!res.ok)
+			throw new Error(`POST /rest/login -> ${res.status}: ${(await res.text()).slice(0, 300)}`);
 		authCookie = cookieFrom(res) ?? '';
 		if (!authCookie) throw new Error('POST /rest/login set no n8n-auth cookie');
 		return authCookie;
 	};
 
-	const waitForPublication = async (id: string, done: (s: PublicationStatus) => boolean, timeoutMs = 60_000): Promise<PublicationStatus | undefined> => {
+	const waitForPublication = async (
+		id: string,
+		done: (s: PublicationStatus) => boolean,
+		timeoutMs = 60_000,
+	): Promise<PublicationStatus | undefined> => {
 		const until = Date.now() + timeoutMs;
 		for (;;) {
 			let st: PublicationStatus;
@@ -244,7 +291,10 @@ export async function startN8n(userFolder: string, portOrOpts: number | StartOpt
 				throw e;
 			}
 			if (done(st)) return st;
-			if (Date.now() > until) throw new Error(`workflow ${id}: publication still ${st.status} after ${timeoutMs} ms: ${JSON.stringify(st)}`);
+			if (Date.now() > until)
+				throw new Error(
+					`workflow ${id}: publication still ${st.status} after ${timeoutMs} ms: ${JSON.stringify(st)}`,
+				);
 			await sleep(200);
 		}
 	};
@@ -263,18 +313,38 @@ export async function startN8n(userFolder: string, portOrOpts: number | StartOpt
 		playwrightCookie: () => ({ name: AUTH_COOKIE, value: authCookie, url }),
 		rest,
 		login,
-		activateWorkflow: async (id: string, o: { allowFailure?: boolean; timeoutMs?: number } = {}) => {
-			const wf = await rest<{ versionId: string; activeVersionId?: string | null }>('GET', `/workflows/${id}`);
+		activateWorkflow: async (
+			id: string,
+			o: { allowFailure?: boolean; timeoutMs?: number } = {},
+		) => {
+			const wf = await rest<{ versionId: string; activeVersionId?: string | null }>(
+				'GET',
+				`/workflows/${id}`,
+			);
 			// n8n 1.x activates by saving the workflow with active: true (and answers errors of the trigger's activation there).
 			const res =
 				inst.target.major >= 2
-					? await rest<Record<string, unknown>>('POST', `/workflows/${id}/activate`, { versionId: wf.versionId })
-					: await rest<Record<string, unknown>>('PATCH', `/workflows/${id}`, { active: true, versionId: wf.versionId });
-			if (!res.active && !res.activeVersionId) throw new Error(`workflow ${id} not active after activate: ${JSON.stringify(res).slice(0, 300)}`);
+					? await rest<Record<string, unknown>>('POST', `/workflows/${id}/activate`, {
+							versionId: wf.versionId,
+						})
+					: await rest<Record<string, unknown>>('PATCH', `/workflows/${id}`, {
+							active: true,
+							versionId: wf.versionId,
+						});
+			if (!res.active && !res.activeVersionId)
+				throw new Error(
+					`workflow ${id} not active after activate: ${JSON.stringify(res).slice(0, 300)}`,
+				);
 			// n8n 2.x publishes through an outbox: triggers/webhooks are registered asynchronously.
-			const publication = await waitForPublication(id, (st) => st.status !== 'in_progress' && st.status !== 'not_published', o.timeoutMs);
+			const publication = await waitForPublication(
+				id,
+				(st) => st.status !== 'in_progress' && st.status !== 'not_published',
+				o.timeoutMs,
+			);
 			if (publication && publication.status !== 'published' && !o.allowFailure) {
-				throw new Error(`workflow ${id}: publication ${publication.status}: ${JSON.stringify(publication.triggers)}\n${logs(30)}`);
+				throw new Error(
+					`workflow ${id}: publication ${publication.status}: ${JSON.stringify(publication.triggers)}\n${logs(30)}`,
+				);
 			}
 			return { ...res, publication };
 		},
@@ -284,12 +354,20 @@ export async function startN8n(userFolder: string, portOrOpts: number | StartOpt
 				res = await rest<Record<string, unknown>>('POST', `/workflows/${id}/deactivate`, {});
 			} else {
 				const wf = await rest<{ versionId: string }>('GET', `/workflows/${id}`);
-				res = await rest<Record<string, unknown>>('PATCH', `/workflows/${id}`, { active: false, versionId: wf.versionId });
+				res = await rest<Record<string, unknown>>('PATCH', `/workflows/${id}`, {
+					active: false,
+					versionId: wf.versionId,
+				});
 			}
-			const publication = await waitForPublication(id, (st) => st.status === 'not_published', o.timeoutMs);
+			const publication = await waitForPublication(
+				id,
+				(st) => st.status === 'not_published',
+				o.timeoutMs,
+			);
 			return { ...res, publication };
 		},
-		publicationStatus: async (id: string) => await rest<PublicationStatus>('GET', `/workflows/${id}/publication-status`),
+		publicationStatus: async (id: string) =>
+			await rest<PublicationStatus>('GET', `/workflows/${id}/publication-status`),
 		webhookUrl: (path: string) => `${url}/webhook/${path.replace(/^\//, '')}`,
 		logs,
 		stop,
@@ -303,7 +381,8 @@ export async function startN8n(userFolder: string, portOrOpts: number | StartOpt
 			} else {
 				const text = await res.text();
 				// Already set up (a reused user folder): log in instead.
-				if (!/already|setup/i.test(text)) throw new Error(`POST /rest/owner/setup -> ${res.status}: ${text.slice(0, 300)}`);
+				if (!/already|setup/i.test(text))
+					throw new Error(`POST /rest/owner/setup -> ${res.status}: ${text.slice(0, 300)}`);
 			}
 			if (!authCookie) await login();
 		} catch (e) {
@@ -330,19 +409,31 @@ export interface ExecutionSummary {
 }
 
 /** GET /rest/executions?filter={workflowId,status}; newest first. */
-export async function listExecutions(server: N8nServer, filter: { workflowId?: string; status?: string[] } = {}, limit = 50): Promise<ExecutionSummary[]> {
+export async function listExecutions(
+	server: N8nServer,
+	filter: { workflowId?: string; status?: string[] } = {},
+	limit = 50,
+): Promise<ExecutionSummary[]> {
 	const q = new URLSearchParams({ limit: String(limit) });
 	if (Object.keys(filter).length) q.set('filter', JSON.stringify(filter));
-	const data = await server.rest<{ results: ExecutionSummary[]; count: number }>('GET', `/executions?${q}`);
+	const data = await server.rest<{ results: ExecutionSummary[]; count: number }>(
+		'GET',
+		`/executions?${q}`,
+	);
 	return data.results;
 }
 
 /** GET /rest/executions/:id with the run data decoded (n8n sends it as a `flatted` string). */
-export async function getExecution(server: N8nServer, id: string): Promise<ExecutionSummary & { data?: N8nRun['data'] }> {
+export async function getExecution(
+	server: N8nServer,
+	id: string,
+): Promise<ExecutionSummary & { data?: N8nRun['data'] }> {
 	const ex = await server.rest<ExecutionSummary & { data?: unknown }>('GET', `/executions/${id}`);
 	if (typeof ex.data === 'string') {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
-		const flatted = require(join(server.install.dir, 'node_modules', 'flatted')) as { parse(s: string): unknown };
+		const flatted = require(join(server.install.dir, 'node_modules', 'flatted')) as {
+			parse(s: string): unknown;
+		};
 		ex.data = flatted.parse(ex.data);
 	}
 	return ex as ExecutionSummary & { data?: N8nRun['data'] };
@@ -355,12 +446,17 @@ export async function waitForExecution(
 	opts: { timeoutMs?: number; predicate?: (e: ExecutionSummary) => boolean; after?: Date } = {},
 ): Promise<ExecutionSummary> {
 	const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
-	const pred = opts.predicate ?? ((e: ExecutionSummary) => e.finished || e.status === 'success' || e.status === 'error');
+	const pred =
+		opts.predicate ??
+		((e: ExecutionSummary) => e.finished || e.status === 'success' || e.status === 'error');
 	for (;;) {
 		const list = await listExecutions(server, filter);
 		const hit = list.find((e) => (!opts.after || new Date(e.startedAt) >= opts.after) && pred(e));
 		if (hit) return hit;
-		if (Date.now() > deadline) throw new Error(`no matching execution within ${opts.timeoutMs ?? 30_000} ms; have: ${JSON.stringify(list).slice(0, 500)}`);
+		if (Date.now() > deadline)
+			throw new Error(
+				`no matching execution within ${opts.timeoutMs ?? 30_000} ms; have: ${JSON.stringify(list).slice(0, 500)}`,
+			);
 		await sleep(300);
 	}
 }

@@ -47,10 +47,18 @@ export interface RunResult {
 }
 
 /** Runs a command to its end (killed after timeoutMs), collecting its output. */
-export function runCommand(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<RunResult> {
+export function runCommand(
+	cmd: string,
+	args: string[],
+	opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<RunResult> {
 	const started = Date.now();
 	return new Promise((res, rej) => {
-		const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(cmd, args, {
+			cwd: opts.cwd,
+			env: opts.env ?? process.env,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		let stdout = '';
 		let stderr = '';
 		child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -71,7 +79,9 @@ export function runCommand(cmd: string, args: string[], opts: { cwd?: string; en
 
 export function mustSucceed(what: string, r: RunResult): RunResult {
 	if (r.code !== 0) {
-		throw new Error(`${what} failed (exit ${r.code ?? r.signal}) after ${r.ms} ms\n--- stdout ---\n${tail(r.stdout)}\n--- stderr ---\n${tail(r.stderr)}`);
+		throw new Error(
+			`${what} failed (exit ${r.code ?? r.signal}) after ${r.ms} ms\n--- stdout ---\n${tail(r.stdout)}\n--- stderr ---\n${tail(r.stderr)}`,
+		);
 	}
 	return r;
 }

@@ -11,7 +11,10 @@ import { docImage, screenshotWorkflowIn, withEditor } from '../editor';
 import { log, type ScenarioContext } from '../lib';
 
 const EXAMPLE_ID = 'AiAgentRatesMessages';
-const TOOL_TYPES = ['n8n-nodes-messaging-rate.messagingTool', 'n8n-nodes-messaging-rate.currencyRateTool'];
+const TOOL_TYPES = [
+	'n8n-nodes-messaging-rate.messagingTool',
+	'n8n-nodes-messaging-rate.currencyRateTool',
+];
 
 interface NodeTypeJson {
 	name: string;
@@ -22,25 +25,43 @@ interface NodeTypeJson {
 
 export async function aiAgentToolsAreServed(t: ScenarioContext): Promise<void> {
 	const { report, server: srv } = t;
-	const typesRes = await fetch(`${srv.url}/types/nodes.json`, { headers: { cookie: `n8n-auth=${srv.authCookie}` } });
+	const typesRes = await fetch(`${srv.url}/types/nodes.json`, {
+		headers: { cookie: `n8n-auth=${srv.authCookie}` },
+	});
 	const types = (await typesRes.json()) as NodeTypeJson[];
 	for (const name of TOOL_TYPES) {
 		const tool = types.find((type) => type.name === name);
-		report.check(`node types served include the tool variant ${name} (output ai_tool)`, !!tool && JSON.stringify(tool.outputs).includes('ai_tool') && JSON.stringify(tool.inputs) === '[]', tool && { inputs: tool.inputs, outputs: tool.outputs });
+		report.check(
+			`node types served include the tool variant ${name} (output ai_tool)`,
+			!!tool &&
+				JSON.stringify(tool.outputs).includes('ai_tool') &&
+				JSON.stringify(tool.inputs) === '[]',
+			tool && { inputs: tool.inputs, outputs: tool.outputs },
+		);
 		const raw = tool?.properties?.find((property) => property.name === 'includeRawResponse');
-		report.check(`${name}: "Include Raw Response" is shown on the tool variant only ('@tool')`, JSON.stringify(raw?.displayOptions?.show?.['@tool']) === '[true]', raw);
+		report.check(
+			`${name}: "Include Raw Response" is shown on the tool variant only ('@tool')`,
+			JSON.stringify(raw?.displayOptions?.show?.['@tool']) === '[true]',
+			raw,
+		);
 	}
 
-	const wf = await srv.rest<{ nodes: Array<{ name: string; type: string }>; connections: Record<string, Record<string, Array<Array<{ node: string }>>>> }>('GET', `/workflows/${EXAMPLE_ID}`);
+	const wf = await srv.rest<{
+		nodes: Array<{ name: string; type: string }>;
+		connections: Record<string, Record<string, Array<Array<{ node: string }>>>>;
+	}>('GET', `/workflows/${EXAMPLE_ID}`);
 	const tools = wf.nodes.filter((node) => TOOL_TYPES.includes(node.type));
 	report.check(
 		'examples/ai-agent-rates-and-messages.json imported with its three tools on the AI Agent',
-		tools.length === 3 && tools.every((node) => wf.connections[node.name]?.ai_tool?.[0]?.[0]?.node === 'AI Agent'),
+		tools.length === 3 &&
+			tools.every((node) => wf.connections[node.name]?.ai_tool?.[0]?.[0]?.node === 'AI Agent'),
 		tools.map((node) => node.name),
 	);
 
 	if (!t.options.editor || t.target.major < 2) {
-		log(`AI agent canvas screenshot not taken for ${t.target.label} (${t.options.editor ? "the editor selectors are n8n 2.x's" : '--no-editor'})`);
+		log(
+			`AI agent canvas screenshot not taken for ${t.target.label} (${t.options.editor ? "the editor selectors are n8n 2.x's" : '--no-editor'})`,
+		);
 		return;
 	}
 	const { shot, image } = await report.timed('editor: AI agent example canvas', () =>
@@ -49,6 +70,16 @@ export async function aiAgentToolsAreServed(t: ScenarioContext): Promise<void> {
 			return { shot: canvas, image: await docImage(session, 'ai-agent-tools') };
 		}),
 	);
-	report.check('editor: the AI agent example renders the agent, the model and the three tools', ['AI Agent', 'Get_Rates', 'Convert_Amount', 'Send_WhatsApp'].every((name) => shot.nodeNames.some((shown) => shown.includes(name))), shot.nodeNames);
-	report.check('editor: screenshot for docs/images/ai-agent-tools.png saved (written there with --doc-images)', existsSync(image), image);
+	report.check(
+		'editor: the AI agent example renders the agent, the model and the three tools',
+		['AI Agent', 'Get_Rates', 'Convert_Amount', 'Send_WhatsApp'].every((name) =>
+			shot.nodeNames.some((shown) => shown.includes(name)),
+		),
+		shot.nodeNames,
+	);
+	report.check(
+		'editor: screenshot for docs/images/ai-agent-tools.png saved (written there with --doc-images)',
+		existsSync(image),
+		image,
+	);
 }

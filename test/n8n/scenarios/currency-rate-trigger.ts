@@ -6,7 +6,14 @@
  * alert; the tick after that starts nothing (never twice for the same move).
  */
 import { ratesFor } from '../../../sandbox/rates';
-import { NODE_TYPES, getExecution, listExecutions, nodesOf, waitForExecution, type ScenarioContext } from '../lib';
+import {
+	NODE_TYPES,
+	getExecution,
+	listExecutions,
+	nodesOf,
+	waitForExecution,
+	type ScenarioContext,
+} from '../lib';
 
 const EXAMPLE_ID = 'UsdAlertToChat';
 const TRIGGER_TYPE = NODE_TYPES.currencyRateTrigger;
@@ -17,12 +24,19 @@ export async function currencyRateTriggerFiresOnMove(t: ScenarioContext): Promis
 	const { report, server: srv, sandbox: sb } = t;
 	const { wf } = t.workflow(EXAMPLE_ID);
 	const trigger = nodesOf(wf).find((n) => n.type === TRIGGER_TYPE);
-	if (!report.check('examples/usd-alert-to-chat.json has a Currency Rate Trigger', !!trigger)) return;
+	if (!report.check('examples/usd-alert-to-chat.json has a Currency Rate Trigger', !!trigger))
+		return;
 	const everyMinute = {
 		...wf,
 		nodes: wf.nodes.map((node) =>
 			(node as { type: string }).type === TRIGGER_TYPE
-				? { ...node, parameters: { ...(node as { parameters: object }).parameters, pollTimes: { item: [{ mode: 'everyMinute' }] } } }
+				? {
+						...node,
+						parameters: {
+							...(node as { parameters: object }).parameters,
+							pollTimes: { item: [{ mode: 'everyMinute' }] },
+						},
+					}
 				: node,
 		),
 	};
@@ -30,50 +44,101 @@ export async function currencyRateTriggerFiresOnMove(t: ScenarioContext): Promis
 
 	const original = ratesFor('bca')!.find((row) => row.name === 'USD')!;
 	const ledgerBefore = sb.ledger().length;
-	const ratesRequests = () => sb.requests().filter((r) => r.path === '/api/rate/1.0/get' && r.params?.currency_id_provider === 'bca').length;
+	const ratesRequests = () =>
+		sb
+			.requests()
+			.filter((r) => r.path === '/api/rate/1.0/get' && r.params?.currency_id_provider === 'bca')
+			.length;
 	const requestsBefore = ratesRequests();
 	const activatedAt = new Date(Date.now() - 1000);
-	const act = await report.timed('activate usd-alert-to-chat (every minute)', () => srv.activateWorkflow(EXAMPLE_ID));
+	const act = await report.timed('activate usd-alert-to-chat (every minute)', () =>
+		srv.activateWorkflow(EXAMPLE_ID),
+	);
 	try {
-		report.check('activate: publication "published"', act.publication?.status === 'published' || (act.publication === undefined && act.active === true), act.publication);
+		report.check(
+			'activate: publication "published"',
+			act.publication?.status === 'published' ||
+				(act.publication === undefined && act.active === true),
+			act.publication,
+		);
 		// The first poll runs at activation: one rates request, and no execution (baseline).
 		const deadline = Date.now() + 20_000;
 		while (ratesRequests() === requestsBefore && Date.now() < deadline) await sleep(250);
 		await sleep(1500);
-		report.check('activation ran the first poll: one rates request', ratesRequests() - requestsBefore === 1, { requests: ratesRequests() - requestsBefore });
-		report.check('the first poll started no execution (it sets the baseline)', (await listExecutions(srv, { workflowId: EXAMPLE_ID })).filter((e) => new Date(e.startedAt) >= activatedAt).length === 0);
+		report.check(
+			'activation ran the first poll: one rates request',
+			ratesRequests() - requestsBefore === 1,
+			{ requests: ratesRequests() - requestsBefore },
+		);
+		report.check(
+			'the first poll started no execution (it sets the baseline)',
+			(await listExecutions(srv, { workflowId: EXAMPLE_ID })).filter(
+				(e) => new Date(e.startedAt) >= activatedAt,
+			).length === 0,
+		);
 
 		const moved = sb.moveRate({ provider: 'bca', currency: 'USD', percent: 0.8 });
 		const movedAt = new Date();
 		const exec = await report.timed('execution after the move (next minute tick)', () =>
 			waitForExecution(srv, { workflowId: EXAMPLE_ID }, { after: activatedAt, timeoutMs: 100_000 }),
 		);
-		report.check('one successful trigger execution after the move', exec.status === 'success' && exec.mode === 'trigger', { id: exec.id, status: exec.status, mode: exec.mode });
+		report.check(
+			'one successful trigger execution after the move',
+			exec.status === 'success' && exec.mode === 'trigger',
+			{ id: exec.id, status: exec.status, mode: exec.mode },
+		);
 		const full = await getExecution(srv, exec.id);
-		const item = full.data?.resultData.runData[trigger!.name]?.[0]?.data?.main?.[0]?.[0]?.json ?? {};
+		const item =
+			full.data?.resultData.runData[trigger!.name]?.[0]?.data?.main?.[0]?.[0]?.json ?? {};
 		report.check(
 			'trigger item: BCA USD sell moved, previous and current values from the sandbox',
-			item.provider === 'bca' && item.currency === 'USD' && item.event === 'moved' && item.field === 'sell' && item.previousValue === Number(original.rate_sell) && item.currentValue === Number(moved.rate_sell),
+			item.provider === 'bca' &&
+				item.currency === 'USD' &&
+				item.event === 'moved' &&
+				item.field === 'sell' &&
+				item.previousValue === Number(original.rate_sell) &&
+				item.currentValue === Number(moved.rate_sell),
 			item,
 		);
 		const sent = sb.ledger().slice(ledgerBefore);
-		const percent = ((Number(moved.rate_sell) - Number(original.rate_sell)) / Number(original.rate_sell)) * 100;
-		report.check('Send Alert sent one message with the move', sent.length === 1 && sent[0].text === `BCA USD sell rate moved +${percent.toFixed(2)}%: ${Number(original.rate_sell).toFixed(2)} → ${Number(moved.rate_sell).toFixed(2)} IDR`, sent);
+		const percent =
+			((Number(moved.rate_sell) - Number(original.rate_sell)) / Number(original.rate_sell)) * 100;
+		report.check(
+			'Send Alert sent one message with the move',
+			sent.length === 1 &&
+				sent[0].text ===
+					`BCA USD sell rate moved +${percent.toFixed(2)}%: ${Number(original.rate_sell).toFixed(2)} → ${Number(moved.rate_sell).toFixed(2)} IDR`,
+			sent,
+		);
 
 		// The next tick sees the same rate: nothing new.
 		const requestsAfterEvent = ratesRequests();
 		const tickDeadline = Date.now() + 75_000;
 		while (ratesRequests() === requestsAfterEvent && Date.now() < tickDeadline) await sleep(500);
 		await sleep(3000);
-		const executions = (await listExecutions(srv, { workflowId: EXAMPLE_ID })).filter((e) => new Date(e.startedAt) >= activatedAt);
-		report.check('the next tick polled again and started nothing (never twice for one move)', ratesRequests() > requestsAfterEvent && executions.length === 1 && sb.ledger().length - ledgerBefore === 1, {
-			executions: executions.map((e) => `${e.id}:${e.status}`),
-			sent: sb.ledger().length - ledgerBefore,
-			secondsSinceMove: Math.round((Date.now() - movedAt.getTime()) / 1000),
-		});
+		const executions = (await listExecutions(srv, { workflowId: EXAMPLE_ID })).filter(
+			(e) => new Date(e.startedAt) >= activatedAt,
+		);
+		report.check(
+			'the next tick polled again and started nothing (never twice for one move)',
+			ratesRequests() > requestsAfterEvent &&
+				executions.length === 1 &&
+				sb.ledger().length - ledgerBefore === 1,
+			{
+				executions: executions.map((e) => `${e.id}:${e.status}`),
+				sent: sb.ledger().length - ledgerBefore,
+				secondsSinceMove: Math.round((Date.now() - movedAt.getTime()) / 1000),
+			},
+		);
 	} finally {
 		await srv.deactivateWorkflow(EXAMPLE_ID);
 		// Put the rate back for the scenarios that follow.
-		sb.moveRate({ provider: 'bca', currency: 'USD', buy: Number(original.rate_buy), sell: Number(original.rate_sell), average: Number(original.rate_avg) });
+		sb.moveRate({
+			provider: 'bca',
+			currency: 'USD',
+			buy: Number(original.rate_buy),
+			sell: Number(original.rate_sell),
+			average: Number(original.rate_avg),
+		});
 	}
 }

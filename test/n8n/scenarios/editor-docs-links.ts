@@ -10,27 +10,54 @@
  * (written with --doc-images).
  */
 import { packageNodeDescriptions, repositoryTarget } from '../../../scripts/docs';
-import { canvasSubtitles, closeNodePanel, docImage, openNodePanel, openWorkflow, panelDocsLink, withEditor } from '../editor';
+import {
+	canvasSubtitles,
+	closeNodePanel,
+	docImage,
+	openNodePanel,
+	openWorkflow,
+	panelDocsLink,
+	withEditor,
+} from '../editor';
 import { PACKAGE_NAME, log, type ScenarioContext } from '../lib';
 
 /** Parameters that make each node show something on the canvas; other nodes keep their defaults. */
 const PARAMETERS: Record<string, Record<string, unknown>> = {
-	messaging: { resource: 'message', operation: 'sendText', phone: '+62 812-8877-6713', text: 'Today: {{ $json.convertedAmount }} IDR' },
-	currencyRate: { resource: 'rate', operation: 'convert', provider: 'bca', fromCurrency: 'USD', toCurrency: 'IDR', amount: 100 },
+	messaging: {
+		resource: 'message',
+		operation: 'sendText',
+		phone: '+62 812-8877-6713',
+		text: 'Today: {{ $json.convertedAmount }} IDR',
+	},
+	currencyRate: {
+		resource: 'rate',
+		operation: 'convert',
+		provider: 'bca',
+		fromCurrency: 'USD',
+		toCurrency: 'IDR',
+		amount: 100,
+	},
 	messagingTrigger: { accountNumber: '+62 812-8877-6713' },
 };
-const EXPECTED_SUBTITLES: Record<string, string> = { messaging: 'Send Text', currencyRate: 'BCA · USD → IDR' };
+const EXPECTED_SUBTITLES: Record<string, string> = {
+	messaging: 'Send Text',
+	currencyRate: 'BCA · USD → IDR',
+};
 
 export async function editorDocsLinksHintsAndSubtitles(t: ScenarioContext): Promise<void> {
 	if (!t.options.editor || t.target.major < 2) {
-		log(`editor docs-link scenario not run for ${t.target.label} (${t.options.editor ? "the editor selectors are n8n 2.x's" : '--no-editor'})`);
+		log(
+			`editor docs-link scenario not run for ${t.target.label} (${t.options.editor ? "the editor selectors are n8n 2.x's" : '--no-editor'})`,
+		);
 		return;
 	}
 	const { report, server: srv } = t;
 	const descriptions = packageNodeDescriptions().map(({ description }) => description);
-	const isTrigger = (description: (typeof descriptions)[number]) => description.group.includes('trigger');
+	const isTrigger = (description: (typeof descriptions)[number]) =>
+		description.group.includes('trigger');
 	// Triggers in a column left of the Manual Trigger, the other nodes right of it: one screen.
-	const column = (description: (typeof descriptions)[number]) => descriptions.filter((d) => isTrigger(d) === isTrigger(description));
+	const column = (description: (typeof descriptions)[number]) =>
+		descriptions.filter((d) => isTrigger(d) === isTrigger(description));
 	const nodes = descriptions.map((description, index) => ({
 		description,
 		node: {
@@ -38,9 +65,14 @@ export async function editorDocsLinksHintsAndSubtitles(t: ScenarioContext): Prom
 			name: description.displayName,
 			type: `${PACKAGE_NAME}.${description.name}`,
 			typeVersion: 1,
-			position: [isTrigger(description) ? -360 : 360, (column(description).indexOf(description) - (column(description).length - 1) / 2) * 220],
+			position: [
+				isTrigger(description) ? -360 : 360,
+				(column(description).indexOf(description) - (column(description).length - 1) / 2) * 220,
+			],
 			parameters: PARAMETERS[description.name] ?? {},
-			...(description.credentials?.length ? { credentials: { [description.credentials[0].name]: { ...t.credential } } } : {}),
+			...(description.credentials?.length
+				? { credentials: { [description.credentials[0].name]: { ...t.credential } } }
+				: {}),
 		},
 	}));
 	const regular = nodes.filter(({ description }) => !isTrigger(description));
@@ -48,8 +80,20 @@ export async function editorDocsLinksHintsAndSubtitles(t: ScenarioContext): Prom
 		name: 'Editor: every node of the package',
 		active: false,
 		settings: {},
-		nodes: [{ id: 'manual', name: 'Manual', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} }, ...nodes.map((n) => n.node)],
-		connections: { Manual: { main: [regular.map(({ node }) => ({ node: node.name, type: 'main', index: 0 }))] } },
+		nodes: [
+			{
+				id: 'manual',
+				name: 'Manual',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			...nodes.map((n) => n.node),
+		],
+		connections: {
+			Manual: { main: [regular.map(({ node }) => ({ node: node.name, type: 'main', index: 0 }))] },
+		},
 	});
 
 	const seen = await report.timed('editor: every node panel of the package', () =>
@@ -65,7 +109,9 @@ export async function editorDocsLinksHintsAndSubtitles(t: ScenarioContext): Prom
 				await openNodePanel(s.page, node.name);
 				docs[node.name] = await panelDocsLink(s.page);
 				if (node.name === 'Messaging') {
-					const hint = s.page.getByText('Include the country code, e.g. +62 812-8877-6713', { exact: false });
+					const hint = s.page.getByText('Include the country code, e.g. +62 812-8877-6713', {
+						exact: false,
+					});
 					phoneHintVisible = (await hint.count()) > 0 && (await hint.first().isVisible());
 					await docImage(s, 'messaging-panel-hints');
 				}
@@ -91,8 +137,17 @@ export async function editorDocsLinksHintsAndSubtitles(t: ScenarioContext): Prom
 	}
 	for (const [type, expected] of Object.entries(EXPECTED_SUBTITLES)) {
 		const name = nodes.find(({ description }) => description.name === type)?.node.name ?? type;
-		report.check(`editor: the canvas shows "${expected}" under ${name}`, seen.subtitles[name] === expected, seen.subtitles);
+		report.check(
+			`editor: the canvas shows "${expected}" under ${name}`,
+			seen.subtitles[name] === expected,
+			seen.subtitles,
+		);
 	}
-	report.check('editor: Phone Number shows its country-code hint without hovering', seen.phoneHintVisible);
-	await srv.rest('POST', `/workflows/${created.id}/archive`).catch((error: unknown) => log(`could not archive the docs-link workflow: ${String(error)}`));
+	report.check(
+		'editor: Phone Number shows its country-code hint without hovering',
+		seen.phoneHintVisible,
+	);
+	await srv
+		.rest('POST', `/workflows/${created.id}/archive`)
+		.catch((error: unknown) => log(`could not archive the docs-link workflow: ${String(error)}`));
 }

@@ -3,13 +3,21 @@
  * this package's nodes produces items without errors, sends reach the sandbox; the rates-to-chat
  * example's table and the exact text it sends.
  */
-import { executeWithGenericChecks, hasManualTrigger, nodeOutput, type N8nRun, type ScenarioContext } from '../lib';
+import {
+	executeWithGenericChecks,
+	hasManualTrigger,
+	nodeOutput,
+	type N8nRun,
+	type ScenarioContext,
+} from '../lib';
 
 /** The text the "Send to Chat" node of daily-rates-to-chat.json builds from the rate table (its expression, in plain TS). */
 function expectedRatesText(t: RateTable): string {
 	return (
 		`${t.provider.toUpperCase()} exchange rates, ${t.fetchedAt.slice(0, 10)} (${t.baseCurrency} per unit, buy / sell):\n` +
-		t.currencies.map((code) => `${code}: ${t.rates[code].buy.toFixed(2)} / ${t.rates[code].sell.toFixed(2)}`).join('\n')
+		t.currencies
+			.map((code) => `${code}: ${t.rates[code].buy.toFixed(2)} / ${t.rates[code].sell.toFixed(2)}`)
+			.join('\n')
 	);
 }
 
@@ -23,9 +31,14 @@ interface RateTable {
 
 export async function examplesRunUnderExecute(t: ScenarioContext): Promise<void> {
 	const examples = t.workflows.filter((w) => w.file.startsWith('examples/'));
-	t.report.check('examples/ holds at least one workflow', examples.length > 0, examples.map((e) => e.file));
+	t.report.check(
+		'examples/ holds at least one workflow',
+		examples.length > 0,
+		examples.map((e) => e.file),
+	);
 	const runs: Record<string, N8nRun | undefined> = {};
-	for (const { wf } of examples) if (hasManualTrigger(wf)) runs[wf.id] = await executeWithGenericChecks(t, wf.id);
+	for (const { wf } of examples)
+		if (hasManualTrigger(wf)) runs[wf.id] = await executeWithGenericChecks(t, wf.id);
 
 	await t.report.section('rates-to-chat example', async () => {
 		const run = runs.DailyRatesToChat;
@@ -38,21 +51,39 @@ export async function examplesRunUnderExecute(t: ScenarioContext): Promise<void>
 				rt.provider === 'bca' &&
 				rt.baseCurrency === 'IDR' &&
 				JSON.stringify(rt.currencies) === JSON.stringify(['USD', 'EUR', 'SGD']) &&
-				rt.currencies.every((c) => typeof rt.rates[c]?.buy === 'number' && typeof rt.rates[c]?.sell === 'number' && rt.rates[c].buy > 0),
+				rt.currencies.every(
+					(c) =>
+						typeof rt.rates[c]?.buy === 'number' &&
+						typeof rt.rates[c]?.sell === 'number' &&
+						rt.rates[c].buy > 0,
+				),
 			table[0],
 		);
 		const sent = nodeOutput(run, 'Send to Chat');
 		t.report.check(
 			`Send to Chat: sent:true to ${t.account.number} with a message id`,
-			sent.length === 1 && sent[0].sent === true && sent[0].phone === t.account.number && typeof sent[0].id === 'string',
+			sent.length === 1 &&
+				sent[0].sent === true &&
+				sent[0].phone === t.account.number &&
+				typeof sent[0].id === 'string',
 			sent[0],
 		);
 		const entry = t.sandbox.ledger().find((e) => e.kind === 'text' && e.id === sent[0]?.id);
 		const want = rt ? expectedRatesText(rt) : '';
-		t.report.check('sandbox ledger: the rates text message, exactly as the workflow builds it', !!entry && entry.phone === t.account.number && entry.text === want, {
-			ledger: entry,
-			expected: want,
-		});
-		t.report.check('the text lists USD, EUR and SGD lines', /\nUSD: [\d.]+ \/ [\d.]+\nEUR: [\d.]+ \/ [\d.]+\nSGD: [\d.]+ \/ [\d.]+$/.test(entry?.text ?? ''), entry?.text);
+		t.report.check(
+			'sandbox ledger: the rates text message, exactly as the workflow builds it',
+			!!entry && entry.phone === t.account.number && entry.text === want,
+			{
+				ledger: entry,
+				expected: want,
+			},
+		);
+		t.report.check(
+			'the text lists USD, EUR and SGD lines',
+			/\nUSD: [\d.]+ \/ [\d.]+\nEUR: [\d.]+ \/ [\d.]+\nSGD: [\d.]+ \/ [\d.]+$/.test(
+				entry?.text ?? '',
+			),
+			entry?.text,
+		);
 	});
 }

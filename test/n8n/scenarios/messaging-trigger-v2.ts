@@ -6,7 +6,13 @@
  */
 import { randomUUID } from 'crypto';
 
-import { NODE_TYPES, listExecutions, waitForExecution, type ScenarioContext, type WorkflowJson } from '../lib';
+import {
+	NODE_TYPES,
+	listExecutions,
+	waitForExecution,
+	type ScenarioContext,
+	type WorkflowJson,
+} from '../lib';
 
 const WORKFLOW_ID = 'E2eMessagingTriggerV2';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -37,40 +43,85 @@ export async function messagingTriggerV2GeneratedSecretOnce(t: ScenarioContext):
 	const account = () => sb.accounts().find((a) => a.clientId === t.account.clientId)!;
 	const prodUrl = srv.webhookUrl(`${webhookId}/webhook`);
 
-	await report.timed('activate a version 2 Messaging Trigger', () => srv.activateWorkflow(WORKFLOW_ID));
+	await report.timed('activate a version 2 Messaging Trigger', () =>
+		srv.activateWorkflow(WORKFLOW_ID),
+	);
 	const registered = account().whatsappWebhook ?? '';
-	report.check('version 2: the account holds n8n\'s URL with a generated secret (?token=<43 chars>)', /^.+\?token=[\w-]{43}$/.test(registered) && registered.startsWith(prodUrl), {
-		registered,
-		prodUrl,
-	});
+	report.check(
+		"version 2: the account holds n8n's URL with a generated secret (?token=<43 chars>)",
+		/^.+\?token=[\w-]{43}$/.test(registered) && registered.startsWith(prodUrl),
+		{
+			registered,
+			prodUrl,
+		},
+	);
 
-	const bare = await fetch(prodUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ params: { message: 'forged' } }) });
-	report.check('version 2: a post without the generated secret is answered 401', bare.status === 401, { status: bare.status, body: await bare.text() });
+	const bare = await fetch(prodUrl, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ params: { message: 'forged' } }),
+	});
+	report.check(
+		'version 2: a post without the generated secret is answered 401',
+		bare.status === 401,
+		{ status: bare.status, body: await bare.text() },
+	);
 
 	const t0 = new Date(Date.now() - 1000);
 	const uuid = randomUUID();
-	const first = await sb.deliverIncoming({ uuid, message: 'once, please', sender: '6281300000002' });
-	await waitForExecution(srv, { workflowId: WORKFLOW_ID }, { after: t0, timeoutMs: 30_000 });
-	const again = await sb.deliverIncoming({ uuid, message: 'once, please', sender: '6281300000002' });
-	report.check('the first delivery is accepted, the repeat (same uuid) answered "repeated delivery"', first.status === 200 && again.status === 200 && /repeated delivery/.test(again.body), {
-		first: first.body,
-		again: again.body,
+	const first = await sb.deliverIncoming({
+		uuid,
+		message: 'once, please',
+		sender: '6281300000002',
 	});
+	await waitForExecution(srv, { workflowId: WORKFLOW_ID }, { after: t0, timeoutMs: 30_000 });
+	const again = await sb.deliverIncoming({
+		uuid,
+		message: 'once, please',
+		sender: '6281300000002',
+	});
+	report.check(
+		'the first delivery is accepted, the repeat (same uuid) answered "repeated delivery"',
+		first.status === 200 && again.status === 200 && /repeated delivery/.test(again.body),
+		{
+			first: first.body,
+			again: again.body,
+		},
+	);
 	await sleep(3000);
 	const executions = await listExecutions(srv, { workflowId: WORKFLOW_ID });
-	report.check('one message delivered twice started one execution', executions.length === 1, executions.map((e) => `${e.id}:${e.status}`));
+	report.check(
+		'one message delivered twice started one execution',
+		executions.length === 1,
+		executions.map((e) => `${e.id}:${e.status}`),
+	);
 
-	const saved = await srv.rest<{ staticData?: Record<string, unknown> }>('GET', `/workflows/${WORKFLOW_ID}`);
+	const saved = await srv.rest<{ staticData?: Record<string, unknown> }>(
+		'GET',
+		`/workflows/${WORKFLOW_ID}`,
+	);
 	const secret = new URL(registered).searchParams.get('token') ?? '';
-	report.check("the workflow's static data keeps the registration's hashes, not the generated secret", secret !== '' && !JSON.stringify(saved.staticData ?? {}).includes(secret), saved.staticData);
+	report.check(
+		"the workflow's static data keeps the registration's hashes, not the generated secret",
+		secret !== '' && !JSON.stringify(saved.staticData ?? {}).includes(secret),
+		saved.staticData,
+	);
 
 	await report.timed('deactivate the version 2 trigger', () => srv.deactivateWorkflow(WORKFLOW_ID));
 	if (t.target.major >= 2) {
-		report.check('deactivation put the previous webhook back', account().whatsappWebhook === t.account.previousWebhook, account());
+		report.check(
+			'deactivation put the previous webhook back',
+			account().whatsappWebhook === t.account.previousWebhook,
+			account(),
+		);
 	} else {
 		// n8n 1.x keeps no static data from activation, so the trigger clears its URL instead of
 		// restoring the previous one (as in messaging-trigger.ts; docs/messaging-trigger.md).
-		report.check("deactivation took n8n's URL off the account (n8n 1.x: cleared, not restored)", !account().whatsappWebhook?.startsWith(srv.url), account());
+		report.check(
+			"deactivation took n8n's URL off the account (n8n 1.x: cleared, not restored)",
+			!account().whatsappWebhook?.startsWith(srv.url),
+			account(),
+		);
 		// The next scenarios start from the account as the run set it up.
 		sb.setWebhook(t.account.clientId, t.account.previousWebhook);
 	}

@@ -23,37 +23,75 @@ export async function sendAndWaitTimesOut(t: ScenarioContext): Promise<void> {
 			headers: { 'content-type': 'application/json' },
 			body: JSON.stringify({ question }),
 		});
-		report.check('POST to the workflow\'s webhook is answered 200', posted.status === 200, { status: posted.status });
+		report.check("POST to the workflow's webhook is answered 200", posted.status === 200, {
+			status: posted.status,
+		});
 
 		const waiting = await report.timed('execution waiting', () =>
-			waitForExecution(srv, { workflowId: wf.id }, { after: startedAt, timeoutMs: 30_000, predicate: (e) => e.status === 'waiting' }),
+			waitForExecution(
+				srv,
+				{ workflowId: wf.id },
+				{ after: startedAt, timeoutMs: 30_000, predicate: (e) => e.status === 'waiting' },
+			),
 		);
-		report.check('the execution is "waiting"', waiting.status === 'waiting', { id: waiting.id, status: waiting.status });
+		report.check('the execution is "waiting"', waiting.status === 'waiting', {
+			id: waiting.id,
+			status: waiting.status,
+		});
 
 		const done = await report.timed('execution resumed by the wait limit and finished', () =>
-			waitForExecution(srv, { workflowId: wf.id }, { after: startedAt, timeoutMs: 150_000, predicate: (e) => e.id === waiting.id && (e.status === 'success' || e.status === 'error') }),
+			waitForExecution(
+				srv,
+				{ workflowId: wf.id },
+				{
+					after: startedAt,
+					timeoutMs: 150_000,
+					predicate: (e) => e.id === waiting.id && (e.status === 'success' || e.status === 'error'),
+				},
+			),
 		);
-		report.check('the timed-out execution succeeded', done.status === 'success', { id: done.id, status: done.status });
+		report.check('the timed-out execution succeeded', done.status === 'success', {
+			id: done.id,
+			status: done.status,
+		});
 
-		const sent = sb.ledger().slice(ledgerBefore).filter((entry) => entry.text?.startsWith(question));
-		report.check('the question was sent exactly once (nothing sent again on resume)', sent.length === 1, sent.map((e) => ({ phone: e.phone, id: e.id })));
+		const sent = sb
+			.ledger()
+			.slice(ledgerBefore)
+			.filter((entry) => entry.text?.startsWith(question));
+		report.check(
+			'the question was sent exactly once (nothing sent again on resume)',
+			sent.length === 1,
+			sent.map((e) => ({ phone: e.phone, id: e.id })),
+		);
 
 		const full = await getExecution(srv, done.id);
 		const runData = full.data?.resultData.runData ?? {};
 		const answer = runData.Ask?.at(-1)?.data?.main?.[0]?.[0]?.json ?? {};
 		report.check(
-			'Send and Wait output: timedOut true, answered false, no approval, the question\'s message id',
-			answer.timedOut === true && answer.answered === false && answer.approved !== true && answer.id === sent[0]?.id,
+			"Send and Wait output: timedOut true, answered false, no approval, the question's message id",
+			answer.timedOut === true &&
+				answer.answered === false &&
+				answer.approved !== true &&
+				answer.id === sent[0]?.id,
 			answer,
 		);
 		const noAnswer = runData['No Answer']?.at(-1)?.data?.main?.[0] ?? [];
-		report.check('the IF node sent the item down its "false" branch', noAnswer.length === 1 && noAnswer[0].json.timedOut === true, noAnswer[0]?.json);
+		report.check(
+			'the IF node sent the item down its "false" branch',
+			noAnswer.length === 1 && noAnswer[0].json.timedOut === true,
+			noAnswer[0]?.json,
+		);
 
 		// A click after the time limit: the wait is over, so nothing resumes and nothing is sent.
 		const link = /^Yes: (http\S+)$/m.exec(sent[0]?.text ?? '')?.[1];
 		if (link) {
 			const url = new URL(link);
-			const late = await fetch(`${srv.url}${url.pathname}${url.search}`, { headers: { 'user-agent': 'Mozilla/5.0 (Linux; Android 14) Chrome/126.0 Mobile Safari/537.36' } });
+			const late = await fetch(`${srv.url}${url.pathname}${url.search}`, {
+				headers: {
+					'user-agent': 'Mozilla/5.0 (Linux; Android 14) Chrome/126.0 Mobile Safari/537.36',
+				},
+			});
 			await late.text();
 			const after = await getExecution(srv, done.id);
 			report.check(

@@ -20,7 +20,13 @@ const items = (outcome: { execution?: { triggerItems: Array<{ json: IDataObject 
 	(outcome.execution?.triggerItems ?? []).map((item) => item.json);
 
 describe('Currency Rate Trigger: moves by more than a percentage', () => {
-	const parameters = { provider: 'bca', currencies: 'USD, EUR', event: 'change', field: 'average', changePercent: 0.5 };
+	const parameters = {
+		provider: 'bca',
+		currencies: 'USD, EUR',
+		event: 'change',
+		field: 'average',
+		changePercent: 0.5,
+	};
 
 	it('sets the baseline on the first poll, then fires once per move above the percentage', async () => {
 		const usd = sandboxQuote('bca', 'USD');
@@ -58,9 +64,14 @@ describe('Currency Rate Trigger: moves by more than a percentage', () => {
 			},
 		]);
 		const [event] = items(fired);
-		expect(event.changePercent).toBeCloseTo(((Number(moved.rate_avg) - usd.average) / usd.average) * 100, 3);
+		expect(event.changePercent).toBeCloseTo(
+			((Number(moved.rate_avg) - usd.average) / usd.average) * 100,
+			3,
+		);
 		expect(event.changePercent as number).toBeGreaterThan(0.5);
-		expect(Date.parse(event.previousSeenAt as string)).toBeLessThan(Date.parse(event.currentSeenAt as string));
+		expect(Date.parse(event.previousSeenAt as string)).toBeLessThan(
+			Date.parse(event.currentSeenAt as string),
+		);
 		// The next node got the same items.
 		expect(fired.execution?.receivedItems.map((item) => item.json)).toEqual(items(fired));
 
@@ -71,7 +82,14 @@ describe('Currency Rate Trigger: moves by more than a percentage', () => {
 		// A move down by more than 0.5 % from the last event fires again, with that event as reference.
 		const down = sandbox.moveRate({ provider: 'bca', currency: 'USD', percent: -0.6 });
 		const again = await trigger.poll();
-		expect(items(again)).toMatchObject([{ currency: 'USD', event: 'moved', previousValue: Number(moved.rate_avg), currentValue: Number(down.rate_avg) }]);
+		expect(items(again)).toMatchObject([
+			{
+				currency: 'USD',
+				event: 'moved',
+				previousValue: Number(moved.rate_avg),
+				currentValue: Number(down.rate_avg),
+			},
+		]);
 		expect(items(again)[0].changePercent as number).toBeLessThan(-0.5);
 
 		expect(trigger.executions).toHaveLength(2);
@@ -88,7 +106,14 @@ describe('Currency Rate Trigger: moves by more than a percentage', () => {
 	it('fires on the first poll only when asked, with the current rates', async () => {
 		const trigger = harness({ ...parameters, options: { fireOnFirstPoll: true } });
 		const first = await trigger.activate();
-		expect(items(first).map((item) => [item.currency, item.event, item.currentValue, item.previousValue])).toEqual([
+		expect(
+			items(first).map((item) => [
+				item.currency,
+				item.event,
+				item.currentValue,
+				item.previousValue,
+			]),
+		).toEqual([
 			['USD', 'sample', sandboxQuote('bca', 'USD').average, null],
 			['EUR', 'sample', sandboxQuote('bca', 'EUR').average, null],
 		]);
@@ -124,13 +149,17 @@ describe('Currency Rate Trigger: moves by more than a percentage', () => {
 		sandbox.moveRate({ provider: 'bca', currency: 'SGD', percent: 2 });
 		await trigger.poll();
 		const saved = JSON.stringify(trigger.staticData());
-		const memory = (trigger.staticData()['node:Currency Rate Trigger'] as IDataObject).rateWatch as { rates: IDataObject };
+		const memory = (trigger.staticData()['node:Currency Rate Trigger'] as IDataObject)
+			.rateWatch as { rates: IDataObject };
 		expect(Object.keys(memory.rates).sort()).toEqual(
 			['USD', 'EUR', 'SGD', 'JPY', 'GBP', 'AUD', 'CNY', 'MYR', 'HKD', 'CHF', 'SAR'].sort(),
 		);
 		expect(saved.length).toBeLessThan(3000);
 		expect(saved).not.toContain('demo-secret');
-		const tokens = sandbox.requests().map((request) => request.authorization?.replace(/^Bearer /, '')).filter(Boolean) as string[];
+		const tokens = sandbox
+			.requests()
+			.map((request) => request.authorization?.replace(/^Bearer /, ''))
+			.filter(Boolean) as string[];
 		for (const token of tokens) expect(saved).not.toContain(token);
 	});
 });
@@ -138,13 +167,27 @@ describe('Currency Rate Trigger: moves by more than a percentage', () => {
 describe('Currency Rate Trigger: crosses a threshold', () => {
 	it('fires when the rate goes above the level, once per crossing, and not on the way back down', async () => {
 		const usd = sandboxQuote('bca', 'USD');
-		const trigger = harness({ provider: 'bca', currencies: 'USD', event: 'threshold', field: 'sell', threshold: usd.sell + 100, direction: 'above' });
+		const trigger = harness({
+			provider: 'bca',
+			currencies: 'USD',
+			event: 'threshold',
+			field: 'sell',
+			threshold: usd.sell + 100,
+			direction: 'above',
+		});
 		expect((await trigger.activate()).returned).toBeNull();
 
 		sandbox.moveRate({ provider: 'bca', currency: 'USD', sell: usd.sell + 150 });
 		const up = await trigger.poll();
 		expect(items(up)).toMatchObject([
-			{ currency: 'USD', event: 'crossedAbove', field: 'sell', threshold: usd.sell + 100, previousValue: usd.sell, currentValue: usd.sell + 150 },
+			{
+				currency: 'USD',
+				event: 'crossedAbove',
+				field: 'sell',
+				threshold: usd.sell + 100,
+				previousValue: usd.sell,
+				currentValue: usd.sell + 150,
+			},
 		]);
 		sandbox.moveRate({ provider: 'bca', currency: 'USD', sell: usd.sell + 180 });
 		expect((await trigger.poll()).returned).toBeNull();
@@ -152,12 +195,21 @@ describe('Currency Rate Trigger: crosses a threshold', () => {
 		sandbox.moveRate({ provider: 'bca', currency: 'USD', sell: usd.sell });
 		expect((await trigger.poll()).returned).toBeNull();
 		sandbox.moveRate({ provider: 'bca', currency: 'USD', sell: usd.sell + 101 });
-		expect(items(await trigger.poll())).toMatchObject([{ event: 'crossedAbove', previousValue: usd.sell, currentValue: usd.sell + 101 }]);
+		expect(items(await trigger.poll())).toMatchObject([
+			{ event: 'crossedAbove', previousValue: usd.sell, currentValue: usd.sell + 101 },
+		]);
 	});
 
 	it('with "Either Way" fires both crossings', async () => {
 		const usd = sandboxQuote('bca', 'USD');
-		const trigger = harness({ provider: 'bca', currencies: 'USD', event: 'threshold', field: 'average', threshold: usd.average - 50, direction: 'either' });
+		const trigger = harness({
+			provider: 'bca',
+			currencies: 'USD',
+			event: 'threshold',
+			field: 'average',
+			threshold: usd.average - 50,
+			direction: 'either',
+		});
 		await trigger.activate();
 		sandbox.moveRate({ provider: 'bca', currency: 'USD', average: usd.average - 60 });
 		expect(items(await trigger.poll()).map((item) => item.event)).toEqual(['crossedBelow']);
@@ -166,7 +218,12 @@ describe('Currency Rate Trigger: crosses a threshold', () => {
 	});
 
 	it('says which field is missing when no threshold is set', async () => {
-		const trigger = harness({ provider: 'bca', currencies: 'USD', event: 'threshold', field: 'average' });
+		const trigger = harness({
+			provider: 'bca',
+			currencies: 'USD',
+			event: 'threshold',
+			field: 'average',
+		});
 		await expect(trigger.activate()).rejects.toThrow('Field "Threshold" is not set');
 	});
 });
@@ -184,19 +241,43 @@ describe('Currency Rate Trigger: every new publication', () => {
 			['EUR', 'published'],
 			['JPY', 'published'],
 		]);
-		expect(items(fired)[0]).toMatchObject({ buy: eur.buy + 1, sell: eur.sell, previousSeenAt: expect.any(String) });
+		expect(items(fired)[0]).toMatchObject({
+			buy: eur.buy + 1,
+			sell: eur.sell,
+			previousSeenAt: expect.any(String),
+		});
 		expect((await trigger.poll()).returned).toBeNull();
 	});
 });
 
 describe('Currency Rate Trigger: Fetch Test Event (manual run)', () => {
 	it('shows the current rates as sample items and leaves the active baseline alone', async () => {
-		const trigger = harness({ provider: 'bni', currencies: 'usd,sgd', event: 'change', field: 'buy', changePercent: 1 });
+		const trigger = harness({
+			provider: 'bni',
+			currencies: 'usd,sgd',
+			event: 'change',
+			field: 'buy',
+			changePercent: 1,
+		});
 		const test = await trigger.fetchTestEvent();
 		expect(test.error).toBeUndefined();
 		expect(test.triggerItems.map((item) => item.json)).toMatchObject([
-			{ provider: 'bni', currency: 'USD', event: 'sample', field: 'buy', currentValue: sandboxQuote('bni', 'USD').buy, previousValue: null },
-			{ provider: 'bni', currency: 'SGD', event: 'sample', field: 'buy', currentValue: sandboxQuote('bni', 'SGD').buy, previousValue: null },
+			{
+				provider: 'bni',
+				currency: 'USD',
+				event: 'sample',
+				field: 'buy',
+				currentValue: sandboxQuote('bni', 'USD').buy,
+				previousValue: null,
+			},
+			{
+				provider: 'bni',
+				currency: 'SGD',
+				event: 'sample',
+				field: 'buy',
+				currentValue: sandboxQuote('bni', 'SGD').buy,
+				previousValue: null,
+			},
 		]);
 		expect(test.receivedItems).toHaveLength(2);
 		expect(trigger.staticData()).toEqual({});
@@ -205,6 +286,8 @@ describe('Currency Rate Trigger: Fetch Test Event (manual run)', () => {
 
 	it('names the field and what the provider offers when a currency is unknown', async () => {
 		const trigger = harness({ provider: 'bri', currencies: 'USD, XYZ', event: 'publication' });
-		await expect(trigger.activate()).rejects.toThrow(/Field "Currencies" holds "XYZ", which provider "bri" does not offer; it offers USD, EUR/);
+		await expect(trigger.activate()).rejects.toThrow(
+			/Field "Currencies" holds "XYZ", which provider "bri" does not offer; it offers USD, EUR/,
+		);
 	});
 });

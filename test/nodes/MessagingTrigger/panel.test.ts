@@ -14,13 +14,27 @@ const messaging = new Messaging().description;
 
 /** The node creator's rule: a property named Event, Events or Trigger On lists the trigger's actions. */
 function creatorActions(properties: INodeProperties[]): string[] {
-	const events = properties.find((property) => ['event', 'events', 'trigger on'].includes(property.displayName.toLowerCase()));
-	if (!events?.options) return [`On new ${trigger.displayName.replace('Trigger', '').trimEnd()} event`];
-	return events.options.map((option) => ('action' in option && option.action ? option.action : `On ${option.name}`));
+	const events = properties.find((property) =>
+		['event', 'events', 'trigger on'].includes(property.displayName.toLowerCase()),
+	);
+	if (!events?.options)
+		return [`On new ${trigger.displayName.replace('Trigger', '').trimEnd()} event`];
+	return events.options.map((option) =>
+		'action' in option && option.action ? option.action : `On ${option.name}`,
+	);
 }
 
 function parametersOf(version: number, parameters: INodeParameters = {}): INodeParameters {
-	return NodeHelpers.getNodeParameters(trigger.properties, parameters, true, false, { typeVersion: version } as never, trigger) ?? {};
+	return (
+		NodeHelpers.getNodeParameters(
+			trigger.properties,
+			parameters,
+			true,
+			false,
+			{ typeVersion: version } as never,
+			trigger,
+		) ?? {}
+	);
 }
 
 describe('the trigger panel', () => {
@@ -33,20 +47,26 @@ describe('the trigger panel', () => {
 	});
 
 	it('tells what to do while listening, instead of n8n\'s generic "Go to Messaging and create an event"', () => {
-		expect(trigger.triggerPanel).toMatchObject({ header: 'Send a WhatsApp message to the account number to see it here' });
+		expect(trigger.triggerPanel).toMatchObject({
+			header: 'Send a WhatsApp message to the account number to see it here',
+		});
 		const panel = trigger.triggerPanel as { executionsHelp: { active: string; inactive: string } };
 		expect(panel.executionsHelp.inactive).toMatch(/send a WhatsApp message to the account number/);
-		expect(panel.executionsHelp.active).toMatch(/messages go to the editor, not to the active workflow/);
+		expect(panel.executionsHelp.active).toMatch(
+			/messages go to the editor, not to the active workflow/,
+		);
 	});
 
 	it('names its event after what happens, not "On new Messaging event"', () => {
 		expect(creatorActions(trigger.properties)).toEqual(['On WhatsApp message received']);
 	});
 
-	it('words the description so that it reads right above Messaging\'s actions, where n8n shows it', () => {
+	it("words the description so that it reads right above Messaging's actions, where n8n shows it", () => {
 		// n8n merges a trigger into the action node whose name is the trigger's without "Trigger".
 		expect(trigger.name.replace('Trigger', '')).toBe(messaging.name);
-		expect(trigger.description).toBe('Send and receive WhatsApp messages through your gateway account');
+		expect(trigger.description).toBe(
+			'Send and receive WhatsApp messages through your gateway account',
+		);
 	});
 });
 
@@ -54,7 +74,12 @@ describe('versions', () => {
 	it('a new trigger is version 2; version 1 keeps its defaults', () => {
 		expect(trigger.defaultVersion).toBe(2);
 		expect(parametersOf(1)).toMatchObject({ verification: 'none', ignoreOwnMessages: false });
-		expect(parametersOf(2)).toMatchObject({ verification: 'generatedSecret', ignoreOwnMessages: true });
-		expect(parametersOf(1, { verification: 'querySecret' })).toMatchObject({ verification: 'querySecret' });
+		expect(parametersOf(2)).toMatchObject({
+			verification: 'generatedSecret',
+			ignoreOwnMessages: true,
+		});
+		expect(parametersOf(1, { verification: 'querySecret' })).toMatchObject({
+			verification: 'querySecret',
+		});
 	});
 });

@@ -5,29 +5,48 @@
  */
 import { decodeDataUri, safeFileName } from '../../../nodes/MessagingTrigger/media';
 import { readTriggerSettings } from '../../../nodes/MessagingTrigger/parameters';
-import { contactNumber, eventFields, messageCategory, rawPayload, readEvent } from '../../../nodes/MessagingTrigger/payload';
-import { registrationUrl, sameUrl, webhookShownBy } from '../../../nodes/MessagingTrigger/registration';
+import {
+	contactNumber,
+	eventFields,
+	messageCategory,
+	rawPayload,
+	readEvent,
+} from '../../../nodes/MessagingTrigger/payload';
+import {
+	registrationUrl,
+	sameUrl,
+	webhookShownBy,
+} from '../../../nodes/MessagingTrigger/registration';
 import { secretsMatch } from '../../../nodes/MessagingTrigger/verification';
 
 const settingsFrom = (parameters: Record<string, unknown>) =>
-	readTriggerSettings({ getNodeParameter: (name: string, fallback?: unknown) => (name in parameters ? parameters[name] : fallback) });
+	readTriggerSettings({
+		getNodeParameter: (name: string, fallback?: unknown) =>
+			name in parameters ? parameters[name] : fallback,
+	});
 
 describe('decodeDataUri', () => {
 	const hello = Buffer.from('hello world');
 
 	it('decodes base64 with its mime type and the given file name', () => {
-		expect(decodeDataUri(`data:text/plain;base64,${hello.toString('base64')}`, 'note.txt')).toEqual({
-			data: hello,
-			mimeType: 'text/plain',
-			fileName: 'note.txt',
-		});
+		expect(decodeDataUri(`data:text/plain;base64,${hello.toString('base64')}`, 'note.txt')).toEqual(
+			{
+				data: hello,
+				mimeType: 'text/plain',
+				fileName: 'note.txt',
+			},
+		);
 	});
 
 	it('accepts line breaks, missing padding, the URL-safe alphabet and extra parameters', () => {
 		const bytes = Buffer.from([0xfb, 0xff, 0xfe, 0x01, 0x02]);
 		const urlSafe = bytes.toString('base64url');
-		expect(decodeDataUri(`data:application/octet-stream;base64,${urlSafe}`, 'b.bin')).toMatchObject({ data: bytes });
-		const wrapped = Buffer.from('x'.repeat(100)).toString('base64').replace(/(.{76})/g, '$1\r\n');
+		expect(decodeDataUri(`data:application/octet-stream;base64,${urlSafe}`, 'b.bin')).toMatchObject(
+			{ data: bytes },
+		);
+		const wrapped = Buffer.from('x'.repeat(100))
+			.toString('base64')
+			.replace(/(.{76})/g, '$1\r\n');
 		expect(decodeDataUri(`data:text/plain;charset=utf-8;base64,${wrapped}`, '')).toMatchObject({
 			data: Buffer.from('x'.repeat(100)),
 			mimeType: 'text/plain',
@@ -35,7 +54,9 @@ describe('decodeDataUri', () => {
 	});
 
 	it('names the file after its type when the payload gives no name', () => {
-		expect(decodeDataUri(`data:image/jpeg;base64,${hello.toString('base64')}`, '')).toMatchObject({ fileName: 'file.jpg' });
+		expect(decodeDataUri(`data:image/jpeg;base64,${hello.toString('base64')}`, '')).toMatchObject({
+			fileName: 'file.jpg',
+		});
 		expect(decodeDataUri(`data:;base64,${hello.toString('base64')}`, '')).toMatchObject({
 			mimeType: 'application/octet-stream',
 			fileName: 'file.bin',
@@ -63,8 +84,12 @@ describe('decodeDataUri', () => {
 
 describe('payload reading', () => {
 	it('takes "params" of a JSON-RPC body, else the flat object', () => {
-		expect(eventFields({ jsonrpc: '2.0', params: { message: 'a' } })).toEqual({ fields: { message: 'a' } });
-		expect(eventFields({ message: 'b', params: 'not an object' })).toEqual({ fields: { message: 'b', params: 'not an object' } });
+		expect(eventFields({ jsonrpc: '2.0', params: { message: 'a' } })).toEqual({
+			fields: { message: 'a' },
+		});
+		expect(eventFields({ message: 'b', params: 'not an object' })).toEqual({
+			fields: { message: 'b', params: 'not an object' },
+		});
 		expect(eventFields([{ message: 'c' }])).toEqual({ problem: 'The body must be a JSON object' });
 		expect(eventFields('text')).toEqual({ problem: 'The body must be a JSON object' });
 	});
@@ -89,8 +114,21 @@ describe('payload reading', () => {
 	});
 
 	it('reads every field as optional and drops the secret and the media from the raw payload', () => {
-		const fields = { 'x-api-key': 'secret', uuid: 7, message: ' undefined ', body: 'data:image/png;base64,AAAA', extra: { a: 1 } };
-		expect(readEvent(fields)).toMatchObject({ messageId: '7', text: '', type: 'image', apiKey: 'secret', sender: '', fileName: '' });
+		const fields = {
+			'x-api-key': 'secret',
+			'uuid': 7,
+			'message': ' undefined ',
+			'body': 'data:image/png;base64,AAAA',
+			'extra': { a: 1 },
+		};
+		expect(readEvent(fields)).toMatchObject({
+			messageId: '7',
+			text: '',
+			type: 'image',
+			apiKey: 'secret',
+			sender: '',
+			fileName: '',
+		});
 		expect(rawPayload(fields)).toEqual({ uuid: 7, message: ' undefined ', extra: { a: 1 } });
 	});
 });
@@ -99,17 +137,26 @@ describe('registration helpers', () => {
 	it('adds the shared secret to the URL only in query mode', () => {
 		const url = 'http://n8n.local/webhook/abc/webhook';
 		expect(registrationUrl(url, settingsFrom({ verification: 'none' }))).toBe(url);
-		expect(registrationUrl(url, settingsFrom({ verification: 'headerSecret', sharedSecret: 's' }))).toBe(url);
-		expect(registrationUrl(url, settingsFrom({ verification: 'querySecret', sharedSecret: 'a b&c' }))).toBe(`${url}?token=a+b%26c`);
+		expect(
+			registrationUrl(url, settingsFrom({ verification: 'headerSecret', sharedSecret: 's' })),
+		).toBe(url);
+		expect(
+			registrationUrl(url, settingsFrom({ verification: 'querySecret', sharedSecret: 'a b&c' })),
+		).toBe(`${url}?token=a+b%26c`);
 	});
 
 	it('reads the webhook from a Check Account answer, with Odoo-style empty values', () => {
-		expect(webhookShownBy({ message: { whatsapp_webhook: 'https://x', whatsapp_number: '62' } })).toEqual({
+		expect(
+			webhookShownBy({ message: { whatsapp_webhook: 'https://x', whatsapp_number: '62' } }),
+		).toEqual({
 			known: true,
 			url: 'https://x',
 			accountNumber: '62',
 		});
-		expect(webhookShownBy({ message: { whatsapp_webhook: false } })).toMatchObject({ known: true, url: '' });
+		expect(webhookShownBy({ message: { whatsapp_webhook: false } })).toMatchObject({
+			known: true,
+			url: '',
+		});
 		expect(webhookShownBy({ whatsapp_webhook: null })).toMatchObject({ known: true, url: '' });
 		expect(webhookShownBy({ message: { registered: true } })).toMatchObject({ known: false });
 		expect(webhookShownBy(undefined)).toMatchObject({ known: false });

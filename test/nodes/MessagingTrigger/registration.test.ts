@@ -21,12 +21,24 @@ const harness = useTriggerHarnesses(sandbox, { typeVersion: 1 });
 
 /** Another system (or a person with the gateway's form) setting the account's webhook. */
 async function registerElsewhere(url: string): Promise<void> {
-	const client = new ApiClient(parseCredentials({ baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: 'demo-secret' }));
-	await client.call(endpoints.updateAccount, { version: VERSION, whatsapp_number: ACCOUNT, whatsapp_webhook: url });
+	const client = new ApiClient(
+		parseCredentials({
+			baseUrl: sandbox.url,
+			clientId: 'demo-client',
+			clientSecret: 'demo-secret',
+		}),
+	);
+	await client.call(endpoints.updateAccount, {
+		version: VERSION,
+		whatsapp_number: ACCOUNT,
+		whatsapp_webhook: url,
+	});
 }
 
 const accountCalls = (method: 'check' | 'update'): RequestLogEntry[] =>
-	sandbox.requests().filter((entry) => entry.path === '/api/wa/2.0/post' && entry.params?.method === method);
+	sandbox
+		.requests()
+		.filter((entry) => entry.path === '/api/wa/2.0/post' && entry.params?.method === method);
 
 const account = () => sandbox.accounts()[0];
 
@@ -51,7 +63,11 @@ describe('activation', () => {
 		expect(checks.length).toBeGreaterThan(0);
 		expect(checks[0].seq).toBeLessThan(update.seq);
 		expect(checks[0].authorization).toMatch(/^Bearer /);
-		expect(checks[0].params).toMatchObject({ whatsapp_number: ACCOUNT, whatsapp_webhook: trigger.productionUrl, version: VERSION });
+		expect(checks[0].params).toMatchObject({
+			whatsapp_number: ACCOUNT,
+			whatsapp_webhook: trigger.productionUrl,
+			version: VERSION,
+		});
 	});
 
 	it('is not registered twice: checkExists sees the URL at the gateway', async () => {
@@ -78,7 +94,10 @@ describe('activation', () => {
 	});
 
 	it('keeps a hash of the registered URL in static data, never the URL or its secret', async () => {
-		const trigger = await harness({ verification: 'querySecret', sharedSecret: 'query-s3cret-value' });
+		const trigger = await harness({
+			verification: 'querySecret',
+			sharedSecret: 'query-s3cret-value',
+		});
 		await trigger.activate();
 		const registered = `${trigger.productionUrl}?token=query-s3cret-value`;
 		expect(account().whatsappWebhook).toBe(registered);
@@ -91,14 +110,20 @@ describe('activation', () => {
 	});
 
 	it('uses the configured query parameter name', async () => {
-		const trigger = await harness({ verification: 'querySecret', queryParameterName: 'key', sharedSecret: 'abc' });
+		const trigger = await harness({
+			verification: 'querySecret',
+			queryParameterName: 'key',
+			sharedSecret: 'abc',
+		});
 		await trigger.activate();
 		expect(account().whatsappWebhook).toBe(`${trigger.productionUrl}?key=abc`);
 	});
 
 	it('fails with the field named when the account number is not a number, and registers nothing', async () => {
 		const trigger = await harness({ accountNumber: 'my phone' });
-		await expect(trigger.activate()).rejects.toThrow(/Field "Account Number" is not a phone number/);
+		await expect(trigger.activate()).rejects.toThrow(
+			/Field "Account Number" is not a phone number/,
+		);
 		expect(accountCalls('update')).toHaveLength(0);
 		expect(account().whatsappWebhook).toBeUndefined();
 	});
@@ -106,8 +131,12 @@ describe('activation', () => {
 	it('fails clearly when Update Account fails, and leaves the webhook there before untouched', async () => {
 		await registerElsewhere(OTHER_SYSTEM_URL);
 		const trigger = await harness();
-		sandbox.addFaults([{ kind: 'rpcError', match: { rpcMethod: 'update' }, times: 1, message: 'Account locked' }]);
-		await expect(trigger.activate()).rejects.toThrow(/Could not register this workflow's URL with Update Account.*Account locked/);
+		sandbox.addFaults([
+			{ kind: 'rpcError', match: { rpcMethod: 'update' }, times: 1, message: 'Account locked' },
+		]);
+		await expect(trigger.activate()).rejects.toThrow(
+			/Could not register this workflow's URL with Update Account.*Account locked/,
+		);
 		// n8n runs `delete` after a failed activation: it must not clear the other system's URL.
 		expect(account().whatsappWebhook).toBe(OTHER_SYSTEM_URL);
 	});
@@ -137,7 +166,10 @@ describe('deactivation', () => {
 		const trigger = await harness();
 		await trigger.activate();
 		expect(account().whatsappWebhook).toBe(trigger.productionUrl);
-		expect(trigger.nodeStaticData().registration).toMatchObject({ previousKnown: true, previousWebhookBase: OTHER_SYSTEM_URL });
+		expect(trigger.nodeStaticData().registration).toMatchObject({
+			previousKnown: true,
+			previousWebhookBase: OTHER_SYSTEM_URL,
+		});
 
 		await trigger.deactivate();
 		expect(account().whatsappWebhook).toBe(OTHER_SYSTEM_URL);
@@ -160,13 +192,18 @@ describe('deactivation', () => {
 		await trigger.activate();
 		trigger.setParameters({ accountNumber: '+62 811-1111-2222' });
 		await trigger.deactivate();
-		expect(accountCalls('update').at(-1)?.params).toMatchObject({ whatsapp_number: ACCOUNT, whatsapp_webhook: '' });
+		expect(accountCalls('update').at(-1)?.params).toMatchObject({
+			whatsapp_number: ACCOUNT,
+			whatsapp_webhook: '',
+		});
 	});
 
 	it('clears (cannot restore) when Check Account did not show the webhook there before', async () => {
 		await registerElsewhere(OTHER_SYSTEM_URL);
 		const trigger = await harness();
-		sandbox.addFaults([{ kind: 'rpcError', match: { rpcMethod: 'check' }, times: 100, message: 'check unavailable' }]);
+		sandbox.addFaults([
+			{ kind: 'rpcError', match: { rpcMethod: 'check' }, times: 100, message: 'check unavailable' },
+		]);
 
 		await expect(trigger.activate()).resolves.toEqual({ created: true });
 		expect(account().whatsappWebhook).toBe(trigger.productionUrl);

@@ -7,11 +7,19 @@
 import { request } from 'undici';
 
 import { expectNoSecret } from '../../harness/hostile';
-import { claimsInProcess, forgetClaimsInProcess, MAX_REMEMBERED } from '../../../nodes/MessagingTrigger/deliveries';
+import {
+	claimsInProcess,
+	forgetClaimsInProcess,
+	MAX_REMEMBERED,
+} from '../../../nodes/MessagingTrigger/deliveries';
 import { sha256 } from '../../../nodes/MessagingTrigger/secrets';
 import { ApiClient, endpoints, parseCredentials } from '../../../nodes/shared/transport';
 import { useSandbox } from '../../harness/useSandbox';
-import { TRIGGER_ACCOUNT as ACCOUNT, TRIGGER_CUSTOMER as CUSTOMER, useTriggerHarnesses } from '../../harness/messagingTriggerNode';
+import {
+	TRIGGER_ACCOUNT as ACCOUNT,
+	TRIGGER_CUSTOMER as CUSTOMER,
+	useTriggerHarnesses,
+} from '../../harness/messagingTriggerNode';
 
 const sandbox = useSandbox();
 const harness = useTriggerHarnesses(sandbox);
@@ -21,16 +29,34 @@ afterEach(() => {
 });
 
 const accountWebhook = () => sandbox.accounts()[0].whatsappWebhook;
-const tokenOf = (url: string | undefined) => new URL(url ?? 'http://x').searchParams.get('token') ?? '';
+const tokenOf = (url: string | undefined) =>
+	new URL(url ?? 'http://x').searchParams.get('token') ?? '';
 
-async function post(url: string, body: unknown = { params: { message: 'forged', sender: CUSTOMER } }) {
-	const answer = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function post(
+	url: string,
+	body: unknown = { params: { message: 'forged', sender: CUSTOMER } },
+) {
+	const answer = await request(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
 	return { status: answer.statusCode, json: (await answer.body.json()) as Record<string, unknown> };
 }
 
 async function registerElsewhere(url: string): Promise<void> {
-	const client = new ApiClient(parseCredentials({ baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: 'demo-secret' }));
-	await client.call(endpoints.updateAccount, { version: '16.0.1.3', whatsapp_number: ACCOUNT, whatsapp_webhook: url });
+	const client = new ApiClient(
+		parseCredentials({
+			baseUrl: sandbox.url,
+			clientId: 'demo-client',
+			clientSecret: 'demo-secret',
+		}),
+	);
+	await client.call(endpoints.updateAccount, {
+		version: '16.0.1.3',
+		whatsapp_number: ACCOUNT,
+		whatsapp_webhook: url,
+	});
 }
 
 describe('a new trigger verifies with a generated secret, with no setup', () => {
@@ -42,16 +68,24 @@ describe('a new trigger verifies with a generated secret, with no setup', () => 
 		expect(registered).toBe(`${trigger.productionUrl}?token=${secret}`);
 		expect(secret).toMatch(/^[\w-]{43}$/);
 
-		const delivered = await sandbox.deliverIncoming({ sender: CUSTOMER, message: 'through the registered URL' });
+		const delivered = await sandbox.deliverIncoming({
+			sender: CUSTOMER,
+			message: 'through the registered URL',
+		});
 		await trigger.settled();
 		expect(delivered.status).toBe(200);
 		expect(trigger.executions).toHaveLength(1);
 
 		// A stranger who knows (or guesses) n8n's URL starts nothing.
-		expect(await post(trigger.productionUrl)).toEqual({ status: 401, json: { received: false, error: 'The request has no query parameter "token"' } });
+		expect(await post(trigger.productionUrl)).toEqual({
+			status: 401,
+			json: { received: false, error: 'The request has no query parameter "token"' },
+		});
 		const wrong = await post(`${trigger.productionUrl}?token=${secret.slice(0, -1)}x`);
 		expect(wrong.status).toBe(401);
-		expect(wrong.json.error).toMatch(/^The query parameter "token" does not hold the generated secret/);
+		expect(wrong.json.error).toMatch(
+			/^The query parameter "token" does not hold the generated secret/,
+		);
 		const twice = await post(`${trigger.productionUrl}?token=${secret}&token=${secret}`);
 		expect(twice.json.error).toBe('The query parameter "token" must appear once');
 		await trigger.settled();
@@ -77,7 +111,9 @@ describe('a new trigger verifies with a generated secret, with no setup', () => 
 	it('uses the Query Parameter Name option', async () => {
 		const trigger = await harness({ queryParameterName: 'k' });
 		await trigger.activate();
-		expect(accountWebhook()).toMatch(new RegExp(`^${trigger.productionUrl.replace(/[.?]/g, '\\$&')}\\?k=[\\w-]{43}$`));
+		expect(accountWebhook()).toMatch(
+			new RegExp(`^${trigger.productionUrl.replace(/[.?]/g, '\\$&')}\\?k=[\\w-]{43}$`),
+		);
 		expect((await sandbox.deliverIncoming({ message: 'x' })).status).toBe(200);
 	});
 });
@@ -87,7 +123,10 @@ describe('version 1 triggers keep the defaults they were saved with', () => {
 		const trigger = await harness({}, { typeVersion: 1 });
 		await trigger.activate();
 		expect(accountWebhook()).toBe(trigger.productionUrl);
-		expect((await post(trigger.productionUrl, { params: { message: 'no secret', sender: ACCOUNT } })).status).toBe(200);
+		expect(
+			(await post(trigger.productionUrl, { params: { message: 'no secret', sender: ACCOUNT } }))
+				.status,
+		).toBe(200);
 		await trigger.settled();
 		expect(trigger.executions).toHaveLength(1);
 	});
@@ -96,7 +135,10 @@ describe('version 1 triggers keep the defaults they were saved with', () => {
 		const trigger = await harness();
 		await trigger.activate();
 		const own = await sandbox.deliverIncoming({ sender: ACCOUNT, message: 'our own auto-reply' });
-		expect(JSON.parse(own.body)).toEqual({ received: true, ignored: "sent by the account's own number" });
+		expect(JSON.parse(own.body)).toEqual({
+			received: true,
+			ignored: "sent by the account's own number",
+		});
 		await trigger.settled();
 		expect(trigger.executions).toHaveLength(0);
 	});
@@ -129,7 +171,7 @@ describe('putting a previous webhook back without keeping its secret', () => {
 		expectNoSecret('static data', trigger.staticData(), [tokenOf(production), tokenOf(test)]);
 	});
 
-	it('a second workflow taking the account over keeps none of the first one\'s secret, and gives the URL back', async () => {
+	it("a second workflow taking the account over keeps none of the first one's secret, and gives the URL back", async () => {
 		const first = await harness();
 		await first.activate();
 		const firstUrl = accountWebhook()!;
@@ -148,18 +190,25 @@ describe('putting a previous webhook back without keeping its secret', () => {
 		expect(first.executions).toHaveLength(1);
 	});
 
-	it('another system\'s URL with a query is not kept: deactivation clears the webhook and says why', async () => {
+	it("another system's URL with a query is not kept: deactivation clears the webhook and says why", async () => {
 		const foreign = 'https://crm.example.com/whatsapp/incoming?key=crm-s3cret-value';
 		await registerElsewhere(foreign);
 		const trigger = await harness();
 		await trigger.activate();
 		expectNoSecret('static data', trigger.staticData(), ['crm-s3cret-value']);
-		expect(trigger.nodeStaticData().registration).toMatchObject({ previousWebhookBase: 'https://crm.example.com/whatsapp/incoming' });
+		expect(trigger.nodeStaticData().registration).toMatchObject({
+			previousWebhookBase: 'https://crm.example.com/whatsapp/incoming',
+		});
 
 		await expect(trigger.deactivate()).resolves.toBe(true);
 		expect(accountWebhook()).toBeUndefined();
 		expect(trigger.logs).toContainEqual(
-			expect.objectContaining({ level: 'warn', message: expect.stringMatching(/previous webhook \(at https:\/\/crm\.example\.com\) carried a query that was not kept/) }),
+			expect.objectContaining({
+				level: 'warn',
+				message: expect.stringMatching(
+					/previous webhook \(at https:\/\/crm\.example\.com\) carried a query that was not kept/,
+				),
+			}),
 		);
 		// Another system's path may hold its token too: only the origin is logged.
 		expect(trigger.logs.some((line) => line.message.includes('/whatsapp/incoming'))).toBe(false);
@@ -168,8 +217,14 @@ describe('putting a previous webhook back without keeping its secret', () => {
 	it('a version 1 record that kept the previous URL whole is still put back once', async () => {
 		const trigger = await harness({}, { typeVersion: 1 });
 		await trigger.activate();
-		const legacy = { ...(trigger.nodeStaticData().registration as object), previousWebhook: 'https://old.example.com/hook?k=v' };
-		const restarted = await harness({}, { typeVersion: 1, staticData: { 'node:Messaging Trigger': { registration: legacy } } });
+		const legacy = {
+			...(trigger.nodeStaticData().registration as object),
+			previousWebhook: 'https://old.example.com/hook?k=v',
+		};
+		const restarted = await harness(
+			{},
+			{ typeVersion: 1, staticData: { 'node:Messaging Trigger': { registration: legacy } } },
+		);
 		// The same webhook id as the first (n8n keeps it): take its URL over.
 		await registerElsewhere(restarted.productionUrl);
 		await restarted.deactivate();
@@ -189,14 +244,23 @@ describe('Skip Repeated Deliveries', () => {
 		await trigger.settled();
 		expect(JSON.parse(first.body)).toEqual({ received: true, messageId: uuid });
 		expect(again.status).toBe(200);
-		expect(JSON.parse(again.body)).toEqual({ received: true, ignored: 'repeated delivery of a message already received', messageId: uuid });
+		expect(JSON.parse(again.body)).toEqual({
+			received: true,
+			ignored: 'repeated delivery of a message already received',
+			messageId: uuid,
+		});
 		expect(trigger.executions).toHaveLength(1);
 	});
 
 	it('catches deliveries racing into one process', async () => {
 		const trigger = await harness();
 		await trigger.activate();
-		const answers = await Promise.all(Array.from({ length: 8 }, async () => await sandbox.deliverIncoming({ uuid, message: 'race' })));
+		const answers = await Promise.all(
+			Array.from(
+				{ length: 8 },
+				async () => await sandbox.deliverIncoming({ uuid, message: 'race' }),
+			),
+		);
 		await trigger.settled();
 		expect(answers.every((answer) => answer.status === 200)).toBe(true);
 		expect(trigger.executions).toHaveLength(1);
@@ -234,16 +298,27 @@ describe('Skip Repeated Deliveries', () => {
 		const trigger = await harness({ verification: 'none' });
 		await trigger.activate();
 		const post = async (id: string) => {
-			const answer = await request(trigger.productionUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ params: { uuid: id, message: 'x' } }) });
+			const answer = await request(trigger.productionUrl, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ params: { uuid: id, message: 'x' } }),
+			});
 			return (await answer.body.json()) as Record<string, unknown>;
 		};
 		for (let start = 0; start <= MAX_REMEMBERED; start += 50) {
-			await Promise.all(Array.from({ length: Math.min(50, MAX_REMEMBERED + 1 - start) }, async (_, i) => await post(`id-${start + i}`)));
+			await Promise.all(
+				Array.from(
+					{ length: Math.min(50, MAX_REMEMBERED + 1 - start) },
+					async (_, i) => await post(`id-${start + i}`),
+				),
+			);
 		}
 		await trigger.settled();
 		expect(Math.max(...claimsInProcess())).toBe(MAX_REMEMBERED);
 		// id-0 was the oldest and is forgotten; the newest is still a repeat.
-		expect(await post(`id-${MAX_REMEMBERED}`)).toMatchObject({ ignored: 'repeated delivery of a message already received' });
+		expect(await post(`id-${MAX_REMEMBERED}`)).toMatchObject({
+			ignored: 'repeated delivery of a message already received',
+		});
 		expect(await post('id-0')).toEqual({ received: true, messageId: 'id-0' });
 	});
 

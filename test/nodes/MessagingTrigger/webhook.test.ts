@@ -21,7 +21,10 @@ const sandbox = useSandbox({}, { resetEachTest: false });
 let trigger: TriggerHarness;
 
 beforeAll(async () => {
-	trigger = await TriggerHarness.start({ parameters: BASE_PARAMETERS, credentials: sandboxCredential(sandbox.url) });
+	trigger = await TriggerHarness.start({
+		parameters: BASE_PARAMETERS,
+		credentials: sandboxCredential(sandbox.url),
+	});
 });
 afterAll(async () => {
 	await trigger.close();
@@ -38,21 +41,35 @@ async function activate(parameters: Record<string, unknown> = {}): Promise<void>
 }
 
 /** Posts like the gateway, waits for the execution it may have started. */
-async function deliver(message: IncomingMessage): Promise<{ answer: IncomingResult; json: Record<string, unknown>; executions: TriggerExecution[] }> {
+async function deliver(message: IncomingMessage): Promise<{
+	answer: IncomingResult;
+	json: Record<string, unknown>;
+	executions: TriggerExecution[];
+}> {
 	const before = trigger.executions.length;
 	const answer = await sandbox.deliverIncoming(message);
 	await trigger.settled();
-	return { answer, json: JSON.parse(answer.body) as Record<string, unknown>, executions: trigger.executions.slice(before) };
+	return {
+		answer,
+		json: JSON.parse(answer.body) as Record<string, unknown>,
+		executions: trigger.executions.slice(before),
+	};
 }
 
 describe('a text message', () => {
 	beforeAll(async () => await activate());
 
 	it('starts one execution whose item holds the normalised fields and the payload', async () => {
-		const { answer, json, executions } = await deliver({ sender: CUSTOMER, senderName: 'Budi', message: 'Halo, masih buka?' });
+		const { answer, json, executions } = await deliver({
+			sender: CUSTOMER,
+			senderName: 'Budi',
+			message: 'Halo, masih buka?',
+		});
 
 		// A new trigger (version 2) registers its URL with a generated secret in the query.
-		expect(answer.url).toMatch(new RegExp(`^${trigger.productionUrl.replace(/[.?]/g, '\\$&')}\\?token=[\\w-]{43}$`));
+		expect(answer.url).toMatch(
+			new RegExp(`^${trigger.productionUrl.replace(/[.?]/g, '\\$&')}\\?token=[\\w-]{43}$`),
+		);
 		expect(answer.status).toBe(200);
 		expect(json).toEqual({ received: true, messageId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
 		expect(executions).toHaveLength(1);
@@ -124,17 +141,29 @@ describe('a file message', () => {
 		});
 		expect(item.json).not.toHaveProperty('mediaError');
 		const binary = item.binary?.data;
-		expect(binary).toMatchObject({ mimeType: 'application/pdf', fileName: 'invoice-0042.pdf', fileExtension: 'pdf' });
+		expect(binary).toMatchObject({
+			mimeType: 'application/pdf',
+			fileName: 'invoice-0042.pdf',
+			fileExtension: 'pdf',
+		});
 		expect(Buffer.from(binary!.data, 'base64').equals(bytes)).toBe(true);
 		// The payload keeps the fields but not the megabytes of base64.
 		const payload = item.json.payload as Record<string, unknown>;
 		expect(payload).not.toHaveProperty('body');
-		expect(payload).toMatchObject({ filename: 'invoice-0042.pdf', message: 'undefined', type: 'document' });
+		expect(payload).toMatchObject({
+			filename: 'invoice-0042.pdf',
+			message: 'undefined',
+			type: 'document',
+		});
 	});
 
 	it('reads an image as type "image"', async () => {
 		const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
-		const { executions } = await deliver({ fileBase64: png.toString('base64'), mimeType: 'image/png', filename: 'photo.png' });
+		const { executions } = await deliver({
+			fileBase64: png.toString('base64'),
+			mimeType: 'image/png',
+			filename: 'photo.png',
+		});
 		const [item] = executions[0].receivedItems;
 		expect(item.json.type).toBe('image');
 		expect(item.binary?.data.mimeType).toBe('image/png');
@@ -143,7 +172,11 @@ describe('a file message', () => {
 
 	it('puts the file in the field named by the option', async () => {
 		await activate({ options: { binaryPropertyName: 'attachment' } });
-		const { executions } = await deliver({ fileBase64: Buffer.from('hello').toString('base64'), mimeType: 'text/plain', filename: 'a.txt' });
+		const { executions } = await deliver({
+			fileBase64: Buffer.from('hello').toString('base64'),
+			mimeType: 'text/plain',
+			filename: 'a.txt',
+		});
 		const [item] = executions[0].receivedItems;
 		expect(Object.keys(item.binary ?? {})).toEqual(['attachment']);
 		await activate();
@@ -152,7 +185,15 @@ describe('a file message', () => {
 	it('still emits the item, with mediaError and no binary, when the data URI is broken', async () => {
 		const { answer, executions } = await deliver({
 			type: 'image',
-			rawBody: JSON.stringify({ params: { uuid: 'u-1', sender: CUSTOMER, type: 'image', filename: 'x.png', body: 'data:image/png;base64,%%%not-base64%%%' } }),
+			rawBody: JSON.stringify({
+				params: {
+					uuid: 'u-1',
+					sender: CUSTOMER,
+					type: 'image',
+					filename: 'x.png',
+					body: 'data:image/png;base64,%%%not-base64%%%',
+				},
+			}),
 		});
 		expect(answer.status).toBe(200);
 		const [item] = executions[0].receivedItems;
@@ -163,7 +204,11 @@ describe('a file message', () => {
 	});
 
 	it('keeps a file name from the phone inside its own folder', async () => {
-		const { executions } = await deliver({ fileBase64: Buffer.from('x').toString('base64'), mimeType: 'text/plain', filename: '../../etc/passwd' });
+		const { executions } = await deliver({
+			fileBase64: Buffer.from('x').toString('base64'),
+			mimeType: 'text/plain',
+			filename: '../../etc/passwd',
+		});
 		expect(executions[0].receivedItems[0].binary?.data.fileName).toBe('passwd');
 	});
 });
@@ -174,14 +219,24 @@ describe('payload forms', () => {
 	it('accepts a flat JSON object (no "params")', async () => {
 		const flatSandbox = await startSandbox({ flatWebhookPayload: true });
 		try {
-			const flat = await TriggerHarness.start({ parameters: BASE_PARAMETERS, credentials: sandboxCredential(flatSandbox.url) });
+			const flat = await TriggerHarness.start({
+				parameters: BASE_PARAMETERS,
+				credentials: sandboxCredential(flatSandbox.url),
+			});
 			try {
 				await flat.activate();
-				const answer = await flatSandbox.deliverIncoming({ sender: CUSTOMER, message: 'flat hello' });
+				const answer = await flatSandbox.deliverIncoming({
+					sender: CUSTOMER,
+					message: 'flat hello',
+				});
 				await flat.settled();
 				expect(answer.status).toBe(200);
 				expect(flat.executions).toHaveLength(1);
-				expect(flat.executions[0].receivedItems[0].json).toMatchObject({ sender: CUSTOMER, text: 'flat hello', recipient: ACCOUNT });
+				expect(flat.executions[0].receivedItems[0].json).toMatchObject({
+					sender: CUSTOMER,
+					text: 'flat hello',
+					recipient: ACCOUNT,
+				});
 			} finally {
 				await flat.close();
 			}
@@ -191,7 +246,9 @@ describe('payload forms', () => {
 	});
 
 	it('accepts an event from an older sender with most fields missing', async () => {
-		const { answer, executions } = await deliver({ rawBody: JSON.stringify({ params: { message: 'only text' } }) });
+		const { answer, executions } = await deliver({
+			rawBody: JSON.stringify({ params: { message: 'only text' } }),
+		});
 		expect(answer.status).toBe(200);
 		expect(executions[0].receivedItems[0].json).toMatchObject({
 			messageId: '',
@@ -205,7 +262,9 @@ describe('payload forms', () => {
 	});
 
 	it('reads WhatsApp addresses as numbers', async () => {
-		const { executions } = await deliver({ rawBody: JSON.stringify({ sender: `${CUSTOMER}@c.us`, message: 'x' }) });
+		const { executions } = await deliver({
+			rawBody: JSON.stringify({ sender: `${CUSTOMER}@c.us`, message: 'x' }),
+		});
 		expect(executions[0].receivedItems[0].json.sender).toBe(CUSTOMER);
 	});
 });
@@ -222,9 +281,15 @@ describe('bodies that start nothing', () => {
 	});
 
 	it('malformed JSON with another content type: the node answers 400', async () => {
-		const { answer, json, executions } = await deliver({ rawBody: '{"params": {"message": "cut', headers: { 'content-type': 'text/plain' } });
+		const { answer, json, executions } = await deliver({
+			rawBody: '{"params": {"message": "cut',
+			headers: { 'content-type': 'text/plain' },
+		});
 		expect(answer.status).toBe(400);
-		expect(json).toEqual({ received: false, error: expect.stringMatching(/^The body is not valid JSON/) });
+		expect(json).toEqual({
+			received: false,
+			error: expect.stringMatching(/^The body is not valid JSON/),
+		});
 		expect(executions).toHaveLength(0);
 	});
 
@@ -244,18 +309,31 @@ describe('bodies that start nothing', () => {
 
 	it('a body over the node limit: 400', async () => {
 		await activate({ options: { maxBodySizeMb: 1 } });
-		const { answer, json, executions } = await deliver({ fileBase64: randomBytes(900_000).toString('base64'), mimeType: 'image/jpeg' });
+		const { answer, json, executions } = await deliver({
+			fileBase64: randomBytes(900_000).toString('base64'),
+			mimeType: 'image/jpeg',
+		});
 		expect(answer.status).toBe(400);
-		expect(json).toEqual({ received: false, error: expect.stringMatching(/larger than the limit of 1 MB/) });
+		expect(json).toEqual({
+			received: false,
+			error: expect.stringMatching(/larger than the limit of 1 MB/),
+		});
 		expect(executions).toHaveLength(0);
 		await activate();
 	});
 
-	it('a body over n8n\'s own limit (N8N_PAYLOAD_SIZE_MAX) is refused by n8n before the node runs', async () => {
-		const small = await TriggerHarness.start({ parameters: BASE_PARAMETERS, credentials: sandboxCredential(sandbox.url), payloadSizeMaxMb: 1 });
+	it("a body over n8n's own limit (N8N_PAYLOAD_SIZE_MAX) is refused by n8n before the node runs", async () => {
+		const small = await TriggerHarness.start({
+			parameters: BASE_PARAMETERS,
+			credentials: sandboxCredential(sandbox.url),
+			payloadSizeMaxMb: 1,
+		});
 		try {
 			await small.activate();
-			const answer = await sandbox.deliverIncoming({ fileBase64: randomBytes(900_000).toString('base64'), mimeType: 'image/jpeg' });
+			const answer = await sandbox.deliverIncoming({
+				fileBase64: randomBytes(900_000).toString('base64'),
+				mimeType: 'image/jpeg',
+			});
 			await small.settled();
 			expect(answer.status).toBe(500);
 			expect(small.executions).toHaveLength(0);
@@ -277,7 +355,10 @@ describe('verification', () => {
 
 		const wrong = await deliver({ message: 'bad key', apiKey: 'demo-secreT' });
 		expect(wrong.answer.status).toBe(401);
-		expect(wrong.json).toEqual({ received: false, error: 'The payload\'s "x-api-key" does not match the credential' });
+		expect(wrong.json).toEqual({
+			received: false,
+			error: 'The payload\'s "x-api-key" does not match the credential',
+		});
 		expect(wrong.executions).toHaveLength(0);
 
 		const right = await deliver({ message: 'good key', apiKey: 'demo-secret' });
@@ -294,26 +375,45 @@ describe('verification', () => {
 
 		const missing = await deliver({ message: 'no header' });
 		expect(missing.answer.status).toBe(401);
-		expect(missing.json).toEqual({ received: false, error: 'The request has no header "x-webhook-secret"' });
+		expect(missing.json).toEqual({
+			received: false,
+			error: 'The request has no header "x-webhook-secret"',
+		});
 
 		const wrong = await deliver({ message: 'x', headers: { 'x-webhook-secret': 'nope' } });
 		expect(wrong.answer.status).toBe(401);
 		expect(wrong.json.error).toBe('The header "x-webhook-secret" does not hold the shared secret');
 
 		// A failed check wins over a broken body: strangers learn nothing about parsing.
-		const brokenAndWrong = await deliver({ rawBody: '{oops', headers: { 'content-type': 'text/plain', 'x-webhook-secret': 'nope' } });
+		const brokenAndWrong = await deliver({
+			rawBody: '{oops',
+			headers: { 'content-type': 'text/plain', 'x-webhook-secret': 'nope' },
+		});
 		expect(brokenAndWrong.answer.status).toBe(401);
 
-		const right = await deliver({ message: 'with header', headers: { 'x-webhook-secret': 'h3ader-secret' } });
+		const right = await deliver({
+			message: 'with header',
+			headers: { 'x-webhook-secret': 'h3ader-secret' },
+		});
 		expect(right.answer.status).toBe(200);
 		expect(right.executions).toHaveLength(1);
-		expect([missing, wrong, brokenAndWrong].every((result) => result.executions.length === 0)).toBe(true);
+		expect([missing, wrong, brokenAndWrong].every((result) => result.executions.length === 0)).toBe(
+			true,
+		);
 	});
 
 	it('shared secret in a header with a custom name', async () => {
-		await activate({ verification: 'headerSecret', headerName: 'X-Gateway-Token', sharedSecret: 'abc123' });
-		expect((await deliver({ message: 'x', headers: { 'x-webhook-secret': 'abc123' } })).answer.status).toBe(401);
-		expect((await deliver({ message: 'x', headers: { 'X-Gateway-Token': 'abc123' } })).answer.status).toBe(200);
+		await activate({
+			verification: 'headerSecret',
+			headerName: 'X-Gateway-Token',
+			sharedSecret: 'abc123',
+		});
+		expect(
+			(await deliver({ message: 'x', headers: { 'x-webhook-secret': 'abc123' } })).answer.status,
+		).toBe(401);
+		expect(
+			(await deliver({ message: 'x', headers: { 'X-Gateway-Token': 'abc123' } })).answer.status,
+		).toBe(200);
 	});
 
 	it('shared secret in the query: the registered URL carries it; without it or wrong is 401', async () => {
@@ -334,7 +434,10 @@ describe('verification', () => {
 			body: JSON.stringify({ params: { message: 'no token' } }),
 		});
 		expect(bare.statusCode).toBe(401);
-		expect(await bare.body.json()).toEqual({ received: false, error: 'The request has no query parameter "token"' });
+		expect(await bare.body.json()).toEqual({
+			received: false,
+			error: 'The request has no query parameter "token"',
+		});
 		await trigger.settled();
 		expect(trigger.executions).toHaveLength(1);
 	});
@@ -349,12 +452,23 @@ describe('filters', () => {
 		expect(text.json).toEqual({ received: true, ignored: 'message type "text" is not selected' });
 		expect(text.executions).toHaveLength(0);
 
-		const image = await deliver({ fileBase64: Buffer.from('img').toString('base64'), mimeType: 'image/jpeg', filename: 'a.jpg' });
+		const image = await deliver({
+			fileBase64: Buffer.from('img').toString('base64'),
+			mimeType: 'image/jpeg',
+			filename: 'a.jpg',
+		});
 		expect(image.answer.status).toBe(200);
 		expect(image.executions).toHaveLength(1);
 
-		const sticker = await deliver({ type: 'sticker', fileBase64: Buffer.from('s').toString('base64'), mimeType: 'image/webp' });
-		expect(sticker.json).toEqual({ received: true, ignored: 'message type "other" is not selected' });
+		const sticker = await deliver({
+			type: 'sticker',
+			fileBase64: Buffer.from('s').toString('base64'),
+			mimeType: 'image/webp',
+		});
+		expect(sticker.json).toEqual({
+			received: true,
+			ignored: 'message type "other" is not selected',
+		});
 	});
 
 	it('own messages: ignored when the sender is the account number', async () => {
@@ -381,8 +495,14 @@ describe('after deactivation', () => {
 		const url = trigger.productionUrl;
 		await trigger.deactivate();
 		expect(sandbox.accounts()[0].whatsappWebhook).toBeUndefined();
-		await expect(sandbox.deliverIncoming({ message: 'anyone?' })).rejects.toThrow(/no registered webhook/);
-		const direct = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+		await expect(sandbox.deliverIncoming({ message: 'anyone?' })).rejects.toThrow(
+			/no registered webhook/,
+		);
+		const direct = await request(url, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: '{}',
+		});
 		expect(direct.statusCode).toBe(404);
 		await direct.body.text();
 	});

@@ -18,9 +18,16 @@ import { useSandbox } from '../../harness/useSandbox';
 const sandbox = useSandbox();
 const SECRET = 'demo-secret';
 
-async function testButton(fields: ICredentialDataDecryptedObject): Promise<INodeCredentialTestResult> {
+async function testButton(
+	fields: ICredentialDataDecryptedObject,
+): Promise<INodeCredentialTestResult> {
 	const data = { baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: SECRET, ...fields };
-	return await messagingRateApiTest.call({} as never, { id: '1', name: 'Sandbox', type: 'messagingRateApi', data });
+	return await messagingRateApiTest.call({} as never, {
+		id: '1',
+		name: 'Sandbox',
+		type: 'messagingRateApi',
+		data,
+	});
 }
 
 /** A failure as the user reads it: one line, a cause and a fix, nothing secret, no RPC code. */
@@ -49,34 +56,49 @@ async function closedPort(): Promise<number> {
 	return port;
 }
 
-const WEB_PAGE = '<!doctype html><html><head><title>Welcome to nginx!</title></head><body><h1>Welcome</h1></body></html>';
+const WEB_PAGE =
+	'<!doctype html><html><head><title>Welcome to nginx!</title></head><body><h1>Welcome</h1></body></html>';
 
 describe('the credential Test button', () => {
 	it('succeeds with a right credential, with one login and one token check', async () => {
 		const result = await testButton({});
 		expect(result).toEqual({ status: 'OK', message: expect.stringMatching(/successful/) });
-		expect(sandbox.requests().map((request) => request.path)).toEqual(['/api/wa/authentication', '/api/wa/protected']);
+		expect(sandbox.requests().map((request) => request.path)).toEqual([
+			'/api/wa/authentication',
+			'/api/wa/protected',
+		]);
 	});
 
 	it('a wrong Client Secret: says which fields to check, quotes the gateway, no "code 200"', async () => {
 		const message = await failureOf({ clientSecret: 'not-the-secret' });
-		expect(message).toMatch(/^The gateway refused the Client ID or Client Secret \("Odoo Server Error: Access Denied"\): copy both again/);
+		expect(message).toMatch(
+			/^The gateway refused the Client ID or Client Secret \("Odoo Server Error: Access Denied"\): copy both again/,
+		);
 		expect(sandbox.requests()).toHaveLength(1);
 	});
 
 	it('a wrong Client ID and Client Secret', async () => {
-		expect(await failureOf({ clientId: 'someone-else', clientSecret: 'wrong' })).toMatch(/refused the Client ID or Client Secret/);
+		expect(await failureOf({ clientId: 'someone-else', clientSecret: 'wrong' })).toMatch(
+			/refused the Client ID or Client Secret/,
+		);
 	});
 
-	it.each(['/api/wa/2.0', '/api/wa/2.0/', '/api/wa/authentication', '/API'])('a Base URL with the API path %s: remove it (no request sent)', async (path) => {
-		const message = await failureOf({ baseUrl: `${sandbox.url}${path}` });
-		expect(message).toBe(`Base URL contains the API's path ("${new URL(sandbox.url + path).pathname.replace(/\/$/, '')}"): remove it and keep only the gateway's address, e.g. ${sandbox.url}.`);
-		expect(sandbox.requests()).toHaveLength(0);
-	});
+	it.each(['/api/wa/2.0', '/api/wa/2.0/', '/api/wa/authentication', '/API'])(
+		'a Base URL with the API path %s: remove it (no request sent)',
+		async (path) => {
+			const message = await failureOf({ baseUrl: `${sandbox.url}${path}` });
+			expect(message).toBe(
+				`Base URL contains the API's path ("${new URL(sandbox.url + path).pathname.replace(/\/$/, '')}"): remove it and keep only the gateway's address, e.g. ${sandbox.url}.`,
+			);
+			expect(sandbox.requests()).toHaveLength(0);
+		},
+	);
 
 	it('a Base URL with another path: the gateway is not there (HTTP 404)', async () => {
 		const message = await failureOf({ baseUrl: `${sandbox.url}/gateway` });
-		expect(message).toMatch(/^Base URL does not lead to the gateway's API \(HTTP 404 at .*\/gateway\/api\/…\): use only the gateway's address, e\.g\. http:\/\/127\.0\.0\.1:\d+\.$/);
+		expect(message).toMatch(
+			/^Base URL does not lead to the gateway's API \(HTTP 404 at .*\/gateway\/api\/…\): use only the gateway's address, e\.g\. http:\/\/127\.0\.0\.1:\d+\.$/,
+		);
 	});
 
 	it('a wrong port: nothing listens there', async () => {
@@ -87,34 +109,57 @@ describe('the credential Test button', () => {
 	});
 
 	it('a wrong host: not found', async () => {
-		expect(await failureOf({ baseUrl: 'http://no-such-host.invalid' })).toBe('The host "no-such-host.invalid" was not found: check the spelling of Base URL.');
+		expect(await failureOf({ baseUrl: 'http://no-such-host.invalid' })).toBe(
+			'The host "no-such-host.invalid" was not found: check the spelling of Base URL.',
+		);
 	});
 
 	it('https:// for a gateway that speaks http: use http://', async () => {
 		const message = await failureOf({ baseUrl: sandbox.url.replace('http://', 'https://') });
-		expect(message).toMatch(/^127\.0\.0\.1:\d+ does not speak HTTPS: write http:\/\/ instead of https:\/\/ in Base URL/);
+		expect(message).toMatch(
+			/^127\.0\.0\.1:\d+ does not speak HTTPS: write http:\/\/ instead of https:\/\/ in Base URL/,
+		);
 	});
 
 	it('no answer within the timeout: check the port or raise Request Timeout', async () => {
-		sandbox.addFaults([{ kind: 'slow', delayMs: 3_000, match: { path: '/api/wa/authentication' } }]);
-		expect(await failureOf({ timeoutSeconds: 1 })).toMatch(/^No answer from 127\.0\.0\.1:\d+ within 1 s: check the port in Base URL, or raise "Request Timeout"/);
+		sandbox.addFaults([
+			{ kind: 'slow', delayMs: 3_000, match: { path: '/api/wa/authentication' } },
+		]);
+		expect(await failureOf({ timeoutSeconds: 1 })).toMatch(
+			/^No answer from 127\.0\.0\.1:\d+ within 1 s: check the port in Base URL, or raise "Request Timeout"/,
+		);
 	});
 
 	it('a proxy error page: the gateway is failing, try later', async () => {
 		sandbox.addFaults([{ kind: 'html502', match: { path: '/api/wa/authentication' } }]);
-		expect(await failureOf({})).toMatch(/^The gateway, or a proxy in front of it, is failing \(HTTP 502 \("502 Bad Gateway"\)\): try again later/);
+		expect(await failureOf({})).toMatch(
+			/^The gateway, or a proxy in front of it, is failing \(HTTP 502 \("502 Bad Gateway"\)\): try again later/,
+		);
 	});
 
 	it('an answer that is not JSON, or an empty one', async () => {
 		sandbox.addFaults([{ kind: 'malformedJson', match: { path: '/api/wa/authentication' } }]);
-		expect(await failureOf({})).toMatch(/^The gateway's answer was cut off or is not valid JSON: test again/);
+		expect(await failureOf({})).toMatch(
+			/^The gateway's answer was cut off or is not valid JSON: test again/,
+		);
 		sandbox.addFaults([{ kind: 'emptyBody', match: { path: '/api/wa/authentication' } }]);
-		expect(await failureOf({})).toMatch(/answered with an empty page, not the gateway's API: check Base URL\.$/);
+		expect(await failureOf({})).toMatch(
+			/answered with an empty page, not the gateway's API: check Base URL\.$/,
+		);
 	});
 
 	it('a login answer without a token: check Base URL and the account', async () => {
-		sandbox.addFaults([{ kind: 'answer', result: { status: 'ok' }, match: { path: '/api/wa/authentication' }, times: 1 }]);
-		expect(await failureOf({})).toBe('The gateway answered the login without a token: check that Base URL points at the gateway and that the account is active.');
+		sandbox.addFaults([
+			{
+				kind: 'answer',
+				result: { status: 'ok' },
+				match: { path: '/api/wa/authentication' },
+				times: 1,
+			},
+		]);
+		expect(await failureOf({})).toBe(
+			'The gateway answered the login without a token: check that Base URL points at the gateway and that the account is active.',
+		);
 	});
 
 	it('rate limiting: wait and test again', async () => {
@@ -124,12 +169,17 @@ describe('the credential Test button', () => {
 
 	it('a token the gateway issues but then refuses', async () => {
 		sandbox.addFaults([{ kind: 'expireToken', times: 2, match: { path: '/api/wa/protected' } }]);
-		expect(await failureOf({})).toMatch(/^The gateway issued a token but refused it on the check \(".*expired.*"\): check that this account may use the WhatsApp API\.$/);
+		expect(await failureOf({})).toMatch(
+			/^The gateway issued a token but refused it on the check \(".*expired.*"\): check that this account may use the WhatsApp API\.$/,
+		);
 	});
 
 	it('a credential field that is wrong before anything is sent', async () => {
 		const result = await testButton({ baseUrl: 'gateway.example.com' });
-		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/"Base URL" is not a valid URL .*e\.g\. https:\/\//) });
+		expect(result).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/"Base URL" is not a valid URL .*e\.g\. https:\/\//),
+		});
 		expect(sandbox.requests()).toHaveLength(0);
 	});
 });
@@ -162,13 +212,36 @@ describe('the credential Test button against servers that are not the gateway', 
 		beforeAll(async () => {
 			// A throwaway certificate for 127.0.0.1, made for this test (nothing secret is committed).
 			folder = mkdtempSync(join(tmpdir(), 'credential-test-tls-'));
-			execFileSync('openssl', [
-				'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-				'-subj', '/CN=127.0.0.1', '-keyout', join(folder, 'key.pem'), '-out', join(folder, 'cert.pem'),
-			], { stdio: 'ignore' });
-			secure = createHttpsServer({ key: readFileSync(join(folder, 'key.pem')), cert: readFileSync(join(folder, 'cert.pem')) }, (_req, res) => {
-				res.writeHead(200, { 'content-type': 'text/html' }).end(WEB_PAGE);
-			});
+			execFileSync(
+				'openssl',
+				[
+					'req',
+					'-x509',
+					'-newkey',
+					'ec',
+					'-pkeyopt',
+					'ec_paramgen_curve:prime256v1',
+					'-nodes',
+					'-days',
+					'2',
+					'-subj',
+					'/CN=127.0.0.1',
+					'-keyout',
+					join(folder, 'key.pem'),
+					'-out',
+					join(folder, 'cert.pem'),
+				],
+				{ stdio: 'ignore' },
+			);
+			secure = createHttpsServer(
+				{
+					key: readFileSync(join(folder, 'key.pem')),
+					cert: readFileSync(join(folder, 'cert.pem')),
+				},
+				(_req, res) => {
+					res.writeHead(200, { 'content-type': 'text/html' }).end(WEB_PAGE);
+				},
+			);
 			secureHost = await listen(secure);
 		});
 		afterAll(async () => {
@@ -189,7 +262,9 @@ describe('the credential Test button against servers that are not the gateway', 
 		});
 
 		it('with Ignore SSL Issues the connection is made (and the page is named)', async () => {
-			expect(await failureOf({ baseUrl: `https://${secureHost}`, allowUnauthorizedCerts: true })).toMatch(/not the gateway's API \(it shows "Welcome to nginx!"\)/);
+			expect(
+				await failureOf({ baseUrl: `https://${secureHost}`, allowUnauthorizedCerts: true }),
+			).toMatch(/not the gateway's API \(it shows "Welcome to nginx!"\)/);
 		});
 	});
 });

@@ -12,7 +12,11 @@ import { getCountryCallingCode, type CountryCode } from 'libphonenumber-js/max';
 import { normalizePhone } from '../../../nodes/shared/phone';
 
 const countries = Object.keys(examples) as CountryCode[];
-const plans = countries.map((country) => ({ country, code: getCountryCallingCode(country), national: (examples as Record<string, string>)[country] }));
+const plans = countries.map((country) => ({
+	country,
+	code: getCountryCallingCode(country),
+	national: (examples as Record<string, string>)[country],
+}));
 const plan = fc.constantFrom(...plans);
 
 /** The result is the expected number, or a refusal that shows it among both readings. */
@@ -34,7 +38,10 @@ describe('bare digits with a Default Country, every country', () => {
 	it('the API form (country code and number, no plus) of the same country goes there, or is refused', () => {
 		fc.assert(
 			fc.property(plan, ({ country, code, national }) => {
-				expectNumberOrAmbiguity(normalizePhone(`${code}${national}`, country), `${code}${national}`);
+				expectNumberOrAmbiguity(
+					normalizePhone(`${code}${national}`, country),
+					`${code}${national}`,
+				);
 			}),
 			{ numRuns: plans.length * 2 },
 		);
@@ -43,7 +50,10 @@ describe('bare digits with a Default Country, every country', () => {
 	it("another country's number in the API form, under any Default Country: that number, or refused", () => {
 		fc.assert(
 			fc.property(plan, plan, (target, home) => {
-				expectNumberOrAmbiguity(normalizePhone(`${target.code}${target.national}`, home.country), `${target.code}${target.national}`);
+				expectNumberOrAmbiguity(
+					normalizePhone(`${target.code}${target.national}`, home.country),
+					`${target.code}${target.national}`,
+				);
 			}),
 			{ numRuns: 3000 },
 		);
@@ -52,7 +62,9 @@ describe('bare digits with a Default Country, every country', () => {
 	it('with a plus, always exactly the number written, whatever the Default Country', () => {
 		fc.assert(
 			fc.property(plan, plan, (target, home) => {
-				expect(normalizePhone(`+${target.code} ${target.national}`, home.country)).toEqual({ phone: `${target.code}${target.national}` });
+				expect(normalizePhone(`+${target.code} ${target.national}`, home.country)).toEqual({
+					phone: `${target.code}${target.national}`,
+				});
 			}),
 			{ numRuns: 3000 },
 		);
@@ -60,9 +72,16 @@ describe('bare digits with a Default Country, every country', () => {
 
 	it('a refusal shows both readings, each as a real number with its country', () => {
 		const refused = plans
-			.map(({ country, national }) => ({ country, national, result: normalizePhone(national, country) }))
+			.map(({ country, national }) => ({
+				country,
+				national,
+				result: normalizePhone(national, country),
+			}))
 			.filter(({ result }) => 'problem' in result);
-		for (const { result } of refused) expect((result as { problem: string }).problem).toMatch(/reads as \+\d[\d ]+ \([A-Z][^)]*\) with the Default Country [A-Z]{2}, or as \+\d[\d ]+ \(/);
+		for (const { result } of refused)
+			expect((result as { problem: string }).problem).toMatch(
+				/reads as \+\d[\d ]+ \([A-Z][^)]*\) with the Default Country [A-Z]{2}, or as \+\d[\d ]+ \(/,
+			);
 		// Most countries' numbers are unambiguous: refusals are the exception.
 		expect(refused.length / plans.length).toBeLessThan(0.2);
 	});
@@ -82,7 +101,11 @@ describe('the examples from the issue', () => {
 	});
 
 	it('12345 is too short (not "has no country code"), with or without a Default Country', () => {
-		expect(normalizePhone('12345')).toEqual({ problem: 'is too short to be a phone number: "12345"' });
-		expect(normalizePhone('12345', 'ID')).toEqual({ problem: 'is too short to be a phone number: "12345"' });
+		expect(normalizePhone('12345')).toEqual({
+			problem: 'is too short to be a phone number: "12345"',
+		});
+		expect(normalizePhone('12345', 'ID')).toEqual({
+			problem: 'is too short to be a phone number: "12345"',
+		});
 	});
 });

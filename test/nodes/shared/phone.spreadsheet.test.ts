@@ -51,21 +51,37 @@ function truncatedScientific(digits: string): string {
 }
 
 /** The result is exactly `expected`, or a refusal: never another number. */
-function expectNumberOrRefusal(result: ReturnType<typeof normalizePhone>, expected: string, written: string): void {
+function expectNumberOrRefusal(
+	result: ReturnType<typeof normalizePhone>,
+	expected: string,
+	written: string,
+): void {
 	if ('phone' in result && result.phone !== expected) {
-		throw new Error(`${JSON.stringify(written)} was read as ${result.phone}, written from ${expected}`);
+		throw new Error(
+			`${JSON.stringify(written)} was read as ${result.phone}, written from ${expected}`,
+		);
 	}
 }
 
 describe('a phone number cell in every form a spreadsheet writes it', () => {
 	it('reaches the number it holds, in every numbering plan, with and without a Default Country', () => {
 		fc.assert(
-			fc.property(plan, plan, fc.constantFrom(...DIGIT_SCRIPTS), fc.boolean(), (target, home, [, zero], withCountry) => {
-				for (const form of spreadsheetForms(target.digits)) {
-					const written = inScript(form, zero);
-					expectNumberOrRefusal(normalizePhone(written, withCountry ? home.country : undefined), target.digits, written);
-				}
-			}),
+			fc.property(
+				plan,
+				plan,
+				fc.constantFrom(...DIGIT_SCRIPTS),
+				fc.boolean(),
+				(target, home, [, zero], withCountry) => {
+					for (const form of spreadsheetForms(target.digits)) {
+						const written = inScript(form, zero);
+						expectNumberOrRefusal(
+							normalizePhone(written, withCountry ? home.country : undefined),
+							target.digits,
+							written,
+						);
+					}
+				},
+			),
 			{ numRuns: 2000 },
 		);
 	});
@@ -74,7 +90,8 @@ describe('a phone number cell in every form a spreadsheet writes it', () => {
 		for (const { digits } of plans) {
 			const plain = normalizePhone(digits);
 			if (!('phone' in plain)) continue;
-			for (const form of spreadsheetForms(digits)) expect([form, normalizePhone(form)]).toEqual([form, { phone: digits }]);
+			for (const form of spreadsheetForms(digits))
+				expect([form, normalizePhone(form)]).toEqual([form, { phone: digits }]);
 		}
 	});
 
@@ -83,7 +100,9 @@ describe('a phone number cell in every form a spreadsheet writes it', () => {
 			fc.property(plan, fc.boolean(), ({ digits, country }, withCountry) => {
 				const written = truncatedScientific(digits);
 				const result = normalizePhone(written, withCountry ? country : undefined);
-				expect(result).toEqual({ problem: expect.stringContaining('scientific notation, which has lost digits') });
+				expect(result).toEqual({
+					problem: expect.stringContaining('scientific notation, which has lost digits'),
+				});
 			}),
 			{ numRuns: 500 },
 		);
@@ -91,23 +110,39 @@ describe('a phone number cell in every form a spreadsheet writes it', () => {
 
 	it('a decimal part other than zeros is refused, never dropped or read as a digit', () => {
 		fc.assert(
-			fc.property(plan, fc.integer({ min: 1, max: 99 }), fc.constantFrom('.', ','), ({ digits }, fraction, separator) => {
-				const written = `${digits}${separator}${fraction}`;
-				const result = normalizePhone(written);
-				expect(result).toEqual({ problem: expect.stringContaining('looks like a decimal number') });
-			}),
+			fc.property(
+				plan,
+				fc.integer({ min: 1, max: 99 }),
+				fc.constantFrom('.', ','),
+				({ digits }, fraction, separator) => {
+					const written = `${digits}${separator}${fraction}`;
+					const result = normalizePhone(written);
+					expect(result).toEqual({
+						problem: expect.stringContaining('looks like a decimal number'),
+					});
+				},
+			),
 			{ numRuns: 500 },
 		);
 	});
 
 	it('grouped with spaces of any kind (NBSP, thin, narrow no-break), in any digit script: read as without them', () => {
 		fc.assert(
-			fc.property(plan, fc.constantFrom(...SPACES), fc.constantFrom(...DIGIT_SCRIPTS), ({ code, national, digits }, space, [, zero]) => {
-				const groups = national.match(/.{1,4}/g) ?? [national];
-				const written = inScript(`+${code}${space}${groups.join(space)}`, zero);
-				const plain = normalizePhone(`+${digits}`);
-				expectNumberOrRefusal(normalizePhone(written), 'phone' in plain ? plain.phone : '(refused)', written);
-			}),
+			fc.property(
+				plan,
+				fc.constantFrom(...SPACES),
+				fc.constantFrom(...DIGIT_SCRIPTS),
+				({ code, national, digits }, space, [, zero]) => {
+					const groups = national.match(/.{1,4}/g) ?? [national];
+					const written = inScript(`+${code}${space}${groups.join(space)}`, zero);
+					const plain = normalizePhone(`+${digits}`);
+					expectNumberOrRefusal(
+						normalizePhone(written),
+						'phone' in plain ? plain.phone : '(refused)',
+						written,
+					);
+				},
+			),
 			{ numRuns: 1000 },
 		);
 	});
@@ -116,7 +151,10 @@ describe('a phone number cell in every form a spreadsheet writes it', () => {
 		for (const { country, national } of plans) {
 			const plain = normalizePhone(`0${national}`, country);
 			const float = normalizePhone(`0${national}.0`, country);
-			expect([country, 'phone' in float ? float.phone : 'refused']).toEqual([country, 'phone' in plain ? plain.phone : 'refused']);
+			expect([country, 'phone' in float ? float.phone : 'refused']).toEqual([
+				country,
+				'phone' in plain ? plain.phone : 'refused',
+			]);
 		}
 	});
 });
@@ -169,7 +207,13 @@ describe('through the engine against the sandbox', () => {
 		const options = { defaultCountry: '={{ $json.country ?? "" }}' };
 		const sent = await runMessaging(
 			sandbox,
-			{ resource: 'message', operation: 'sendText', phone: '={{ $json.phone }}', text: 'hi', options },
+			{
+				resource: 'message',
+				operation: 'sendText',
+				phone: '={{ $json.phone }}',
+				text: 'hi',
+				options,
+			},
 			items,
 			{ continueOnFail: true },
 		);
@@ -180,8 +224,19 @@ describe('through the engine against the sandbox', () => {
 		);
 		expect(sandbox.ledger().map((entry) => entry.phone)).toEqual(Array(4).fill('6281288776713'));
 
-		const checked = await runMessaging(sandbox, { resource: 'number', operation: 'check', phone: '={{ $json.phone }}', options }, items.slice(0, 4));
-		expect(checked.output('Node').map((item) => item.json.phone)).toEqual(Array(4).fill('6281288776713'));
-		expect(sandbox.requests().filter((request) => request.path === '/api/wa/2.0/check').map((request) => (request.params as { phone?: string }).phone)).toEqual(Array(4).fill('6281288776713'));
+		const checked = await runMessaging(
+			sandbox,
+			{ resource: 'number', operation: 'check', phone: '={{ $json.phone }}', options },
+			items.slice(0, 4),
+		);
+		expect(checked.output('Node').map((item) => item.json.phone)).toEqual(
+			Array(4).fill('6281288776713'),
+		);
+		expect(
+			sandbox
+				.requests()
+				.filter((request) => request.path === '/api/wa/2.0/check')
+				.map((request) => (request.params as { phone?: string }).phone),
+		).toEqual(Array(4).fill('6281288776713'));
 	});
 });

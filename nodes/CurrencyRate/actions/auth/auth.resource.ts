@@ -10,7 +10,8 @@ export const auth: ResourceDefinition<CurrencyRateRun> = {
 			name: 'Get Token',
 			value: 'getToken',
 			action: 'Get a new rates token',
-			description: 'Request a fresh token for the rates API (the token itself is kept out of the output)',
+			description:
+				'Request a fresh token for the rates API (the token itself is kept out of the output)',
 			module: getTokenOperation('rate'),
 		},
 	],

@@ -7,7 +7,12 @@ import type { RateTable, RateType } from '../../../shared/rates/rateTable';
 import { codeValue, describeValue } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';
 import type { CurrencyRateRun } from '../../parameters';
-import { providerProperties, ratesForItem, readProvider, unknownCurrencyError } from '../../helpers/providerRates';
+import {
+	providerProperties,
+	ratesForItem,
+	readProvider,
+	unknownCurrencyError,
+} from '../../helpers/providerRates';
 
 const MAX_DECIMAL_PLACES = 10;
 
@@ -23,7 +28,10 @@ const RATE_CHOICES: readonly RateChoice[] = ['average', 'bank', 'buy', 'sell'];
 const MAX_AMOUNT_FIELDS = 50;
 
 /** Properties shown for one "Amounts" choice. */
-function forAmountSource(source: 'amount' | 'fields', properties: INodeProperties[]): INodeProperties[] {
+function forAmountSource(
+	source: 'amount' | 'fields',
+	properties: INodeProperties[],
+): INodeProperties[] {
 	const shown = { show: { ...showFor('rate', 'convert').show, amountSource: [source] } };
 	return properties.map((property) => ({ ...property, displayOptions: shown }));
 }
@@ -36,7 +44,7 @@ const INCLUDE_INPUT_FIELDS: INodeProperties = {
 	type: 'boolean',
 	default: true,
 	description:
-		'Whether the output keeps the input item\'s fields and adds the converted amount to them. Off: the output is the conversion (amount, rate, currencies, provider, rates\' time).',
+		"Whether the output keeps the input item's fields and adds the converted amount to them. Off: the output is the conversion (amount, rate, currencies, provider, rates' time).",
 };
 
 export const description: INodeProperties[] = [
@@ -48,8 +56,16 @@ export const description: INodeProperties[] = [
 			type: 'options',
 			noDataExpression: true,
 			options: [
-				{ name: 'One Amount', value: 'amount', description: 'Convert the "Amount" (typed in or mapped)' },
-				{ name: 'Fields of the Item', value: 'fields', description: 'Convert several amount fields of the input item at once, in place' },
+				{
+					name: 'One Amount',
+					value: 'amount',
+					description: 'Convert the "Amount" (typed in or mapped)',
+				},
+				{
+					name: 'Fields of the Item',
+					value: 'fields',
+					description: 'Convert several amount fields of the input item at once, in place',
+				},
 			],
 			default: 'amount',
 		},
@@ -82,7 +98,8 @@ export const description: INodeProperties[] = [
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. Idr',
-			description: 'Empty: each field is replaced by its converted amount. Otherwise the converted amount goes to the field\'s name plus this suffix (price → priceIdr) and the original stays.',
+			description:
+				"Empty: each field is replaced by its converted amount. Otherwise the converted amount goes to the field's name plus this suffix (price → priceIdr) and the original stays.",
 		},
 	]),
 	...forOperation('rate', 'convert', [
@@ -93,7 +110,8 @@ export const description: INodeProperties[] = [
 			default: 'USD',
 			required: true,
 			placeholder: 'USD',
-			description: 'Code of the currency the amount is in, upper or lower case. May be the base currency (IDR).',
+			description:
+				'Code of the currency the amount is in, upper or lower case. May be the base currency (IDR).',
 		},
 		{
 			displayName: 'To Currency',
@@ -102,22 +120,37 @@ export const description: INodeProperties[] = [
 			default: 'IDR',
 			required: true,
 			placeholder: 'IDR',
-			description: 'Code of the currency to convert into, upper or lower case. May be the base currency (IDR).',
+			description:
+				'Code of the currency to convert into, upper or lower case. May be the base currency (IDR).',
 		},
 		{
 			displayName: 'Rate',
 			name: 'rateType',
 			type: 'options',
 			options: [
-				{ name: 'Average (Middle Rate)', value: 'average', description: "The middle of the provider's buy and sell rates, for both currencies" },
+				{
+					name: 'Average (Middle Rate)',
+					value: 'average',
+					description: "The middle of the provider's buy and sell rates, for both currencies",
+				},
 				{
 					name: 'Bank Exchange (What a Customer Gets)',
 					value: 'bank',
 					description:
 						'The bank buys the From Currency from you at its buy rate and sells you the To Currency at its sell rate, e.g. 100 USD → EUR at BCA: 100 × USD buy ÷ EUR sell',
 				},
-				{ name: 'Buy Rate of Both', value: 'buy', description: "The provider's buy rate for both currencies (a look-up, not what a customer gets)" },
-				{ name: 'Sell Rate of Both', value: 'sell', description: "The provider's sell rate for both currencies (a look-up, not what a customer gets)" },
+				{
+					name: 'Buy Rate of Both',
+					value: 'buy',
+					description:
+						"The provider's buy rate for both currencies (a look-up, not what a customer gets)",
+				},
+				{
+					name: 'Sell Rate of Both',
+					value: 'sell',
+					description:
+						"The provider's sell rate for both currencies (a look-up, not what a customer gets)",
+				},
 			],
 			default: 'average',
 			description:
@@ -143,14 +176,26 @@ export const description: INodeProperties[] = [
 	]),
 	// New nodes keep the input item's fields, as n8n's own transform nodes do; nodes added before
 	// version 1.1 keep giving the conversion details instead, as they always did.
-	{ ...INCLUDE_INPUT_FIELDS, default: false, displayOptions: { show: { ...amountShown.show, '@version': [1] } } },
-	{ ...INCLUDE_INPUT_FIELDS, default: true, displayOptions: { show: { ...amountShown.show, '@version': [{ _cnd: { gte: 1.1 } }] } } },
+	{
+		...INCLUDE_INPUT_FIELDS,
+		default: false,
+		displayOptions: { show: { ...amountShown.show, '@version': [1] } },
+	},
+	{
+		...INCLUDE_INPUT_FIELDS,
+		default: true,
+		displayOptions: { show: { ...amountShown.show, '@version': [{ _cnd: { gte: 1.1 } }] } },
+	},
 ];
 
 /** The same rates request as Get (one per provider and run), then arithmetic. */
 export const endpoint = endpoints.getKurs;
 
-export function execute(this: IExecuteFunctions, itemIndex: number, run: CurrencyRateRun): ItemCall {
+export function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: CurrencyRateRun,
+): ItemCall {
 	// Every input is checked before the rates are requested: a bad item fails without a request.
 	const provider = readProvider(run, itemIndex);
 	return run.parameter('amountSource', itemIndex, 'amount') === 'fields'
@@ -159,7 +204,12 @@ export function execute(this: IExecuteFunctions, itemIndex: number, run: Currenc
 }
 
 /** Amounts "One Amount": the Amount converted, into the Output Field of the item or of the conversion details. */
-function convertOneAmount(ctx: IExecuteFunctions, run: CurrencyRateRun, itemIndex: number, provider: string): ItemCall {
+function convertOneAmount(
+	ctx: IExecuteFunctions,
+	run: CurrencyRateRun,
+	itemIndex: number,
+	provider: string,
+): ItemCall {
 	const amount = readAmount(run, itemIndex);
 	const conversion = readConversion(run, itemIndex, provider);
 	const outputField = readOutputField(run, itemIndex);
@@ -168,7 +218,13 @@ function convertOneAmount(ctx: IExecuteFunctions, run: CurrencyRateRun, itemInde
 		const converter = await converterFor(run, itemIndex, conversion);
 		const convertedAmount = converter.convert(amount, 'Amount');
 		if (includeInputFields) {
-			return { json: withValueAt({ ...(ctx.getInputData()[itemIndex]?.json ?? {}) }, outputField, convertedAmount) };
+			return {
+				json: withValueAt(
+					{ ...(ctx.getInputData()[itemIndex]?.json ?? {}) },
+					outputField,
+					convertedAmount,
+				),
+			};
 		}
 		const { fromCurrency, toCurrency, rateType, decimalPlaces, baseCurrency } = conversion;
 		const { fromRate, toRate, table } = converter;
@@ -185,22 +241,36 @@ function convertOneAmount(ctx: IExecuteFunctions, run: CurrencyRateRun, itemInde
 			toRate,
 			fetchedAt: table.fetchedAt,
 		};
-		return { json: outputField === 'convertedAmount' ? { convertedAmount, ...details } : withValueAt(details, outputField, convertedAmount, true) };
+		return {
+			json:
+				outputField === 'convertedAmount'
+					? { convertedAmount, ...details }
+					: withValueAt(details, outputField, convertedAmount, true),
+		};
 	};
 }
 
 /** Amounts "Fields of the Item": each listed field of the input item converted in place (or beside it, with a suffix). */
-function convertAmountFields(ctx: IExecuteFunctions, run: CurrencyRateRun, itemIndex: number, provider: string): ItemCall {
+function convertAmountFields(
+	ctx: IExecuteFunctions,
+	run: CurrencyRateRun,
+	itemIndex: number,
+	provider: string,
+): ItemCall {
 	const fields = readAmountFields(run, itemIndex);
 	const input = ctx.getInputData()[itemIndex]?.json ?? {};
-	const amounts = fields.map((field) => ({ field, amount: amountOf(run, itemIndex, valueAt(input, field), `Amount Fields → ${field}`) }));
+	const amounts = fields.map((field) => ({
+		field,
+		amount: amountOf(run, itemIndex, valueAt(input, field), `Amount Fields → ${field}`),
+	}));
 	const conversion = readConversion(run, itemIndex, provider);
 	const suffix = String(run.parameter('outputSuffix', itemIndex, '') ?? '').trim();
 	return async () => {
 		const { convert } = await converterFor(run, itemIndex, conversion);
 		// The input item with each listed field converted (or its converted copy beside it).
 		let json: IDataObject = { ...input };
-		for (const { field, amount } of amounts) json = withValueAt(json, `${field}${suffix}`, convert(amount, `Amount Fields → ${field}`));
+		for (const { field, amount } of amounts)
+			json = withValueAt(json, `${field}${suffix}`, convert(amount, `Amount Fields → ${field}`));
 		return { json };
 	};
 }
@@ -232,8 +302,21 @@ function readConversion(run: CurrencyRateRun, itemIndex: number, provider: strin
 async function converterFor(
 	run: CurrencyRateRun,
 	itemIndex: number,
-	{ provider, fromCurrency, toCurrency, rateType, decimalPlaces, baseCurrency, version }: Conversion,
-): Promise<{ fromRate: number; toRate: number; table: RateTable; convert: (value: number, field: string) => number }> {
+	{
+		provider,
+		fromCurrency,
+		toCurrency,
+		rateType,
+		decimalPlaces,
+		baseCurrency,
+		version,
+	}: Conversion,
+): Promise<{
+	fromRate: number;
+	toRate: number;
+	table: RateTable;
+	convert: (value: number, field: string) => number;
+}> {
 	const table = await ratesForItem(run, itemIndex, provider, version);
 	// A bank customer's exchange: the bank buys what the customer hands over, sells what they get.
 	const fromSide: RateType = rateType === 'bank' ? 'buy' : rateType;
@@ -274,12 +357,24 @@ function readAmount(run: CurrencyRateRun, itemIndex: number): number {
 function amountOf(run: CurrencyRateRun, itemIndex: number, value: unknown, field: string): number {
 	const text = typeof value === 'string' ? value.trim() : undefined;
 	if (value === null || value === undefined || text === '') {
-		throw inputError(run.node, itemIndex, field, 'is empty', 'Enter the amount to convert, or map a field that holds it.');
+		throw inputError(
+			run.node,
+			itemIndex,
+			field,
+			'is empty',
+			'Enter the amount to convert, or map a field that holds it.',
+		);
 	}
 	const { numberFormat } = run.options(itemIndex);
 	if (text === undefined) {
 		if (typeof value === 'number' && Number.isFinite(value)) return value;
-		throw inputError(run.node, itemIndex, field, `is ${describeValue(value)}, not a number`, 'Map a number, or text such as 1234.56.');
+		throw inputError(
+			run.node,
+			itemIndex,
+			field,
+			`is ${describeValue(value)}, not a number`,
+			'Map a number, or text such as 1234.56.',
+		);
 	}
 	const parsed = parseDecimal(text, numberFormat);
 	if ('ambiguous' in parsed) {
@@ -306,10 +401,21 @@ function amountOf(run: CurrencyRateRun, itemIndex: number, value: unknown, field
 	return parsed.value;
 }
 
-function readCurrency(run: CurrencyRateRun, itemIndex: number, name: string, field: string): string {
+function readCurrency(
+	run: CurrencyRateRun,
+	itemIndex: number,
+	name: string,
+	field: string,
+): string {
 	const code = codeValue(run, itemIndex, run.parameter(name, itemIndex, ''), field, 'USD');
 	if (code === '') {
-		throw inputError(run.node, itemIndex, field, 'is empty', 'Enter a currency code such as USD, or map a field that holds it.');
+		throw inputError(
+			run.node,
+			itemIndex,
+			field,
+			'is empty',
+			'Enter a currency code such as USD, or map a field that holds it.',
+		);
 	}
 	return code;
 }
@@ -332,7 +438,12 @@ function readRateType(run: CurrencyRateRun, itemIndex: number): RateChoice {
 function readDecimalPlaces(run: CurrencyRateRun, itemIndex: number): number {
 	const value = run.parameter('decimalPlaces', itemIndex, 2);
 	const places = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-	if (typeof places !== 'number' || !Number.isInteger(places) || places < 0 || places > MAX_DECIMAL_PLACES) {
+	if (
+		typeof places !== 'number' ||
+		!Number.isInteger(places) ||
+		places < 0 ||
+		places > MAX_DECIMAL_PLACES
+	) {
 		throw inputError(
 			run.node,
 			itemIndex,
@@ -344,7 +455,13 @@ function readDecimalPlaces(run: CurrencyRateRun, itemIndex: number): number {
 	return places;
 }
 
-function missingRateError(run: CurrencyRateRun, itemIndex: number, rateType: RateType, code: string, table: RateTable) {
+function missingRateError(
+	run: CurrencyRateRun,
+	itemIndex: number,
+	rateType: RateType,
+	code: string,
+	table: RateTable,
+) {
 	return inputError(
 		run.node,
 		itemIndex,
@@ -374,14 +491,34 @@ function readAmountFields(run: CurrencyRateRun, itemIndex: number): string[] {
 		.map((name) => name.trim())
 		.filter(Boolean);
 	if (list.length === 0) {
-		throw inputError(run.node, itemIndex, 'Amount Fields', 'is empty', 'List the fields that hold amounts, e.g. price, shipping.');
+		throw inputError(
+			run.node,
+			itemIndex,
+			'Amount Fields',
+			'is empty',
+			'List the fields that hold amounts, e.g. price, shipping.',
+		);
 	}
 	if (list.length > MAX_AMOUNT_FIELDS) {
-		throw inputError(run.node, itemIndex, 'Amount Fields', `lists ${list.length} fields, more than ${MAX_AMOUNT_FIELDS}`, 'List only the fields that hold amounts.');
+		throw inputError(
+			run.node,
+			itemIndex,
+			'Amount Fields',
+			`lists ${list.length} fields, more than ${MAX_AMOUNT_FIELDS}`,
+			'List only the fields that hold amounts.',
+		);
 	}
-	const unsafe = list.find((name) => name.split('.').some((part) => part === '' || UNSAFE_KEYS.has(part)));
+	const unsafe = list.find((name) =>
+		name.split('.').some((part) => part === '' || UNSAFE_KEYS.has(part)),
+	);
 	if (unsafe !== undefined) {
-		throw inputError(run.node, itemIndex, 'Amount Fields', `holds a name that is not a field: "${unsafe}"`, 'Use field names such as price or order.total.');
+		throw inputError(
+			run.node,
+			itemIndex,
+			'Amount Fields',
+			`holds a name that is not a field: "${unsafe}"`,
+			'Use field names such as price or order.total.',
+		);
 	}
 	return list;
 }
@@ -390,7 +527,13 @@ function readOutputField(run: CurrencyRateRun, itemIndex: number): string {
 	const value = run.parameter('outputField', itemIndex, 'convertedAmount');
 	const name = typeof value === 'string' ? value.trim() : '';
 	if (name === '' || name.split('.').some((part) => part === '' || UNSAFE_KEYS.has(part))) {
-		throw inputError(run.node, itemIndex, 'Output Field', `is not a field name: ${JSON.stringify(value)}`, 'Enter a name such as convertedAmount or totals.idr.');
+		throw inputError(
+			run.node,
+			itemIndex,
+			'Output Field',
+			`is not a field name: ${JSON.stringify(value)}`,
+			'Enter a name such as convertedAmount or totals.idr.',
+		);
 	}
 	return name;
 }
@@ -402,7 +545,12 @@ const UNSAFE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
 function valueAt(json: IDataObject, path: string): unknown {
 	let current: unknown = json;
 	for (const part of path.split('.')) {
-		if (current === null || typeof current !== 'object' || !Object.prototype.hasOwnProperty.call(current, part)) return undefined;
+		if (
+			current === null ||
+			typeof current !== 'object' ||
+			!Object.prototype.hasOwnProperty.call(current, part)
+		)
+			return undefined;
 		current = (current as IDataObject)[part];
 	}
 	return current;
@@ -415,6 +563,16 @@ function valueAt(json: IDataObject, path: string): unknown {
 function withValueAt(json: IDataObject, path: string, value: unknown, first = false): IDataObject {
 	const [head, ...rest] = path.split('.');
 	const inner = json[head];
-	const next = (rest.length === 0 ? value : withValueAt(inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? { ...(inner as IDataObject) } : {}, rest.join('.'), value)) as IDataObject[string];
+	const next = (
+		rest.length === 0
+			? value
+			: withValueAt(
+					inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+						? { ...(inner as IDataObject) }
+						: {},
+					rest.join('.'),
+					value,
+				)
+	) as IDataObject[string];
 	return first && !(head in json) ? { [head]: next, ...json } : { ...json, [head]: next };
 }

@@ -11,7 +11,8 @@ export const auth: ResourceDefinition<MessagingRun> = {
 			name: 'Get Token',
 			value: 'getToken',
 			action: 'Get a new access token',
-			description: 'Request a new token for the credential (kept by the node, never shown) and output when it expires',
+			description:
+				'Request a new token for the credential (kept by the node, never shown) and output when it expires',
 			module: getTokenOperation('wa'),
 		},
 		{

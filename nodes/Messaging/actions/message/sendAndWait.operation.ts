@@ -1,5 +1,10 @@
 import { randomBytes } from 'crypto';
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
 import { showFor, type ItemCall } from '../../../shared/execution/router';
@@ -18,15 +23,23 @@ import { send } from '../../helpers/sending';
 export const SEND_AND_WAIT = 'sendAndWait';
 
 const show = showFor('message', SEND_AND_WAIT);
-const showFor2 = (extra: Record<string, Array<string | boolean>>) => ({ show: { ...show.show, ...extra } });
+const showFor2 = (extra: Record<string, Array<string | boolean>>) => ({
+	show: { ...show.show, ...extra },
+});
 
 export type ResponseType = 'approval' | 'freeText';
 
 /** Options of a selector from [name, value] pairs. */
-const choices = (...pairs: Array<[string, string]>) => pairs.map(([name, value]) => ({ name, value }));
+const choices = (...pairs: Array<[string, string]>) =>
+	pairs.map(([name, value]) => ({ name, value }));
 
 export const description: INodeProperties[] = [
-	{ ...phoneProperty('Who is asked: recipient, with country code (or set "Default Country" in the options)'), displayOptions: show },
+	{
+		...phoneProperty(
+			'Who is asked: recipient, with country code (or set "Default Country" in the options)',
+		),
+		displayOptions: show,
+	},
 	{
 		displayName: 'Message',
 		name: 'message',
@@ -44,8 +57,16 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		options: [
-			{ name: 'Approval', value: 'approval', description: 'The person taps a link to approve (or decline)' },
-			{ name: 'Free Text', value: 'freeText', description: 'The person taps a link that opens a small form and types an answer' },
+			{
+				name: 'Approval',
+				value: 'approval',
+				description: 'The person taps a link to approve (or decline)',
+			},
+			{
+				name: 'Free Text',
+				value: 'freeText',
+				description: 'The person taps a link that opens a small form and types an answer',
+			},
 		],
 		default: 'approval',
 		displayOptions: show,
@@ -65,8 +86,20 @@ export const description: INodeProperties[] = [
 				options: choices(['Approve and Decline', 'double'], ['Approve Only', 'single']),
 				default: 'double',
 			},
-			{ displayName: 'Approve Label', name: 'approveLabel', type: 'string', default: 'Approve', description: 'Text before the approve link' },
-			{ displayName: 'Decline Label', name: 'declineLabel', type: 'string', default: 'Decline', description: 'Text before the decline link' },
+			{
+				displayName: 'Approve Label',
+				name: 'approveLabel',
+				type: 'string',
+				default: 'Approve',
+				description: 'Text before the approve link',
+			},
+			{
+				displayName: 'Decline Label',
+				name: 'declineLabel',
+				type: 'string',
+				default: 'Decline',
+				description: 'Text before the decline link',
+			},
 		],
 	},
 	{
@@ -77,8 +110,20 @@ export const description: INodeProperties[] = [
 		default: {},
 		displayOptions: showFor2({ responseType: ['freeText'] }),
 		options: [
-			{ displayName: 'Link Label', name: 'linkLabel', type: 'string', default: 'Reply', description: 'Text before the link to the answer form' },
-			{ displayName: 'Form Button Label', name: 'buttonLabel', type: 'string', default: 'Send', description: "The form's submit button" },
+			{
+				displayName: 'Link Label',
+				name: 'linkLabel',
+				type: 'string',
+				default: 'Reply',
+				description: 'Text before the link to the answer form',
+			},
+			{
+				displayName: 'Form Button Label',
+				name: 'buttonLabel',
+				type: 'string',
+				default: 'Send',
+				description: "The form's submit button",
+			},
 		],
 	},
 	{
@@ -86,7 +131,8 @@ export const description: INodeProperties[] = [
 		name: 'limitWaitTime',
 		type: 'boolean',
 		default: false,
-		description: 'Whether the execution goes on without an answer after a time or at a date (the output then says timedOut: true)',
+		description:
+			'Whether the execution goes on without an answer after a time or at a date (the output then says timedOut: true)',
 		displayOptions: show,
 	},
 	{
@@ -94,8 +140,16 @@ export const description: INodeProperties[] = [
 		name: 'limitType',
 		type: 'options',
 		options: [
-			{ name: 'After Time Interval', value: 'afterTimeInterval', description: 'Wait at most this long' },
-			{ name: 'At Specified Time', value: 'atSpecifiedTime', description: 'Wait until this date and time at most' },
+			{
+				name: 'After Time Interval',
+				value: 'afterTimeInterval',
+				description: 'Wait at most this long',
+			},
+			{
+				name: 'At Specified Time',
+				value: 'atSpecifiedTime',
+				description: 'Wait until this date and time at most',
+			},
 		],
 		default: 'afterTimeInterval',
 		displayOptions: showFor2({ limitWaitTime: [true] }),
@@ -160,7 +214,12 @@ export function execute(this: IExecuteFunctions, itemIndex: number, run: Messagi
 	const body = [question, '', ...links.map(({ label, url }) => `${label}: ${url}`)].join('\n');
 	const { version } = run.options(itemIndex);
 	return async () => {
-		const sent = await send(run, itemIndex, phone, async () => await run.client.call(endpoint, { version, phone, body }, { signal: run.signal }));
+		const sent = await send(
+			run,
+			itemIndex,
+			phone,
+			async () => await run.client.call(endpoint, { version, phone, body }, { signal: run.signal }),
+		);
 		return { json: pendingJson(sent, responseType, question, waitId) };
 	};
 }
@@ -168,21 +227,38 @@ export function execute(this: IExecuteFunctions, itemIndex: number, run: Messagi
 function questionText(run: MessagingRun, itemIndex: number): string {
 	const text = textParameter(run, itemIndex, 'message', 'Message');
 	if (text.trim() === '') {
-		throw inputError(run.node, itemIndex, 'Message', 'is empty', 'Enter the question to ask, or map a field that holds it.');
+		throw inputError(
+			run.node,
+			itemIndex,
+			'Message',
+			'is empty',
+			'Enter the question to ask, or map a field that holds it.',
+		);
 	}
 	return text.trim();
 }
 
-function answerLinks(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: number, responseType: ResponseType, waitId: string): Array<{ label: string; url: string }> {
-	const link = (extra: Record<string, string>) => ctx.getSignedResumeUrl({ ...extra, item: String(itemIndex), w: waitId });
-	const label = (value: unknown, fallback: string) => (typeof value === 'string' && value.trim() ? value.trim() : fallback);
+function answerLinks(
+	ctx: IExecuteFunctions,
+	run: MessagingRun,
+	itemIndex: number,
+	responseType: ResponseType,
+	waitId: string,
+): Array<{ label: string; url: string }> {
+	const link = (extra: Record<string, string>) =>
+		ctx.getSignedResumeUrl({ ...extra, item: String(itemIndex), w: waitId });
+	const label = (value: unknown, fallback: string) =>
+		typeof value === 'string' && value.trim() ? value.trim() : fallback;
 	if (responseType === 'freeText') {
 		const options = (run.parameter('freeTextOptions', itemIndex, {}) ?? {}) as IDataObject;
 		return [{ label: label(options.linkLabel, 'Reply'), url: link({}) }];
 	}
 	const options = (run.parameter('approvalOptions', itemIndex, {}) ?? {}) as IDataObject;
-	const links = [{ label: label(options.approveLabel, 'Approve'), url: link({ approved: 'true' }) }];
-	if (options.approvalType !== 'single') links.push({ label: label(options.declineLabel, 'Decline'), url: link({ approved: 'false' }) });
+	const links = [
+		{ label: label(options.approveLabel, 'Approve'), url: link({ approved: 'true' }) },
+	];
+	if (options.approvalType !== 'single')
+		links.push({ label: label(options.declineLabel, 'Decline'), url: link({ approved: 'false' }) });
 	return links;
 }
 
@@ -190,7 +266,12 @@ function answerLinks(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: numbe
  * An item's output while its question is open. Also what comes out if the wait ends without an
  * answer (then with `timedOut: true`): the answer fields first, the send's fields after.
  */
-function pendingJson(sent: IDataObject, responseType: ResponseType, question: string, waitId: string): IDataObject {
+function pendingJson(
+	sent: IDataObject,
+	responseType: ResponseType,
+	question: string,
+	waitId: string,
+): IDataObject {
 	return {
 		...(responseType === 'freeText' ? { text: null } : { approved: null }),
 		answered: false,

@@ -1,12 +1,23 @@
 import type { IBinaryData, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { base64ByteLength, fileIdentity, isMimeType, looksLikeCleanBase64, parseBase64Text } from '../../../shared/dataUri';
+import {
+	base64ByteLength,
+	fileIdentity,
+	isMimeType,
+	looksLikeCleanBase64,
+	parseBase64Text,
+} from '../../../shared/dataUri';
 import { inputError } from '../../../shared/errors';
 import { showFor, type ItemCall } from '../../../shared/execution/router';
 import { textParameter, textValue } from '../../../shared/execution/operationRun';
 import { endpoints, type DataUriParam } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
-import { downloadToSend, readUrlSource, urlSourceProperties, type DownloadedFile } from '../../helpers/urlSource';
+import {
+	downloadToSend,
+	readUrlSource,
+	urlSourceProperties,
+	type DownloadedFile,
+} from '../../helpers/urlSource';
 import { send } from '../../helpers/sending';
 
 const show = showFor('message', 'sendFile');
@@ -21,7 +32,10 @@ type FileSource = 'binary' | 'base64' | 'url';
 const STREAM_CHUNK = 3 * 64 * 1024;
 
 export const description: INodeProperties[] = [
-	{ ...phoneProperty('Recipient, with country code (or set "Default Country" in the options)'), displayOptions: show },
+	{
+		...phoneProperty('Recipient, with country code (or set "Default Country" in the options)'),
+		displayOptions: show,
+	},
 	{
 		displayName: 'File Source',
 		name: 'fileSource',
@@ -31,7 +45,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Binary Field',
 				value: 'binary',
-				description: 'A file of the input item, e.g. from Read Files, HTTP Request or an email attachment',
+				description:
+					'A file of the input item, e.g. from Read Files, HTTP Request or an email attachment',
 			},
 			{
 				name: 'Base64 Text',
@@ -41,7 +56,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'URL',
 				value: 'url',
-				description: 'An http(s) address: the file is downloaded while it is sent, never held whole in memory',
+				description:
+					'An http(s) address: the file is downloaded while it is sent, never held whole in memory',
 			},
 		],
 		default: 'binary',
@@ -65,7 +81,8 @@ export const description: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'data:application/pdf;base64,JVBERi0xLjcK…',
-		description: 'The file as base64 text or as a base64 data URI; a data URI also gives the mime type',
+		description:
+			'The file as base64 text or as a base64 data URI; a data URI also gives the mime type',
 		displayOptions: showForSource('base64'),
 	},
 	...urlSourceProperties(showForSource('url')),
@@ -92,7 +109,8 @@ export const description: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'invoice.pdf',
-				description: "Name the recipient sees. Default: the binary file's name, else file.pdf, file.png … after the mime type.",
+				description:
+					"Name the recipient sees. Default: the binary file's name, else file.pdf, file.png … after the mime type.",
 			},
 			{
 				displayName: 'MIME Type',
@@ -109,12 +127,19 @@ export const description: INodeProperties[] = [
 
 export const endpoint = endpoints.sendFile;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): Promise<ItemCall> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: MessagingRun,
+): Promise<ItemCall> {
 	const phone = recipientPhone(run, itemIndex);
 	const source = run.parameter('fileSource', itemIndex, 'binary') as FileSource;
 	if (source === 'url') return sendFromUrl(run, itemIndex, phone);
 	const given = givenIdentity(run, itemIndex);
-	const file = source === 'base64' ? fileFromBase64Text(run, itemIndex, given) : await fileFromBinaryField(this, run, itemIndex, given);
+	const file =
+		source === 'base64'
+			? fileFromBase64Text(run, itemIndex, given)
+			: await fileFromBinaryField(this, run, itemIndex, given);
 	const caption = textParameter(run, itemIndex, 'caption', 'Caption');
 	const { version } = run.options(itemIndex);
 	return async () => {
@@ -122,9 +147,21 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, run: M
 			run,
 			itemIndex,
 			phone,
-			async () => await run.client.call(endpoint, { version, phone, body: file.body, filename: file.fileName, caption }, { signal: run.signal }),
+			async () =>
+				await run.client.call(
+					endpoint,
+					{ version, phone, body: file.body, filename: file.fileName, caption },
+					{ signal: run.signal },
+				),
 		);
-		return { json: { ...sent, fileName: file.fileName, mimeType: file.body.mimeType, fileSize: file.byteLength } };
+		return {
+			json: {
+				...sent,
+				fileName: file.fileName,
+				mimeType: file.body.mimeType,
+				fileSize: file.byteLength,
+			},
+		};
 	};
 }
 
@@ -144,13 +181,25 @@ function sendFromUrl(run: MessagingRun, itemIndex: number, phone: string): ItemC
 			const file = await downloadToSend(source, given, run.signal);
 			downloaded = file;
 			try {
-				return await run.client.call(endpoint, { version, phone, body: file.body, filename: file.fileName, caption }, { signal: run.signal });
+				return await run.client.call(
+					endpoint,
+					{ version, phone, body: file.body, filename: file.fileName, caption },
+					{ signal: run.signal },
+				);
 			} finally {
 				file.discard();
 			}
 		});
 		const file = downloaded as DownloadedFile;
-		return { json: { ...sent, fileName: file.fileName, mimeType: file.body.mimeType, fileSize: file.byteLength ?? null, fileUrl: file.url } };
+		return {
+			json: {
+				...sent,
+				fileName: file.fileName,
+				mimeType: file.body.mimeType,
+				fileSize: file.byteLength ?? null,
+				fileUrl: file.url,
+			},
+		};
 	};
 }
 
@@ -166,9 +215,21 @@ interface FileToSend {
 /** File Source "Base64 Text": the text checked and sliced, never decoded (the transport writes the base64 as it is). */
 function fileFromBase64Text(run: MessagingRun, itemIndex: number, given: FileIdentity): FileToSend {
 	const node = run.node;
-	const text = textParameter(run, itemIndex, 'fileContent', 'File Content', 'Map a field holding the file as base64 text or a data URI.');
+	const text = textParameter(
+		run,
+		itemIndex,
+		'fileContent',
+		'File Content',
+		'Map a field holding the file as base64 text or a data URI.',
+	);
 	if (text.trim() === '') {
-		throw inputError(node, itemIndex, 'File Content', 'is empty', 'Map a field holding the file as base64 text or a data URI, or choose "Binary Field" as File Source.');
+		throw inputError(
+			node,
+			itemIndex,
+			'File Content',
+			'is empty',
+			'Map a field holding the file as base64 text or a data URI, or choose "Binary Field" as File Source.',
+		);
 	}
 	const parsed = parseBase64Text(text.trim());
 	if ('problem' in parsed) {
@@ -189,9 +250,16 @@ function fileFromBase64Text(run: MessagingRun, itemIndex: number, given: FileIde
 }
 
 /** File Source "Binary Field": the item's binary, where n8n keeps it. */
-async function fileFromBinaryField(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: number, given: FileIdentity): Promise<FileToSend> {
+async function fileFromBinaryField(
+	ctx: IExecuteFunctions,
+	run: MessagingRun,
+	itemIndex: number,
+	given: FileIdentity,
+): Promise<FileToSend> {
 	const binary = inputBinary(ctx, run, itemIndex);
-	return binary.id ? await fileFromStoredBinary(ctx, run, itemIndex, given, binary, binary.id) : fileFromBinaryInMemory(run, itemIndex, given, binary);
+	return binary.id
+		? await fileFromStoredBinary(ctx, run, itemIndex, given, binary, binary.id)
+		: fileFromBinaryInMemory(run, itemIndex, given, binary);
 }
 
 /** Filesystem or object-store mode: the file stays where n8n keeps it and is streamed into the body. */
@@ -206,16 +274,29 @@ async function fileFromStoredBinary(
 	const metadata = await ctx.helpers.getBinaryMetadata(binaryId);
 	const byteLength = Number(metadata.fileSize ?? binary.bytes);
 	if (!(byteLength > 0)) throw emptyFile(run, itemIndex);
-	const identity = fileIdentity(given, { fileName: metadata.fileName ?? binary.fileName, mimeType: metadata.mimeType ?? binary.mimeType });
+	const identity = fileIdentity(given, {
+		fileName: metadata.fileName ?? binary.fileName,
+		mimeType: metadata.mimeType ?? binary.mimeType,
+	});
 	return {
-		body: { kind: 'dataUri', mimeType: identity.mimeType, byteLength, open: async () => await ctx.helpers.getBinaryStream(binaryId, STREAM_CHUNK) },
+		body: {
+			kind: 'dataUri',
+			mimeType: identity.mimeType,
+			byteLength,
+			open: async () => await ctx.helpers.getBinaryStream(binaryId, STREAM_CHUNK),
+		},
 		fileName: identity.fileName,
 		byteLength,
 	};
 }
 
 /** In-memory mode: `data` is already base64 and is sent as it is, never decoded. */
-function fileFromBinaryInMemory(run: MessagingRun, itemIndex: number, given: FileIdentity, binary: IBinaryData): FileToSend {
+function fileFromBinaryInMemory(
+	run: MessagingRun,
+	itemIndex: number,
+	given: FileIdentity,
+	binary: IBinaryData,
+): FileToSend {
 	const node = run.node;
 	const base64 = binary.data;
 	if (typeof base64 !== 'string' || base64.length === 0) throw emptyFile(run, itemIndex);
@@ -238,19 +319,33 @@ function fileFromBinaryInMemory(run: MessagingRun, itemIndex: number, given: Fil
 
 /** File Name and MIME Type as the user gave them (Additional Fields), the type checked. */
 function givenIdentity(run: MessagingRun, itemIndex: number): FileIdentity {
-	const fields = (run.parameter('fileFields', itemIndex, {}) ?? {}) as { fileName?: unknown; mimeType?: unknown };
+	const fields = (run.parameter('fileFields', itemIndex, {}) ?? {}) as {
+		fileName?: unknown;
+		mimeType?: unknown;
+	};
 	const given = {
 		fileName: textValue(run, itemIndex, fields.fileName, 'File Name') || undefined,
 		mimeType: textValue(run, itemIndex, fields.mimeType, 'MIME Type') || undefined,
 	};
 	if (given.mimeType?.trim() && !isMimeType(given.mimeType.trim())) {
-		throw inputError(run.node, itemIndex, 'MIME Type', `is not a mime type: "${given.mimeType}"`, 'Write it as type/subtype, e.g. application/pdf or image/png, or leave it empty.');
+		throw inputError(
+			run.node,
+			itemIndex,
+			'MIME Type',
+			`is not a mime type: "${given.mimeType}"`,
+			'Write it as type/subtype, e.g. application/pdf or image/png, or leave it empty.',
+		);
 	}
 	return given;
 }
 
 function binaryPropertyName(run: MessagingRun, itemIndex: number): string {
-	return textValue(run, itemIndex, run.parameter('binaryPropertyName', itemIndex, 'data'), 'Input Binary Field').trim();
+	return textValue(
+		run,
+		itemIndex,
+		run.parameter('binaryPropertyName', itemIndex, 'data'),
+		'Input Binary Field',
+	).trim();
 }
 
 /** The item's binary field, or an error that lists the fields the item does have. */
@@ -258,7 +353,13 @@ function inputBinary(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: numbe
 	const name = binaryPropertyName(run, itemIndex);
 	const node = run.node;
 	if (!name) {
-		throw inputError(node, itemIndex, 'Input Binary Field', 'is empty', 'Enter the name of the binary field that holds the file, e.g. data.');
+		throw inputError(
+			node,
+			itemIndex,
+			'Input Binary Field',
+			'is empty',
+			'Enter the name of the binary field that holds the file, e.g. data.',
+		);
 	}
 	const binaries = ctx.getInputData()[itemIndex]?.binary ?? {};
 	const binary = binaries[name];
@@ -288,4 +389,3 @@ function emptyFile(run: MessagingRun, itemIndex: number) {
 		'Check the node that produced the file: the gateway cannot send a file without content.',
 	);
 }
-

@@ -26,10 +26,22 @@ export function execute(this: IExecuteFunctions, itemIndex: number, run: Messagi
 	const phone = recipientPhone(run, itemIndex);
 	const text = textParameter(run, itemIndex, 'text', 'Text');
 	if (text.trim() === '') {
-		throw inputError(run.node, itemIndex, 'Text', 'is empty', 'Enter the message text, or map a field that holds it.');
+		throw inputError(
+			run.node,
+			itemIndex,
+			'Text',
+			'is empty',
+			'Enter the message text, or map a field that holds it.',
+		);
 	}
 	const { version } = run.options(itemIndex);
 	return async () => ({
-		json: await send(run, itemIndex, phone, async () => await run.client.call(endpoint, { version, phone, body: text }, { signal: run.signal })),
+		json: await send(
+			run,
+			itemIndex,
+			phone,
+			async () =>
+				await run.client.call(endpoint, { version, phone, body: text }, { signal: run.signal }),
+		),
 	});
 }

@@ -14,13 +14,25 @@ export function execute(this: IExecuteFunctions, itemIndex: number, run: Messagi
 	const phone = recipientPhone(run, itemIndex);
 	return async () => {
 		const result = await run.client.call(endpoint, { phone }, { signal: run.signal });
-		return { json: { phone, exists: numberExists(result), response: (result ?? null) as IDataObject } };
+		return {
+			json: { phone, exists: numberExists(result), response: (result ?? null) as IDataObject },
+		};
 	};
 }
 
 // Words the gateway and its older routes use; compared in lower case without spaces.
 const YES = new Set(['exists', 'exist', 'true', 'yes', 'registered', 'valid', '1']);
-const NO = new Set(['notexists', 'notexist', 'not_exists', 'false', 'no', 'notregistered', 'unregistered', 'invalid', '0']);
+const NO = new Set([
+	'notexists',
+	'notexist',
+	'not_exists',
+	'false',
+	'no',
+	'notregistered',
+	'unregistered',
+	'invalid',
+	'0',
+]);
 
 /**
  * Reads "is this number on WhatsApp" from the answers seen (`{"result": "exists"}`,
@@ -37,7 +49,10 @@ function numberExists(result: unknown): boolean {
 	const said = answer.error ?? answer.message ?? answer.result;
 	throw new ApiError(endpoint, {
 		kind: answer.error !== undefined ? 'rejected' : 'unexpected-answer',
-		reason: answer.error !== undefined ? 'the server could not check the number' : 'the answer does not say whether the number exists',
+		reason:
+			answer.error !== undefined
+				? 'the server could not check the number'
+				: 'the answer does not say whether the number exists',
 		serverMessage: typeof said === 'string' ? said : JSON.stringify(answer).slice(0, 300),
 	});
 }

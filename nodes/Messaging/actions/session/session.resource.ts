@@ -12,7 +12,8 @@ export const session: ResourceDefinition<MessagingRun> = {
 			name: 'Get QR Code',
 			value: 'getQrCode',
 			action: 'Get the login QR code',
-			description: 'Get the QR code to scan with the phone, as an image, while the account is not connected',
+			description:
+				'Get the QR code to scan with the phone, as an image, while the account is not connected',
 			module: getQrCode,
 		},
 		{
@@ -26,7 +27,8 @@ export const session: ResourceDefinition<MessagingRun> = {
 			name: 'Login',
 			value: 'login',
 			action: 'Start a login',
-			description: 'Start connecting the WhatsApp account; answers the QR code to scan, or the status when connected',
+			description:
+				'Start connecting the WhatsApp account; answers the QR code to scan, or the status when connected',
 			module: login,
 		},
 	],

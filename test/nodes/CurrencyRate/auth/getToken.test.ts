@@ -3,7 +3,12 @@
  * token request without a bearer, the new token used by later rate requests, and never shown.
  */
 import { useSandbox } from '../../../harness/useSandbox';
-import { RATES_PATH, RATE_TOKEN_PATH, requestsTo, runCurrencyRate } from '../../../harness/currencyRateNode';
+import {
+	RATES_PATH,
+	RATE_TOKEN_PATH,
+	requestsTo,
+	runCurrencyRate,
+} from '../../../harness/currencyRateNode';
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
 
 const sandbox = useSandbox();
@@ -11,10 +16,18 @@ const sandbox = useSandbox();
 describe('auth → getToken', () => {
 	it('requests a new rates token, which later rate requests use, and never puts it in the output', async () => {
 		// A token already cached by an earlier run: Get Token must replace it, not reuse it.
-		await runCurrencyRate(sandbox, { resource: 'rate', operation: 'get', provider: 'bca', currencies: 'USD' });
+		await runCurrencyRate(sandbox, {
+			resource: 'rate',
+			operation: 'get',
+			provider: 'bca',
+			currencies: 'USD',
+		});
 		const oldBearer = requestsTo(sandbox, RATES_PATH)[0].authorization;
 
-		const { output, error } = await runCurrencyRate(sandbox, { resource: 'auth', operation: 'getToken' });
+		const { output, error } = await runCurrencyRate(sandbox, {
+			resource: 'auth',
+			operation: 'getToken',
+		});
 		expect(error).toBeUndefined();
 		const tokenRequests = requestsTo(sandbox, RATE_TOKEN_PATH);
 		expect(tokenRequests).toHaveLength(2);
@@ -41,17 +54,23 @@ describe('auth → getToken', () => {
 		expect(validFor).toBeLessThanOrEqual(60 * 60_000);
 
 		// The next rate request carries the renewed token; neither token appears in the output.
-		await runCurrencyRate(sandbox, { resource: 'rate', operation: 'get', provider: 'bca', currencies: 'USD' });
+		await runCurrencyRate(sandbox, {
+			resource: 'rate',
+			operation: 'get',
+			provider: 'bca',
+			currencies: 'USD',
+		});
 		const newBearer = requestsTo(sandbox, RATES_PATH)[1].authorization;
 		expect(newBearer).toMatch(/^Bearer \S{8,}$/);
 		expect(newBearer).not.toBe(oldBearer);
 		expect(requestsTo(sandbox, RATE_TOKEN_PATH)).toHaveLength(2);
 		const shown = JSON.stringify(items);
-		for (const bearer of [oldBearer, newBearer]) expect(shown).not.toContain((bearer as string).slice('Bearer '.length));
+		for (const bearer of [oldBearer, newBearer])
+			expect(shown).not.toContain((bearer as string).slice('Bearer '.length));
 		expect(shown).not.toContain('demo-secret');
 	});
 
-	it('reports a refused token request with the server\'s words and without the secret', async () => {
+	it("reports a refused token request with the server's words and without the secret", async () => {
 		const { error } = await runWorkflow(
 			singleNodeWorkflow('currencyRate', { resource: 'auth', operation: 'getToken' }),
 			sandboxCredential(sandbox.url, { clientSecret: 'wrong-secret' }),

@@ -24,7 +24,12 @@ import {
 
 const sandbox = useSandbox();
 
-const convert = (parameters: INodeParameters): INodeParameters => ({ resource: 'rate', operation: 'convert', provider: 'bca', ...parameters });
+const convert = (parameters: INodeParameters): INodeParameters => ({
+	resource: 'rate',
+	operation: 'convert',
+	provider: 'bca',
+	...parameters,
+});
 /** A node as the editor adds it today (version 1.1). */
 const NEW_NODE = { typeVersion: 1.1 };
 
@@ -32,10 +37,12 @@ const usd = () => sandboxQuote('bca', 'USD').average;
 const eur = () => sandboxQuote('bca', 'EUR').average;
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
-
 describe('rate → convert', () => {
 	it('converts a currency into the base currency and reports the rate used and the inputs', async () => {
-		const { output, error } = await runCurrencyRate(sandbox, convert({ amount: 100, fromCurrency: 'usd', toCurrency: 'IDR' }));
+		const { output, error } = await runCurrencyRate(
+			sandbox,
+			convert({ amount: 100, fromCurrency: 'usd', toCurrency: 'IDR' }),
+		);
 		expect(error).toBeUndefined();
 		expectOneRatesRequest(sandbox, 'bca');
 		const items = output('Node');
@@ -60,7 +67,12 @@ describe('rate → convert', () => {
 	it('converts out of the base currency and rounds to the decimal places asked', async () => {
 		const { output, error } = await runCurrencyRate(
 			sandbox,
-			convert({ amount: 1_000_000, fromCurrency: 'IDR', toCurrency: 'USD', decimalPlaces: '={{ $json.places }}' }),
+			convert({
+				amount: 1_000_000,
+				fromCurrency: 'IDR',
+				toCurrency: 'USD',
+				decimalPlaces: '={{ $json.places }}',
+			}),
 			[{ places: 2 }, { places: 0 }, { places: 4 }],
 		);
 		expect(error).toBeUndefined();
@@ -70,7 +82,10 @@ describe('rate → convert', () => {
 	});
 
 	it('crosses two foreign currencies through the base: amount × rate(from) / rate(to)', async () => {
-		const { output, error } = await runCurrencyRate(sandbox, convert({ amount: 250, fromCurrency: 'SGD', toCurrency: 'eur', decimalPlaces: 6 }));
+		const { output, error } = await runCurrencyRate(
+			sandbox,
+			convert({ amount: 250, fromCurrency: 'SGD', toCurrency: 'eur', decimalPlaces: 6 }),
+		);
 		expect(error).toBeUndefined();
 		const sgd = sandboxQuote('bca', 'SGD').average;
 		const eur = sandboxQuote('bca', 'EUR').average;
@@ -86,7 +101,12 @@ describe('rate → convert', () => {
 	it('uses the buy or the sell rate when asked', async () => {
 		const { output, error } = await runCurrencyRate(
 			sandbox,
-			convert({ amount: 100, fromCurrency: 'USD', toCurrency: 'IDR', rateType: '={{ $json.rate }}' }),
+			convert({
+				amount: 100,
+				fromCurrency: 'USD',
+				toCurrency: 'IDR',
+				rateType: '={{ $json.rate }}',
+			}),
 			[{ rate: 'buy' }, { rate: 'sell' }, { rate: 'average' }],
 		);
 		expect(error).toBeUndefined();
@@ -100,7 +120,14 @@ describe('rate → convert', () => {
 	it('parses string rates (cimb) and numeric-string amounts, and rounds halves away from zero', async () => {
 		const { output, error } = await runCurrencyRate(
 			sandbox,
-			{ resource: 'rate', operation: 'convert', provider: '={{ $json.provider }}', amount: '={{ $json.amount }}', fromCurrency: '={{ $json.from }}', toCurrency: 'IDR' },
+			{
+				resource: 'rate',
+				operation: 'convert',
+				provider: '={{ $json.provider }}',
+				amount: '={{ $json.amount }}',
+				fromCurrency: '={{ $json.from }}',
+				toCurrency: 'IDR',
+			},
 			[
 				{ provider: 'cimb', amount: ' 1234.50 ', from: 'usd' },
 				{ provider: 'bca', amount: -1.005, from: 'idr' },
@@ -109,21 +136,40 @@ describe('rate → convert', () => {
 		);
 		expect(error).toBeUndefined();
 		const json = jsonOf(output('Node'));
-		expect(json[0]).toMatchObject({ amount: 1234.5, fromRate: sandboxQuote('cimb', 'USD').average, provider: 'cimb' });
-		expect(json[0].convertedAmount).toBe(Math.round(1234.5 * sandboxQuote('cimb', 'USD').average * 100) / 100);
+		expect(json[0]).toMatchObject({
+			amount: 1234.5,
+			fromRate: sandboxQuote('cimb', 'USD').average,
+			provider: 'cimb',
+		});
+		expect(json[0].convertedAmount).toBe(
+			Math.round(1234.5 * sandboxQuote('cimb', 'USD').average * 100) / 100,
+		);
 		expect(json[1]).toMatchObject({ convertedAmount: -1.01, rate: 1 });
 		expect(json[2]).toMatchObject({ convertedAmount: 1.01, rate: 1 });
-		expect(requestsTo(sandbox, RATES_PATH).map((r) => r.params?.currency_id_provider).sort()).toEqual(['bca', 'cimb']);
+		expect(
+			requestsTo(sandbox, RATES_PATH)
+				.map((r) => r.params?.currency_id_provider)
+				.sort(),
+		).toEqual(['bca', 'cimb']);
 	});
 });
 
 describe('rate → convert: one rates request per run', () => {
 	it('200 items with mixed currencies make exactly 1 token request and 1 rates request', async () => {
 		const codes = ['USD', 'EUR', 'SGD', 'JPY', 'IDR'];
-		const items = Array.from({ length: 200 }, (_, i) => ({ amount: i + 1, from: codes[i % codes.length], to: codes[(i + 1) % codes.length] }));
+		const items = Array.from({ length: 200 }, (_, i) => ({
+			amount: i + 1,
+			from: codes[i % codes.length],
+			to: codes[(i + 1) % codes.length],
+		}));
 		const { output, error } = await runCurrencyRate(
 			sandbox,
-			convert({ amount: '={{ $json.amount }}', fromCurrency: '={{ $json.from }}', toCurrency: '={{ $json.to }}', rateType: 'sell' }),
+			convert({
+				amount: '={{ $json.amount }}',
+				fromCurrency: '={{ $json.from }}',
+				toCurrency: '={{ $json.to }}',
+				rateType: 'sell',
+			}),
 			items,
 		);
 		expect(error).toBeUndefined();
@@ -139,7 +185,12 @@ describe('rate → convert: one rates request per run', () => {
 		out.forEach((item, i) => {
 			const { amount, from, to } = items[i];
 			expect(item.pairedItem).toEqual({ item: i });
-			expect(item.json).toMatchObject({ amount, fromCurrency: from, toCurrency: to, rateType: 'sell' });
+			expect(item.json).toMatchObject({
+				amount,
+				fromCurrency: from,
+				toCurrency: to,
+				rateType: 'sell',
+			});
 			expect(item.json.convertedAmount).toBeCloseTo((amount * sell(from)) / sell(to), 2);
 		});
 	});
@@ -147,9 +198,14 @@ describe('rate → convert: one rates request per run', () => {
 
 describe('rate → convert: "Keep Rates For (Minutes)"', () => {
 	const parameters = (keepRatesMinutes: number, version = '1.0') =>
-		convert({ amount: 10, fromCurrency: 'USD', toCurrency: 'IDR', options: { keepRatesMinutes, version } });
+		convert({
+			amount: 10,
+			fromCurrency: 'USD',
+			toCurrency: 'IDR',
+			options: { keepRatesMinutes, version },
+		});
 
-	it('when on, a second execution reuses the first one\'s rates: 2 executions, 1 rates request', async () => {
+	it("when on, a second execution reuses the first one's rates: 2 executions, 1 rates request", async () => {
 		const first = await runCurrencyRate(sandbox, parameters(5));
 		const second = await runCurrencyRate(sandbox, parameters(5));
 		expect(first.error).toBeUndefined();
@@ -174,7 +230,11 @@ describe('rate → convert: "Keep Rates For (Minutes)"', () => {
 			await runCurrencyRate(other, parameters(5));
 			await runCurrencyRate(sandbox, parameters(0));
 			await runCurrencyRate(sandbox, parameters(5));
-			expect(requestsTo(sandbox, RATES_PATH).map((r) => r.params?.version)).toEqual(['1.0', '1.1', '1.0']);
+			expect(requestsTo(sandbox, RATES_PATH).map((r) => r.params?.version)).toEqual([
+				'1.0',
+				'1.1',
+				'1.0',
+			]);
 			expect(requestsTo(other, RATES_PATH)).toHaveLength(1);
 		} finally {
 			await other.close();
@@ -184,35 +244,52 @@ describe('rate → convert: "Keep Rates For (Minutes)"', () => {
 
 describe('rate → convert: bad inputs', () => {
 	it('names the item and field of a non-numeric amount', async () => {
-		const { error } = await runCurrencyRate(sandbox, convert({ amount: '={{ $json.amount }}', fromCurrency: 'USD', toCurrency: 'IDR' }), [
-			{ amount: 5 },
-			{ amount: '12,5.3' },
-		]);
+		const { error } = await runCurrencyRate(
+			sandbox,
+			convert({ amount: '={{ $json.amount }}', fromCurrency: 'USD', toCurrency: 'IDR' }),
+			[{ amount: 5 }, { amount: '12,5.3' }],
+		);
 		expect(error?.message).toBe('Field "Amount" is not a number: "12,5.3" [item 1]');
 		expect(error?.description).toContain('Write it as 1234.56, 1,234.56 or 1.234,56');
 	});
 
 	it('names an empty amount', async () => {
-		const { error } = await runCurrencyRate(sandbox, convert({ amount: '={{ $json.amount }}', fromCurrency: 'USD', toCurrency: 'IDR' }), [{ amount: '' }]);
+		const { error } = await runCurrencyRate(
+			sandbox,
+			convert({ amount: '={{ $json.amount }}', fromCurrency: 'USD', toCurrency: 'IDR' }),
+			[{ amount: '' }],
+		);
 		expect(error?.message).toBe('Field "Amount" is empty [item 0]');
 	});
 
 	it('lists the codes the provider offers, base currency included, for an unknown currency', async () => {
-		const { error } = await runCurrencyRate(sandbox, convert({ amount: 1, fromCurrency: 'USD', toCurrency: 'xyz' }));
+		const { error } = await runCurrencyRate(
+			sandbox,
+			convert({ amount: 1, fromCurrency: 'USD', toCurrency: 'xyz' }),
+		);
 		expect(error?.message).toBe(
 			`Field "To Currency" holds "XYZ", which provider "bca" does not offer; it offers IDR (base currency), ${sandboxCodes('bca').join(', ')} [item 0]`,
 		);
 	});
 
 	it('rejects decimal places outside 0–10', async () => {
-		const { error } = await runCurrencyRate(sandbox, convert({ amount: 1, fromCurrency: 'USD', toCurrency: 'IDR', decimalPlaces: '={{ 2.5 }}' }));
-		expect(error?.message).toBe('Field "Decimal Places" is not a whole number from 0 to 10: 2.5 [item 0]');
+		const { error } = await runCurrencyRate(
+			sandbox,
+			convert({ amount: 1, fromCurrency: 'USD', toCurrency: 'IDR', decimalPlaces: '={{ 2.5 }}' }),
+		);
+		expect(error?.message).toBe(
+			'Field "Decimal Places" is not a whole number from 0 to 10: 2.5 [item 0]',
+		);
 	});
 
 	it('with Continue On Fail, gives error items in place and converts the other items', async () => {
 		const { output, error } = await runCurrencyRate(
 			sandbox,
-			convert({ amount: '={{ $json.amount }}', fromCurrency: '={{ $json.from }}', toCurrency: 'IDR' }),
+			convert({
+				amount: '={{ $json.amount }}',
+				fromCurrency: '={{ $json.from }}',
+				toCurrency: 'IDR',
+			}),
 			[
 				{ amount: 2, from: 'USD' },
 				{ amount: 'two', from: 'USD' },
@@ -223,7 +300,12 @@ describe('rate → convert: bad inputs', () => {
 		);
 		expect(error).toBeUndefined();
 		const items = output('Node');
-		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(items.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+			{ item: 3 },
+		]);
 		expect(items[0].json.convertedAmount).toBe(32500);
 		expect(items[1].json).toEqual({
 			error: 'Field "Amount" is not a number: "two" [item 1]',
@@ -234,7 +316,9 @@ describe('rate → convert: bad inputs', () => {
 				deliveryUnknown: false,
 			},
 		});
-		expect(items[2].json.error).toMatch(/^Field "From Currency" holds "ABC", which provider "bca" does not offer; it offers IDR \(base currency\), USD, /);
+		expect(items[2].json.error).toMatch(
+			/^Field "From Currency" holds "ABC", which provider "bca" does not offer; it offers IDR \(base currency\), USD, /,
+		);
 		expect(items[3].json.convertedAmount).toBe(4 * sandboxQuote('bca', 'EUR').average);
 		expectOneRatesRequest(sandbox, 'bca');
 	});
@@ -243,9 +327,16 @@ describe('rate → convert: bad inputs', () => {
 describe('convert in place (version 1.1)', () => {
 	it('keeps the input fields and adds the converted amount as "convertedAmount" by default', async () => {
 		const items = [{ invoice: 'A-1', amount: 100, customer: { name: 'Ana' } }];
-		const { output, error } = await runCurrencyRate(sandbox, convert({ amount: '={{ $json.amount }}', fromCurrency: 'USD', toCurrency: 'IDR' }), items, NEW_NODE);
+		const { output, error } = await runCurrencyRate(
+			sandbox,
+			convert({ amount: '={{ $json.amount }}', fromCurrency: 'USD', toCurrency: 'IDR' }),
+			items,
+			NEW_NODE,
+		);
 		expect(error).toBeUndefined();
-		expect(jsonOf(output('Node'))).toEqual([{ invoice: 'A-1', amount: 100, customer: { name: 'Ana' }, convertedAmount: 100 * usd() }]);
+		expect(jsonOf(output('Node'))).toEqual([
+			{ invoice: 'A-1', amount: 100, customer: { name: 'Ana' }, convertedAmount: 100 * usd() },
+		]);
 		expect(output('Node')[0].pairedItem).toEqual({ item: 0 });
 	});
 
@@ -253,7 +344,12 @@ describe('convert in place (version 1.1)', () => {
 		const items = [{ total: 10, totals: { usd: 10 } }];
 		const { output, error } = await runCurrencyRate(
 			sandbox,
-			convert({ amount: '={{ $json.total }}', fromCurrency: 'USD', toCurrency: 'IDR', outputField: 'totals.idr' }),
+			convert({
+				amount: '={{ $json.total }}',
+				fromCurrency: 'USD',
+				toCurrency: 'IDR',
+				outputField: 'totals.idr',
+			}),
 			items,
 			NEW_NODE,
 		);
@@ -265,19 +361,35 @@ describe('convert in place (version 1.1)', () => {
 	it('gives the conversion details when Include Input Fields is off, with the amount under the Output Field', async () => {
 		const { output, error } = await runCurrencyRate(
 			sandbox,
-			convert({ amount: 2, fromCurrency: 'USD', toCurrency: 'IDR', includeInputFields: false, outputField: 'idr' }),
+			convert({
+				amount: 2,
+				fromCurrency: 'USD',
+				toCurrency: 'IDR',
+				includeInputFields: false,
+				outputField: 'idr',
+			}),
 			[{ ignored: true }],
 			NEW_NODE,
 		);
 		expect(error).toBeUndefined();
 		const [json] = jsonOf(output('Node'));
-		expect(json).toMatchObject({ idr: 2 * usd(), amount: 2, fromCurrency: 'USD', toCurrency: 'IDR', provider: 'bca' });
+		expect(json).toMatchObject({
+			idr: 2 * usd(),
+			amount: 2,
+			fromCurrency: 'USD',
+			toCurrency: 'IDR',
+			provider: 'bca',
+		});
 		expect(json).not.toHaveProperty('ignored');
 		expect(json).not.toHaveProperty('convertedAmount');
 	});
 
 	it('version 1 nodes keep replacing the item with the conversion details', async () => {
-		const { output, error } = await runCurrencyRate(sandbox, convert({ amount: 1, fromCurrency: 'USD', toCurrency: 'IDR' }), [{ invoice: 'A-1' }]);
+		const { output, error } = await runCurrencyRate(
+			sandbox,
+			convert({ amount: 1, fromCurrency: 'USD', toCurrency: 'IDR' }),
+			[{ invoice: 'A-1' }],
+		);
 		expect(error).toBeUndefined();
 		expect(Object.keys(output('Node')[0].json)[0]).toBe('convertedAmount');
 		expect(output('Node')[0].json).not.toHaveProperty('invoice');
@@ -293,13 +405,23 @@ describe('several amount fields at once', () => {
 	it('converts each listed field in place, with one rates request for the run', async () => {
 		const { output, error } = await runCurrencyRate(
 			sandbox,
-			convert({ amountSource: 'fields', amountFields: 'price, shipping.cost', fromCurrency: '={{ $json.currency }}', toCurrency: 'IDR' }),
+			convert({
+				amountSource: 'fields',
+				amountFields: 'price, shipping.cost',
+				fromCurrency: '={{ $json.currency }}',
+				toCurrency: 'IDR',
+			}),
 			items,
 			NEW_NODE,
 		);
 		expect(error).toBeUndefined();
 		expect(jsonOf(output('Node'))).toEqual([
-			{ invoice: 'A-1', price: round2(100 * usd()), shipping: { cost: round2(12.5 * usd()) }, currency: 'USD' },
+			{
+				invoice: 'A-1',
+				price: round2(100 * usd()),
+				shipping: { cost: round2(12.5 * usd()) },
+				currency: 'USD',
+			},
 			{ invoice: 'A-2', price: round2(3 * eur()), shipping: { cost: 0 }, currency: 'EUR' },
 		]);
 		expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(1);
@@ -308,20 +430,35 @@ describe('several amount fields at once', () => {
 	it('keeps the originals and adds <field><suffix> when an Output Field Suffix is set', async () => {
 		const { output, error } = await runCurrencyRate(
 			sandbox,
-			convert({ amountSource: 'fields', amountFields: 'price,shipping.cost', outputSuffix: 'Idr', fromCurrency: 'USD', toCurrency: 'IDR' }),
+			convert({
+				amountSource: 'fields',
+				amountFields: 'price,shipping.cost',
+				outputSuffix: 'Idr',
+				fromCurrency: 'USD',
+				toCurrency: 'IDR',
+			}),
 			[items[0]],
 			NEW_NODE,
 		);
 		expect(error).toBeUndefined();
 		expect(jsonOf(output('Node'))).toEqual([
-			{ ...items[0], priceIdr: round2(100 * usd()), shipping: { cost: '12.50', costIdr: round2(12.5 * usd()) } },
+			{
+				...items[0],
+				priceIdr: round2(100 * usd()),
+				shipping: { cost: '12.50', costIdr: round2(12.5 * usd()) },
+			},
 		]);
 	});
 
 	it('names the item and the field that holds no amount, and converts the other items', async () => {
 		const { output, error } = await runCurrencyRate(
 			sandbox,
-			convert({ amountSource: 'fields', amountFields: 'price, tax', fromCurrency: 'USD', toCurrency: 'IDR' }),
+			convert({
+				amountSource: 'fields',
+				amountFields: 'price, tax',
+				fromCurrency: 'USD',
+				toCurrency: 'IDR',
+			}),
 			[{ price: 1, tax: 2 }, { price: 1 }, { price: 1, tax: 'ten' }],
 			{ ...NEW_NODE, continueOnFail: true },
 		);
@@ -334,30 +471,53 @@ describe('several amount fields at once', () => {
 
 	it('refuses an empty list (typed or mapped) and names that are not fields', async () => {
 		for (const amountFields of [' , ', '={{ $json.none }}', 'price, __proto__.x']) {
-			const { error } = await runCurrencyRate(sandbox, convert({ amountSource: 'fields', amountFields, fromCurrency: 'USD', toCurrency: 'IDR' }), [{ price: 1 }], NEW_NODE);
-			expect(error?.message).toMatch(/^Field "Amount Fields" (is empty|holds a name that is not a field: "__proto__\.x") \[item 0\]$/);
+			const { error } = await runCurrencyRate(
+				sandbox,
+				convert({ amountSource: 'fields', amountFields, fromCurrency: 'USD', toCurrency: 'IDR' }),
+				[{ price: 1 }],
+				NEW_NODE,
+			);
+			expect(error?.message).toMatch(
+				/^Field "Amount Fields" (is empty|holds a name that is not a field: "__proto__\.x") \[item 0\]$/,
+			);
 		}
 	});
 });
 
 describe('mapped amount and currencies', () => {
 	it('read straight from the item give what n8n evaluates', async () => {
-		const items = Array.from({ length: 30 }, (_, i) => ({ amount: i % 3 === 0 ? `${i}.5` : i * 1.25, from: ['USD', 'eur', 'SGD'][i % 3], to: ['IDR', 'usd'][i % 2] }));
+		const items = Array.from({ length: 30 }, (_, i) => ({
+			amount: i % 3 === 0 ? `${i}.5` : i * 1.25,
+			from: ['USD', 'eur', 'SGD'][i % 3],
+			to: ['IDR', 'usd'][i % 2],
+		}));
 		const direct = await runCurrencyRate(
 			sandbox,
-			convert({ amount: '={{ $json.amount }}', fromCurrency: '={{ $json.from }}', toCurrency: '={{ $json["to"] }}', includeInputFields: false }),
+			convert({
+				amount: '={{ $json.amount }}',
+				fromCurrency: '={{ $json.from }}',
+				toCurrency: '={{ $json["to"] }}',
+				includeInputFields: false,
+			}),
 			items,
 			NEW_NODE,
 		);
 		const byN8n = await runCurrencyRate(
 			sandbox,
-			convert({ amount: '={{ ($json.amount) }}', fromCurrency: '={{ ($json.from) }}', toCurrency: '={{ ($json["to"]) }}', includeInputFields: false }),
+			convert({
+				amount: '={{ ($json.amount) }}',
+				fromCurrency: '={{ ($json.from) }}',
+				toCurrency: '={{ ($json["to"]) }}',
+				includeInputFields: false,
+			}),
 			items,
 			NEW_NODE,
 		);
 		expect(direct.error).toBeUndefined();
 		const withoutTime = (json: IDataObject) => ({ ...json, fetchedAt: null });
-		expect(jsonOf(direct.output('Node')).map(withoutTime)).toEqual(jsonOf(byN8n.output('Node')).map(withoutTime));
+		expect(jsonOf(direct.output('Node')).map(withoutTime)).toEqual(
+			jsonOf(byN8n.output('Node')).map(withoutTime),
+		);
 		expect(direct.output('Node')).toHaveLength(30);
 	});
 });

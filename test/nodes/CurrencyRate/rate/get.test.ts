@@ -56,7 +56,11 @@ describe('rate → get', () => {
 	});
 
 	it('returns every currency the provider offers when none are chosen', async () => {
-		const { output, error } = await runCurrencyRate(sandbox, { resource: 'rate', operation: 'get', provider: 'kmk' });
+		const { output, error } = await runCurrencyRate(sandbox, {
+			resource: 'rate',
+			operation: 'get',
+			provider: 'kmk',
+		});
 		expect(error).toBeUndefined();
 		expectOneRatesRequest(sandbox, 'kmk');
 		const json = jsonOf(output('Node'));
@@ -106,7 +110,12 @@ describe('rate → get', () => {
 		];
 		const { output, error } = await runCurrencyRate(
 			sandbox,
-			{ resource: 'rate', operation: 'get', provider: '={{ $json.provider }}', currencies: '={{ $json.wanted }}' },
+			{
+				resource: 'rate',
+				operation: 'get',
+				provider: '={{ $json.provider }}',
+				currencies: '={{ $json.wanted }}',
+			},
 			items,
 		);
 		expect(error).toBeUndefined();
@@ -144,7 +153,9 @@ describe('rate → get', () => {
 		});
 		expect(error).toBeUndefined();
 		expectOneRatesRequest(sandbox, 'bni');
-		expect(jsonOf(output('Node'))).toEqual([expect.objectContaining({ provider: 'bni', currency: 'HKD', ...sandboxQuote('bni', 'HKD') })]);
+		expect(jsonOf(output('Node'))).toEqual([
+			expect.objectContaining({ provider: 'bni', currency: 'HKD', ...sandboxQuote('bni', 'HKD') }),
+		]);
 	});
 });
 
@@ -165,12 +176,23 @@ describe('rate → get: bad inputs and refusals', () => {
 	});
 
 	it('says that the base currency has no rate of its own', async () => {
-		const { error } = await runCurrencyRate(sandbox, { resource: 'rate', operation: 'get', provider: 'bca', currencies: 'USD, IDR' });
-		expect(error?.message).toBe('Field "Currencies" holds "IDR", the base currency: every rate is an amount of IDR [item 0]');
+		const { error } = await runCurrencyRate(sandbox, {
+			resource: 'rate',
+			operation: 'get',
+			provider: 'bca',
+			currencies: 'USD, IDR',
+		});
+		expect(error?.message).toBe(
+			'Field "Currencies" holds "IDR", the base currency: every rate is an amount of IDR [item 0]',
+		);
 	});
 
-	it('reports a provider the service does not know with the server\'s words, and lists known codes', async () => {
-		const { error } = await runCurrencyRate(sandbox, { resource: 'rate', operation: 'get', provider: '={{ "Mandiri" }}' });
+	it("reports a provider the service does not know with the server's words, and lists known codes", async () => {
+		const { error } = await runCurrencyRate(sandbox, {
+			resource: 'rate',
+			operation: 'get',
+			provider: '={{ "Mandiri" }}',
+		});
 		expect(error?.message).toBe(
 			'Get Rates (GET /api/rate/1.0/get function=getkurs) failed: the server refused the request: "Unknown provider: mandiri" [item 0]',
 		);
@@ -194,32 +216,60 @@ describe('rate → get: bad inputs and refusals', () => {
 	});
 
 	it('rejects a provider code that is not a code before sending anything', async () => {
-		const { error } = await runCurrencyRate(sandbox, { resource: 'rate', operation: 'get', provider: 'other', providerCode: 'bank central' });
-		expect(error?.message).toBe('Field "Provider Code" is not a provider code: "bank central" [item 0]');
+		const { error } = await runCurrencyRate(sandbox, {
+			resource: 'rate',
+			operation: 'get',
+			provider: 'other',
+			providerCode: 'bank central',
+		});
+		expect(error?.message).toBe(
+			'Field "Provider Code" is not a provider code: "bank central" [item 0]',
+		);
 		expect(sandbox.requests()).toEqual([]);
 	});
 
-	it('turns a JSON-RPC error answer into a clear error with the server\'s words', async () => {
-		sandbox.addFaults([{ kind: 'rpcError', match: { path: '/api/rate/1.0/get' }, message: 'Odoo Server Error' }]);
-		const { error } = await runCurrencyRate(sandbox, { resource: 'rate', operation: 'get', provider: 'bca' });
-		expect(error?.message).toMatch(/^Get Rates \(GET \/api\/rate\/1\.0\/get function=getkurs\) failed: the server answered an error.*Odoo Server Error.*\[item 0\]$/);
+	it("turns a JSON-RPC error answer into a clear error with the server's words", async () => {
+		sandbox.addFaults([
+			{ kind: 'rpcError', match: { path: '/api/rate/1.0/get' }, message: 'Odoo Server Error' },
+		]);
+		const { error } = await runCurrencyRate(sandbox, {
+			resource: 'rate',
+			operation: 'get',
+			provider: 'bca',
+		});
+		expect(error?.message).toMatch(
+			/^Get Rates \(GET \/api\/rate\/1\.0\/get function=getkurs\) failed: the server answered an error.*Odoo Server Error.*\[item 0\]$/,
+		);
 	});
 
 	it('with Continue On Fail, puts an error item in place of each failing item and keeps the others', async () => {
 		const { error, output } = await runCurrencyRate(
 			sandbox,
-			{ resource: 'rate', operation: 'get', provider: '={{ $json.provider }}', currencies: 'USD', output: 'allInOne' },
+			{
+				resource: 'rate',
+				operation: 'get',
+				provider: '={{ $json.provider }}',
+				currencies: 'USD',
+				output: 'allInOne',
+			},
 			[{ provider: 'bca' }, { provider: 'nobank' }, { provider: 'kmk' }],
 			{ continueOnFail: true },
 		);
 		expect(error).toBeUndefined();
 		const items = output('Node');
 		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(items[0].json).toMatchObject({ provider: 'bca', rates: { USD: sandboxQuote('bca', 'USD') } });
+		expect(items[0].json).toMatchObject({
+			provider: 'bca',
+			rates: { USD: sandboxQuote('bca', 'USD') },
+		});
 		expect(items[1].json).toMatchObject({
-			error: 'Get Rates (GET /api/rate/1.0/get function=getkurs) failed: the server refused the request: "Unknown provider: nobank" [item 1]',
+			error:
+				'Get Rates (GET /api/rate/1.0/get function=getkurs) failed: the server refused the request: "Unknown provider: nobank" [item 1]',
 			details: { kind: 'rejected', serverMessage: 'Unknown provider: nobank' },
 		});
-		expect(items[2].json).toMatchObject({ provider: 'kmk', rates: { USD: sandboxQuote('kmk', 'USD') } });
+		expect(items[2].json).toMatchObject({
+			provider: 'kmk',
+			rates: { USD: sandboxQuote('kmk', 'USD') },
+		});
 	});
 });

@@ -4,12 +4,21 @@ import { useSandbox } from '../../../harness/useSandbox';
 
 const sandbox = useSandbox();
 
-const accountParams = { whatsappNumber: '0812 8877 6713', webhookUrl: 'https://n8n.example.com/webhook/incoming', options: { defaultCountry: 'ID' } };
+const accountParams = {
+	whatsappNumber: '0812 8877 6713',
+	webhookUrl: 'https://n8n.example.com/webhook/incoming',
+	options: { defaultCountry: 'ID' },
+};
 
 describe('account', () => {
 	it('check: reads the registration with a bearer token', async () => {
 		await runMessaging(sandbox, { resource: 'account', operation: 'update', ...accountParams });
-		const run = await runMessaging(sandbox, { resource: 'account', operation: 'check', ...accountParams, options: { defaultCountry: 'ID', version: 'v16' } });
+		const run = await runMessaging(sandbox, {
+			resource: 'account',
+			operation: 'check',
+			...accountParams,
+			options: { defaultCountry: 'ID', version: 'v16' },
+		});
 		expect(run.error).toBeUndefined();
 		expect(wire(apiRequests(sandbox)[1])).toEqual({
 			method: 'POST',
@@ -29,7 +38,12 @@ describe('account', () => {
 			status: 'authenticated',
 			registered: true,
 			response: {
-				message: { whatsapp_number: PHONE, whatsapp_webhook: 'https://n8n.example.com/webhook/incoming', accountStatus: 'authenticated', registered: true },
+				message: {
+					whatsapp_number: PHONE,
+					whatsapp_webhook: 'https://n8n.example.com/webhook/incoming',
+					accountStatus: 'authenticated',
+					registered: true,
+				},
 			},
 		});
 	});

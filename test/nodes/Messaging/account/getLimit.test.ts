@@ -7,10 +7,19 @@ const sandbox = useSandbox();
 
 describe('account', () => {
 	it('getLimit: reads blocked / limit / used without a bearer token', async () => {
-		await runMessaging(sandbox, { resource: 'message', operation: 'sendText', phone: PHONE, text: '={{ $json.text }}' }, [{ text: 'one' }, { text: 'two' }]);
+		await runMessaging(
+			sandbox,
+			{ resource: 'message', operation: 'sendText', phone: PHONE, text: '={{ $json.text }}' },
+			[{ text: 'one' }, { text: 'two' }],
+		);
 		const run = await runMessaging(sandbox, { resource: 'account', operation: 'getLimit' });
 		expect(run.error).toBeUndefined();
-		expect(wire(apiRequests(sandbox)[2])).toEqual({ method: 'GET', path: '/api/wa/2.0/limit', bearer: false, params: { client_secret: SECRET } });
+		expect(wire(apiRequests(sandbox)[2])).toEqual({
+			method: 'GET',
+			path: '/api/wa/2.0/limit',
+			bearer: false,
+			params: { client_secret: SECRET },
+		});
 		expect(run.output('Node')[0].json).toEqual({
 			blocked: false,
 			limit: 10_000,
@@ -23,9 +32,19 @@ describe('account', () => {
 	it('getLimit: blocked once the limit is reached', async () => {
 		const small = await startSandbox({ blockLimit: 1 });
 		try {
-			await runMessaging(small, { resource: 'message', operation: 'sendText', phone: PHONE, text: 'one' });
+			await runMessaging(small, {
+				resource: 'message',
+				operation: 'sendText',
+				phone: PHONE,
+				text: 'one',
+			});
 			const run = await runMessaging(small, { resource: 'account', operation: 'getLimit' });
-			expect(run.output('Node')[0].json).toMatchObject({ blocked: true, limit: 1, used: 1, remaining: 0 });
+			expect(run.output('Node')[0].json).toMatchObject({
+				blocked: true,
+				limit: 1,
+				used: 1,
+				remaining: 0,
+			});
 		} finally {
 			await small.close();
 		}

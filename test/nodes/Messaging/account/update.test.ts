@@ -1,13 +1,32 @@
 /** Account → Update through n8n's real engine against the sandbox: the request (no bearer token), the output, its input errors. */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { DEFAULT_VERSION, PHONE, SECRET, apiRequests, expectRefusedInput, runMessaging, tokenRequests, wire, type BadInput } from '../../../harness/messagingNode';
+import {
+	DEFAULT_VERSION,
+	PHONE,
+	SECRET,
+	apiRequests,
+	expectRefusedInput,
+	runMessaging,
+	tokenRequests,
+	wire,
+	type BadInput,
+} from '../../../harness/messagingNode';
 import { useSandbox } from '../../../harness/useSandbox';
 
 const sandbox = useSandbox();
 
-const accountParams = { whatsappNumber: '0812 8877 6713', webhookUrl: 'https://n8n.example.com/webhook/incoming', options: { defaultCountry: 'ID' } };
-const account = (whatsappNumber: string, webhookUrl: string): INodeParameters => ({ resource: 'account', operation: 'update', whatsappNumber, webhookUrl });
+const accountParams = {
+	whatsappNumber: '0812 8877 6713',
+	webhookUrl: 'https://n8n.example.com/webhook/incoming',
+	options: { defaultCountry: 'ID' },
+};
+const account = (whatsappNumber: string, webhookUrl: string): INodeParameters => ({
+	resource: 'account',
+	operation: 'update',
+	whatsappNumber,
+	webhookUrl,
+});
 
 const BAD_INPUTS: BadInput[] = [
 	{
@@ -26,7 +45,11 @@ const BAD_INPUTS: BadInput[] = [
 
 describe('account', () => {
 	it('update: registers number and webhook, without a bearer token', async () => {
-		const run = await runMessaging(sandbox, { resource: 'account', operation: 'update', ...accountParams });
+		const run = await runMessaging(sandbox, {
+			resource: 'account',
+			operation: 'update',
+			...accountParams,
+		});
 		expect(run.error).toBeUndefined();
 		expect(apiRequests(sandbox).map(wire)).toEqual([
 			{
@@ -46,9 +69,18 @@ describe('account', () => {
 			whatsappNumber: PHONE,
 			webhookUrl: 'https://n8n.example.com/webhook/incoming',
 			updated: true,
-			response: { message: { updated: true, whatsapp_number: PHONE, whatsapp_webhook: 'https://n8n.example.com/webhook/incoming' } },
+			response: {
+				message: {
+					updated: true,
+					whatsapp_number: PHONE,
+					whatsapp_webhook: 'https://n8n.example.com/webhook/incoming',
+				},
+			},
 		});
-		expect(sandbox.accounts()[0]).toMatchObject({ whatsappNumber: PHONE, whatsappWebhook: 'https://n8n.example.com/webhook/incoming' });
+		expect(sandbox.accounts()[0]).toMatchObject({
+			whatsappNumber: PHONE,
+			whatsappWebhook: 'https://n8n.example.com/webhook/incoming',
+		});
 		expect(tokenRequests(sandbox)).toHaveLength(0);
 	});
 });

@@ -1,5 +1,12 @@
 /** Auth → Get Token and Verify Token through n8n's real engine against the sandbox: the token requests, the expiry, never the token. */
-import { CLIENT_ID, SECRET, apiRequests, runMessaging, tokenRequests, wire } from '../../../harness/messagingNode';
+import {
+	CLIENT_ID,
+	SECRET,
+	apiRequests,
+	runMessaging,
+	tokenRequests,
+	wire,
+} from '../../../harness/messagingNode';
 import { useSandbox } from '../../../harness/useSandbox';
 
 const sandbox = useSandbox();
@@ -10,7 +17,12 @@ describe('auth', () => {
 		const run = await runMessaging(sandbox, { resource: 'auth', operation: 'getToken' });
 		expect(run.error).toBeUndefined();
 		expect(tokenRequests(sandbox).map(wire)).toEqual([
-			{ method: 'GET', path: '/api/wa/authentication', bearer: false, params: { client_id: CLIENT_ID, client_secret: SECRET } },
+			{
+				method: 'GET',
+				path: '/api/wa/authentication',
+				bearer: false,
+				params: { client_id: CLIENT_ID, client_secret: SECRET },
+			},
 		]);
 		const [item] = run.output('Node');
 		// The same output shape as the Currency Rate node's Get Token (docs/messaging.md, "Auth → Get Token").
@@ -30,12 +42,24 @@ describe('auth', () => {
 		expect(verify.error).toBeUndefined();
 		expect(tokenRequests(sandbox)).toHaveLength(1);
 		const [protectedRequest] = apiRequests(sandbox);
-		expect(wire(protectedRequest)).toEqual({ method: 'GET', path: '/api/wa/protected', bearer: true, params: { client_secret: SECRET } });
+		expect(wire(protectedRequest)).toEqual({
+			method: 'GET',
+			path: '/api/wa/protected',
+			bearer: true,
+			params: { client_secret: SECRET },
+		});
 		const token = protectedRequest.authorization!.replace(/^Bearer /, '');
 		expect(token.length).toBeGreaterThan(10);
 		expect(JSON.stringify(run.run.data.resultData.runData)).not.toContain(token);
 		expect(verify.output('Node')).toEqual([
-			{ json: { valid: true, message: 'Token is valid', response: { valid: true, message: 'Token is valid' } }, pairedItem: { item: 0 } },
+			{
+				json: {
+					valid: true,
+					message: 'Token is valid',
+					response: { valid: true, message: 'Token is valid' },
+				},
+				pairedItem: { item: 0 },
+			},
 		]);
 	});
 

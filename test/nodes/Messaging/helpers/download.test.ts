@@ -4,7 +4,14 @@
  */
 import { createHash } from 'crypto';
 
-import { closeDownloadConnections, isPublicAddress, openUrlFile, redactUrl, UrlFileError, type UrlFileOptions } from '../../../../nodes/Messaging/helpers/download';
+import {
+	closeDownloadConnections,
+	isPublicAddress,
+	openUrlFile,
+	redactUrl,
+	UrlFileError,
+	type UrlFileOptions,
+} from '../../../../nodes/Messaging/helpers/download';
 import { fileSha256 } from '../../../../sandbox/files';
 import { useSandbox } from '../../../harness/useSandbox';
 
@@ -14,7 +21,10 @@ afterAll(async () => await closeDownloadConnections());
 const OPTIONS: UrlFileOptions = { maxBytes: 10 * 1024 * 1024, timeoutMs: 5_000, maxRedirects: 5 };
 
 async function download(path: string, options: Partial<UrlFileOptions> = {}) {
-	const file = await openUrlFile(path.startsWith('http') ? path : `${sandbox.url}${path}`, { ...OPTIONS, ...options });
+	const file = await openUrlFile(path.startsWith('http') ? path : `${sandbox.url}${path}`, {
+		...OPTIONS,
+		...options,
+	});
 	const hash = createHash('sha256');
 	let size = 0;
 	for await (const piece of file.body) {
@@ -36,20 +46,32 @@ async function failure(promise: Promise<unknown>): Promise<UrlFileError> {
 
 describe('openUrlFile', () => {
 	it('streams the file; type from the answer, name from the path', async () => {
-		const { file, size, sha256 } = await download('/files/reports/q3%20summary.pdf?size=300000&type=application/pdf%3B%20charset%3Dbinary');
-		expect(file).toMatchObject({ mimeType: 'application/pdf', fileName: 'q3 summary.pdf', byteLength: 300000 });
+		const { file, size, sha256 } = await download(
+			'/files/reports/q3%20summary.pdf?size=300000&type=application/pdf%3B%20charset%3Dbinary',
+		);
+		expect(file).toMatchObject({
+			mimeType: 'application/pdf',
+			fileName: 'q3 summary.pdf',
+			byteLength: 300000,
+		});
 		expect(size).toBe(300000);
 		expect(sha256).toBe(fileSha256(300000));
 	});
 
 	it('name from Content-Disposition (RFC 8187 first), folders stripped; a generic type is no type', async () => {
-		const disposition = encodeURIComponent(`attachment; filename="fallback.pdf"; filename*=UTF-8''Rechnung%20M%C3%A4rz.pdf`);
+		const disposition = encodeURIComponent(
+			`attachment; filename="fallback.pdf"; filename*=UTF-8''Rechnung%20M%C3%A4rz.pdf`,
+		);
 		const { file } = await download(`/files/download?size=10&disposition=${disposition}`);
 		expect(file.fileName).toBe('Rechnung März.pdf');
 		expect(file.mimeType).toBeUndefined();
-		const sneaky = await download(`/files/x?size=10&disposition=${encodeURIComponent('attachment; filename="../../etc/passwd"')}`);
+		const sneaky = await download(
+			`/files/x?size=10&disposition=${encodeURIComponent('attachment; filename="../../etc/passwd"')}`,
+		);
 		expect(sneaky.file.fileName).toBe('passwd');
-		const broken = await download(`/files/y.txt?size=10&disposition=${encodeURIComponent('attachment; filename="unterminated')}`);
+		const broken = await download(
+			`/files/y.txt?size=10&disposition=${encodeURIComponent('attachment; filename="unterminated')}`,
+		);
 		expect(broken.file.fileName).toBeTruthy();
 	});
 
@@ -58,25 +80,39 @@ describe('openUrlFile', () => {
 		expect(size).toBe(50);
 		expect(file.fileName).toBe('start');
 		expect(sandbox.fileRequests()).toHaveLength(4);
-		const tooMany = await failure(download('/files/start?redirects=4&size=50', { maxRedirects: 3 }));
-		expect(tooMany.message).toMatch(/Could not download the file from http:\/\/127\.0\.0\.1:\d+\/files\/start\?redirects=1&size=50: more than 3 redirects/);
+		const tooMany = await failure(
+			download('/files/start?redirects=4&size=50', { maxRedirects: 3 }),
+		);
+		expect(tooMany.message).toMatch(
+			/Could not download the file from http:\/\/127\.0\.0\.1:\d+\/files\/start\?redirects=1&size=50: more than 3 redirects/,
+		);
 		expect(tooMany.httpStatus).toBe(302);
 	});
 
 	it('refuses a redirect to another scheme, and any URL that is not http(s)', async () => {
-		const ftp = await failure(download(`/files/a.pdf?redirectTo=${encodeURIComponent('ftp://files.example.org/a.pdf')}`));
-		expect(ftp.message).toContain('redirected to ftp://files.example.org/a.pdf, which uses ftp: only http and https URLs can be downloaded');
+		const ftp = await failure(
+			download(`/files/a.pdf?redirectTo=${encodeURIComponent('ftp://files.example.org/a.pdf')}`),
+		);
+		expect(ftp.message).toContain(
+			'redirected to ftp://files.example.org/a.pdf, which uses ftp: only http and https URLs can be downloaded',
+		);
 		expect((await failure(openUrlFile('file:///etc/passwd', OPTIONS))).message).toBe(
 			'Could not download the file from file:///etc/passwd: the URL uses file: only http and https URLs can be downloaded',
 		);
-		expect((await failure(openUrlFile('not a url', OPTIONS))).message).toContain('the URL is not a URL');
+		expect((await failure(openUrlFile('not a url', OPTIONS))).message).toContain(
+			'the URL is not a URL',
+		);
 	});
 
 	it('HTTP failures name the status and the URL, with credentials redacted', async () => {
 		const url = sandbox.url.replace('http://', 'http://ann:s3cret-pw@');
-		const notFound = await failure(download(`${url}/files/gone.pdf?status=404&access_token=abc123xyz`));
+		const notFound = await failure(
+			download(`${url}/files/gone.pdf?status=404&access_token=abc123xyz`),
+		);
 		expect(notFound.httpStatus).toBe(404);
-		expect(notFound.message).toMatch(/^Could not download the file from http:\/\/\*\*\*@127\.0\.0\.1:\d+\/files\/gone\.pdf\?status=404&access_token=\*\*\*: /);
+		expect(notFound.message).toMatch(
+			/^Could not download the file from http:\/\/\*\*\*@127\.0\.0\.1:\d+\/files\/gone\.pdf\?status=404&access_token=\*\*\*: /,
+		);
 		expect(notFound.message).toContain('the server answered HTTP 404 Not Found');
 		expect(notFound.message).not.toMatch(/s3cret-pw|abc123xyz|ann/);
 		expect(notFound.message).toContain('***@127.0.0.1');
@@ -86,7 +122,9 @@ describe('openUrlFile', () => {
 		const withCredentials = sandbox.url.replace('http://', 'http://ann:pw@');
 		const { size } = await download(`${withCredentials}/files/private.pdf?auth=ann:pw&size=20`);
 		expect(size).toBe(20);
-		expect(sandbox.fileRequests()[0].authorization).toBe(`Basic ${Buffer.from('ann:pw').toString('base64')}`);
+		expect(sandbox.fileRequests()[0].authorization).toBe(
+			`Basic ${Buffer.from('ann:pw').toString('base64')}`,
+		);
 
 		// Same sandbox through another origin (localhost instead of 127.0.0.1): the credentials stay behind.
 		const otherOrigin = `${sandbox.url.replace('127.0.0.1', 'localhost')}/files/private.pdf?size=20`;
@@ -97,42 +135,77 @@ describe('openUrlFile', () => {
 	});
 
 	it('size cap: from Content-Length before any byte, or while streaming when the length is unknown', async () => {
-		const declared = await failure(openUrlFile(`${sandbox.url}/files/big.bin?size=300000000`, { ...OPTIONS, maxBytes: 1024 * 1024 }));
-		expect(declared.message).toMatch(/the file has 286 MB, over the limit of 1\.0 MB \(raise "Max File Size" to send it\)/);
+		const declared = await failure(
+			openUrlFile(`${sandbox.url}/files/big.bin?size=300000000`, {
+				...OPTIONS,
+				maxBytes: 1024 * 1024,
+			}),
+		);
+		expect(declared.message).toMatch(
+			/the file has 286 MB, over the limit of 1\.0 MB \(raise "Max File Size" to send it\)/,
+		);
 		await new Promise((resolve) => setTimeout(resolve, 100));
 		expect(sandbox.fileRequests()[0]).toMatchObject({ aborted: true });
 		expect(sandbox.fileRequests()[0].bytesSent).toBeLessThan(50_000_000);
 
-		const streamed = await failure(download('/files/big.bin?size=3000000&chunked=1', { maxBytes: 1024 * 1024 }));
+		const streamed = await failure(
+			download('/files/big.bin?size=3000000&chunked=1', { maxBytes: 1024 * 1024 }),
+		);
 		expect(streamed.message).toContain('the file is larger than the limit of 1.0 MB');
 	});
 
 	it('a length that does not match, a stalled body, a slow answer: errors, not hangs', async () => {
-		expect((await failure(download('/files/short.bin?size=1000&declare=5000'))).message).toMatch(/short\.bin\?size=1000&declare=5000: (the connection failed \(UND_ERR_SOCKET\)|the download broke off after 1000 bytes|the download ended after 1000 of the 5000 bytes)/);
-		expect((await failure(download('/files/stall.bin?size=200000&stallAfter=70000', { timeoutMs: 300 }))).message).toContain(
+		expect((await failure(download('/files/short.bin?size=1000&declare=5000'))).message).toMatch(
+			/short\.bin\?size=1000&declare=5000: (the connection failed \(UND_ERR_SOCKET\)|the download broke off after 1000 bytes|the download ended after 1000 of the 5000 bytes)/,
+		);
+		expect(
+			(await failure(download('/files/stall.bin?size=200000&stallAfter=70000', { timeoutMs: 300 })))
+				.message,
+		).toContain(
 			'the download broke off after 70000 bytes (no data for 0.3 s (raise "Download Timeout" if the server is slow))',
 		);
-		expect((await failure(download('/files/slow.bin?delayMs=2000', { timeoutMs: 300 }))).message).toContain('no data for 0.3 s');
-		expect((await failure(download('/files/empty.bin?size=0'))).message).toContain('the file is empty');
+		expect(
+			(await failure(download('/files/slow.bin?delayMs=2000', { timeoutMs: 300 }))).message,
+		).toContain('no data for 0.3 s');
+		expect((await failure(download('/files/empty.bin?size=0'))).message).toContain(
+			'the file is empty',
+		);
 	});
 
 	it('Block Private Addresses refuses loopback, by literal and by name', async () => {
-		expect((await failure(download('/files/a.pdf', { blockPrivateAddresses: true }))).message).toContain(
-			'127.0.0.1 is a private or local address, and "Block Private Addresses" is on',
+		expect(
+			(await failure(download('/files/a.pdf', { blockPrivateAddresses: true }))).message,
+		).toContain('127.0.0.1 is a private or local address, and "Block Private Addresses" is on');
+		const byName = await failure(
+			download(`${sandbox.url.replace('127.0.0.1', 'localhost')}/files/a.pdf`, {
+				blockPrivateAddresses: true,
+			}),
 		);
-		const byName = await failure(download(`${sandbox.url.replace('127.0.0.1', 'localhost')}/files/a.pdf`, { blockPrivateAddresses: true }));
-		expect(byName.message).toMatch(/localhost resolves to (127\.0\.0\.1|::1), a private or local address/);
+		expect(byName.message).toMatch(
+			/localhost resolves to (127\.0\.0\.1|::1), a private or local address/,
+		);
 		expect(sandbox.fileRequests()).toHaveLength(0);
 		expect(['8.8.8.8', '2606:4700::1111'].map(isPublicAddress)).toEqual([true, true]);
-		expect(['10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fd00::1', '::ffff:127.0.0.1', '0.0.0.0'].map(isPublicAddress)).toEqual(
-			new Array(8).fill(false),
-		);
+		expect(
+			[
+				'10.1.2.3',
+				'172.20.0.1',
+				'192.168.1.1',
+				'169.254.169.254',
+				'::1',
+				'fd00::1',
+				'::ffff:127.0.0.1',
+				'0.0.0.0',
+			].map(isPublicAddress),
+		).toEqual(new Array(8).fill(false));
 	});
 
 	it('redactUrl keeps what identifies the file and hides what opens it', () => {
-		expect(redactUrl('https://u:p@cdn.example.org/a/b.pdf?X-Amz-Signature=abc&X-Amz-Credential=k&part=2')).toBe(
-			'https://***@cdn.example.org/a/b.pdf?X-Amz-Signature=***&X-Amz-Credential=***&part=2',
-		);
+		expect(
+			redactUrl(
+				'https://u:p@cdn.example.org/a/b.pdf?X-Amz-Signature=abc&X-Amz-Credential=k&part=2',
+			),
+		).toBe('https://***@cdn.example.org/a/b.pdf?X-Amz-Signature=***&X-Amz-Credential=***&part=2');
 		expect(redactUrl(`https://example.org/${'a'.repeat(400)}`)).toHaveLength(301);
 	});
 });

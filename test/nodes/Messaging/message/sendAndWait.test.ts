@@ -5,11 +5,28 @@
  * node's restart webhook, the resume), and the next node sees the answer.
  */
 import { Container } from '@n8n/di';
-import { ExecuteContext, InstanceSettings, generateUrlSignature, prepareUrlForSigning } from 'n8n-core';
-import type { IConnections, IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import {
+	ExecuteContext,
+	InstanceSettings,
+	generateUrlSignature,
+	prepareUrlForSigning,
+} from 'n8n-core';
+import type {
+	IConnections,
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+} from 'n8n-workflow';
 
 import { Messaging } from '../../../../nodes/Messaging/Messaging.node';
-import { PACKAGE, RECEIVED_NAME, sandboxCredential, singleNodeWorkflow, type WorkflowJson } from '../../../harness/engine';
+import {
+	PACKAGE,
+	RECEIVED_NAME,
+	sandboxCredential,
+	singleNodeWorkflow,
+	type WorkflowJson,
+} from '../../../harness/engine';
 import { WaitingHarness } from '../../../harness/waitingEngine';
 import { PHONE, PHONE_PASTED } from '../../../harness/messagingNode';
 import { useSandbox } from '../../../harness/useSandbox';
@@ -24,18 +41,48 @@ afterAll(async () => await harness.close());
 const OTHER_PHONE = '6281299990001';
 
 /** Items → Messaging (Send and Wait) → Received. */
-function approvalWorkflow(parameters: INodeParameters = {}, items: IDataObject[] = [{}], settings: Partial<INode> = {}): WorkflowJson {
-	const base = singleNodeWorkflow('messaging', { resource: 'message', operation: 'sendAndWait', phone: PHONE_PASTED, message: 'Send the March price list to 1,200 customers?', ...parameters }, items, settings);
+function approvalWorkflow(
+	parameters: INodeParameters = {},
+	items: IDataObject[] = [{}],
+	settings: Partial<INode> = {},
+): WorkflowJson {
+	const base = singleNodeWorkflow(
+		'messaging',
+		{
+			resource: 'message',
+			operation: 'sendAndWait',
+			phone: PHONE_PASTED,
+			message: 'Send the March price list to 1,200 customers?',
+			...parameters,
+		},
+		items,
+		settings,
+	);
 	return {
-		nodes: [...base.nodes, { id: '4', name: RECEIVED_NAME, type: 'test.received', typeVersion: 1, position: [600, 0], parameters: {} }],
-		connections: { ...base.connections, Node: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] } } as IConnections,
+		nodes: [
+			...base.nodes,
+			{
+				id: '4',
+				name: RECEIVED_NAME,
+				type: 'test.received',
+				typeVersion: 1,
+				position: [600, 0],
+				parameters: {},
+			},
+		],
+		connections: {
+			...base.connections,
+			Node: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] },
+		} as IConnections,
 	};
 }
 
 /** The links of the n-th message the sandbox recorded, by label. */
 function linksOf(entryIndex = 0): Record<string, string> {
 	const text = sandbox.ledger()[entryIndex]?.text ?? '';
-	return Object.fromEntries([...text.matchAll(/^(.+): (http\S+)$/gm)].map((match) => [match[1], match[2]]));
+	return Object.fromEntries(
+		[...text.matchAll(/^(.+): (http\S+)$/gm)].map((match) => [match[1], match[2]]),
+	);
 }
 
 const json = (items: INodeExecutionData[]) => items.map((item) => item.json);
@@ -48,11 +95,26 @@ describe('Send and Wait: approval', () => {
 
 		const [entry] = sandbox.ledger();
 		expect(entry).toMatchObject({ kind: 'text', phone: PHONE });
-		expect(entry.text).toMatch(/^Send the March price list to 1,200 customers\?\n\nApprove: http:\/\/127\.0\.0\.1:\d+\/webhook-waiting\/wait-\d+\/3\?approved=true&item=0&w=[0-9a-f]{12}&signature=[0-9a-f]{64}\nDecline: http.*approved=false.*$/);
-		expect(json(execution.output('Node'))).toEqual([expect.objectContaining({ approved: null, answered: false, timedOut: false, id: entry.id, phone: PHONE, sent: true })]);
+		expect(entry.text).toMatch(
+			/^Send the March price list to 1,200 customers\?\n\nApprove: http:\/\/127\.0\.0\.1:\d+\/webhook-waiting\/wait-\d+\/3\?approved=true&item=0&w=[0-9a-f]{12}&signature=[0-9a-f]{64}\nDecline: http.*approved=false.*$/,
+		);
+		expect(json(execution.output('Node'))).toEqual([
+			expect.objectContaining({
+				approved: null,
+				answered: false,
+				timedOut: false,
+				id: entry.id,
+				phone: PHONE,
+				sent: true,
+			}),
+		]);
 
 		const call = await harness.open(linksOf().Approve);
-		expect(call).toMatchObject({ status: 200, resumed: true, contentType: 'text/html; charset=utf-8' });
+		expect(call).toMatchObject({
+			status: 200,
+			resumed: true,
+			contentType: 'text/html; charset=utf-8',
+		});
 		expect(call.text).toContain('<h1>Approved</h1>');
 		expect(call.text).not.toMatch(/<script|https?:\/\/(?!127)/);
 
@@ -84,10 +146,17 @@ describe('Send and Wait: approval', () => {
 	it('decline: approved: false; "Approve Only" sends one link with its own label', async () => {
 		const execution = await harness.run(approvalWorkflow());
 		await harness.open(linksOf().Decline);
-		expect(json((await harness.settled(execution.id)).output(RECEIVED_NAME))[0]).toMatchObject({ approved: false, answered: true });
+		expect(json((await harness.settled(execution.id)).output(RECEIVED_NAME))[0]).toMatchObject({
+			approved: false,
+			answered: true,
+		});
 
 		sandbox.reset();
-		await harness.run(approvalWorkflow({ approvalOptions: { approvalType: 'single', approveLabel: 'Yes, send it' } }));
+		await harness.run(
+			approvalWorkflow({
+				approvalOptions: { approvalType: 'single', approveLabel: 'Yes, send it' },
+			}),
+		);
 		expect(Object.keys(linksOf())).toEqual(['Yes, send it']);
 	});
 
@@ -96,7 +165,10 @@ describe('Send and Wait: approval', () => {
 		const decline = linksOf().Decline;
 		const forged = decline.replace('approved=false', 'approved=true');
 		expect(await harness.open(forged)).toMatchObject({ status: 401, resumed: false });
-		expect(await harness.open(decline.replace(/&signature=[0-9a-f]+/, ''))).toMatchObject({ status: 401, resumed: false });
+		expect(await harness.open(decline.replace(/&signature=[0-9a-f]+/, ''))).toMatchObject({
+			status: 401,
+			resumed: false,
+		});
 		const otherItem = decline.replace('item=0', 'item=1');
 		expect(await harness.open(otherItem)).toMatchObject({ status: 401, resumed: false });
 		expect(harness.execution(execution.id).status).toBe('waiting');
@@ -104,7 +176,9 @@ describe('Send and Wait: approval', () => {
 
 	it('a link preview (no browser) answers a page but records nothing', async () => {
 		const execution = await harness.run(approvalWorkflow());
-		const preview = await harness.open(linksOf().Approve, { headers: { 'user-agent': 'WhatsApp/2.24.6.77 A' } });
+		const preview = await harness.open(linksOf().Approve, {
+			headers: { 'user-agent': 'WhatsApp/2.24.6.77 A' },
+		});
 		expect(preview).toMatchObject({ status: 200, resumed: false });
 		expect(harness.execution(execution.id).status).toBe('waiting');
 	});
@@ -115,7 +189,13 @@ describe('Send and Wait: approval', () => {
 		const other = new URL(linksOf().Approve);
 		other.searchParams.set('w', '0123456789ab');
 		other.searchParams.delete('signature');
-		other.searchParams.set('signature', generateUrlSignature(prepareUrlForSigning(other), Container.get(InstanceSettings).hmacSignatureSecret));
+		other.searchParams.set(
+			'signature',
+			generateUrlSignature(
+				prepareUrlForSigning(other),
+				Container.get(InstanceSettings).hmacSignatureSecret,
+			),
+		);
 		const call = await harness.open(other.toString());
 		expect(call).toMatchObject({ status: 410, resumed: false });
 		expect(call.text).toContain('This link is no longer valid');
@@ -125,7 +205,13 @@ describe('Send and Wait: approval', () => {
 
 describe('Send and Wait: free text', () => {
 	it('the link opens a form; an empty answer is refused; the text comes out', async () => {
-		const execution = await harness.run(approvalWorkflow({ responseType: 'freeText', message: 'Which date suits you for the delivery?', freeTextOptions: { linkLabel: 'Answer here' } }));
+		const execution = await harness.run(
+			approvalWorkflow({
+				responseType: 'freeText',
+				message: 'Which date suits you for the delivery?',
+				freeTextOptions: { linkLabel: 'Answer here' },
+			}),
+		);
 		const link = linksOf()['Answer here'];
 		expect(link).toMatch(/\?item=0&w=[0-9a-f]{12}&signature=/);
 
@@ -134,10 +220,21 @@ describe('Send and Wait: free text', () => {
 		expect(page.text).toContain('Which date suits you for the delivery?');
 		expect(page.text).toMatch(/<form method="post">.*<textarea id="text" name="text"/);
 
-		expect(await harness.open(link, { form: { text: '   ' } })).toMatchObject({ status: 400, resumed: false });
-		expect(await harness.open(link, { form: { text: 'Thursday <b>morning</b>' } })).toMatchObject({ status: 200, resumed: true });
+		expect(await harness.open(link, { form: { text: '   ' } })).toMatchObject({
+			status: 400,
+			resumed: false,
+		});
+		expect(await harness.open(link, { form: { text: 'Thursday <b>morning</b>' } })).toMatchObject({
+			status: 200,
+			resumed: true,
+		});
 		const [answer] = json((await harness.settled(execution.id)).output(RECEIVED_NAME));
-		expect(answer).toMatchObject({ text: 'Thursday <b>morning</b>', answered: true, respondedBy: PHONE, timedOut: false });
+		expect(answer).toMatchObject({
+			text: 'Thursday <b>morning</b>',
+			answered: true,
+			respondedBy: PHONE,
+			timedOut: false,
+		});
 		expect(answer).not.toHaveProperty('approved');
 	});
 });
@@ -145,43 +242,87 @@ describe('Send and Wait: free text', () => {
 describe('Send and Wait: several items, limits, errors', () => {
 	it('one question per item; the first answer resumes; every item comes out, a failed send as its error item', async () => {
 		const execution = await harness.run(
-			approvalWorkflow({ phone: '={{ $json.phone }}' }, [{ phone: PHONE_PASTED }, { phone: '12ab' }, { phone: `+${OTHER_PHONE}` }], { onError: 'continueRegularOutput' }),
+			approvalWorkflow(
+				{ phone: '={{ $json.phone }}' },
+				[{ phone: PHONE_PASTED }, { phone: '12ab' }, { phone: `+${OTHER_PHONE}` }],
+				{ onError: 'continueRegularOutput' },
+			),
 		);
 		expect(execution.status).toBe('waiting');
 		expect(sandbox.ledger().map((entry) => entry.phone)).toEqual([PHONE, OTHER_PHONE]);
 		await harness.open(linksOf(1).Approve);
 		const out = json((await harness.settled(execution.id)).output(RECEIVED_NAME));
 		expect(out).toHaveLength(3);
-		expect(out[0]).toMatchObject({ approved: null, answered: false, phone: PHONE, timedOut: false });
+		expect(out[0]).toMatchObject({
+			approved: null,
+			answered: false,
+			phone: PHONE,
+			timedOut: false,
+		});
 		expect(out[1]).toMatchObject({ error: expect.stringContaining('Phone Number') });
-		expect(out[2]).toMatchObject({ approved: true, answered: true, respondedBy: OTHER_PHONE, phone: OTHER_PHONE });
+		expect(out[2]).toMatchObject({
+			approved: true,
+			answered: true,
+			respondedBy: OTHER_PHONE,
+			phone: OTHER_PHONE,
+		});
 	});
 
 	it('nothing sent: nothing waits', async () => {
-		const execution = await harness.run(approvalWorkflow({ phone: '12ab' }, [{}], { onError: 'continueRegularOutput' }));
+		const execution = await harness.run(
+			approvalWorkflow({ phone: '12ab' }, [{}], { onError: 'continueRegularOutput' }),
+		);
 		expect(execution.status).toBe('success');
-		expect(json(execution.output(RECEIVED_NAME))[0]).toMatchObject({ error: expect.stringContaining('Phone Number') });
+		expect(json(execution.output(RECEIVED_NAME))[0]).toMatchObject({
+			error: expect.stringContaining('Phone Number'),
+		});
 	});
 
 	it('Limit Wait Time: after the interval the execution goes on with timedOut: true', async () => {
 		const before = Date.now();
-		const execution = await harness.run(approvalWorkflow({ limitWaitTime: true, limitType: 'afterTimeInterval', resumeAmount: 2, resumeUnit: 'hours' }));
+		const execution = await harness.run(
+			approvalWorkflow({
+				limitWaitTime: true,
+				limitType: 'afterTimeInterval',
+				resumeAmount: 2,
+				resumeUnit: 'hours',
+			}),
+		);
 		expect(execution.waitTill!.getTime() - before).toBeGreaterThanOrEqual(2 * 3_600_000 - 1000);
 		expect(execution.waitTill!.getTime() - before).toBeLessThan(2 * 3_600_000 + 60_000);
 		const ended = await harness.timeOut(execution.id);
 		expect(ended.status).toBe('success');
 		expect(json(ended.output(RECEIVED_NAME))).toEqual([
-			expect.objectContaining({ approved: null, answered: false, respondedBy: null, respondedAt: null, timedOut: true, id: sandbox.ledger()[0].id }),
+			expect.objectContaining({
+				approved: null,
+				answered: false,
+				respondedBy: null,
+				respondedAt: null,
+				timedOut: true,
+				id: sandbox.ledger()[0].id,
+			}),
 		]);
 		// After the time-out the links answer "no action required".
 		expect((await harness.open(linksOf().Approve)).resumed).toBe(false);
 	});
 
 	it('Limit Wait Time at a date; a date that is none is refused before anything is sent', async () => {
-		const execution = await harness.run(approvalWorkflow({ limitWaitTime: true, limitType: 'atSpecifiedTime', maxDateAndTime: '2031-05-01T10:00:00.000Z' }));
+		const execution = await harness.run(
+			approvalWorkflow({
+				limitWaitTime: true,
+				limitType: 'atSpecifiedTime',
+				maxDateAndTime: '2031-05-01T10:00:00.000Z',
+			}),
+		);
 		expect(execution.waitTill?.toISOString()).toBe('2031-05-01T10:00:00.000Z');
 		sandbox.reset();
-		const bad = await harness.run(approvalWorkflow({ limitWaitTime: true, limitType: 'atSpecifiedTime', maxDateAndTime: 'next tuesday' }));
+		const bad = await harness.run(
+			approvalWorkflow({
+				limitWaitTime: true,
+				limitType: 'atSpecifiedTime',
+				maxDateAndTime: 'next tuesday',
+			}),
+		);
 		expect(bad.status).toBe('error');
 		expect(JSON.stringify(bad.run.data.resultData.error)).toContain('Max Date and Time');
 		expect(sandbox.ledger()).toHaveLength(0);
@@ -190,13 +331,16 @@ describe('Send and Wait: several items, limits, errors', () => {
 	it('an n8n without signed resume links: refused clearly, nothing sent', async () => {
 		// The prototype that defines it (n8n-core's NodeExecutionContext, which ExecuteContext extends).
 		let proto = ExecuteContext.prototype as unknown as { getSignedResumeUrl?: unknown };
-		while (!Object.prototype.hasOwnProperty.call(proto, 'getSignedResumeUrl')) proto = Object.getPrototypeOf(proto) as typeof proto;
+		while (!Object.prototype.hasOwnProperty.call(proto, 'getSignedResumeUrl'))
+			proto = Object.getPrototypeOf(proto) as typeof proto;
 		const original = proto.getSignedResumeUrl;
 		delete proto.getSignedResumeUrl;
 		try {
 			const execution = await harness.run(approvalWorkflow());
 			expect(execution.status).toBe('error');
-			expect(JSON.stringify(execution.run.data.resultData.error)).toContain('Send and Wait needs n8n 1.107 or newer');
+			expect(JSON.stringify(execution.run.data.resultData.error)).toContain(
+				'Send and Wait needs n8n 1.107 or newer',
+			);
 			expect(sandbox.ledger()).toHaveLength(0);
 		} finally {
 			proto.getSignedResumeUrl = original;
@@ -206,20 +350,39 @@ describe('Send and Wait: several items, limits, errors', () => {
 	it('with Stop at the Usage Limit, only the remaining messages are sent and the wait covers them', async () => {
 		sandbox.setUsage({ limit: 10, used: 9 });
 		const execution = await harness.run(
-			approvalWorkflow({ phone: '={{ $json.phone }}', options: { stopAtUsageLimit: true } }, [{ phone: PHONE }, { phone: OTHER_PHONE }], { onError: 'continueRegularOutput' }),
+			approvalWorkflow(
+				{ phone: '={{ $json.phone }}', options: { stopAtUsageLimit: true } },
+				[{ phone: PHONE }, { phone: OTHER_PHONE }],
+				{ onError: 'continueRegularOutput' },
+			),
 		);
 		expect(execution.status).toBe('waiting');
 		expect(sandbox.ledger()).toHaveLength(1);
 		const out = json(execution.output('Node'));
 		expect(out[0]).toMatchObject({ answered: false, phone: PHONE });
-		expect(out[1]).toMatchObject({ details: { notAttempted: true }, error: expect.stringContaining("Not sent: the account's usage limit is reached. It had 1 message left") });
+		expect(out[1]).toMatchObject({
+			details: { notAttempted: true },
+			error: expect.stringContaining(
+				"Not sent: the account's usage limit is reached. It had 1 message left",
+			),
+		});
 	});
 
 	it('the node declares its restart webhooks as n8n expects (path = node id, GET and POST)', () => {
 		const { description } = new Messaging();
 		expect(description.webhooks).toEqual([
-			expect.objectContaining({ httpMethod: 'GET', path: '={{ $nodeId }}', restartWebhook: true, isFullPath: true }),
-			expect.objectContaining({ httpMethod: 'POST', path: '={{ $nodeId }}', restartWebhook: true, isFullPath: true }),
+			expect.objectContaining({
+				httpMethod: 'GET',
+				path: '={{ $nodeId }}',
+				restartWebhook: true,
+				isFullPath: true,
+			}),
+			expect.objectContaining({
+				httpMethod: 'POST',
+				path: '={{ $nodeId }}',
+				restartWebhook: true,
+				isFullPath: true,
+			}),
 		]);
 		expect(PACKAGE).toBe('n8n-nodes-messaging-rate');
 	});

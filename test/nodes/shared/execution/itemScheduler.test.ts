@@ -21,11 +21,20 @@ const sendText = (options: Record<string, number>) => ({
 	text: '={{ $json.text }}',
 	options,
 });
-const sendTextTo = (phone: string, extra: INodeParameters = {}): INodeParameters => ({ resource: 'message', operation: 'sendText', phone, text: 'Hi', ...extra });
+const sendTextTo = (phone: string, extra: INodeParameters = {}): INodeParameters => ({
+	resource: 'message',
+	operation: 'sendText',
+	phone,
+	text: 'Hi',
+	...extra,
+});
 
 test.each([1, 3])('Delay Between Requests spaces the sends (parallel %i)', async (parallel) => {
 	const delayMs = 150;
-	const run = await runWorkflow(singleNodeWorkflow('messaging', sendText({ delayMs, parallel }), items(5)), sandboxCredential(sandbox.url));
+	const run = await runWorkflow(
+		singleNodeWorkflow('messaging', sendText({ delayMs, parallel }), items(5)),
+		sandboxCredential(sandbox.url),
+	);
 	expect(run.error).toBeUndefined();
 	const times = sandbox
 		.ledger()
@@ -40,7 +49,10 @@ test.each([1, 3])('Delay Between Requests spaces the sends (parallel %i)', async
 });
 
 test('without the delay, the same sends are not spaced out', async () => {
-	const run = await runWorkflow(singleNodeWorkflow('messaging', sendText({ parallel: 1 }), items(5)), sandboxCredential(sandbox.url));
+	const run = await runWorkflow(
+		singleNodeWorkflow('messaging', sendText({ parallel: 1 }), items(5)),
+		sandboxCredential(sandbox.url),
+	);
 	expect(run.error).toBeUndefined();
 	const times = sandbox.ledger().map((e) => Date.parse(e.at));
 	expect(Math.max(...times) - Math.min(...times)).toBeLessThan(4 * 150 - 20);
@@ -50,8 +62,18 @@ test('without Continue On Fail, a failure starts no further item and the error l
 	// times 2: sandbox.reset() dropped its tokens, so the first send may be refused as "Invalid
 	// token" (which spends one firing) and repeated with a new token. Either way item 0 fails;
 	// with parallel 1 nothing after it may be sent.
-	sandbox.addFaults([{ kind: 'sentFalse', message: 'Number is banned', match: { rpcMethod: 'sendMessage' }, times: 2 }]);
-	const run = await runWorkflow(singleNodeWorkflow('messaging', sendText({ parallel: 1 }), items(4)), sandboxCredential(sandbox.url));
+	sandbox.addFaults([
+		{
+			kind: 'sentFalse',
+			message: 'Number is banned',
+			match: { rpcMethod: 'sendMessage' },
+			times: 2,
+		},
+	]);
+	const run = await runWorkflow(
+		singleNodeWorkflow('messaging', sendText({ parallel: 1 }), items(4)),
+		sandboxCredential(sandbox.url),
+	);
 	expect(run.error?.description).toMatch(/not sent: "Number is banned"/);
 	expect(run.error?.description).toMatch(/Failed: item 0\. Not started: items 1–3\./);
 	expect(sandbox.ledger()).toHaveLength(0);
@@ -60,19 +82,40 @@ test('without Continue On Fail, a failure starts no further item and the error l
 describe('Continue On Fail', () => {
 	it('keeps one output per input, in order, with error items in place', async () => {
 		// The first send is refused by the gateway; item 1 has a bad number; the others go out.
-		sandbox.addFaults([{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, message: 'Failed to send message' }]);
+		sandbox.addFaults([
+			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, message: 'Failed to send message' },
+		]);
 		const phones = ['+62 812-8877-6710', 'not a number', '+62 812-8877-6712', '+62 812-8877-6713'];
-		const run = await runMessaging(sandbox, sendTextTo('={{ $json.phone }}', { text: '={{ "Hello " + $json.phone }}' }), phones.map((phone) => ({ phone })), {
-			continueOnFail: true,
-		});
+		const run = await runMessaging(
+			sandbox,
+			sendTextTo('={{ $json.phone }}', { text: '={{ "Hello " + $json.phone }}' }),
+			phones.map((phone) => ({ phone })),
+			{
+				continueOnFail: true,
+			},
+		);
 		expect(run.error).toBeUndefined();
 		const output = run.output('Node');
-		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(output.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+			{ item: 3 },
+		]);
 		expect(output[0].json).toEqual({
-			error: 'Send Message (POST /api/wa/2.0/post method=sendMessage) failed: the message was not sent: "Failed to send message" [item 0]',
-			details: { item: 0, kind: 'rejected', httpStatus: 200, serverMessage: 'Failed to send message', deliveryUnknown: false },
+			error:
+				'Send Message (POST /api/wa/2.0/post method=sendMessage) failed: the message was not sent: "Failed to send message" [item 0]',
+			details: {
+				item: 0,
+				kind: 'rejected',
+				httpStatus: 200,
+				serverMessage: 'Failed to send message',
+				deliveryUnknown: false,
+			},
 		});
-		expect(output[1].json).toMatchObject({ error: 'Field "Phone Number" is not a phone number: "not a number" [item 1]' });
+		expect(output[1].json).toMatchObject({
+			error: 'Field "Phone Number" is not a phone number: "not a number" [item 1]',
+		});
 		const ledger = sandbox.ledger();
 		expect(ledger.map((entry) => [entry.phone, entry.text])).toEqual([
 			['6281288776712', 'Hello +62 812-8877-6712'],
@@ -83,9 +126,14 @@ describe('Continue On Fail', () => {
 	});
 
 	it('also with onError: continueRegularOutput', async () => {
-		const run = await runMessaging(sandbox, { resource: 'number', operation: 'check', phone: '={{ $json.phone }}' }, [{ phone: 'x' }, { phone: PHONE }], {
-			onError: 'continueRegularOutput',
-		});
+		const run = await runMessaging(
+			sandbox,
+			{ resource: 'number', operation: 'check', phone: '={{ $json.phone }}' },
+			[{ phone: 'x' }, { phone: PHONE }],
+			{
+				onError: 'continueRegularOutput',
+			},
+		);
 		expect(run.output('Node').map((item) => Object.keys(item.json)[0])).toEqual(['error', 'phone']);
 	});
 });
@@ -97,31 +145,47 @@ describe('batching', () => {
 
 	async function sendAll(parallel: number) {
 		// The first send answers late: with parallel > 1 the next ones finish before it.
-		sandbox.addFaults([{ kind: 'slow', match: { rpcMethod: 'sendMessage' }, delayMs: 400, times: 1 }]);
-		return await runMessaging(sandbox, sendTextTo('={{ $json.phone }}', { text: '={{ "item " + $json.n }}', options: { parallel } }), items);
+		sandbox.addFaults([
+			{ kind: 'slow', match: { rpcMethod: 'sendMessage' }, delayMs: 400, times: 1 },
+		]);
+		return await runMessaging(
+			sandbox,
+			sendTextTo('={{ $json.phone }}', { text: '={{ "item " + $json.n }}', options: { parallel } }),
+			items,
+		);
 	}
 
-	it.each([1, 4])('parallel %i: output order and pairedItem follow the input; one token for the run', async (parallel) => {
-		const run = await sendAll(parallel);
-		expect(run.error).toBeUndefined();
-		const output = run.output('Node');
-		expect(output.map((item) => item.pairedItem)).toEqual(items.map((_, i) => ({ item: i })));
-		expect(output.map((item) => item.json.phone)).toEqual(phones.map(digits));
-		const idByPhone = new Map(sandbox.ledger().map((entry) => [entry.phone, entry.id]));
-		expect(output.map((item) => item.json.id)).toEqual(phones.map((phone) => idByPhone.get(digits(phone))));
-		expect(sandbox.ledger().find((entry) => entry.phone === digits(phones[5]))?.text).toBe('item 5');
+	it.each([1, 4])(
+		'parallel %i: output order and pairedItem follow the input; one token for the run',
+		async (parallel) => {
+			const run = await sendAll(parallel);
+			expect(run.error).toBeUndefined();
+			const output = run.output('Node');
+			expect(output.map((item) => item.pairedItem)).toEqual(items.map((_, i) => ({ item: i })));
+			expect(output.map((item) => item.json.phone)).toEqual(phones.map(digits));
+			const idByPhone = new Map(sandbox.ledger().map((entry) => [entry.phone, entry.id]));
+			expect(output.map((item) => item.json.id)).toEqual(
+				phones.map((phone) => idByPhone.get(digits(phone))),
+			);
+			expect(sandbox.ledger().find((entry) => entry.phone === digits(phones[5]))?.text).toBe(
+				'item 5',
+			);
 
-		// One token request; every send carried that same token.
-		expect(sandbox.stats().tokensIssued.wa).toBe(1);
-		const bearers = new Set(apiRequests(sandbox).map((entry) => entry.authorization));
-		expect(bearers.size).toBe(1);
-	});
+			// One token request; every send carried that same token.
+			expect(sandbox.stats().tokensIssued.wa).toBe(1);
+			const bearers = new Set(apiRequests(sandbox).map((entry) => entry.authorization));
+			expect(bearers.size).toBe(1);
+		},
+	);
 
 	it('parallel 4 really overlaps requests; parallel 1 never does', async () => {
 		// The log is written when an answer goes out, `seq` when a request comes in: an answer
 		// logged before one that came in earlier proves two requests were in flight together.
 		const overlapped = () => {
-			const seqs = sandbox.requests().filter((entry) => entry.path === '/api/wa/2.0/post').map((entry) => entry.seq);
+			const seqs = sandbox
+				.requests()
+				.filter((entry) => entry.path === '/api/wa/2.0/post')
+				.map((entry) => entry.seq);
 			return seqs.some((seq, i) => i > 0 && seq < seqs[i - 1]);
 		};
 		await sendAll(1);
@@ -133,8 +197,14 @@ describe('batching', () => {
 	});
 
 	it('without Continue On Fail, a parallel run stops starting items after a failure and says what happened', async () => {
-		sandbox.addFaults([{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, message: 'Message limit reached' }]);
-		const run = await runMessaging(sandbox, sendTextTo('={{ $json.phone }}', { options: { parallel: 3 } }), items);
+		sandbox.addFaults([
+			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, message: 'Message limit reached' },
+		]);
+		const run = await runMessaging(
+			sandbox,
+			sendTextTo('={{ $json.phone }}', { options: { parallel: 3 } }),
+			items,
+		);
 		expect(run.error?.message).toContain('"Message limit reached" [item 0]');
 		expect(run.error?.description).toMatch(/Failed: item 0\./);
 		expect(sandbox.ledger().length).toBeLessThan(items.length);

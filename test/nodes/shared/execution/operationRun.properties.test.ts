@@ -10,7 +10,12 @@ import { join } from 'path';
 import { promisify } from 'util';
 
 import '../../../harness/env';
-import { checkEquivalence, probe, assertSameOutcome, type EquivalenceReport } from '../../../harness/parameterEquivalence';
+import {
+	checkEquivalence,
+	probe,
+	assertSameOutcome,
+	type EquivalenceReport,
+} from '../../../harness/parameterEquivalence';
 import { CurrencyRate } from '../../../../nodes/CurrencyRate/CurrencyRate.node';
 import { Messaging } from '../../../../nodes/Messaging/Messaging.node';
 import { plainJsonPath } from '../../../../nodes/shared/execution/operationRun';
@@ -18,7 +23,7 @@ import { plainJsonPath } from '../../../../nodes/shared/execution/operationRun';
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 40);
 const ROOT = join(__dirname, '..', '..', '..', '..');
 
-describe('ParameterReader gives n8n\'s results', () => {
+describe("ParameterReader gives n8n's results", () => {
 	it('under the legacy expression engine: random items, random mappings, collections, typed-in values, missing parameters', async () => {
 		const report = await checkEquivalence(RUNS);
 		expect(report.engine).toBe('legacy');
@@ -26,10 +31,16 @@ describe('ParameterReader gives n8n\'s results', () => {
 		expect(report.direct).toBeGreaterThan(report.reads / 10);
 	});
 
-	it('under the quickjs expression engine (n8n\'s isolate runtime)', async () => {
+	it("under the quickjs expression engine (n8n's isolate runtime)", async () => {
 		const { stdout } = await promisify(execFile)(
 			process.execPath,
-			['-r', 'ts-node/register/transpile-only', join(ROOT, 'test', 'harness', 'parameterEquivalence.ts'), 'quickjs', String(Math.ceil(RUNS / 2))],
+			[
+				'-r',
+				'ts-node/register/transpile-only',
+				join(ROOT, 'test', 'harness', 'parameterEquivalence.ts'),
+				'quickjs',
+				String(Math.ceil(RUNS / 2)),
+			],
 			{ cwd: ROOT, timeout: 180_000, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true' } },
 		);
 		const line = stdout.split('\n').find((l) => l.startsWith('EQUIVALENCE ')) ?? 'EQUIVALENCE {}';
@@ -40,12 +51,12 @@ describe('ParameterReader gives n8n\'s results', () => {
 
 	it('reads plain mappings of present fields straight from the item, and typed-in values once per run', async () => {
 		const items = Array.from({ length: 5 }, (_, i) => ({
-			phone: `+62 812-0000-${1000 + i}`,
+			'phone': `+62 812-0000-${1000 + i}`,
 			'Phone Number': `0812${i}`,
-			n: 40 + i,
-			ok: i % 2 === 0,
-			none: null,
-			customer: { phone: `62${i}`, tags: ['vip', i] },
+			'n': 40 + i,
+			'ok': i % 2 === 0,
+			'none': null,
+			'customer': { phone: `62${i}`, tags: ['vip', i] },
 			"it's": 'quoted',
 		}));
 		const mappings = [
@@ -65,20 +76,23 @@ describe('ParameterReader gives n8n\'s results', () => {
 			]);
 			records.forEach(assertSameOutcome);
 			expect(records.filter((r) => r.name === 'value' && r.readerAskedN8n)).toEqual([]);
-			expect(records.filter((r) => r.name === 'number' && r.readerAskedN8n).map((r) => r.itemIndex)).toEqual([0]);
+			expect(
+				records.filter((r) => r.name === 'number' && r.readerAskedN8n).map((r) => r.itemIndex),
+			).toEqual([0]);
 		}
 	});
 });
 
 describe('what the reader relies on', () => {
-	it('no parameter of the package\'s nodes has a value n8n would validate or convert per item (validateType, resource mapper)', () => {
+	it("no parameter of the package's nodes has a value n8n would validate or convert per item (validateType, resource mapper)", () => {
 		// For such parameters n8n's getNodeParameter changes the value after evaluating it, which a
 		// value read once per run or straight from the item would skip.
 		const offenders: string[] = [];
 		const visit = (node: string, properties: unknown[], path: string) => {
 			for (const property of properties as Array<Record<string, unknown>>) {
 				const name = `${path}${String(property.name)}`;
-				if (property.validateType || property.type === 'resourceMapper') offenders.push(`${node}: ${name}`);
+				if (property.validateType || property.type === 'resourceMapper')
+					offenders.push(`${node}: ${name}`);
 				for (const key of ['options', 'values']) {
 					const nested = property[key];
 					if (Array.isArray(nested)) visit(node, nested, `${name}.`);

@@ -9,8 +9,20 @@ describe('parseRateAnswer', () => {
 			{
 				success: true,
 				response: [
-					{ name: 'USD', rate_sell: '14080.00', rate_buy: '13940.00', rate_avg: '14010.00', provider: 'cimb' },
-					{ name: 'eur', rate_sell: 15100.5, rate_buy: 14900.5, rate_avg: 15000.5, provider: 'cimb' },
+					{
+						name: 'USD',
+						rate_sell: '14080.00',
+						rate_buy: '13940.00',
+						rate_avg: '14010.00',
+						provider: 'cimb',
+					},
+					{
+						name: 'eur',
+						rate_sell: 15100.5,
+						rate_buy: 14900.5,
+						rate_avg: 15000.5,
+						provider: 'cimb',
+					},
 					{ name: 'SGD', rate_sell: '10,500.25', rate_buy: '10,400.75', provider: 'cimb' },
 				],
 			},
@@ -28,7 +40,14 @@ describe('parseRateAnswer', () => {
 	it('keeps the first row of a duplicated currency and marks unusable quotes as null', () => {
 		const table = parseRateAnswer(
 			'x',
-			{ response: [{ name: 'USD', rate_buy: 0, rate_sell: 'n/a', rate_avg: 1 }, { name: 'USD', rate_buy: 2, rate_sell: 2, rate_avg: 2 }, { rate_buy: 1 }, null] },
+			{
+				response: [
+					{ name: 'USD', rate_buy: 0, rate_sell: 'n/a', rate_avg: 1 },
+					{ name: 'USD', rate_buy: 2, rate_sell: 2, rate_avg: 2 },
+					{ rate_buy: 1 },
+					null,
+				],
+			},
 			0,
 		);
 		expect(table.codes).toEqual(['USD']);

@@ -6,7 +6,13 @@
 import fc from 'fast-check';
 import { Readable } from 'stream';
 
-import { ApiError, buildBody, endpoints, parseEnvelope, type ParamValue } from '../../../../nodes/shared/transport';
+import {
+	ApiError,
+	buildBody,
+	endpoints,
+	parseEnvelope,
+	type ParamValue,
+} from '../../../../nodes/shared/transport';
 
 async function collect(body: ReturnType<typeof buildBody>): Promise<Buffer> {
 	const source = body.open();
@@ -21,20 +27,35 @@ describe('parseEnvelope', () => {
 		fc.string(),
 		fc.json(),
 		fc.jsonValue().map((v) => JSON.stringify({ jsonrpc: '2.0', id: null, result: v })),
-		fc.record({ code: fc.integer(), message: fc.string(), data: fc.option(fc.record({ name: fc.string(), message: fc.string() })) }).map((e) => JSON.stringify({ error: e })),
+		fc
+			.record({
+				code: fc.integer(),
+				message: fc.string(),
+				data: fc.option(fc.record({ name: fc.string(), message: fc.string() })),
+			})
+			.map((e) => JSON.stringify({ error: e })),
 		fc.string().map((t) => `<html><head><title>${t}</title></head><body>${t}</body></html>`),
 	);
 
 	test('any status and body → a result or an ApiError naming the endpoint', () => {
 		fc.assert(
-			fc.property(fc.integer({ min: 100, max: 599 }), answers, fc.constantFrom(...Object.values(endpoints)), (status, text, endpoint) => {
-				try {
-					parseEnvelope(endpoint, status, text, ['s3cr3t-value']);
-					return status < 400;
-				} catch (error) {
-					return error instanceof ApiError && error.message.startsWith(endpoint.label) && !error.message.includes('s3cr3t-value');
-				}
-			}),
+			fc.property(
+				fc.integer({ min: 100, max: 599 }),
+				answers,
+				fc.constantFrom(...Object.values(endpoints)),
+				(status, text, endpoint) => {
+					try {
+						parseEnvelope(endpoint, status, text, ['s3cr3t-value']);
+						return status < 400;
+					} catch (error) {
+						return (
+							error instanceof ApiError &&
+							error.message.startsWith(endpoint.label) &&
+							!error.message.includes('s3cr3t-value')
+						);
+					}
+				},
+			),
 			{ numRuns: 2000 },
 		);
 	});
@@ -42,7 +63,9 @@ describe('parseEnvelope', () => {
 	test('the secret never survives in the server text of an error', () => {
 		fc.assert(
 			fc.property(fc.string({ maxLength: 400 }), fc.string(), (before, after) => {
-				const text = JSON.stringify({ error: { code: 200, message: `${before}s3cr3t-value${after}` } });
+				const text = JSON.stringify({
+					error: { code: 200, message: `${before}s3cr3t-value${after}` },
+				});
 				try {
 					parseEnvelope(endpoints.limit, 200, text, ['s3cr3t-value']);
 					return false;
@@ -64,12 +87,24 @@ describe('buildBody', () => {
 				fc.integer({ min: 1, max: 700 }),
 				async (bytes, caption, mimeType, chunkSize) => {
 					const content = Buffer.from(bytes);
-					const expected = JSON.stringify({ params: { phone: '1', body: `data:${mimeType};base64,${content.toString('base64')}`, caption } });
+					const expected = JSON.stringify({
+						params: {
+							phone: '1',
+							body: `data:${mimeType};base64,${content.toString('base64')}`,
+							caption,
+						},
+					});
 					const chunks: Buffer[] = [];
-					for (let i = 0; i < content.length; i += chunkSize) chunks.push(content.subarray(i, i + chunkSize));
+					for (let i = 0; i < content.length; i += chunkSize)
+						chunks.push(content.subarray(i, i + chunkSize));
 					const fromStream: Record<string, ParamValue> = {
 						phone: '1',
-						body: { kind: 'dataUri', mimeType, open: () => Readable.from(chunks), byteLength: content.length },
+						body: {
+							kind: 'dataUri',
+							mimeType,
+							open: () => Readable.from(chunks),
+							byteLength: content.length,
+						},
 						caption,
 					};
 					const fromBase64: Record<string, ParamValue> = {

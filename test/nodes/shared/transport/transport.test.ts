@@ -21,12 +21,23 @@ import { callerParams } from '../../../../nodes/shared/transport/endpoints';
 import { useSandbox } from '../../../harness/useSandbox';
 
 const SECRET = 'demo-secret';
-const FAST_RETRIES: RetryPolicy = { maxRetries: 3, baseDelayMs: 20, maxDelayMs: 100, maxRetryAfterSeconds: 5 };
+const FAST_RETRIES: RetryPolicy = {
+	maxRetries: 3,
+	baseDelayMs: 20,
+	maxDelayMs: 100,
+	maxRetryAfterSeconds: 5,
+};
 
 const sandbox = useSandbox();
 
 function credentials(overrides: Partial<ApiCredentials> = {}): ApiCredentials {
-	return parseCredentials({ baseUrl: `${sandbox.url}/`, clientId: 'demo-client', clientSecret: SECRET, timeoutSeconds: 5, ...overrides });
+	return parseCredentials({
+		baseUrl: `${sandbox.url}/`,
+		clientId: 'demo-client',
+		clientSecret: SECRET,
+		timeoutSeconds: 5,
+		...overrides,
+	});
 }
 
 /** A client with its own token cache, so tests never share tokens. */
@@ -48,7 +59,13 @@ const SAMPLE_VALUES: Record<string, ParamValue> = {
 
 /** Where an endpoint needs another value than its params' names give. */
 const SAMPLE_OVERRIDES: Partial<Record<keyof typeof endpoints, Record<string, ParamValue>>> = {
-	sendFile: { body: { kind: 'dataUri', mimeType: 'text/plain', base64: Buffer.from('file body').toString('base64') } },
+	sendFile: {
+		body: {
+			kind: 'dataUri',
+			mimeType: 'text/plain',
+			base64: Buffer.from('file body').toString('base64'),
+		},
+	},
 	getKurs: { version: '1.0' },
 };
 
@@ -57,30 +74,49 @@ const SAMPLE_OVERRIDES: Partial<Record<keyof typeof endpoints, Record<string, Pa
  * endpoint gets the wire-format test below without an edit here.
  */
 const sampleParams = Object.fromEntries(
-	(Object.entries(endpoints) as Array<[keyof typeof endpoints, Endpoint]>).map(([name, endpoint]) => [
-		name,
-		{ ...Object.fromEntries(callerParams(endpoint).map((param) => [param, SAMPLE_VALUES[param] ?? '1'])), ...SAMPLE_OVERRIDES[name] },
-	]),
+	(Object.entries(endpoints) as Array<[keyof typeof endpoints, Endpoint]>).map(
+		([name, endpoint]) => [
+			name,
+			{
+				...Object.fromEntries(
+					callerParams(endpoint).map((param) => [param, SAMPLE_VALUES[param] ?? '1']),
+				),
+				...SAMPLE_OVERRIDES[name],
+			},
+		],
+	),
 ) as Record<keyof typeof endpoints, Record<string, ParamValue>>;
 
-const apiEndpoints = Object.entries(endpoints).filter(([name]) => !name.endsWith('uthenticate')) as Array<[string, Endpoint]>;
+const apiEndpoints = Object.entries(endpoints).filter(
+	([name]) => !name.endsWith('uthenticate'),
+) as Array<[string, Endpoint]>;
 
 describe('wire format', () => {
-	test.each(apiEndpoints)('%s sends exactly the spec params as JSON, bearer only where the spec says', async (name, endpoint) => {
-		const result = await newClient().call(endpoint, sampleParams[name as keyof typeof endpoints]);
-		expect(result).toBeDefined();
+	test.each(apiEndpoints)(
+		'%s sends exactly the spec params as JSON, bearer only where the spec says',
+		async (name, endpoint) => {
+			const result = await newClient().call(endpoint, sampleParams[name as keyof typeof endpoints]);
+			expect(result).toBeDefined();
 
-		const calls = sandbox.requests().filter((r) => r.path === endpoint.path && (!endpoint.fixed?.method || r.params?.method === endpoint.fixed.method));
-		expect(calls).toHaveLength(1);
-		const [call] = calls;
-		expect(call.method).toBe(endpoint.httpMethod);
-		expect(call.contentType).toBe('application/json');
-		expect(call.rejected).toBeFalsy();
-		expect(Object.keys(call.params ?? {}).sort()).toEqual([...endpoint.params].sort());
-		if (endpoint.params.includes('client_secret')) expect(call.params?.client_secret).toBe(SECRET);
-		expect(call.authorization !== undefined).toBe(endpoint.bearer);
-		if (endpoint.bearer) expect(call.authorization).toMatch(/^Bearer \S+$/);
-	});
+			const calls = sandbox
+				.requests()
+				.filter(
+					(r) =>
+						r.path === endpoint.path &&
+						(!endpoint.fixed?.method || r.params?.method === endpoint.fixed.method),
+				);
+			expect(calls).toHaveLength(1);
+			const [call] = calls;
+			expect(call.method).toBe(endpoint.httpMethod);
+			expect(call.contentType).toBe('application/json');
+			expect(call.rejected).toBeFalsy();
+			expect(Object.keys(call.params ?? {}).sort()).toEqual([...endpoint.params].sort());
+			if (endpoint.params.includes('client_secret'))
+				expect(call.params?.client_secret).toBe(SECRET);
+			expect(call.authorization !== undefined).toBe(endpoint.bearer);
+			if (endpoint.bearer) expect(call.authorization).toMatch(/^Bearer \S+$/);
+		},
+	);
 
 	test('GET requests carry the JSON body (a GET without one is rejected by the sandbox)', async () => {
 		await newClient().call(endpoints.checkNumber, { phone: '6281288776713' });
@@ -109,7 +145,9 @@ describe('wire format', () => {
 	});
 
 	test('callers cannot send params the spec does not list', async () => {
-		await expect(newClient().call(endpoints.checkNumber, { phone: '1', client_secret: 'x' })).rejects.toThrow(/unexpected: client_secret/);
+		await expect(
+			newClient().call(endpoints.checkNumber, { phone: '1', client_secret: 'x' }),
+		).rejects.toThrow(/unexpected: client_secret/);
 		expect(sandbox.requests()).toHaveLength(0);
 	});
 
@@ -118,7 +156,12 @@ describe('wire format', () => {
 		const { Readable } = await import('stream');
 		await newClient().call(endpoints.sendFile, {
 			...sampleParams.sendFile,
-			body: { kind: 'dataUri', mimeType: 'application/octet-stream', open: () => Readable.from([content.subarray(0, 1000), content.subarray(1000)]), byteLength: content.length },
+			body: {
+				kind: 'dataUri',
+				mimeType: 'application/octet-stream',
+				open: () => Readable.from([content.subarray(0, 1000), content.subarray(1000)]),
+				byteLength: content.length,
+			},
 		});
 		const [entry] = sandbox.ledger();
 		expect(entry.file?.size).toBe(content.length);
@@ -129,7 +172,9 @@ describe('wire format', () => {
 describe('token cache', () => {
 	test('1000 concurrent calls cause exactly 1 token request', async () => {
 		const client = newClient();
-		await Promise.all(Array.from({ length: 1000 }, async () => await client.call(endpoints.status)));
+		await Promise.all(
+			Array.from({ length: 1000 }, async () => await client.call(endpoints.status)),
+		);
 		expect(sandbox.stats().tokensIssued.wa).toBe(1);
 		expect(sandbox.requests().filter((r) => r.path === '/api/wa/2.0/get')).toHaveLength(1000);
 	});
@@ -169,15 +214,25 @@ describe('token cache', () => {
 		// The credential says 60 minutes; the answer said 3 s, so a second token was fetched
 		// before the server could refuse the first one.
 		expect(sandbox.stats().tokensIssued.wa).toBe(2);
-		expect(sandbox.requests().filter((r) => r.path === '/api/wa/2.0/get' && r.status !== 200)).toHaveLength(0);
+		expect(
+			sandbox.requests().filter((r) => r.path === '/api/wa/2.0/get' && r.status !== 200),
+		).toHaveLength(0);
 		await sandbox.restart();
 	});
 });
 
 describe('error model', () => {
 	test('a JSON-RPC error gives an ApiError with the server words', async () => {
-		sandbox.addFaults([{ kind: 'rpcError', message: 'Database is locked for maintenance', match: { path: '/api/wa/2.0/check' } }]);
-		const error = (await newClient().call(endpoints.checkNumber, { phone: '6281288776713' }).catch((e) => e)) as ApiError;
+		sandbox.addFaults([
+			{
+				kind: 'rpcError',
+				message: 'Database is locked for maintenance',
+				match: { path: '/api/wa/2.0/check' },
+			},
+		]);
+		const error = (await newClient()
+			.call(endpoints.checkNumber, { phone: '6281288776713' })
+			.catch((e) => e)) as ApiError;
 		expect(error).toBeInstanceOf(ApiError);
 		expect(error.kind).toBe('rpc');
 		expect(error.message).toContain('Check Number (GET /api/wa/2.0/check)');
@@ -186,7 +241,9 @@ describe('error model', () => {
 
 	test('an HTML 502 page gives an ApiError with the page title (after the read retries)', async () => {
 		sandbox.addFaults([{ kind: 'html502', match: { path: '/api/wa/2.0/check' }, times: 10 }]);
-		const error = (await newClient().call(endpoints.checkNumber, { phone: '6281288776713' }).catch((e) => e)) as ApiError;
+		const error = (await newClient()
+			.call(endpoints.checkNumber, { phone: '6281288776713' })
+			.catch((e) => e)) as ApiError;
 		expect(error.kind).toBe('http');
 		expect(error.httpStatus).toBe(502);
 		expect(error.message).toMatch(/HTTP 502 Bad Gateway: "502 Bad Gateway"/);
@@ -198,21 +255,27 @@ describe('error model', () => {
 		['emptyBody', /empty body/],
 	] as const)('%s gives a clear invalid-response error', async (kind, text) => {
 		sandbox.addFaults([{ kind, match: { path: '/api/wa/2.0/limit' } }]);
-		const error = (await newClient().call(endpoints.limit).catch((e) => e)) as ApiError;
+		const error = (await newClient()
+			.call(endpoints.limit)
+			.catch((e) => e)) as ApiError;
 		expect(error.kind).toBe('invalid-response');
 		expect(error.message).toMatch(text);
 	});
 
 	test('sent:false is a rejected send with the server words', async () => {
 		sandbox.addFaults([{ kind: 'sentFalse', message: 'Number is banned' }]);
-		const error = (await newClient().call(endpoints.sendMessage, sampleParams.sendMessage).catch((e) => e)) as ApiError;
+		const error = (await newClient()
+			.call(endpoints.sendMessage, sampleParams.sendMessage)
+			.catch((e) => e)) as ApiError;
 		expect(error.kind).toBe('rejected');
 		expect(error.message).toMatch(/not sent: "Number is banned"/);
 		expect(sandbox.ledger()).toHaveLength(0);
 	});
 
 	test('success:false from getkurs is a rejected call with the server words', async () => {
-		const error = (await newClient().call(endpoints.getKurs, { version: '1.0', currency_id_provider: 'nope' }).catch((e) => e)) as ApiError;
+		const error = (await newClient()
+			.call(endpoints.getKurs, { version: '1.0', currency_id_provider: 'nope' })
+			.catch((e) => e)) as ApiError;
 		expect(error.kind).toBe('rejected');
 		expect(error.message).toContain('Unknown provider: nope');
 	});
@@ -220,16 +283,32 @@ describe('error model', () => {
 	test('the secret and tokens appear in no error text, even when the server echoes them', async () => {
 		const client = newClient();
 		await client.call(endpoints.status);
-		const token = sandbox.requests().find((r) => r.authorization)?.authorization?.replace('Bearer ', '') ?? 'missing';
-		sandbox.addFaults([{ kind: 'rpcError', message: `bad secret ${SECRET} and token ${token}`, match: { path: '/api/wa/2.0/limit' } }]);
+		const token =
+			sandbox
+				.requests()
+				.find((r) => r.authorization)
+				?.authorization?.replace('Bearer ', '') ?? 'missing';
+		sandbox.addFaults([
+			{
+				kind: 'rpcError',
+				message: `bad secret ${SECRET} and token ${token}`,
+				match: { path: '/api/wa/2.0/limit' },
+			},
+		]);
 		const error = (await client.call(endpoints.limit).catch((e) => e)) as ApiError;
 		expect(error.message).toContain('[redacted]');
-		expect(JSON.stringify({ ...error, message: error.message, stack: error.stack })).not.toContain(SECRET);
-		expect(JSON.stringify({ ...error, message: error.message, stack: error.stack })).not.toContain(token);
+		expect(JSON.stringify({ ...error, message: error.message, stack: error.stack })).not.toContain(
+			SECRET,
+		);
+		expect(JSON.stringify({ ...error, message: error.message, stack: error.stack })).not.toContain(
+			token,
+		);
 	});
 
 	test('wrong credentials give Access Denied without the secret', async () => {
-		const error = (await newClient({ clientSecret: 'wrong-secret-123' }).call(endpoints.status).catch((e) => e)) as ApiError;
+		const error = (await newClient({ clientSecret: 'wrong-secret-123' })
+			.call(endpoints.status)
+			.catch((e) => e)) as ApiError;
 		expect(error.message).toMatch(/Access Denied/);
 		expect(error.message).not.toContain('wrong-secret-123');
 	});
@@ -237,32 +316,43 @@ describe('error model', () => {
 
 describe('retry matrix', () => {
 	const read = () => newClient().call(endpoints.checkNumber, { phone: '6281288776713' });
-	const write = (body: string) => newClient().call(endpoints.sendMessage, { ...sampleParams.sendMessage, body });
+	const write = (body: string) =>
+		newClient().call(endpoints.sendMessage, { ...sampleParams.sendMessage, body });
 	const checkCalls = () => sandbox.requests().filter((r) => r.path === '/api/wa/2.0/check').length;
-	const sendCalls = () => sandbox.requests().filter((r) => r.params?.method === 'sendMessage').length;
+	const sendCalls = () =>
+		sandbox.requests().filter((r) => r.params?.method === 'sendMessage').length;
 
-	test.each(['dropBeforeProcessing', 'dropAfterProcessing', 'html502', 'html503', 'html504', 'http429'] as const)(
-		'a read retries after %s and succeeds',
-		async (kind) => {
-			sandbox.addFaults([{ kind, match: { path: '/api/wa/2.0/check' }, retryAfterSeconds: 0 }]);
-			await expect(read()).resolves.toEqual({ result: 'exists' });
-			expect(checkCalls()).toBe(2);
-		},
-	);
+	test.each([
+		'dropBeforeProcessing',
+		'dropAfterProcessing',
+		'html502',
+		'html503',
+		'html504',
+		'http429',
+	] as const)('a read retries after %s and succeeds', async (kind) => {
+		sandbox.addFaults([{ kind, match: { path: '/api/wa/2.0/check' }, retryAfterSeconds: 0 }]);
+		await expect(read()).resolves.toEqual({ result: 'exists' });
+		expect(checkCalls()).toBe(2);
+	});
 
 	test('a read retries on a slow answer past the timeout', async () => {
 		sandbox.addFaults([{ kind: 'slow', delayMs: 2_500, match: { path: '/api/wa/2.0/check' } }]);
-		await expect(newClient({ timeoutSeconds: 1 }).call(endpoints.checkNumber, { phone: '6281288776713' })).resolves.toEqual({ result: 'exists' });
+		await expect(
+			newClient({ timeoutSeconds: 1 }).call(endpoints.checkNumber, { phone: '6281288776713' }),
+		).resolves.toEqual({ result: 'exists' });
 	});
 
-	test.each(['http429', 'html503'] as const)('a write retries after %s (not processed) and is recorded once', async (kind) => {
-		sandbox.addFaults([{ kind, match: { rpcMethod: 'sendMessage' }, retryAfterSeconds: 1 }]);
-		const started = Date.now();
-		await expect(write(`retry-${kind}`)).resolves.toBeDefined();
-		if (kind === 'http429') expect(Date.now() - started).toBeGreaterThanOrEqual(950); // Retry-After: 1 honoured
-		expect(sandbox.ledger().filter((e) => e.text === `retry-${kind}`)).toHaveLength(1);
-		expect(sendCalls()).toBe(2);
-	});
+	test.each(['http429', 'html503'] as const)(
+		'a write retries after %s (not processed) and is recorded once',
+		async (kind) => {
+			sandbox.addFaults([{ kind, match: { rpcMethod: 'sendMessage' }, retryAfterSeconds: 1 }]);
+			const started = Date.now();
+			await expect(write(`retry-${kind}`)).resolves.toBeDefined();
+			if (kind === 'http429') expect(Date.now() - started).toBeGreaterThanOrEqual(950); // Retry-After: 1 honoured
+			expect(sandbox.ledger().filter((e) => e.text === `retry-${kind}`)).toHaveLength(1);
+			expect(sendCalls()).toBe(2);
+		},
+	);
 
 	test.each(['dropBeforeProcessing', 'dropAfterProcessing'] as const)(
 		'a write is NOT retried after %s: one attempt, error says it may have been delivered',
@@ -281,7 +371,9 @@ describe('retry matrix', () => {
 
 	test('a write is NOT retried after a timeout, and a 502 is not retried for a write', async () => {
 		sandbox.addFaults([{ kind: 'slow', delayMs: 2_500, match: { rpcMethod: 'sendMessage' } }]);
-		const slow = (await newClient({ timeoutSeconds: 1 }).call(endpoints.sendMessage, { ...sampleParams.sendMessage, body: 'slow-1' }).catch((e) => e)) as ApiError;
+		const slow = (await newClient({ timeoutSeconds: 1 })
+			.call(endpoints.sendMessage, { ...sampleParams.sendMessage, body: 'slow-1' })
+			.catch((e) => e)) as ApiError;
 		expect(slow.kind).toBe('timeout');
 		expect(slow.deliveryUnknown).toBe(true);
 		sandbox.addFaults([{ kind: 'html502', match: { rpcMethod: 'sendMessage' } }]);
@@ -296,14 +388,23 @@ describe('retry matrix', () => {
 	test('a write IS retried when the connection is refused, and lands once when the server comes up', async () => {
 		const port = await freePort();
 		const client = new ApiClient(
-			parseCredentials({ baseUrl: `http://127.0.0.1:${port}`, clientId: 'demo-client', clientSecret: SECRET }),
+			parseCredentials({
+				baseUrl: `http://127.0.0.1:${port}`,
+				clientId: 'demo-client',
+				clientSecret: SECRET,
+			}),
 			new TokenCache(),
 			{ maxRetries: 5, baseDelayMs: 200, maxDelayMs: 400, maxRetryAfterSeconds: 5 },
 		);
 		let late: Sandbox | undefined;
 		setTimeout(() => void startSandbox({ port }).then((s) => (late = s)), 300);
 		try {
-			await expect(client.call(endpoints.sendMessage, { ...sampleParams.sendMessage, body: 'refused-then-ok' })).resolves.toBeDefined();
+			await expect(
+				client.call(endpoints.sendMessage, {
+					...sampleParams.sendMessage,
+					body: 'refused-then-ok',
+				}),
+			).resolves.toBeDefined();
 			expect(late?.ledger().map((e) => e.text)).toEqual(['refused-then-ok']);
 		} finally {
 			await late?.close();
@@ -327,19 +428,42 @@ describe('credential', () => {
 		[{ clientSecret: '' }, /"Client Secret" is empty/],
 		[{ timeoutSeconds: -1 }, /"Request Timeout \(Seconds\)" must be a number above 0/],
 	])('%j is refused with a clear message', (override, message) => {
-		expect(() => parseCredentials({ baseUrl: 'https://x.example', clientId: 'a', clientSecret: 'b', ...override })).toThrow(message);
+		expect(() =>
+			parseCredentials({
+				baseUrl: 'https://x.example',
+				clientId: 'a',
+				clientSecret: 'b',
+				...override,
+			}),
+		).toThrow(message);
 	});
 
 	test('a trailing slash and a path prefix are kept right', () => {
-		expect(parseCredentials({ baseUrl: 'https://x.example/odoo//', clientId: 'a', clientSecret: 'b' }).baseUrl).toBe('https://x.example/odoo');
+		expect(
+			parseCredentials({ baseUrl: 'https://x.example/odoo//', clientId: 'a', clientSecret: 'b' })
+				.baseUrl,
+		).toBe('https://x.example/odoo');
 	});
 
 	test('the credential test authenticates and calls the token check', async () => {
 		const { messagingRateApiTest } = await import('../../../../nodes/shared/credential');
-		const good = await messagingRateApiTest.call({} as never, { id: '1', name: 'x', type: 'messagingRateApi', data: { baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: SECRET } });
+		const good = await messagingRateApiTest.call({} as never, {
+			id: '1',
+			name: 'x',
+			type: 'messagingRateApi',
+			data: { baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: SECRET },
+		});
 		expect(good.status).toBe('OK');
-		expect(sandbox.requests().map((r) => r.path)).toEqual(['/api/wa/authentication', '/api/wa/protected']);
-		const bad = await messagingRateApiTest.call({} as never, { id: '1', name: 'x', type: 'messagingRateApi', data: { baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: 'not-the-secret' } });
+		expect(sandbox.requests().map((r) => r.path)).toEqual([
+			'/api/wa/authentication',
+			'/api/wa/protected',
+		]);
+		const bad = await messagingRateApiTest.call({} as never, {
+			id: '1',
+			name: 'x',
+			type: 'messagingRateApi',
+			data: { baseUrl: sandbox.url, clientId: 'demo-client', clientSecret: 'not-the-secret' },
+		});
 		expect(bad.status).toBe('Error');
 		expect(bad.message).toMatch(/Access Denied/);
 		expect(bad.message).not.toContain('not-the-secret');
