@@ -84,6 +84,9 @@ describe('Messaging Account Trigger: failed polls and Gateway Unreachable', () =
 		expect(second.description).toMatch(
 			/The gateway has not answered 2 polls in a row \(since .*\)\. Pick "Gateway Unreachable" in Trigger On/,
 		);
+		// n8n restarts during the outage: its start's poll is quiet (there is a memory), the next fails.
+		expect((await trigger.activate()).returned).toBeNull();
+		expect((await failureOf(trigger.poll())).message).toMatch(/503/);
 	});
 
 	it('an answer that refuses (a wrong secret) is not "unreachable": it fails the poll every time', async () => {
