@@ -4,7 +4,7 @@
  */
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox/types';
+import type { FaultRule, Sandbox } from '../../sandbox/types';
 import { sandboxCredential } from './engine';
 import { ACCOUNT_TRIGGER_TYPE, PollHarness, type PollOutcome } from './pollEngine';
 
@@ -56,4 +56,38 @@ export async function failureOf(
 		return error as Error & { description?: string | null };
 	}
 	throw new Error('The poll did not fail');
+}
+
+/**
+ * The gateway is down behind its proxy: every request gets a 503 page, retries included (the page
+ * asks for them at once, so that a test does not wait through the transport's backoff).
+ */
+export const GATEWAY_DOWN: FaultRule[] = [
+	{ kind: 'html503', probability: 1, retryAfterSeconds: 0 },
+];
+
+/**
+ * A clock the test sets (`jest.setSystemTime`): only `Date` is faked; timers, sockets and the
+ * sandbox keep running. Undo with `jest.useRealTimers()`.
+ */
+export function fakeDateOnly(now: number | Date): void {
+	jest.useFakeTimers({
+		now,
+		doNotFake: [
+			'hrtime',
+			'nextTick',
+			'performance',
+			'queueMicrotask',
+			'requestAnimationFrame',
+			'cancelAnimationFrame',
+			'requestIdleCallback',
+			'cancelIdleCallback',
+			'setImmediate',
+			'clearImmediate',
+			'setInterval',
+			'clearInterval',
+			'setTimeout',
+			'clearTimeout',
+		],
+	});
 }

@@ -6,7 +6,7 @@
 import { LoggerProxy } from 'n8n-workflow';
 
 import { sharedTokenCache } from '../../nodes/shared/transport';
-import { failureOf } from '../harness/accountTriggerNode';
+import { GATEWAY_DOWN, failureOf } from '../harness/accountTriggerNode';
 import { sandboxCredential } from '../harness/engine';
 import { expectNoSecret } from '../harness/hostile';
 import { ACCOUNT_TRIGGER_TYPE, PollHarness } from '../harness/pollEngine';
@@ -82,7 +82,7 @@ describe('Messaging Account Trigger: no secret anywhere', () => {
 			},
 		]);
 		await account.poll();
-		sandbox.addFaults([{ kind: 'html503', probability: 1, retryAfterSeconds: 0 }]);
+		sandbox.addFaults(GATEWAY_DOWN);
 		await account.poll();
 		sandbox.clearFaults();
 		await account.poll();

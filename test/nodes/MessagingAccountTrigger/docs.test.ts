@@ -8,7 +8,7 @@ import { join } from 'path';
 import type { INodeProperties } from 'n8n-workflow';
 
 import { MessagingAccountTrigger } from '../../../nodes/MessagingAccountTrigger/MessagingAccountTrigger.node';
-import { accountTrigger, itemsOf } from '../../harness/accountTriggerNode';
+import { GATEWAY_DOWN, accountTrigger, itemsOf } from '../../harness/accountTriggerNode';
 import { useSandbox } from '../../harness/useSandbox';
 
 const sandbox = useSandbox();
@@ -40,7 +40,7 @@ async function firedOutputs(): Promise<Record<string, Record<string, unknown>>> 
 	sandbox.setUsage({ used: 185 });
 	const outputs: Record<string, Record<string, unknown>> = {};
 	for (const { json } of itemsOf(await trigger.poll())) outputs[String(json.event)] = json;
-	sandbox.addFaults([{ kind: 'html503', probability: 1, retryAfterSeconds: 0 }]);
+	sandbox.addFaults(GATEWAY_DOWN);
 	for (const { json } of itemsOf(await trigger.poll())) outputs[String(json.event)] = json;
 	return outputs;
 }

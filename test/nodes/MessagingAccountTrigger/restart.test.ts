@@ -14,9 +14,10 @@ import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
 import { sharedTokenCache } from '../../../nodes/shared/transport';
-import type { FaultRule } from '../../../sandbox/types';
 import {
 	accountTrigger,
+	GATEWAY_DOWN,
+	fakeDateOnly,
 	eventsOf,
 	itemsOf,
 	savedMemory,
@@ -27,8 +28,6 @@ import { ACCOUNT_TRIGGER_TYPE, PollHarness, type PollOutcome } from '../../harne
 import { useSandbox } from '../../harness/useSandbox';
 
 const sandbox = useSandbox();
-
-const DOWN: FaultRule[] = [{ kind: 'html503', probability: 1, retryAfterSeconds: 0 }];
 
 describe('Messaging Account Trigger across restarts', () => {
 	it('never misses a disconnection that happened while n8n was down, with only "Disconnected" picked', async () => {
@@ -115,7 +114,7 @@ describe('Messaging Account Trigger across restarts', () => {
 			failedPolls: 5,
 		});
 		await trigger.activate();
-		sandbox.addFaults(DOWN);
+		sandbox.addFaults(GATEWAY_DOWN);
 		expect((await trigger.poll()).returned).toBeNull();
 		sandbox.clearFaults();
 		sandbox.logout();
@@ -128,7 +127,7 @@ describe('Messaging Account Trigger across restarts', () => {
 	it('"Gateway Unreachable" counts failed polls in the running n8n only: after a restart it fires N polls later, never early', async () => {
 		const trigger = accountTrigger(sandbox, { events: ['gatewayUnreachable'], failedPolls: 2 });
 		await trigger.activate();
-		sandbox.addFaults(DOWN);
+		sandbox.addFaults(GATEWAY_DOWN);
 		expect((await trigger.poll()).returned).toBeNull();
 		// Restart: the start's own poll fails too; nothing is thrown (there is a memory to keep).
 		expect((await trigger.activate()).returned).toBeNull();
@@ -218,8 +217,8 @@ function apply(action: Action): void {
 /**
  * The events of one run: the account goes through `steps`, one poll after each (3 minutes
  * apart); where `restartAt` says so, n8n restarts before that poll (the start's poll replaces it).
- * Everything but the poll time is compared: the status word before a change is kept in memory
- * only, so after a restart `previousStatus` may name an earlier word of the same state.
+ * Everything is compared but `previousStatus`: the status word before a change is kept in memory
+ * only, so after a restart it may name an earlier word of the same state.
  */
 async function eventsOfRun(steps: Action[], restartAt: boolean[]): Promise<unknown[]> {
 	sandbox.reset();
@@ -245,21 +244,7 @@ async function eventsOfRun(steps: Action[], restartAt: boolean[]): Promise<unkno
 
 describe('Messaging Account Trigger: restarts between any two polls change no event', () => {
 	beforeAll(() => {
-		jest.useFakeTimers({
-			now: START,
-			doNotFake: [
-				'hrtime',
-				'nextTick',
-				'performance',
-				'queueMicrotask',
-				'setImmediate',
-				'clearImmediate',
-				'setInterval',
-				'clearInterval',
-				'setTimeout',
-				'clearTimeout',
-			],
-		});
+		fakeDateOnly(START);
 	});
 	afterAll(() => jest.useRealTimers());
 

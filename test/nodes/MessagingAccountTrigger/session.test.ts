@@ -9,6 +9,7 @@ import { pngShowsQrOf } from '../../harness/qrReader';
 import {
 	accountTrigger,
 	eventsOf,
+	fakeDateOnly,
 	itemsOf,
 	savedMemory,
 	verdictOf,
@@ -19,28 +20,6 @@ const sandbox = useSandbox();
 
 const qrPayload = () => sandbox.accounts()[0].qrPayload as string;
 
-/** Only `Date` is faked (timers, sockets and the sandbox keep running): the QR spacing in minutes. */
-function clockAt(iso: string): void {
-	jest.useFakeTimers({
-		now: new Date(iso),
-		doNotFake: [
-			'hrtime',
-			'nextTick',
-			'performance',
-			'queueMicrotask',
-			'requestAnimationFrame',
-			'cancelAnimationFrame',
-			'requestIdleCallback',
-			'cancelIdleCallback',
-			'setImmediate',
-			'clearImmediate',
-			'setInterval',
-			'clearInterval',
-			'setTimeout',
-			'clearTimeout',
-		],
-	});
-}
 afterEach(() => jest.useRealTimers());
 
 describe('Messaging Account Trigger: Disconnected, Connected Again', () => {
@@ -171,7 +150,7 @@ describe('Messaging Account Trigger: QR Code Needed', () => {
 	});
 
 	it('fires again when the code changes, at most "QR Codes per Disconnection", "Minutes Between QR Codes" apart', async () => {
-		clockAt('2026-11-24T08:00:00Z');
+		fakeDateOnly(new Date('2026-11-24T08:00:00Z'));
 		const trigger = accountTrigger(sandbox, {
 			events: ['qrCodeNeeded'],
 			options: { qrCodesPerDisconnection: 2, minutesBetweenQrCodes: 5 },

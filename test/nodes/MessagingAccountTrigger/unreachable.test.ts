@@ -5,9 +5,9 @@
  * quiet until N polls in a row got no answer, fires once, and fires again only after the gateway
  * answered in between.
  */
-import type { FaultRule } from '../../../sandbox/types';
 import {
 	accountTrigger,
+	GATEWAY_DOWN,
 	failureOf,
 	eventsOf,
 	itemsOf,
@@ -18,12 +18,6 @@ import { useSandbox } from '../../harness/useSandbox';
 
 const sandbox = useSandbox();
 
-/**
- * The gateway is down behind its proxy: every request gets a 503 page, retries included (the page
- * asks for them at once, so that a test does not wait through the transport's backoff).
- */
-const DOWN: FaultRule[] = [{ kind: 'html503', probability: 1, retryAfterSeconds: 0 }];
-
 describe('Messaging Account Trigger: failed polls and Gateway Unreachable', () => {
 	it('fires once after N polls without an answer, quietly before, and again only after an answer', async () => {
 		const trigger = accountTrigger(sandbox, {
@@ -33,7 +27,7 @@ describe('Messaging Account Trigger: failed polls and Gateway Unreachable', () =
 		await trigger.activate();
 		const before = savedMemory(trigger);
 
-		sandbox.addFaults(DOWN);
+		sandbox.addFaults(GATEWAY_DOWN);
 		expect((await trigger.poll()).returned).toBeNull();
 		const unreachable = await trigger.poll();
 		expect(itemsOf(unreachable).map((item) => item.json)).toEqual([
@@ -57,7 +51,7 @@ describe('Messaging Account Trigger: failed polls and Gateway Unreachable', () =
 
 		sandbox.clearFaults();
 		expect(verdictOf(await trigger.poll())).toBe('save');
-		sandbox.addFaults(DOWN);
+		sandbox.addFaults(GATEWAY_DOWN);
 		expect((await trigger.poll()).returned).toBeNull();
 		expect(eventsOf(await trigger.poll())).toEqual(['gatewayUnreachable']);
 	});
@@ -65,7 +59,7 @@ describe('Messaging Account Trigger: failed polls and Gateway Unreachable', () =
 	it('a change during an outage fires once the gateway answers again', async () => {
 		const trigger = accountTrigger(sandbox, { events: ['disconnected'] });
 		await trigger.activate();
-		sandbox.addFaults(DOWN);
+		sandbox.addFaults(GATEWAY_DOWN);
 		await expect(trigger.poll()).rejects.toThrow(/503/);
 		sandbox.logout();
 		await expect(trigger.poll()).rejects.toThrow(/503/);
@@ -76,7 +70,7 @@ describe('Messaging Account Trigger: failed polls and Gateway Unreachable', () =
 	it('without "Gateway Unreachable", each failed poll fails and says how long polls have been failing', async () => {
 		const trigger = accountTrigger(sandbox, { events: ['disconnected'] });
 		await trigger.activate();
-		sandbox.addFaults(DOWN);
+		sandbox.addFaults(GATEWAY_DOWN);
 		const first = await failureOf(trigger.poll());
 		expect(first.message).toMatch(/^Could not read the account's health: Get Status .* failed/);
 		expect(first.description ?? '').not.toMatch(/in a row/);
@@ -105,7 +99,7 @@ describe('Messaging Account Trigger: failed polls and Gateway Unreachable', () =
 	});
 
 	it('activation fails when the first poll gets no answer (nothing to compare with yet)', async () => {
-		sandbox.addFaults(DOWN);
+		sandbox.addFaults(GATEWAY_DOWN);
 		const trigger = accountTrigger(sandbox, { events: ['disconnected', 'gatewayUnreachable'] });
 		await expect(trigger.activate()).rejects.toThrow(/503/);
 		expect(trigger.staticData()).toEqual({});
