@@ -11,7 +11,9 @@ import { join } from 'path';
 import { startSandbox } from '../sandbox/server';
 import { messagingRateApiTest } from '../nodes/shared/credential';
 import { closeConnections } from '../nodes/shared/transport';
+import type { Sandbox } from '../sandbox/types';
 import { runWorkflow, sandboxCredential, type WorkflowJson } from '../test/harness/engine';
+import { ACCOUNT_TRIGGER_TYPE, PollHarness, type PollOutcome } from '../test/harness/pollEngine';
 
 const EXAMPLES = join(__dirname, '..', 'examples');
 
@@ -35,9 +37,16 @@ async function main() {
 		.filter((f) => f.endsWith('.json'))
 		.sort()) {
 		const workflow = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as WorkflowJson;
-		// The engine alone runs what starts from a Manual Trigger. The others wait for a webhook, a poll
-		// or a chat (AI Agent) and need a running n8n: `npm run n8n`, or import them there.
+		// The engine alone runs what starts from a Manual Trigger, and the account trigger's story
+		// (its polls, played below). The others wait for a webhook, a poll or a chat (AI Agent) and
+		// need a running n8n: `npm run n8n`, or import them there.
 		const manualTrigger = workflow.nodes.find((n) => n.type === 'n8n-nodes-base.manualTrigger');
+		if (workflow.nodes.some((n) => n.type === ACCOUNT_TRIGGER_TYPE)) {
+			console.log(`Workflow "${workflow.name ?? file}" (examples/${file})`);
+			if (!(await playAccountStory(workflow, sandbox, credential))) failures++;
+			console.log('');
+			continue;
+		}
 		if (!manualTrigger) {
 			console.log(
 				`Workflow "${workflow.name ?? file}" (examples/${file}): starts from a trigger, import it into n8n to try it\n`,
@@ -79,6 +88,48 @@ async function main() {
 	await sandbox.close();
 	await closeConnections();
 	process.exit(failures ? 1 : 0);
+}
+
+/**
+ * The Messaging Account Trigger's story, polled as n8n would: the workflow is activated, the
+ * phone is logged out and the gateway shows a QR code, the next poll hands Send Email the code
+ * (in the engine Send Email only shows the message), the phone scans it, the next poll says so.
+ */
+async function playAccountStory(
+	workflow: WorkflowJson,
+	sandbox: Sandbox,
+	credential: ReturnType<typeof sandboxCredential>,
+): Promise<boolean> {
+	const trigger = new PollHarness({
+		triggerType: ACCOUNT_TRIGGER_TYPE,
+		workflow,
+		credentials: credential,
+	});
+	const show = (step: string, outcome: PollOutcome) => {
+		const execution = outcome.execution;
+		if (!execution) {
+			console.log(`  ${step}: ${outcome.returned ? 'nothing new (memory saved)' : 'nothing new'}`);
+			return;
+		}
+		console.log(`  ${step}: ${execution.triggerItems.length} event(s)`);
+		for (const item of execution.triggerItems)
+			console.log(
+				`    ${summarize(item.json)}${item.binary ? `  [binary: ${Object.keys(item.binary).join(', ')}]` : ''}`,
+			);
+		for (const node of workflow.nodes.filter((n) => n.type !== ACCOUNT_TRIGGER_TYPE))
+			for (const item of execution.output(node.name))
+				console.log(`    ${node.name}: ${summarize({ ...item.json, html: undefined })}`);
+	};
+	show('activated (the first poll remembers the account: connected)', await trigger.activate());
+	sandbox.logout(undefined, { showQr: true });
+	const needed = await trigger.poll();
+	show('the phone was logged out; the gateway shows a QR code; next poll', needed);
+	show('next poll, same QR code', await trigger.poll());
+	sandbox.scan();
+	show('the phone scanned the code; next poll', await trigger.poll());
+	const errors = trigger.executions.filter((execution) => execution.error);
+	for (const { error } of errors) console.log(`  FAILED: ${error?.message}`);
+	return errors.length === 0 && (needed.execution?.triggerItems.length ?? 0) > 0;
 }
 
 function summarize(json: object): string {

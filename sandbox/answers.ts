@@ -147,11 +147,13 @@ const PROXY_STATUS_TEXT: Record<number, string> = {
 };
 
 /** The page nginx answers when the backend is down or slow. */
-export function proxyErrorPage(status: 502 | 503 | 504): Answer {
+export function proxyErrorPage(status: 502 | 503 | 504, retryAfterSeconds?: number): Answer {
 	const title = `${status} ${PROXY_STATUS_TEXT[status]}`;
+	const headers: Record<string, string> = { 'Content-Type': 'text/html', 'Server': 'nginx' };
+	if (retryAfterSeconds !== undefined) headers['Retry-After'] = String(retryAfterSeconds);
 	return {
 		status,
-		headers: { 'Content-Type': 'text/html', 'Server': 'nginx' },
+		headers,
 		body: `<html><head><title>${title}</title></head><body><center><h1>${title}</h1></center><hr><center>nginx</center></body></html>`,
 	};
 }

@@ -15,6 +15,9 @@ type ControlHandler = (
 
 const OK = { ok: true };
 
+const clientIdOf = (body: Record<string, unknown>) =>
+	typeof body.clientId === 'string' ? body.clientId : undefined;
+
 const CONTROL_ROUTES: Record<string, ControlHandler> = {
 	'GET /__sandbox/ledger': (sandbox) => sandbox.ledger(),
 	'GET /__sandbox/requests': (sandbox) => sandbox.requests(),
@@ -38,7 +41,17 @@ const CONTROL_ROUTES: Record<string, ControlHandler> = {
 		return OK;
 	},
 	'POST /__sandbox/logout': (sandbox, body) => {
-		sandbox.logout(typeof body.clientId === 'string' ? body.clientId : undefined);
+		sandbox.logout(clientIdOf(body), { showQr: body.showQr === true });
+		return OK;
+	},
+	'POST /__sandbox/qr': (sandbox, body) => ({
+		ok: true,
+		qrPayload: sandbox.newQr(clientIdOf(body)),
+	}),
+	'POST /__sandbox/webhook': (sandbox, body) => {
+		if (body.url !== null && typeof body.url !== 'string')
+			throw new Error('Body must be {"clientId"?: string, "url": string | null}');
+		sandbox.setWebhook(clientIdOf(body), body.url ?? undefined);
 		return OK;
 	},
 	'POST /__sandbox/rates': (sandbox, body) => sandbox.moveRate(body as unknown as RateMove),

@@ -79,7 +79,7 @@ function limit(ctx: OperationContext) {
 }
 
 /** A payload shaped like WhatsApp Web's login QR: `2@<ref>,<key>==,<key>==`. */
-function newQrPayload(): string {
+export function newQrPayload(): string {
 	return `2@${randomBytes(45).toString('base64')},${randomBytes(16).toString('base64')},${randomBytes(16).toString('base64')}`;
 }
 

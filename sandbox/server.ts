@@ -25,6 +25,7 @@ import {
 	bearerTokenOf,
 	resolveRoute,
 	runOperation,
+	newQrPayload,
 	selectOperation,
 	type Operation,
 } from './endpoints';
@@ -220,7 +221,7 @@ function answerForFault(
 		case 'html502':
 			return answer(proxyErrorPage(502));
 		case 'html503':
-			return answer(proxyErrorPage(503));
+			return answer(proxyErrorPage(503, fired.rule.retryAfterSeconds));
 		case 'html504':
 			return answer(proxyErrorPage(504));
 		case 'dropBeforeProcessing':
@@ -445,10 +446,18 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		setWebhook: (clientId, url) => {
 			core.state.accountOrFirst(clientId).whatsappWebhook = url;
 		},
-		logout: (clientId) => {
+		logout: (clientId, options) => {
 			const account = core.state.accountOrFirst(clientId);
-			account.status = 'init';
-			account.qrPayload = undefined;
+			account.status = options?.showQr ? 'got qr code' : 'init';
+			account.qrPayload = options?.showQr ? newQrPayload() : undefined;
+		},
+		newQr: (clientId) => {
+			const account = core.state.accountOrFirst(clientId);
+			if (account.status === 'authenticated')
+				throw new Error(`Account ${account.clientId} is connected: log it out first`);
+			account.status = 'got qr code';
+			account.qrPayload = newQrPayload();
+			return account.qrPayload;
 		},
 		deliverIncoming: (msg: IncomingMessage) =>
 			deliverIncoming(

@@ -56,7 +56,7 @@ export interface SandboxOptions {
 export type FaultKind =
 	| 'http429' // 429 + Retry-After (retryAfterSeconds, default 1), JSON error body; request NOT processed
 	| 'html502' // 502 HTML page from a "proxy"; NOT processed
-	| 'html503' // 503 HTML page; NOT processed
+	| 'html503' // 503 HTML page (with Retry-After when retryAfterSeconds is set); NOT processed
 	| 'html504' // 504 HTML page; NOT processed
 	| 'dropBeforeProcessing' // body read, socket destroyed, NOT processed
 	| 'dropAfterProcessing' // processed (ledger records a send), then socket destroyed with no answer
@@ -205,8 +205,14 @@ export interface Sandbox {
 	expireTokens(): void;
 	/** Simulates scanning the QR code: account → `authenticated`. */
 	scan(clientId?: string): void;
-	/** Simulates logging the phone out: account → `init`; the next QR request shows a new code. */
-	logout(clientId?: string): void;
+	/**
+	 * Simulates logging the phone out: account → `init`; the next QR request shows a new code.
+	 * With `showQr` the gateway shows a new QR code at once (`got qr code`), as a gateway that
+	 * restarts its session by itself does: Get Status then carries it.
+	 */
+	logout(clientId?: string, options?: { showQr?: boolean }): void;
+	/** The gateway replaces the QR code of a logged-out account with a new one (`got qr code`). Returns the new payload. */
+	newQr(clientId?: string): string;
 	/** Sets (or with `undefined` clears) the webhook URL the account holds, as Update Account would. */
 	setWebhook(clientId: string | undefined, url: string | undefined): void;
 	/** The provider publishes new rates for one currency: set buy/sell/average, or move all three by `percent`. Returns the new row. */

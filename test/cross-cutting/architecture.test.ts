@@ -50,6 +50,7 @@ describe('node code', () => {
 			'CurrencyRate',
 			'CurrencyRateTrigger',
 			'Messaging',
+			'MessagingAccountTrigger',
 			'MessagingTrigger',
 		]);
 		expect(oneNodeOrNone).toEqual([]);

@@ -38,6 +38,7 @@ import {
 import { CurrencyRate } from '../../nodes/CurrencyRate/CurrencyRate.node';
 import { CurrencyRateTrigger } from '../../nodes/CurrencyRateTrigger/CurrencyRateTrigger.node';
 import { Messaging } from '../../nodes/Messaging/Messaging.node';
+import { MessagingAccountTrigger } from '../../nodes/MessagingAccountTrigger/MessagingAccountTrigger.node';
 import { MessagingTrigger } from '../../nodes/MessagingTrigger/MessagingTrigger.node';
 import { ParameterProbe } from './parameterProbe';
 
@@ -95,6 +96,69 @@ class TestItems implements INodeType {
 	}
 }
 
+/**
+ * Stands in for n8n's Send Email (n8n-nodes-base, not a dependency here): no mail leaves the
+ * engine; each item's message, as n8n's node would build it from its parameters, becomes the
+ * output, with the binary fields it would attach.
+ */
+class EmailStandIn implements INodeType {
+	description = {
+		displayName: 'Send Email (stand-in)',
+		name: 'n8n-nodes-base.emailSend',
+		group: ['output'],
+		version: [2, 2.1],
+		description: 'Shows the email it would send',
+		defaults: { name: 'Send Email' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [
+			{ displayName: 'From', name: 'fromEmail', type: 'string', default: '' },
+			{ displayName: 'To', name: 'toEmail', type: 'string', default: '' },
+			{ displayName: 'Subject', name: 'subject', type: 'string', default: '' },
+			{ displayName: 'Format', name: 'emailFormat', type: 'string', default: 'text' },
+			{ displayName: 'Text', name: 'text', type: 'string', default: '' },
+			{ displayName: 'HTML', name: 'html', type: 'string', default: '' },
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				default: {},
+				options: [
+					{ displayName: 'Attachments', name: 'attachments', type: 'string', default: '' },
+					{ displayName: 'Attribution', name: 'appendAttribution', type: 'boolean', default: true },
+				],
+			},
+		] as INodeProperties[],
+	} as unknown as INodeType['description'];
+
+	async execute(this: import('n8n-workflow').IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [
+			this.getInputData().map((item, itemIndex) => {
+				const text = (name: string) => String(this.getNodeParameter(name, itemIndex, ''));
+				const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+				const attachments = String(options.attachments ?? '')
+					.split(',')
+					.map((name) => name.trim())
+					.filter((name) => name !== '');
+				for (const name of attachments) this.helpers.assertBinaryData(itemIndex, name);
+				return {
+					json: {
+						from: text('fromEmail'),
+						to: text('toEmail'),
+						subject: text('subject'),
+						[text('emailFormat') === 'html' ? 'html' : 'text']: text(
+							text('emailFormat') === 'html' ? 'html' : 'text',
+						),
+						attachments,
+					},
+					binary: item.binary,
+					pairedItem: { item: itemIndex },
+				};
+			}),
+		];
+	}
+}
+
 export const RECEIVED_NAME = 'Received';
 
 /** Passes its input on, so a test sees what a trigger handed to the next node. */
@@ -139,12 +203,14 @@ const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {
 	[`${PACKAGE}.currencyRate`]: new CurrencyRate(),
 	[`${PACKAGE}.messagingTrigger`]: new MessagingTrigger(),
 	[`${PACKAGE}.currencyRateTrigger`]: new CurrencyRateTrigger(),
+	[`${PACKAGE}.messagingAccountTrigger`]: new MessagingAccountTrigger(),
 	[`${PACKAGE}.messagingTool`]: toolVariant(new Messaging()),
 	[`${PACKAGE}.currencyRateTool`]: toolVariant(new CurrencyRate()),
 	'test.received': new Received(),
 	'n8n-nodes-base.manualTrigger': new ManualTrigger(),
 	// The example workflows start on a schedule; in the engine the schedule "fires" once, now.
 	'n8n-nodes-base.scheduleTrigger': new ManualTrigger(),
+	'n8n-nodes-base.emailSend': new EmailStandIn(),
 	'test.items': new TestItems(),
 	'test.parameterProbe': new ParameterProbe(),
 };

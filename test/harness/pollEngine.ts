@@ -1,17 +1,20 @@
 /**
- * Runs a polling trigger (the Currency Rate Trigger) the way n8n 2.x runs one, with n8n-core's
- * real `PollContext` and `TriggersAndPollers.runPollFunction`, against a sandbox over real HTTP:
+ * Runs a polling trigger (the Currency Rate Trigger, the Messaging Account Trigger) the way n8n
+ * 2.x runs one, with n8n-core's real `PollContext` and `TriggersAndPollers.runPollFunction`,
+ * against a sandbox over real HTTP:
  *
  * - `activate()`: n8n's ActiveWorkflowTriggers.activatePollTrigger runs the first poll at once
- *   (mode "trigger", activation "activate"); `poll()` is each later tick of the schedule. One
- *   `Workflow` object lives from activation to deactivation, as in n8n, so its static data stays
- *   in memory between polls.
+ *   (mode "trigger", activation "activate"), and once activation succeeded n8n saves the
+ *   workflow's static data when it changed (active-workflow-manager `add()`); `poll()` is each
+ *   later tick of the schedule. One `Workflow` object lives from activation to deactivation, as
+ *   in n8n, so its static data stays in memory between polls.
  * - a poll that returns items is emitted: n8n's `__emit` saves the workflow's static data when it
  *   changed (`__dataChanged`) and starts an execution that begins at the trigger with those items
  *   (WorkflowExecute passes a poll node's input through outside manual mode); the trigger's
  *   items and what the next node ("Received") got are recorded. A poll that returns null starts
  *   nothing and saves nothing (n8n's default, without durable poll cursors).
- * - `restart()`: the workflow is rebuilt from the saved static data (an n8n restart).
+ * - `restart()`: the workflow is rebuilt from the saved static data (an n8n restart, leaving
+ *   out the first poll n8n's start runs for it); `activate()` again is a restart with that poll.
  * - `fetchTestEvent()`: the editor's "Fetch Test Event": a manual run of the workflow, where
  *   WorkflowExecute calls `poll()` itself with a manual PollContext.
  *
@@ -42,7 +45,11 @@ import {
 } from './engine';
 
 export const RATE_TRIGGER_TYPE = `${PACKAGE}.currencyRateTrigger`;
-const RATE_TRIGGER_NAME = 'Currency Rate Trigger';
+export const ACCOUNT_TRIGGER_TYPE = `${PACKAGE}.messagingAccountTrigger`;
+const TRIGGER_NAMES: Record<string, string> = {
+	[RATE_TRIGGER_TYPE]: 'Currency Rate Trigger',
+	[ACCOUNT_TRIGGER_TYPE]: 'Messaging Account Trigger',
+};
 const WORKFLOW_ID = 'poll-workflow';
 
 export interface PollExecution {
@@ -67,8 +74,10 @@ export interface PollOutcome {
 export interface PollHarnessOptions {
 	/** The trigger's parameters, in a workflow trigger → "Received"; or a whole workflow instead. */
 	parameters?: INodeParameters;
-	/** A workflow (e.g. an example file) whose Currency Rate Trigger is polled. */
+	/** A workflow (e.g. an example file) whose trigger of `triggerType` is polled. */
 	workflow?: WorkflowJson;
+	/** The polling trigger's type (default: the Currency Rate Trigger). */
+	triggerType?: string;
 	credentials: Record<string, ICredentialDataDecryptedObject>;
 	/** Static data the workflow starts with (as stored in n8n's database). */
 	staticData?: IDataObject;
@@ -86,17 +95,19 @@ export class PollHarness {
 	private executionCounter = 0;
 
 	constructor(options: PollHarnessOptions) {
+		const triggerType = options.triggerType ?? RATE_TRIGGER_TYPE;
+		const triggerName = TRIGGER_NAMES[triggerType] ?? 'Trigger';
 		if (options.workflow) {
-			const trigger = options.workflow.nodes.find((node) => node.type === RATE_TRIGGER_TYPE);
-			if (!trigger) throw new Error('The workflow has no Currency Rate Trigger');
+			const trigger = options.workflow.nodes.find((node) => node.type === triggerType);
+			if (!trigger) throw new Error(`The workflow has no ${triggerName}`);
 			this.node = structuredClone(trigger);
 			this.others = options.workflow.nodes.filter((node) => node !== trigger);
 			this.connections = options.workflow.connections;
 		} else {
 			this.node = {
-				id: 'rate-trigger-node',
-				name: RATE_TRIGGER_NAME,
-				type: RATE_TRIGGER_TYPE,
+				id: 'poll-trigger-node',
+				name: triggerName,
+				type: triggerType,
 				typeVersion: 1,
 				position: [0, 0],
 				parameters: options.parameters ?? {},
@@ -113,7 +124,7 @@ export class PollHarness {
 				},
 			];
 			this.connections = {
-				[RATE_TRIGGER_NAME]: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] },
+				[triggerName]: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] },
 			} as never;
 		}
 		this.credentialsHelper = new TestCredentialsHelper(options.credentials);
@@ -136,10 +147,16 @@ export class PollHarness {
 		if (this.active) this.active = this.workflow(this.savedStaticData);
 	}
 
-	/** Activating the workflow: n8n runs the first poll at once. */
+	/**
+	 * Activating the workflow (and n8n's start, which activates every active workflow anew from
+	 * its database row): n8n runs the first poll at once, then saves the static data.
+	 */
 	async activate(): Promise<PollOutcome> {
-		this.active = this.workflow(this.savedStaticData);
-		return await this.poll();
+		const workflow = this.workflow(this.savedStaticData);
+		this.active = workflow;
+		const outcome = await this.poll();
+		this.saveStaticData(workflow);
+		return outcome;
 	}
 
 	/** One tick of the polling schedule. */
@@ -194,7 +211,7 @@ export class PollHarness {
 	private workflow(staticData: IDataObject): Workflow {
 		return new Workflow({
 			id: WORKFLOW_ID,
-			name: 'Currency Rate Trigger test',
+			name: 'Poll trigger test',
 			nodes: [structuredClone(this.node), ...structuredClone(this.others)],
 			connections: this.connections,
 			active: true,

@@ -215,9 +215,9 @@ async function main(): Promise<void> {
 		n8n?: { nodes?: string[]; credentials?: string[] };
 	};
 	report.check(
-		'npm pack: tarball carries the n8n block (4 nodes, 1 credential)',
+		'npm pack: tarball carries the n8n block (5 nodes, 1 credential)',
 		packed.name === PACKAGE_NAME &&
-			packed.n8n?.nodes?.length === 4 &&
+			packed.n8n?.nodes?.length === 5 &&
 			packed.n8n?.credentials?.length === 1,
 		{
 			tgz,

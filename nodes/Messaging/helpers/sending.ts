@@ -2,6 +2,7 @@ import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
 import { itemLabel } from '../../shared/errors';
 import { endpoints } from '../../shared/transport';
+import { readUsageLimit } from '../../shared/usageLimit';
 import type { MessagingRun } from '../parameters';
 
 /**
@@ -79,12 +80,7 @@ async function takeSendSlot(run: MessagingRun, itemIndex: number): Promise<void>
 
 async function readAllowance(run: MessagingRun): Promise<Allowance> {
 	const answer = await run.client.call(endpoints.limit, {}, { signal: run.signal });
-	const { blocked, limit, used, remaining } = limitJson(answer) as {
-		blocked: boolean;
-		limit: number | null;
-		used: number | null;
-		remaining: number | null;
-	};
+	const { blocked, limit, used, remaining } = readUsageLimit(answer);
 	return {
 		// A gateway that says "blocked" has nothing left, whatever its numbers say.
 		remaining: blocked ? 0 : remaining,
@@ -121,52 +117,4 @@ function usageLimitReached(
 		itemIndex,
 		description: `${when} This item was not attempted (no request was made), so running it again cannot send it twice.`,
 	});
-}
-
-/**
- * The usage limit as `{blocked, limit, used, remaining}`. Seen on the older route:
- * `{"block": <bool>, "block_limit": <int>}`, sometimes with `limit_qty` (read here as the
- * count used so far, as the sandbox models it). Names and types vary, so several spellings and
- * numbers-as-strings are accepted; what is not given is null, never invented.
- */
-export function limitJson(result: unknown): IDataObject {
-	const answer = (result && typeof result === 'object' ? result : {}) as IDataObject;
-	const source =
-		answer.message && typeof answer.message === 'object' ? (answer.message as IDataObject) : answer;
-	const limit = firstNumber(source, ['block_limit', 'limit', 'blockLimit', 'max', 'quota']);
-	const used = firstNumber(source, ['limit_qty', 'used', 'sent', 'count', 'usage']);
-	const stated = firstBoolean(source, ['block', 'blocked', 'is_blocked', 'isBlocked']);
-	return {
-		// No flag given: blocked when the count has reached the limit, else not.
-		blocked: stated ?? (limit !== null && used !== null ? used >= limit : false),
-		limit,
-		used,
-		remaining: limit !== null && used !== null ? Math.max(0, limit - used) : null,
-		response: (result ?? null) as IDataObject,
-	};
-}
-
-function firstNumber(source: IDataObject, keys: string[]): number | null {
-	for (const key of keys) {
-		const value = source[key];
-		const number =
-			typeof value === 'number'
-				? value
-				: typeof value === 'string' && value.trim() !== ''
-					? Number(value)
-					: NaN;
-		if (Number.isFinite(number)) return number;
-	}
-	return null;
-}
-
-function firstBoolean(source: IDataObject, keys: string[]): boolean | undefined {
-	for (const key of keys) {
-		const value = source[key];
-		if (typeof value === 'boolean') return value;
-		if (value === 1 || value === 0) return value === 1;
-		if (typeof value === 'string' && /^(true|false|yes|no|1|0)$/i.test(value.trim()))
-			return /^(true|yes|1)$/i.test(value.trim());
-	}
-	return undefined;
 }

@@ -8,7 +8,8 @@ import type {
 
 import { inputError } from '../../shared/errors';
 import type { ItemCall } from '../../shared/execution/router';
-import { qrImage } from './qrImage';
+import { readSessionAnswer } from '../../shared/gatewaySession';
+import { qrImage } from '../../shared/qrImage';
 import type { Endpoint } from '../../shared/transport';
 import { textParameter } from '../../shared/execution/operationRun';
 import type { MessagingRun } from '../parameters';
@@ -34,40 +35,27 @@ export function sessionExecute(endpoint: Endpoint) {
 	};
 }
 
-const CONNECTED_WORDS = new Set(['authenticated', 'connected', 'open', 'ready', 'online']);
-
 /**
- * One output item for Login, Get Status and Get QR Code. They answer alike: `qrCode` (a payload
- * or a data:image URI) while waiting for a scan, `accountStatus` / `device_status` once logged
- * in, and sometimes a hint (`error`, `message.whatsappStatus.message`).
+ * One output item for Login, Get Status and Get QR Code: the session as the gateway shows it
+ * (nodes/shared/gatewaySession.ts), the QR code as an image in the binary field when there is one.
  */
 async function sessionOutput(
 	ctx: IExecuteFunctions,
 	field: string,
 	result: unknown,
 ): Promise<INodeExecutionData> {
-	const answer = (result && typeof result === 'object' ? result : {}) as IDataObject;
-	const accountStatus = text(answer.accountStatus ?? answer.account_status ?? answer.status);
-	const deviceStatus = text(answer.device_status ?? answer.deviceStatus);
-	const qrCode = text(answer.qrCode ?? answer.qr_code ?? answer.qr);
-	const connected =
-		(accountStatus !== undefined && CONNECTED_WORDS.has(accountStatus.toLowerCase())) ||
-		(deviceStatus !== undefined && CONNECTED_WORDS.has(deviceStatus.toLowerCase()));
-
+	const session = readSessionAnswer(result);
 	const json: IDataObject = {
-		status:
-			accountStatus ??
-			(connected ? 'authenticated' : qrCode ? 'got qr code' : (deviceStatus ?? 'unknown')),
-		connected,
-		qrAvailable: qrCode !== undefined,
+		status: session.status,
+		connected: session.connected,
+		qrAvailable: session.qrCode !== undefined,
 	};
-	if (deviceStatus !== undefined) json.deviceStatus = deviceStatus;
-	const hint = hintOf(answer);
-	if (hint !== undefined) json.message = hint;
+	if (session.deviceStatus !== undefined) json.deviceStatus = session.deviceStatus;
+	if (session.hint !== undefined) json.message = session.hint;
 	json.response = (result ?? null) as IDataObject;
 
-	if (qrCode === undefined) return { json };
-	const qr = await qrImage(qrCode);
+	if (session.qrCode === undefined) return { json };
+	const qr = await qrImage(session.qrCode);
 	const binary: IBinaryKeyData = {
 		[field]: await ctx.helpers.prepareBinaryData(qr.image, qr.fileName, qr.mimeType),
 	};
@@ -93,26 +81,4 @@ function qrField(run: MessagingRun, itemIndex: number): string {
 		);
 	}
 	return name;
-}
-
-function text(value: unknown): string | undefined {
-	return typeof value === 'string' && value.trim() !== '' ? value : undefined;
-}
-
-/** A human hint the gateway adds when it cannot give a QR code or a status. */
-function hintOf(answer: IDataObject): string | undefined {
-	const nested =
-		answer.message && typeof answer.message === 'object'
-			? (answer.message as IDataObject)
-			: undefined;
-	const whatsappStatus =
-		nested?.whatsappStatus && typeof nested.whatsappStatus === 'object'
-			? (nested.whatsappStatus as IDataObject)
-			: undefined;
-	return (
-		text(answer.error) ??
-		text(whatsappStatus?.message) ??
-		text(nested?.message) ??
-		text(answer.message)
-	);
 }

@@ -16,6 +16,7 @@ export const NODE_TYPES = {
 	currencyRate: `${PACKAGE_NAME}.currencyRate`,
 	messagingTrigger: `${PACKAGE_NAME}.messagingTrigger`,
 	currencyRateTrigger: `${PACKAGE_NAME}.currencyRateTrigger`,
+	messagingAccountTrigger: `${PACKAGE_NAME}.messagingAccountTrigger`,
 } as const;
 
 /** Fixed key, so credentials imported by the CLI and read by `n8n start` always agree. */

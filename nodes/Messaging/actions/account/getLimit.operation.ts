@@ -2,8 +2,8 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { ItemCall } from '../../../shared/execution/router';
 import { endpoints } from '../../../shared/transport';
+import { usageLimitJson } from '../../../shared/usageLimit';
 import type { MessagingRun } from '../../parameters';
-import { limitJson } from '../../helpers/sending';
 
 export const description: INodeProperties[] = [];
 
@@ -15,6 +15,6 @@ export const once = true;
 export function execute(this: IExecuteFunctions, _itemIndex: number, run: MessagingRun): ItemCall {
 	return async () => {
 		const result = await run.client.call(endpoint, {}, { signal: run.signal });
-		return { json: limitJson(result) };
+		return { json: usageLimitJson(result) };
 	};
 }

@@ -1,0 +1,63 @@
+import type {
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
+
+import { messagingRateApiTest } from '../shared/credential';
+import { nodeDocumentationUrl } from '../shared/documentationUrl';
+import { subtitleExpression } from '../shared/subtitle';
+import { triggerProperties } from './parameters';
+import { pollAccount } from './poll';
+
+const EVENT_NAMES: Record<string, string> = {
+	disconnected: 'Disconnected',
+	connected: 'Connected Again',
+	qrCodeNeeded: 'QR Code Needed',
+	webhookChanged: 'Webhook Changed',
+	usageLimit: 'Usage Limit',
+	gatewayUnreachable: 'Unreachable',
+};
+
+/** `Disconnected, QR Code Needed` on the canvas (a value the editor cannot read is left out). */
+const SUBTITLE = subtitleExpression(
+	`(() => { try { const names = ${JSON.stringify(EVENT_NAMES)}; const v = $parameter["events"]; return Array.isArray(v) ? v.map((e) => names[e]).filter((n) => n).join(", ") : ""; } catch (e) { return ""; } })()`,
+);
+
+/**
+ * Watches one gateway account on n8n's polling schedule and starts the workflow when its
+ * WhatsApp session disconnects or connects again, a QR code waits to be scanned, its webhook
+ * changes, its usage limit runs out, or the gateway stops answering (poll.ts; the rules are in
+ * healthWatch.ts; docs/messaging-account-trigger.md).
+ */
+export class MessagingAccountTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Messaging Account Trigger',
+		name: 'messagingAccountTrigger',
+		icon: { light: 'file:../../icons/messaging.svg', dark: 'file:../../icons/messaging.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: SUBTITLE,
+		documentationUrl: nodeDocumentationUrl(
+			'messaging-account-trigger.md',
+			'messaging-account-trigger',
+		),
+		description:
+			'Starts the workflow when the WhatsApp account is logged out, needs a QR scan, loses its webhook or runs out of messages',
+		defaults: { name: 'Messaging Account Trigger' },
+		polling: true,
+		inputs: [],
+		// eslint-disable-next-line @n8n/community-nodes/node-connection-type-literal -- n8n before 1.85 has no NodeConnectionTypes: the string loads in every version
+		outputs: ['main'],
+		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
+		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
+		properties: triggerProperties,
+	};
+
+	methods = { credentialTest: { messagingRateApiTest } };
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		return await pollAccount.call(this);
+	}
+}

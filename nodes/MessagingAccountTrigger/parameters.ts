@@ -1,0 +1,277 @@
+import { NodeOperationError, type INodeProperties, type IPollFunctions } from 'n8n-workflow';
+
+import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gatewayAccount';
+import { asOptions, optionText, optionsCollection } from '../shared/optionsCollection';
+import { normalizePhone } from '../shared/phone';
+import type { UsageRule, WatchSettings, WatchedEvent } from './healthWatch';
+
+/** The Messaging Account Trigger's parameters and how they are read on each poll. */
+
+const forEvent = (...events: WatchedEvent[]) => ({ show: { events } });
+
+const EVENT_OPTIONS: Array<{ name: string; value: WatchedEvent; description: string }> = [
+	{
+		name: 'Connected Again',
+		value: 'connected',
+		description: 'The WhatsApp session is connected again after it was not',
+	},
+	{
+		name: 'Disconnected',
+		value: 'disconnected',
+		description:
+			'The WhatsApp session stopped being connected (the phone logged out, the session ended, the gateway is restarting it)',
+	},
+	{
+		name: 'Gateway Unreachable',
+		value: 'gatewayUnreachable',
+		description: 'The gateway did not answer a number of polls in a row (you set how many)',
+	},
+	{
+		name: 'QR Code Needed',
+		value: 'qrCodeNeeded',
+		description:
+			'The gateway shows a QR code to scan: the item carries it as a PNG image, again when the code changes (bounded)',
+	},
+	{
+		name: 'Usage Limit Running Out',
+		value: 'usageLimit',
+		description:
+			'The messages left fall below a percentage or a number you set, or sending is blocked: once per crossing',
+	},
+	{
+		name: 'Webhook Changed',
+		value: 'webhookChanged',
+		description:
+			'The webhook URL the gateway holds for the account changed (another system or workflow took it over): the item names the old and new origin, never a path or secret',
+	},
+];
+
+const DEFAULT_QR_CODES_PER_DISCONNECTION = 3;
+const DEFAULT_MINUTES_BETWEEN_QR_CODES = 5;
+const DEFAULT_QR_FIELD = 'qrCode';
+
+export const triggerProperties: INodeProperties[] = [
+	{
+		displayName: 'Trigger On',
+		name: 'events',
+		type: 'multiOptions',
+		noDataExpression: true,
+		required: true,
+		options: EVENT_OPTIONS,
+		default: ['disconnected', 'connected', 'qrCodeNeeded'],
+		description:
+			'What starts the workflow. Each poll asks the gateway only what these need: Session → Get Status, Account → Check, Account → Get Usage Limit (at most three requests).',
+	},
+	{
+		displayName: 'Account Number',
+		name: 'accountNumber',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: '+62 812-8877-6713',
+		hint: 'The number connected to the gateway, with its country code',
+		description:
+			'The WhatsApp number of the gateway account: Account → Check, which shows the webhook, asks for it',
+		displayOptions: forEvent('webhookChanged'),
+	},
+	{
+		displayName: 'Usage Limit Fires When',
+		name: 'usageRule',
+		type: 'options',
+		options: [
+			{
+				name: 'Messages Left Fall Below a Percentage',
+				value: 'percent',
+				description: 'Of the limit the gateway reports; blocked sending fires too',
+			},
+			{
+				name: 'Messages Left Fall Below a Number',
+				value: 'count',
+				description: 'Blocked sending fires too',
+			},
+			{
+				name: 'Sending Is Blocked',
+				value: 'blocked',
+				description: 'Only when the gateway blocks sending',
+			},
+		],
+		default: 'percent',
+		displayOptions: forEvent('usageLimit'),
+	},
+	{
+		displayName: 'Percentage Left',
+		name: 'usagePercent',
+		type: 'number',
+		typeOptions: { minValue: 0, maxValue: 100, numberPrecision: 2 },
+		default: 10,
+		description: 'Fire when fewer than this percent of the limit are left',
+		displayOptions: { show: { events: ['usageLimit'], usageRule: ['percent'] } },
+	},
+	{
+		displayName: 'Messages Left',
+		name: 'usageCount',
+		type: 'number',
+		typeOptions: { minValue: 0 },
+		default: 100,
+		description: 'Fire when fewer than this many messages are left',
+		displayOptions: { show: { events: ['usageLimit'], usageRule: ['count'] } },
+	},
+	{
+		displayName: 'Failed Polls Before Firing',
+		name: 'failedPolls',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 1000 },
+		default: 3,
+		description:
+			'Fire "Gateway Unreachable" when the gateway did not answer this many polls in a row (counted in the running n8n; a restart starts the count again)',
+		displayOptions: forEvent('gatewayUnreachable'),
+	},
+	optionsCollection([
+		{
+			displayName: 'Minutes Between QR Codes',
+			name: 'minutesBetweenQrCodes',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: 1440 },
+			default: DEFAULT_MINUTES_BETWEEN_QR_CODES,
+			description:
+				'QR Code Needed: a changed QR code fires again only this many minutes after the last one',
+		},
+		messagingVersionOption(
+			'Version sent with Account → Check (Webhook Changed); the gateway expects its module version, e.g. 16.0.1.3',
+		),
+		{
+			displayName: 'Put QR Image in Field',
+			name: 'qrBinaryPropertyName',
+			type: 'string',
+			default: DEFAULT_QR_FIELD,
+			description: 'Name of the binary field of a QR Code Needed item that holds the PNG image',
+		},
+		{
+			displayName: 'QR Codes per Disconnection',
+			name: 'qrCodesPerDisconnection',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 100 },
+			default: DEFAULT_QR_CODES_PER_DISCONNECTION,
+			description:
+				'QR Code Needed: at most this many items while the account stays disconnected, so a long outage does not flood',
+		},
+		{
+			displayName: 'Report Problems at Start',
+			name: 'reportProblemsAtStart',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether the first poll (after activation, or after these settings changed) fires for problems already there: disconnected, a QR code waiting, the usage limit low or blocked. Off: it only remembers them.',
+		},
+	]),
+];
+
+export interface TriggerSettings extends WatchSettings {
+	/** Account → Check's `whatsapp_number` (digits), when Webhook Changed is picked. */
+	readonly accountNumber: string;
+	readonly qrField: string;
+	readonly version: string;
+}
+
+const EVENTS = new Set<string>(EVENT_OPTIONS.map((option) => option.value));
+
+/** The node's settings for this poll; a mistake is an error naming the field and the fix. */
+export function readTriggerSettings(ctx: IPollFunctions): TriggerSettings {
+	const node = ctx.getNode();
+	const fail = (field: string, problem: string, fix: string) =>
+		new NodeOperationError(node, `Field "${field}" ${problem}`, { description: fix });
+
+	const picked = ctx.getNodeParameter('events', []);
+	const list = Array.isArray(picked) ? picked : [];
+	const unknown = list.filter((event) => !EVENTS.has(String(event)));
+	if (unknown.length > 0 || list.length === 0)
+		throw fail(
+			'Trigger On',
+			list.length === 0 ? 'is empty' : `holds unknown events: ${JSON.stringify(unknown)}`,
+			`Pick one or more of: ${EVENT_OPTIONS.map((option) => option.name).join(', ')}.`,
+		);
+	const events = new Set(list as WatchedEvent[]);
+
+	let accountNumber = '';
+	if (events.has('webhookChanged')) {
+		const parsed = normalizePhone(String(ctx.getNodeParameter('accountNumber', '')));
+		if ('problem' in parsed)
+			throw fail(
+				'Account Number',
+				parsed.problem,
+				'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
+			);
+		accountNumber = parsed.phone;
+	}
+
+	let usageRule: UsageRule = { kind: 'blocked' };
+	if (events.has('usageLimit')) {
+		const kind = ctx.getNodeParameter('usageRule', 'percent');
+		if (kind === 'percent') {
+			const percent = Number(ctx.getNodeParameter('usagePercent', 10));
+			if (!(Number.isFinite(percent) && percent >= 0 && percent <= 100))
+				throw fail(
+					'Percentage Left',
+					`is not a percentage: ${JSON.stringify(percent)}`,
+					'Enter a number from 0 to 100, e.g. 10.',
+				);
+			usageRule = { kind, percent };
+		} else if (kind === 'count') {
+			const count = Number(ctx.getNodeParameter('usageCount', 100));
+			if (!(Number.isInteger(count) && count >= 0))
+				throw fail(
+					'Messages Left',
+					`is not a whole number: ${JSON.stringify(count)}`,
+					'Enter a number of messages, e.g. 100.',
+				);
+			usageRule = { kind, count };
+		} else if (kind !== 'blocked') {
+			throw fail(
+				'Usage Limit Fires When',
+				`is not a known choice: ${JSON.stringify(kind)}`,
+				'Pick one of the listed choices.',
+			);
+		}
+	}
+
+	const failedPolls = events.has('gatewayUnreachable')
+		? Number(ctx.getNodeParameter('failedPolls', 3))
+		: 1;
+	if (!(Number.isInteger(failedPolls) && failedPolls >= 1 && failedPolls <= 1000))
+		throw fail(
+			'Failed Polls Before Firing',
+			`is not a whole number from 1 to 1000: ${JSON.stringify(failedPolls)}`,
+			'Enter how many polls in a row may fail, e.g. 3.',
+		);
+
+	const options = asOptions(ctx.getNodeParameter('options', {}));
+	const qrCodesPerDisconnection = Number(
+		options.qrCodesPerDisconnection ?? DEFAULT_QR_CODES_PER_DISCONNECTION,
+	);
+	if (!(Number.isInteger(qrCodesPerDisconnection) && qrCodesPerDisconnection >= 1))
+		throw fail(
+			'QR Codes per Disconnection',
+			`is not a whole number of 1 or more: ${JSON.stringify(qrCodesPerDisconnection)}`,
+			'Enter e.g. 3.',
+		);
+	const minutesBetweenQrCodes = Number(
+		options.minutesBetweenQrCodes ?? DEFAULT_MINUTES_BETWEEN_QR_CODES,
+	);
+	if (!(Number.isFinite(minutesBetweenQrCodes) && minutesBetweenQrCodes >= 0))
+		throw fail(
+			'Minutes Between QR Codes',
+			`is not a number of minutes: ${JSON.stringify(minutesBetweenQrCodes)}`,
+			'Enter e.g. 5.',
+		);
+	return {
+		events,
+		accountNumber,
+		usageRule,
+		failedPolls,
+		qrCodesPerDisconnection,
+		minutesBetweenQrCodes,
+		reportProblemsAtStart: options.reportProblemsAtStart !== false,
+		qrField: optionText(options, 'qrBinaryPropertyName', DEFAULT_QR_FIELD),
+		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),
+	};
+}
