@@ -1,6 +1,5 @@
-import { extension as extensionOf } from 'mime-types';
-
 import { DATA_URI_HEAD, FALLBACK_MIME_TYPE, NOT_BASE64_CHAR, WHITESPACE } from '../shared/dataUri';
+import { extensionFor } from '../shared/fileName';
 
 /**
  * The media of an incoming message: the gateway puts the file in `body` as
@@ -118,5 +117,5 @@ export function cleanFileName(given: string): string {
 
 /** A clean file name, or `file.<extension of the mime type>` when the given one has nothing usable. */
 export function safeFileName(given: string, mimeType: string): string {
-	return cleanFileName(given) || `file.${extensionOf(mimeType) || 'bin'}`;
+	return cleanFileName(given) || `file.${extensionFor(mimeType)}`;
 }

@@ -1,4 +1,6 @@
-import { extension as extensionOf, lookup as mimeTypeOf } from 'mime-types';
+import { lookup as mimeTypeOf } from 'mime-types';
+
+import { extensionFor } from './fileName';
 
 /**
  * Data URIs and base64 text: the files Send File is given as text (Messaging) and the media the
@@ -142,7 +144,7 @@ export function fileIdentity(
 		(fileNameGiven ? mimeTypeOf(fileNameGiven) || undefined : undefined) ??
 		knownType ??
 		FALLBACK_MIME_TYPE;
-	const fileName = fileNameGiven ?? `file.${extensionOf(mimeType) || 'bin'}`;
+	const fileName = fileNameGiven ?? `file.${extensionFor(mimeType)}`;
 	// Parameters such as `; charset=utf-8` are dropped: the data URI carries only the type.
 	return { fileName, mimeType: mimeType.split(';')[0].trim().toLowerCase() };
 }

@@ -35,6 +35,9 @@ function credentials(overrides: Record<string, unknown> = {}): ApiCredentials {
 }
 const client = (overrides: Record<string, unknown> = {}) =>
 	new ApiClient(credentials(overrides), new TokenCache());
+/** The words a "may have been delivered" send ends with, in its message (not only in its hint). */
+const MAY_HAVE_BEEN_DELIVERED =
+	/; the message may have been delivered, so it was not sent again: check the recipient before sending it again$/;
 const failure = async (promise: Promise<unknown>) =>
 	(await promise.then(
 		() => undefined,
@@ -67,6 +70,7 @@ describe('answers that do not end', () => {
 		);
 		expect(error.kind).toBe('timeout');
 		expect(error.deliveryUnknown).toBe(true);
+		expect(error.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
 		expect(error.attempts).toBe(1);
 		expect(sandbox.ledger()).toHaveLength(1);
 	});
@@ -89,6 +93,18 @@ describe('answers that are too large', () => {
 		// What the process took for the answer is a small multiple of the cap, not the 100 MB answer.
 		const grown = after.rss - before.rss;
 		expect(grown / (2 * 1024 * 1024)).toBeLessThan(10);
+	});
+
+	it('a 100 MB answer to a send: not read, and the message says it may have been delivered', async () => {
+		sandbox.addFaults([
+			{ kind: 'hugeBody', bytes: 100 * 1024 * 1024, match: { rpcMethod: 'sendMessage' } },
+		]);
+		const error = await failure(
+			client({ maxResponseMegabytes: 2 }).call(endpoints.sendMessage, sendParams),
+		);
+		expect(error.deliveryUnknown).toBe(true);
+		expect(error.attempts).toBe(1);
+		expect(error.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
 	});
 
 	it('the default cap is 16 MB', () => {
@@ -165,6 +181,7 @@ describe('a network lost after the request left vs before', () => {
 		expect(error.causeCode).toBe('EHOSTUNREACH');
 		expect(error.attempts).toBe(1);
 		expect(error.deliveryUnknown).toBe(true);
+		expect(error.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
 	});
 
 	it('ENETUNREACH on a read: retried, and it succeeds', async () => {

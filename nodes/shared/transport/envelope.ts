@@ -44,6 +44,7 @@ export function parseEnvelope(
 			httpStatus,
 		});
 	}
+	const isWrite = endpoint.httpMethod === 'POST';
 	if (httpStatus >= 400) {
 		const rpc =
 			json && typeof json === 'object'
@@ -61,6 +62,9 @@ export function parseEnvelope(
 			rpcCode: rpc && typeof rpc.code === 'number' ? rpc.code : undefined,
 			authFailure: httpStatus === 401 || httpStatus === 403,
 			retryAfterSeconds,
+			// A proxy's "bad gateway" or "gateway timeout" after a write reached it: the gateway
+			// behind it may have done it (such a write is never retried, retry.ts).
+			deliveryUnknown: isWrite && BEHIND_A_PROXY.has(httpStatus),
 		});
 	}
 	if (text.trim() === '') {
@@ -68,6 +72,8 @@ export function parseEnvelope(
 			kind: 'invalid-response',
 			reason: `HTTP ${httpStatus} with an empty body`,
 			httpStatus,
+			// A write answered with success but no readable words: it may well have been done.
+			deliveryUnknown: isWrite,
 		});
 	}
 	if (json === undefined || json === null || typeof json !== 'object') {
@@ -76,6 +82,7 @@ export function parseEnvelope(
 			reason: `HTTP ${httpStatus} with a body that is not JSON`,
 			httpStatus,
 			serverMessage: clean(pageText(text)),
+			deliveryUnknown: isWrite,
 		});
 	}
 
@@ -108,6 +115,9 @@ export function parseEnvelope(
 	}
 	return result;
 }
+
+/** Answers of a proxy that forwarded a request and got no good answer from the server behind it. */
+const BEHIND_A_PROXY = new Set([502, 504]);
 
 function parseJson(text: string): unknown {
 	try {

@@ -15,7 +15,7 @@ export {
 	type Endpoint,
 } from './endpoints';
 export { parseEnvelope } from './envelope';
-export { ApiError } from './errors';
+export { ApiError, deliveryUnknownWarning } from './errors';
 export { redact } from './redact';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 export { TokenCache } from './tokenCache';

@@ -246,6 +246,27 @@ describe('message: sendFile', () => {
 		]);
 	});
 
+	it.each([
+		['audio/mpeg', 'file.mp3'],
+		['audio/ogg', 'file.ogg'],
+		['video/quicktime', 'file.mov'],
+		['text/vcard', 'file.vcf'],
+	])(
+		'without a file name, a %s data URI is sent as %s (the extension people know)',
+		async (mimeType, fileName) => {
+			const run = await runMessaging(sandbox, {
+				resource: 'message',
+				operation: 'sendFile',
+				phone: PHONE,
+				fileSource: 'base64',
+				fileContent: `data:${mimeType};base64,${randomBytes(30).toString('base64')}`,
+			});
+			expect(run.error).toBeUndefined();
+			expect(apiRequests(sandbox)[0].params).toMatchObject({ filename: fileName });
+			expect(run.output('Node')[0].json).toMatchObject({ fileName, mimeType });
+		},
+	);
+
 	it('accepts bare, line-wrapped base64 and takes the mime type from the file name', async () => {
 		const content = randomBytes(200);
 		const wrapped = content.toString('base64').replace(/.{76}/g, '$&\n');
