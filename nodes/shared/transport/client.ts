@@ -435,7 +435,7 @@ export class ApiClient {
 				deliveryUnknown,
 			});
 		}
-		const detail = err?.message ? `: ${this.redactor().text(err.message.slice(0, 300))}` : '';
+		const detail = err?.message ? `: ${this.redactor().text(err.message).slice(0, 300)}` : '';
 		return new ApiError(endpoint, {
 			kind: 'network',
 			reason: `the connection failed (${code ?? err?.name ?? 'unknown error'}${detail})`,

@@ -34,6 +34,9 @@ export function parseEnvelope(
 	// A JSON answer quoted in an error: redacted by key too (an `access_token` the package never saw), then by value.
 	const cleanJson = (value: unknown) =>
 		clean(JSON.stringify(redactor.value(value)) ?? String(value));
+	// Redacted before its tags are dropped and its spaces collapsed: either could break the form
+	// of a secret apart (a secret holding `<s>` loses it as a "tag") and leave the rest readable.
+	const cleanPage = (page: string) => clean(pageText(redactor.text(page.slice(0, SCANNED_TEXT))));
 
 	if (httpStatus >= 300 && httpStatus < 400) {
 		// Redirects are never followed (they could carry the secret elsewhere); whatever the body
@@ -57,7 +60,7 @@ export function parseEnvelope(
 			serverMessage: rpc
 				? clean(rpcText(rpc))
 				: json === undefined
-					? clean(pageText(text))
+					? cleanPage(text)
 					: cleanJson(json),
 			rpcCode: rpc && typeof rpc.code === 'number' ? rpc.code : undefined,
 			authFailure: httpStatus === 401 || httpStatus === 403,
@@ -81,7 +84,7 @@ export function parseEnvelope(
 			kind: 'invalid-response',
 			reason: `HTTP ${httpStatus} with a body that is not JSON`,
 			httpStatus,
-			serverMessage: clean(pageText(text)),
+			serverMessage: cleanPage(text),
 			deliveryUnknown: isWrite,
 		});
 	}
