@@ -1,6 +1,6 @@
 import { lookup as mimeTypeOf } from 'mime-types';
 
-import { extensionFor } from './fileName';
+import { cleanFileName, extensionFor } from './fileName';
 
 /**
  * Data URIs and base64 text: the files Send File is given as text (Messaging) and the media the
@@ -135,7 +135,8 @@ export function fileIdentity(
 	fileName: string;
 	mimeType: string;
 } {
-	const fileNameGiven = clean(given.fileName) ?? clean(known.fileName);
+	// One cleaner for every name, whoever gave it: a mapped name can come from a stranger too.
+	const fileNameGiven = cleanName(given.fileName) ?? cleanName(known.fileName);
 	const knownType = clean(known.mimeType);
 	const specificKnownType = knownType && !isGenericMimeType(knownType) ? knownType : undefined;
 	const mimeType =
@@ -155,6 +156,10 @@ function isGenericMimeType(mimeType: string): boolean {
 	return (
 		bare === FALLBACK_MIME_TYPE || bare === 'binary/octet-stream' || bare === 'application/unknown'
 	);
+}
+
+function cleanName(value: string | undefined): string | undefined {
+	return value === undefined ? undefined : cleanFileName(value) || undefined;
 }
 
 function clean(value: string | undefined): string | undefined {

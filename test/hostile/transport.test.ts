@@ -4,7 +4,6 @@
  * routes lost after a send, proxies, and fan-out set by an expression.
  */
 import { subscribe, unsubscribe } from 'diagnostics_channel';
-import http from 'http';
 import net, { type AddressInfo, type Socket } from 'net';
 
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
@@ -18,6 +17,11 @@ import {
 	parseCredentials,
 	type ApiCredentials,
 } from '../../nodes/shared/transport';
+import {
+	startConnectProxy,
+	withProxyEnvironment,
+	type ConnectProxy,
+} from '../harness/connectProxy';
 import { useSandbox } from '../harness/useSandbox';
 
 const sandbox = useSandbox();
@@ -259,59 +263,36 @@ describe('fan-out', () => {
 });
 
 describe('proxies (HTTP_PROXY / NO_PROXY), with a CONNECT proxy on loopback', () => {
-	let proxy: http.Server;
-	let tunnels = 0;
-	const open = new Set<Socket>();
-	const saved = { HTTP_PROXY: process.env.HTTP_PROXY, NO_PROXY: process.env.NO_PROXY };
+	let proxy: ConnectProxy;
+	let restore: () => void = () => undefined;
 
 	beforeAll(async () => {
-		proxy = http.createServer((_req, res) => res.writeHead(405).end());
-		proxy.on('connect', (req: http.IncomingMessage, client: Socket, head: Buffer) => {
-			tunnels++;
-			const [host, port] = (req.url ?? '').split(':');
-			open.add(client);
-			const upstream = net.connect(Number(port), host, () => {
-				client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-				upstream.write(head);
-				upstream.pipe(client);
-				client.pipe(upstream);
-			});
-			open.add(upstream);
-			upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
-			client.on('error', () => upstream.destroy());
-		});
-		await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+		proxy = await startConnectProxy();
 	});
+	afterEach(() => restore());
 	afterAll(async () => {
-		process.env.HTTP_PROXY = saved.HTTP_PROXY;
-		process.env.NO_PROXY = saved.NO_PROXY;
-		if (saved.HTTP_PROXY === undefined) delete process.env.HTTP_PROXY;
-		if (saved.NO_PROXY === undefined) delete process.env.NO_PROXY;
 		await closeConnections();
-		for (const socket of open) socket.destroy();
-		await new Promise<void>((resolve) => proxy.close(() => resolve()));
+		await proxy.close();
 	});
 
 	it('goes through HTTP_PROXY, and direct for a host in NO_PROXY', async () => {
-		process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-		delete process.env.NO_PROXY;
-		tunnels = 0;
+		restore = withProxyEnvironment({ HTTP_PROXY: proxy.url, NO_PROXY: undefined });
+		const before = proxy.tunnels.length;
 		await expect(client().call(endpoints.checkNumber, { phone: SEND.phone })).resolves.toEqual({
 			result: 'exists',
 		});
-		expect(tunnels).toBeGreaterThan(0);
+		expect(proxy.tunnels.length).toBeGreaterThan(before);
 
 		process.env.NO_PROXY = '127.0.0.1';
-		tunnels = 0;
+		const direct = proxy.tunnels.length;
 		await expect(client().call(endpoints.checkNumber, { phone: SEND.phone })).resolves.toEqual({
 			result: 'exists',
 		});
-		expect(tunnels).toBe(0);
+		expect(proxy.tunnels.length).toBe(direct);
 	});
 
 	it('a proxy that cannot reach the service: a network error, and a write is retried (it never left)', async () => {
-		process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-		delete process.env.NO_PROXY;
+		restore = withProxyEnvironment({ HTTP_PROXY: proxy.url, NO_PROXY: undefined });
 		const c = new ApiClient(credentials({ baseUrl: 'http://127.0.0.1:1' }), new TokenCache(), {
 			maxRetries: 1,
 			baseDelayMs: 1,

@@ -4,7 +4,12 @@
  * Only what code outside the transport uses is exported here.
  */
 export { ApiClient, sharedTokenCache, type ApiCredentials } from './client';
-export { closeConnections, MAX_CONNECTIONS_PER_ORIGIN } from './connections';
+export {
+	closeConnections,
+	MAX_CONNECTIONS_PER_ORIGIN,
+	proxyEnvironment,
+	usesProxy,
+} from './connections';
 export { buildBody, type DataUriParam, type ParamValue } from './body';
 export { parseCredentials, CredentialError } from './credentialFields';
 export {
