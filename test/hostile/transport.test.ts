@@ -80,6 +80,23 @@ describe('answers that do not end', () => {
 	});
 });
 
+describe('a Request Timeout longer than a timer can hold (2^31 ms, about 24.8 days)', () => {
+	it('is refused, naming the field and the largest value', () => {
+		expect(() => credentials({ timeoutSeconds: 3_000_000 })).toThrow(
+			'Credential field "Request Timeout (Seconds)" must be at most 2147483 (about 24 days; got "3000000")',
+		);
+		expect(() => credentials({ timeoutSeconds: 1e300 })).toThrow(/must be at most 2147483/);
+	});
+
+	it('the largest one allowed does not fire at once: a slow answer still arrives', async () => {
+		sandbox.addFaults([{ kind: 'slow', delayMs: 300, match: { path: '/api/wa/2.0/check' } }]);
+		const c = client({ timeoutSeconds: 2_147_483 });
+		await expect(c.call(endpoints.checkNumber, { phone: SEND.phone })).resolves.toEqual({
+			result: 'exists',
+		});
+	});
+});
+
 describe('answers that are too large', () => {
 	it('a 100 MB answer is not read: a clear error at the size cap, memory bounded by the cap', async () => {
 		sandbox.addFaults([

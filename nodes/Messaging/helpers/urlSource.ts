@@ -2,6 +2,7 @@ import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-wo
 
 import { fileIdentity } from '../../shared/dataUri';
 import { inputError } from '../../shared/errors';
+import { MAX_TIMER_MS } from '../../shared/timer';
 import type { DataUriParam } from '../../shared/transport';
 import {
 	openUrlFile,
@@ -184,8 +185,6 @@ export function readUrlSource(
 		},
 	};
 }
-
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A URL the user gave, as an input error may quote it (credentials, query values and fragment hidden). */
 function shownInput(url: string): string {
