@@ -129,10 +129,12 @@ const nonPublic = (() => {
 /** The 8 groups of an IPv6 address (`::` expanded, a dotted IPv4 tail read as two groups). */
 function ipv6Groups(address: string): number[] | undefined {
 	let text = address.toLowerCase().split('%')[0];
-	const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-	if (dotted) {
-		const [a, b, c, d] = dotted.slice(1).map(Number);
-		text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+	// A dotted IPv4 tail (`::ffff:127.0.0.1`) as the two groups it stands for.
+	const tailAt = text.lastIndexOf(':') + 1;
+	const ipv4Tail = text.slice(tailAt);
+	if (isIP(ipv4Tail) === 4) {
+		const [a, b, c, d] = ipv4Tail.split('.').map(Number);
+		text = `${text.slice(0, tailAt)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 	}
 	const halves = text.split('::');
 	if (halves.length > 2) return undefined;

@@ -60,8 +60,8 @@ function secretForms(secret: string): string[] {
 	const forms = [
 		secret,
 		bytes.toString('base64'),
-		// Unpadded: also found where a longer base64 text holds it.
-		bytes.toString('base64').replace(/=+$/, ''),
+		// Unpadded (as long as base64url, which has no padding): also found inside a longer base64 text.
+		bytes.toString('base64').slice(0, bytes.toString('base64url').length),
 		bytes.toString('base64url'),
 		hex,
 		hex.toUpperCase(),
