@@ -59,7 +59,7 @@ export class MessagingRateApi implements ICredentialType {
 			displayName: 'Request Timeout (Seconds)',
 			name: 'timeoutSeconds',
 			type: 'number',
-			typeOptions: { minValue: 1 },
+			typeOptions: { minValue: 1, maxValue: 2147483 },
 			default: 30,
 			description:
 				'How long one request may take as a whole, from connecting to the last byte of the answer, before it fails (a file upload gets 1 more second per MB)',

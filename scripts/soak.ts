@@ -119,11 +119,8 @@ async function main() {
 				)
 			)
 				rows.maybeDeliveredWithoutCause++;
-			if (
-				!/may have been delivered/.test(
-					String((json.details as { description?: unknown }).description),
-				)
-			)
+			// The warning must be in the message people read and alert on, not only in the description.
+			if (!/the message may have been delivered/.test(String(json.error)))
 				rows.maybeDeliveredWithoutCause++;
 		} else if (recorded === 0) rows.failedNotRecorded++;
 		else rows.failedButRecordedWithoutWarning++;

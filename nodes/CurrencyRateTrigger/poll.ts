@@ -8,8 +8,8 @@ import {
 import { apiClientFor } from '../shared/credential';
 import { toNodeError } from '../shared/errors';
 import { RateBook } from '../shared/rates/rateBook';
-import type { RateTable } from '../shared/rates/rateTable';
-import { decide, readMemory, sampleEvents, type RateEvent } from './rateWatch';
+import type { KnownRates, RateTable } from '../shared/rates/rateTable';
+import { decide, knownRates, readMemory, sampleEvents, type RateEvent } from './rateWatch';
 import { readTriggerSettings, type TriggerSettings } from './parameters';
 
 /** Where the trigger keeps what it saw, in the node's static data (saved with the workflow). */
@@ -23,9 +23,10 @@ const MEMORY_KEY = 'rateWatch';
  */
 export async function pollRates(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const settings = readTriggerSettings(this);
-	const table = await fetchTable(this, settings);
 	const staticData = this.getWorkflowStaticData('node');
 	const remembered = readMemory(staticData[MEMORY_KEY]);
+	// The answer is read the way earlier answers were (their number format, the rates seen).
+	const table = await fetchTable(this, settings, knownRates(settings, remembered));
 
 	if (this.getMode() === 'manual') {
 		return [toItems(sampleEvents(settings, table, remembered), settings)];
@@ -36,7 +37,11 @@ export async function pollRates(this: IPollFunctions): Promise<INodeExecutionDat
 }
 
 /** The provider's table, through the shared transport (its token cache) and the rates helpers. */
-async function fetchTable(ctx: IPollFunctions, settings: TriggerSettings): Promise<RateTable> {
+async function fetchTable(
+	ctx: IPollFunctions,
+	settings: TriggerSettings,
+	known: KnownRates,
+): Promise<RateTable> {
 	const node = ctx.getNode();
 	const client = await apiClientFor(ctx);
 	let table: RateTable;
@@ -44,6 +49,7 @@ async function fetchTable(ctx: IPollFunctions, settings: TriggerSettings): Promi
 		table = await new RateBook({ client, sourceKey: '', keepMinutes: 0 }).tableFor(
 			settings.provider,
 			settings.version,
+			known,
 		);
 	} catch (error) {
 		throw toNodeError(node, error, {

@@ -1,4 +1,11 @@
-import type { CurrencyQuote, RateTable, RateType } from '../shared/rates/rateTable';
+import {
+	MAX_CURRENCY_CODE_LENGTH,
+	type CurrencyQuote,
+	type KnownRates,
+	type RateNumberFormat,
+	type RateTable,
+	type RateType,
+} from '../shared/rates/rateTable';
 
 /**
  * What the Currency Rate Trigger decides on each poll, apart from n8n: given what it remembered
@@ -38,12 +45,19 @@ interface RememberedRate {
 	refAt?: string;
 	/** threshold: on which side of the threshold the rate was last seen. */
 	side?: 'above' | 'below';
+	/** A reading orders of magnitude off the last one, not believed yet: how many polls in a row, and the value. */
+	j?: number;
+	jv?: number;
 }
 
 /** The whole memory of one trigger node. */
 export interface WatchMemory {
 	/** The settings the memory belongs to: other settings start over from a new baseline. */
 	settings: string;
+	/** The provider the rates (and the format) were read from. */
+	provider?: string;
+	/** How the provider writes numbers as text, once known: later answers are read the same way. */
+	format?: RateNumberFormat;
 	rates: Record<string, RememberedRate>;
 }
 
@@ -64,14 +78,22 @@ export interface RateEvent {
 	threshold?: number;
 	previousSeenAt: string | null;
 	currentSeenAt: string;
-	/** The currency's current quotes, for messages that show all three. */
+	/** The currency's current quotes (per 1 unit), for messages that show all three. */
 	buy: number | null;
 	sell: number | null;
 	average: number | null;
+	/** How many units the provider's quote was for (100 for a table that quotes per 100); the values are per 1. */
+	unit: number;
 }
 
 /** At most this many currencies are remembered (a provider lists about a dozen). */
 export const MAX_WATCHED_CURRENCIES = 64;
+/** A currency missing from the provider's answers is remembered this long (its reference kept for its return). */
+const MISSING_KEPT_MS = 30 * 86_400_000;
+/** A reading this many times off the last one (either way) is not believed at once. */
+const IMPLAUSIBLE_JUMP = 10;
+/** ...until this many polls in a row agree on it: then it is the new baseline (no event). */
+const POLLS_TO_BELIEVE_A_JUMP = 3;
 
 const FIELD_KEY: Record<RateType, 'b' | 's' | 'a'> = { buy: 'b', sell: 's', average: 'a' };
 
@@ -87,13 +109,51 @@ function settingsKey(settings: WatchSettings): string {
 	return JSON.stringify([provider, [...currencies].sort(), mode, ...shape]);
 }
 
-/** The memory as read from static data, or undefined when it is missing or not ours. */
+/**
+ * The memory as read from static data, or undefined when it is missing or not ours. Only
+ * currency codes as the rate table reads them are kept (an older memory may hold anything).
+ */
 export function readMemory(value: unknown): WatchMemory | undefined {
 	if (!value || typeof value !== 'object') return undefined;
 	const memory = value as Partial<WatchMemory>;
 	if (typeof memory.settings !== 'string' || !memory.rates || typeof memory.rates !== 'object')
 		return undefined;
-	return memory as WatchMemory;
+	const rates: Record<string, RememberedRate> = {};
+	for (const [code, rate] of Object.entries(memory.rates).slice(0, MAX_WATCHED_CURRENCIES)) {
+		if (code.length <= MAX_CURRENCY_CODE_LENGTH && rate && typeof rate === 'object')
+			rates[code] = rate;
+	}
+	return {
+		settings: memory.settings,
+		provider: typeof memory.provider === 'string' ? memory.provider : undefined,
+		format: memory.format === 'point' || memory.format === 'comma' ? memory.format : undefined,
+		rates,
+	};
+}
+
+/**
+ * What the memory says about the provider's answers, to read the next one by: its number format
+ * and the last rates seen (only from a memory of the same provider).
+ */
+export function knownRates(settings: WatchSettings, memory: WatchMemory | undefined): KnownRates {
+	if (!memory || (memory.provider ?? settingsProvider(memory.settings)) !== settings.provider)
+		return {};
+	const quotes = new Map(
+		Object.entries(memory.rates).map(([code, rate]) => [
+			code,
+			{ buy: rate.b, sell: rate.s, average: rate.a },
+		]),
+	);
+	return { format: memory.format, quotes };
+}
+
+function settingsProvider(key: string): string | undefined {
+	try {
+		const parsed = JSON.parse(key) as unknown;
+		return Array.isArray(parsed) && typeof parsed[0] === 'string' ? parsed[0] : undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /** The currencies of the table that are watched, in the table's order (bounded). */
@@ -118,6 +178,11 @@ export interface PollDecision {
  * current currency. A currency fires at most once per move: its reference is moved to the value
  * that fired, so the next poll compares against that. What fires is the mode's rule
  * (`MODE_RULES`), one function per mode.
+ *
+ * A currency the answer leaves out keeps what was remembered of it (for up to 30 days), so a
+ * move across the gap still fires. A reading 10 or more times off the last one (a misread
+ * number, a unit that changed) fires nothing and moves nothing; if three polls in a row agree on
+ * it, it becomes the currency's new baseline, still without an event.
  */
 export function decide(
 	settings: WatchSettings,
@@ -127,7 +192,12 @@ export function decide(
 ): PollDecision {
 	const key = settingsKey(settings);
 	const known = previous && previous.settings === key ? previous : undefined;
-	const memory: WatchMemory = { settings: key, rates: {} };
+	const memory: WatchMemory = {
+		settings: key,
+		provider: settings.provider,
+		format: table.format,
+		rates: {},
+	};
 	const events: RateEvent[] = [];
 	const rule = MODE_RULES[settings.mode];
 
@@ -141,15 +211,50 @@ export function decide(
 			seenAt: table.fetchedAt,
 		};
 		const before = known?.rates[code];
-		const { next, event } = before
-			? rule(seen, before)
-			: { next: baseline(seen), event: undefined };
+		const jump = before ? implausibleJump(seen, before) : undefined;
+		const { next, event } = jump
+			? jump
+			: before
+				? rule(seen, before)
+				: { next: baseline(seen), event: undefined };
 		// Baseline: fire only when asked, as a "sample" of the current rates.
 		if (!before && fireOnBaseline && !known) events.push(eventOf(seen, 'sample', null, null));
 		if (event) events.push(event);
 		memory.rates[code] = next;
 	}
+	// Watched currencies this answer left out: remembered as they were.
+	for (const [code, before] of Object.entries(known?.rates ?? {})) {
+		if (Object.keys(memory.rates).length >= MAX_WATCHED_CURRENCIES) break;
+		if (code in memory.rates) continue;
+		if (settings.currencies.length > 0 && !settings.currencies.includes(code)) continue;
+		const seenAtMs = Date.parse(before.at);
+		if (!(table.fetchedAtMs - seenAtMs < MISSING_KEPT_MS)) continue;
+		memory.rates[code] = before;
+	}
 	return { events, memory, baseline: !known };
+}
+
+/**
+ * A reading orders of magnitude off the last one: remembered as not believed yet (nothing fires,
+ * the reference stays), until POLLS_TO_BELIEVE_A_JUMP polls in a row agree on it; then it starts
+ * a new baseline. Undefined when the reading is plausible.
+ */
+function implausibleJump(
+	seen: SeenRate,
+	before: RememberedRate,
+): { next: RememberedRate; event?: RateEvent } | undefined {
+	const last = before[FIELD_KEY[seen.settings.field]];
+	const current = seen.current;
+	if (current === null || last === null || last === undefined) return undefined;
+	if (withinFactor(current, last, IMPLAUSIBLE_JUMP)) return undefined;
+	const polls =
+		before.jv !== undefined && withinFactor(current, before.jv, 2) ? (before.j ?? 0) + 1 : 1;
+	if (polls >= POLLS_TO_BELIEVE_A_JUMP) return { next: baseline(seen) };
+	return { next: { ...before, j: polls, jv: current } };
+}
+
+function withinFactor(value: number, reference: number, factor: number): boolean {
+	return value > 0 && reference > 0 && value / reference < factor && reference / value < factor;
 }
 
 /** One currency of one poll: what the table says of it now. */
@@ -328,6 +433,7 @@ function rateEvent(
 		buy: quote.buy,
 		sell: quote.sell,
 		average: quote.average,
+		unit: quote.unit,
 	};
 	if (settings.mode === 'threshold') result.threshold = settings.threshold;
 	return result;

@@ -8,6 +8,7 @@ import {
 	optionText,
 	optionsCollection,
 } from '../shared/optionsCollection';
+import { timerDelay } from '../shared/timer';
 import { normalizePhone } from '../shared/phone';
 import { textValue, type OperationRun } from '../shared/execution/operationRun';
 
@@ -87,7 +88,8 @@ export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number):
 			MAX_PARALLEL_REQUESTS,
 			Math.max(1, Math.floor(Number(options.parallel ?? 1)) || 1),
 		),
-		delayMs: Number(options.delayMs ?? 0) || 0,
+		// A timer holds at most about 24.8 days; a longer delay would not wait at all.
+		delayMs: timerDelay(Number(options.delayMs ?? 0) || 0),
 		stopAtUsageLimit: options.stopAtUsageLimit === true,
 	};
 }

@@ -7,7 +7,8 @@ import type {
 
 import { claimDelivery, type Claim } from './deliveries';
 import { ignoreReason } from './filters';
-import { cleanFileName, decodeDataUri, looksLikeDataUri } from './media';
+import { cleanFileName } from '../shared/fileName';
+import { decodeDataUri, looksLikeDataUri } from './media';
 import { readTriggerSettings } from './parameters';
 import { eventFields, rawPayload, readEvent, type IncomingEvent } from './payload';
 import { readJsonBody } from './requestBody';

@@ -1,4 +1,6 @@
-import { extension as extensionOf, lookup as mimeTypeOf } from 'mime-types';
+import { lookup as mimeTypeOf } from 'mime-types';
+
+import { cleanFileName, extensionFor } from './fileName';
 
 /**
  * Data URIs and base64 text: the files Send File is given as text (Messaging) and the media the
@@ -133,7 +135,8 @@ export function fileIdentity(
 	fileName: string;
 	mimeType: string;
 } {
-	const fileNameGiven = clean(given.fileName) ?? clean(known.fileName);
+	// One cleaner for every name, whoever gave it: a mapped name can come from a stranger too.
+	const fileNameGiven = cleanName(given.fileName) ?? cleanName(known.fileName);
 	const knownType = clean(known.mimeType);
 	const specificKnownType = knownType && !isGenericMimeType(knownType) ? knownType : undefined;
 	const mimeType =
@@ -142,7 +145,7 @@ export function fileIdentity(
 		(fileNameGiven ? mimeTypeOf(fileNameGiven) || undefined : undefined) ??
 		knownType ??
 		FALLBACK_MIME_TYPE;
-	const fileName = fileNameGiven ?? `file.${extensionOf(mimeType) || 'bin'}`;
+	const fileName = fileNameGiven ?? `file.${extensionFor(mimeType)}`;
 	// Parameters such as `; charset=utf-8` are dropped: the data URI carries only the type.
 	return { fileName, mimeType: mimeType.split(';')[0].trim().toLowerCase() };
 }
@@ -153,6 +156,10 @@ function isGenericMimeType(mimeType: string): boolean {
 	return (
 		bare === FALLBACK_MIME_TYPE || bare === 'binary/octet-stream' || bare === 'application/unknown'
 	);
+}
+
+function cleanName(value: string | undefined): string | undefined {
+	return value === undefined ? undefined : cleanFileName(value) || undefined;
 }
 
 function clean(value: string | undefined): string | undefined {

@@ -21,6 +21,7 @@ import {
 } from '../../scripts/docs';
 import { REPOSITORY_URL } from '../../nodes/shared/documentationUrl';
 import { PROVIDER_FROM_AI } from '../../nodes/shared/rates/providers';
+import { deliveryUnknownWarning, endpoints } from '../../nodes/shared/transport';
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const MARKDOWN_FILES = [
@@ -127,6 +128,14 @@ describe('reference', () => {
 	])('%s has its troubleshooting', (doc) => {
 		expect(section(read(doc), 'Troubleshooting') ?? section(read(doc), 'Errors')).toMatch(/\|.*\|/);
 	});
+
+	it.each(['README.md', 'docs/delivery-and-scale.md', 'docs/messaging.md'])(
+		'%s quotes the exact words a "may have been delivered" error ends with',
+		(doc) => {
+			const flat = read(doc).replace(/\s+/g, ' ');
+			expect(flat).toContain(deliveryUnknownWarning(endpoints.sendMessage));
+		},
+	);
 
 	it('keeps the README the front door: short, with the two set-up commands', () => {
 		const readme = read('README.md');

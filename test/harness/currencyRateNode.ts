@@ -4,7 +4,7 @@
  */
 import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { ratesFor } from '../../sandbox/rates';
+import { quotedUnit, ratesFor } from '../../sandbox/rates';
 import type { RequestLogEntry, Sandbox } from '../../sandbox/types';
 import { runWorkflow, sandboxCredential, singleNodeWorkflow, type EngineRun } from './engine';
 
@@ -43,13 +43,20 @@ export function jsonOf(items: INodeExecutionData[]): IDataObject[] {
 }
 
 /** The sandbox's own table for a provider, numbers parsed: what the node must report. */
+/** A sandbox quote as the nodes output it: per 1 unit, with the unit the provider quoted for. */
 export function sandboxQuote(
 	provider: string,
 	currency: string,
-): { buy: number; sell: number; average: number } {
+): { buy: number; sell: number; average: number; unit: number } {
 	const row = ratesFor(provider)?.find((r) => r.name === currency);
 	if (!row) throw new Error(`sandbox has no ${currency} for ${provider}`);
-	return { buy: Number(row.rate_buy), sell: Number(row.rate_sell), average: Number(row.rate_avg) };
+	const unit = quotedUnit(provider, currency);
+	return {
+		buy: Number(row.rate_buy) / unit,
+		sell: Number(row.rate_sell) / unit,
+		average: Number(row.rate_avg) / unit,
+		unit,
+	};
 }
 
 export function sandboxCodes(provider: string): string[] {

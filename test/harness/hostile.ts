@@ -8,10 +8,13 @@
  * (`baseline`), so that a parser that is linear but does something silly per byte shows too.
  *
  * Secrets: `findSecret` looks for a secret in every encoding a leak can take (as is, JSON-escaped,
- * HTML-escaped, URL-encoded, base64, base64url, hex) anywhere in
+ * HTML-escaped, URL-encoded, base64, base64url, hex, and as every server stack of serverEscapes.ts
+ * writes it back) anywhere in
  * a value (strings, nested objects, arrays, errors with their description and cause).
  */
 import { performance } from 'perf_hooks';
+
+import { stackEscapings } from './serverEscapes';
 
 export interface LinearTimeCase<I> {
 	/** Builds the worst input of about `bytes` bytes for the code under test. */
@@ -142,6 +145,8 @@ function secretForms(secret: string): string[] {
 		bytes.toString('base64').replace(/=+$/, ''),
 		bytes.toString('base64url'),
 		bytes.toString('hex'),
+		// As PHP, Java, .NET, Python, Go and Ruby write it back (serverEscapes.ts).
+		...Object.values(stackEscapings(secret)),
 	];
 	return [...new Set(forms.filter(Boolean))];
 }

@@ -143,6 +143,9 @@ const keys = fc.oneof(
 
 const primitives = fc.oneof(
 	fc.string({ maxLength: 12 }),
+	// Whole UTF-16 code units: NULs, lone surrogates and pairs among them.
+	fc.string({ unit: 'binary', maxLength: 6 }),
+	fc.constantFrom('a\u0000b', 'x\uD800', '\uDC00y'),
 	fc.constantFrom(
 		'',
 		' ',
@@ -251,6 +254,39 @@ export async function checkEquivalence(runs: number): Promise<EquivalenceReport>
 					{ name: 'value', fallback: '' },
 					{ name: 'options.inner', fallback: '' },
 				],
+			),
+		);
+	}
+
+	// Texts n8n's engines read differently from JavaScript: a NUL ("a\u0000b" is "a" under quickjs,
+	// whose strings end there), lone surrogates (not well-formed UTF-16), in values and in keys.
+	const oddTexts = [
+		'a\u0000b',
+		'\u0000',
+		'x\uD800',
+		'\uDC00y',
+		'p\uDFFF\uD800q',
+		'ok \uD83D\uDE00',
+	];
+	for (const text of oddTexts) {
+		check(
+			await probe(
+				{ value: '={{ $json.v }}', options: { inner: '={{ $json.list[0] }}' } },
+				[
+					{ v: text, list: [text] },
+					{ v: `${text}${text}`, list: [text] },
+				],
+				[
+					{ name: 'value', fallback: '' },
+					{ name: 'options.inner', fallback: '' },
+				],
+			),
+		);
+		check(
+			await probe(
+				{ value: `={{ $json["${text}"] }}` },
+				[{ [text]: 'found' }, { [text]: text }],
+				[{ name: 'value', fallback: '' }],
 			),
 		);
 	}

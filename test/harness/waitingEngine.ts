@@ -13,13 +13,15 @@
  *   path (`restartWebhook: true`, path = node id) runs its `webhook()` with the saved run data, and
  *   when it returns `workflowData` the execution resumes with it (n8n's `prepareExecutionData`:
  *   the waiting node's stack entry gets the items, `forwardAllOutputs`), else it keeps waiting.
- *   The request gets n8n's parsed query and, for a form post, its parsed body.
+ *   The request gets n8n's parsed query and, for a form post, its parsed body. `open()` is a GET
+ *   (what a link preview or a scanner does), `press()` what a person does: open the page, press
+ *   its button (a form post to the same signed address).
  * - `timeOut()`: what n8n's WaitTracker does when the wait's date has passed: the execution runs
  *   on from the waiting node (which n8n-core disables, passing its stack entry's items on).
  *
  * Not reproduced: express (the request is Node's `IncomingMessage` with `query`, `body`,
- * `params`), n8n's database, push messages, bot filtering done by n8n itself (there is none for
- * these links: the node does its own), form-waiting routes (not used by this package).
+ * `params`), n8n's database, push messages, form-waiting routes (not used by this package). n8n
+ * does no bot filtering of its own on these links: the node decides only on a button's press.
  */
 import http from 'http';
 import type { AddressInfo } from 'net';
@@ -80,6 +82,8 @@ export interface ResumeCall {
 	json?: unknown;
 	/** Whether the node returned `workflowData`, i.e. the execution resumed. */
 	resumed: boolean;
+	/** The answer's headers, as the client received them (set by `open()`). */
+	headers?: Record<string, string>;
 }
 
 interface Stored {
@@ -190,11 +194,24 @@ export class WaitingHarness {
 		return this.execution(id);
 	}
 
+	/**
+	 * What a person does: opens the link (GET), then presses the button of the page's form, as a
+	 * browser submits it: a POST to the page's own address with the form's fields (`fields`, e.g. a
+	 * typed answer) and the pressed button's name and value. Fails when the page has no such form.
+	 */
+	async press(url: string, fields: Record<string, string> = {}): Promise<ResumeCall> {
+		const page = await this.open(url);
+		const form = /<form method="post">([\s\S]*?)<\/form>/.exec(page.text)?.[1];
+		const button = form && /<button type="submit" name="([^"]*)" value="([^"]*)">/.exec(form);
+		if (!button) throw new Error(`The page of ${url} has no button to press:\n${page.text}`);
+		return await this.open(url, { form: { ...fields, [button[1]]: button[2] } });
+	}
+
 	/** A GET (or POST with a form body) to a link, as a phone's browser would send it. */
 	async open(
 		url: string,
 		init: {
-			method?: 'GET' | 'POST';
+			method?: 'GET' | 'HEAD' | 'POST';
 			form?: Record<string, string>;
 			headers?: Record<string, string>;
 		} = {},
@@ -214,6 +231,7 @@ export class WaitingHarness {
 		await response.text();
 		const call = this.calls.at(-1);
 		if (!call) throw new Error('The harness recorded no call');
+		call.headers = Object.fromEntries(response.headers);
 		return call;
 	}
 

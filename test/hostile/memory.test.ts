@@ -5,7 +5,10 @@
 import { setFlagsFromString } from 'v8';
 import { runInNewContext } from 'vm';
 
+import { performance } from 'perf_hooks';
+
 import { PHONE_CACHE_BYTES, normalizePhone, phoneCacheBytes } from '../../nodes/shared/phone';
+import { ApiClient, TokenCache, parseCredentials } from '../../nodes/shared/transport';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -38,5 +41,60 @@ describe('the phone-number cache', () => {
 		const grown = heapAfterGc() - before;
 		// The cache's own bound plus V8's map overhead: within 4 times the budget.
 		expect(grown / PHONE_CACHE_BYTES).toBeLessThan(4);
+	});
+});
+
+describe('the token cache', () => {
+	/** 3,000 credentials used over time: 1,500 tokens long expired, 1,500 still valid. */
+	async function filled(cache: TokenCache, clock: { now: number }) {
+		for (let i = 0; i < 3_000; i++) {
+			clock.now = i * 1_000;
+			await cache.get(`https://gw-${i}.example|client-${i}|secret|wa`, async () => ({
+				value: `token-of-credential-${i}-${'t'.repeat(40)}`,
+				expiresAt: i < 1_500 ? i * 1_000 + 60_000 : Number.MAX_SAFE_INTEGER,
+			}));
+		}
+		clock.now = 3_000 * 1_000;
+	}
+
+	it('holds at most 256 tokens and 64 retired ones, however many credentials were used', async () => {
+		const clock = { now: 0 };
+		const cache = new TokenCache(() => clock.now);
+		await filled(cache, clock);
+		const { cached, retired } = cache.size();
+		expect(cached).toBeLessThanOrEqual(256);
+		expect(retired).toBeLessThanOrEqual(64);
+		expect(cache.values().length).toBe(cached + retired);
+		// Retired tokens are forgotten after an hour too.
+		clock.now += 2 * 60 * 60_000;
+		cache.values();
+		expect(cache.size().retired).toBe(0);
+	});
+
+	it("redacting one answer costs about the same with 3,000 credentials' tokens in the cache as with none", async () => {
+		const answer = Object.fromEntries(
+			Array.from({ length: 2_000 }, (_, n) => [`field${n}`, `value ${n} of an answer`]),
+		);
+		const credentials = parseCredentials({
+			baseUrl: 'https://gw.example',
+			clientId: 'me',
+			clientSecret: 'my-client-secret',
+		});
+		const time = (client: ApiClient) => {
+			client.redact(answer);
+			const runs = Array.from({ length: 7 }, () => {
+				const start = performance.now();
+				client.redact(answer);
+				return performance.now() - start;
+			}).sort((a, b) => a - b);
+			return runs[3];
+		};
+		const empty = time(new ApiClient(credentials, new TokenCache()));
+		const clock = { now: 0 };
+		const busyCache = new TokenCache(() => clock.now);
+		await filled(busyCache, clock);
+		const busy = time(new ApiClient(credentials, busyCache));
+		// Each credential's redaction looks for its own tokens only: a ratio near 1 (it was 11-24).
+		expect(busy / empty).toBeLessThan(3);
 	});
 });

@@ -8,7 +8,8 @@ import { request } from 'undici';
 
 import { expectLinearTime, expectNoSecret } from '../harness/hostile';
 import { sameNumber } from '../../nodes/MessagingTrigger/filters';
-import { cleanFileName, decodeDataUri } from '../../nodes/MessagingTrigger/media';
+import { decodeDataUri } from '../../nodes/MessagingTrigger/media';
+import { cleanFileName } from '../../nodes/shared/fileName';
 import { boundedCopy, contactNumber } from '../../nodes/MessagingTrigger/payload';
 import { declaredCharset } from '../../nodes/MessagingTrigger/requestBody';
 import { useSandbox } from '../harness/useSandbox';

@@ -19,6 +19,7 @@ import { normalizePhone } from '../../nodes/shared/phone';
 import { readRate } from '../../nodes/shared/rates/rateTable';
 import { endpoints, parseCredentials, parseEnvelope } from '../../nodes/shared/transport';
 import { pageText } from '../../nodes/shared/transport/envelope';
+import { Redactor } from '../../nodes/shared/transport/redact';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -233,6 +234,25 @@ describe('parsers of outside text, 1 MB of their worst input, against a linear p
 				JSON.stringify({ jsonrpc: '2.0', error: { code: 200, message: 'token '.repeat(n / 6) } }),
 			run: (s) => parseEnvelope(endpoint, 200, s, ['a-long-secret']),
 		});
+	});
+
+	it('redaction: escapes of every kind, half escapes, a secret on every line', () => {
+		const secret = `p/a&s<s>"w'ö rd+9`;
+		const redactor = new Redactor([secret, 'AT-access-token-1234']);
+		const measureRedaction = (name: string, input: (n: number) => string) =>
+			measure(`redaction: ${name}`, { input, run: (s) => redactor.text(s) });
+		measureRedaction('%41%41…', (n) => '%41'.repeat(n / 3));
+		measureRedaction('%C3%C3… (lead bytes without the rest)', (n) => '%C3'.repeat(n / 3));
+		measureRedaction('\\u0041\\u0041…', (n) => '\\u0041'.repeat(n / 6));
+		measureRedaction('&#&#&#… (references without digits)', (n) => '&#'.repeat(n / 2));
+		measureRedaction('&#00000000000… (long digit runs)', (n) => `&#${'0'.repeat(n)}`);
+		measureRedaction('&amp&amp… (names without ;)', (n) => '&amp'.repeat(n / 4));
+		measureRedaction('\\u{…} unclosed', (n) => '\\u{1'.repeat(n / 4));
+		measureRedaction('&#37;2541… (escapes three deep)', (n) => '&#37;2541'.repeat(n / 9));
+		measureRedaction('+ + + (a secret with a space)', (n) => '+ '.repeat(n / 2));
+		measureRedaction('the secret escaped on every line', (n) =>
+			`${encodeURIComponent(secret)}\n`.repeat(n / (encodeURIComponent(secret).length + 1)),
+		);
 	});
 
 	it('numbers, data URIs, mime types, base URLs', () => {

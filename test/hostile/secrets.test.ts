@@ -4,6 +4,9 @@
  * and everything the run produced (the whole run data, errors with descriptions, every line
  * logged through n8n's logger or the console) is scanned for every form of every secret.
  */
+import http from 'http';
+import type { AddressInfo } from 'net';
+
 import { LoggerProxy, type IDataObject } from 'n8n-workflow';
 
 import {
@@ -13,6 +16,8 @@ import {
 	type EngineRun,
 } from '../harness/engine';
 import { expectNoSecret, stringsIn } from '../harness/hostile';
+import { stackEscapings } from '../harness/serverEscapes';
+import { messagingRateApiTest } from '../../nodes/shared/credential';
 import { sharedTokenCache } from '../../nodes/shared/transport';
 import { useSandbox } from '../harness/useSandbox';
 
@@ -272,4 +277,106 @@ describe('short secrets', () => {
 		expect(String(send.output('Node')[0].json.error)).toMatch(/params were/);
 		await sandbox.restart();
 	});
+});
+
+describe('every escaping a server stack produces (PHP, Java, .NET, Python, Go, Ruby)', () => {
+	/** `/`, `&`, `<`, `>`, both quotes, a space, `+`, a backslash and non-ASCII. */
+	const HOSTILE_SECRET = `p/a&s<s>"w'ö rd+\\9€`;
+	const forms = Object.entries(stackEscapings(HOSTILE_SECRET));
+	let echo = '';
+	/** A gateway that echoes the secret in the form of `echo`: in its login refusal, a send's error, an account answer. */
+	const server = http.createServer((req, res) => {
+		let body = '';
+		req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+		req.on('end', () => {
+			const params = (JSON.parse(body || '{}') as { params?: IDataObject }).params ?? {};
+			const answer = (content: unknown, status = 200) => {
+				const text = JSON.stringify({ jsonrpc: '2.0', id: null, ...(content as object) });
+				res.writeHead(status, { 'content-type': 'application/json' }).end(text);
+			};
+			if (req.url === '/api/wa/authentication') {
+				if (params.client_id === 'refused')
+					return answer({ error: { code: 200, message: `Access denied for secret ${echo}` } });
+				return answer({ result: { connection: 'ok', token: 'tok-escapes-0001' } });
+			}
+			if (params.method === 'sendMessage') {
+				res.writeHead(500, { 'content-type': 'text/html' });
+				return res.end(`<html><body><p>client_secret=${echo} rejected</p></body></html>`);
+			}
+			return answer({
+				result: { message: { whatsapp_number: '6281288776713', note: `you sent ${echo}` } },
+			});
+		});
+	});
+	let baseUrl = '';
+	beforeAll(async () => {
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	});
+	afterAll(async () => await new Promise((resolve) => server.close(resolve)));
+
+	it.each(forms)(
+		'%s: the credential Test message, a send error and an output',
+		async (_stack, form) => {
+			echo = form;
+			const credentials = (clientId: string) => ({
+				messagingRateApi: {
+					baseUrl,
+					clientId,
+					clientSecret: HOSTILE_SECRET,
+					tokenLifetimeMinutes: 60,
+					timeoutSeconds: 5,
+					allowUnauthorizedCerts: false,
+				},
+			});
+			const test = await messagingRateApiTest.call({} as never, {
+				id: '1',
+				name: 'Hostile',
+				type: 'messagingRateApi',
+				data: credentials('refused').messagingRateApi,
+			});
+			expect(test.status).toBe('Error');
+			expect(test.message).toMatch(/Access denied for secret \S*\[redacted\]/);
+			expectNoSecret('credential Test', test, [HOSTILE_SECRET]);
+
+			const send = await runWorkflow(
+				singleNodeWorkflow(
+					'messaging',
+					{ resource: 'message', operation: 'sendText', phone: PHONE, text: 'hi' },
+					[{}],
+					CONTINUE,
+				),
+				credentials('escapes-client'),
+			);
+			expect(String(send.output('Node')[0].json.error)).toMatch(
+				/client_secret=\S*\[redacted\]\S* rejected/,
+			);
+			const refusedLogin = await runWorkflow(
+				singleNodeWorkflow('messaging', {
+					resource: 'account',
+					operation: 'check',
+					whatsappNumber: PHONE,
+					webhookUrl: 'https://typed.example/hook',
+				}),
+				credentials('refused'),
+			);
+			expect(refusedLogin.error?.message).toMatch(/Access denied for secret \S*\[redacted\]/);
+			const check = await runWorkflow(
+				singleNodeWorkflow('messaging', {
+					resource: 'account',
+					operation: 'check',
+					whatsappNumber: PHONE,
+					webhookUrl: 'https://typed.example/hook',
+				}),
+				credentials('escapes-client'),
+			);
+			expect(JSON.stringify(check.output('Node')[0].json)).toMatch(/you sent \S*\[redacted\]/);
+			for (const [where, run] of [
+				['send', send],
+				['login', refusedLogin],
+				['output', check],
+			] as const)
+				expectClean(`${where} (${_stack})`, run, [HOSTILE_SECRET]);
+		},
+	);
 });

@@ -4,7 +4,6 @@
  * routes lost after a send, proxies, and fan-out set by an expression.
  */
 import { subscribe, unsubscribe } from 'diagnostics_channel';
-import http from 'http';
 import net, { type AddressInfo, type Socket } from 'net';
 
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
@@ -18,6 +17,11 @@ import {
 	parseCredentials,
 	type ApiCredentials,
 } from '../../nodes/shared/transport';
+import {
+	startConnectProxy,
+	withProxyEnvironment,
+	type ConnectProxy,
+} from '../harness/connectProxy';
 import { useSandbox } from '../harness/useSandbox';
 
 const sandbox = useSandbox();
@@ -35,6 +39,9 @@ function credentials(overrides: Record<string, unknown> = {}): ApiCredentials {
 }
 const client = (overrides: Record<string, unknown> = {}) =>
 	new ApiClient(credentials(overrides), new TokenCache());
+/** The words a "may have been delivered" send ends with, in its message (not only in its hint). */
+const MAY_HAVE_BEEN_DELIVERED =
+	/; the message may have been delivered, so it was not sent again: check the recipient before sending it again$/;
 const failure = async (promise: Promise<unknown>) =>
 	(await promise.then(
 		() => undefined,
@@ -67,8 +74,26 @@ describe('answers that do not end', () => {
 		);
 		expect(error.kind).toBe('timeout');
 		expect(error.deliveryUnknown).toBe(true);
+		expect(error.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
 		expect(error.attempts).toBe(1);
 		expect(sandbox.ledger()).toHaveLength(1);
+	});
+});
+
+describe('a Request Timeout longer than a timer can hold (2^31 ms, about 24.8 days)', () => {
+	it('is refused, naming the field and the largest value', () => {
+		expect(() => credentials({ timeoutSeconds: 3_000_000 })).toThrow(
+			'Credential field "Request Timeout (Seconds)" must be at most 2147483 (about 24 days; got "3000000")',
+		);
+		expect(() => credentials({ timeoutSeconds: 1e300 })).toThrow(/must be at most 2147483/);
+	});
+
+	it('the largest one allowed does not fire at once: a slow answer still arrives', async () => {
+		sandbox.addFaults([{ kind: 'slow', delayMs: 300, match: { path: '/api/wa/2.0/check' } }]);
+		const c = client({ timeoutSeconds: 2_147_483 });
+		await expect(c.call(endpoints.checkNumber, { phone: SEND.phone })).resolves.toEqual({
+			result: 'exists',
+		});
 	});
 });
 
@@ -89,6 +114,18 @@ describe('answers that are too large', () => {
 		// What the process took for the answer is a small multiple of the cap, not the 100 MB answer.
 		const grown = after.rss - before.rss;
 		expect(grown / (2 * 1024 * 1024)).toBeLessThan(10);
+	});
+
+	it('a 100 MB answer to a send: not read, and the message says it may have been delivered', async () => {
+		sandbox.addFaults([
+			{ kind: 'hugeBody', bytes: 100 * 1024 * 1024, match: { rpcMethod: 'sendMessage' } },
+		]);
+		const error = await failure(
+			client({ maxResponseMegabytes: 2 }).call(endpoints.sendMessage, sendParams),
+		);
+		expect(error.deliveryUnknown).toBe(true);
+		expect(error.attempts).toBe(1);
+		expect(error.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
 	});
 
 	it('the default cap is 16 MB', () => {
@@ -165,6 +202,7 @@ describe('a network lost after the request left vs before', () => {
 		expect(error.causeCode).toBe('EHOSTUNREACH');
 		expect(error.attempts).toBe(1);
 		expect(error.deliveryUnknown).toBe(true);
+		expect(error.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
 	});
 
 	it('ENETUNREACH on a read: retried, and it succeeds', async () => {
@@ -242,59 +280,36 @@ describe('fan-out', () => {
 });
 
 describe('proxies (HTTP_PROXY / NO_PROXY), with a CONNECT proxy on loopback', () => {
-	let proxy: http.Server;
-	let tunnels = 0;
-	const open = new Set<Socket>();
-	const saved = { HTTP_PROXY: process.env.HTTP_PROXY, NO_PROXY: process.env.NO_PROXY };
+	let proxy: ConnectProxy;
+	let restore: () => void = () => undefined;
 
 	beforeAll(async () => {
-		proxy = http.createServer((_req, res) => res.writeHead(405).end());
-		proxy.on('connect', (req: http.IncomingMessage, client: Socket, head: Buffer) => {
-			tunnels++;
-			const [host, port] = (req.url ?? '').split(':');
-			open.add(client);
-			const upstream = net.connect(Number(port), host, () => {
-				client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-				upstream.write(head);
-				upstream.pipe(client);
-				client.pipe(upstream);
-			});
-			open.add(upstream);
-			upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
-			client.on('error', () => upstream.destroy());
-		});
-		await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+		proxy = await startConnectProxy();
 	});
+	afterEach(() => restore());
 	afterAll(async () => {
-		process.env.HTTP_PROXY = saved.HTTP_PROXY;
-		process.env.NO_PROXY = saved.NO_PROXY;
-		if (saved.HTTP_PROXY === undefined) delete process.env.HTTP_PROXY;
-		if (saved.NO_PROXY === undefined) delete process.env.NO_PROXY;
 		await closeConnections();
-		for (const socket of open) socket.destroy();
-		await new Promise<void>((resolve) => proxy.close(() => resolve()));
+		await proxy.close();
 	});
 
 	it('goes through HTTP_PROXY, and direct for a host in NO_PROXY', async () => {
-		process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-		delete process.env.NO_PROXY;
-		tunnels = 0;
+		restore = withProxyEnvironment({ HTTP_PROXY: proxy.url, NO_PROXY: undefined });
+		const before = proxy.tunnels.length;
 		await expect(client().call(endpoints.checkNumber, { phone: SEND.phone })).resolves.toEqual({
 			result: 'exists',
 		});
-		expect(tunnels).toBeGreaterThan(0);
+		expect(proxy.tunnels.length).toBeGreaterThan(before);
 
 		process.env.NO_PROXY = '127.0.0.1';
-		tunnels = 0;
+		const direct = proxy.tunnels.length;
 		await expect(client().call(endpoints.checkNumber, { phone: SEND.phone })).resolves.toEqual({
 			result: 'exists',
 		});
-		expect(tunnels).toBe(0);
+		expect(proxy.tunnels.length).toBe(direct);
 	});
 
 	it('a proxy that cannot reach the service: a network error, and a write is retried (it never left)', async () => {
-		process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-		delete process.env.NO_PROXY;
+		restore = withProxyEnvironment({ HTTP_PROXY: proxy.url, NO_PROXY: undefined });
 		const c = new ApiClient(credentials({ baseUrl: 'http://127.0.0.1:1' }), new TokenCache(), {
 			maxRetries: 1,
 			baseDelayMs: 1,

@@ -9,8 +9,15 @@ export interface PageContent {
 	title: string;
 	/** Paragraphs of text (escaped here). */
 	lines: string[];
-	/** A free-text answer form posting to the page's own address. */
-	form?: { label: string; button: string; value?: string; error?: string; maxLength: number };
+	/**
+	 * A form posting to the page's own (signed) address: an optional text answer and the one
+	 * button whose press records the answer (its name and value are sent only when it is pressed).
+	 */
+	form?: {
+		text?: { label: string; value?: string; maxLength: number };
+		button: { label: string; name: string; value: string };
+		error?: string;
+	};
 }
 
 const STYLE = [
@@ -31,7 +38,7 @@ function escapeHtml(text: string): string {
 function renderPage({ title, lines, form }: PageContent): string {
 	const paragraphs = lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('');
 	const formHtml = form
-		? `<form method="post">${form.error ? `<p class="error">${escapeHtml(form.error)}</p>` : ''}<label for="text">${escapeHtml(form.label)}</label><textarea id="text" name="text" maxlength="${form.maxLength}" required>${escapeHtml(form.value ?? '')}</textarea><button type="submit">${escapeHtml(form.button)}</button></form>`
+		? `<form method="post">${form.error ? `<p class="error">${escapeHtml(form.error)}</p>` : ''}${form.text ? `<label for="text">${escapeHtml(form.text.label)}</label><textarea id="text" name="text" maxlength="${form.text.maxLength}" required>${escapeHtml(form.text.value ?? '')}</textarea>` : ''}<button type="submit" name="${escapeHtml(form.button.name)}" value="${escapeHtml(form.button.value)}">${escapeHtml(form.button.label)}</button></form>`
 		: '';
 	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1>${paragraphs}${formHtml}</main></body></html>`;
 }

@@ -1,8 +1,10 @@
 import { parse as parseContentDisposition } from 'content-disposition';
-import { lookup as dnsLookup, type LookupAddress } from 'dns';
-import { BlockList, isIP, type LookupFunction } from 'net';
-import { basename } from 'path';
-import { Agent, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
+
+import { cleanFileName } from '../../shared/fileName';
+import { EGRESS_REFUSED, egressProblem, poolFor, type EgressPolicy } from './egress';
+
+export { closeDownloadConnections } from './egress';
 
 /**
  * A file downloaded from a URL and streamed on, never held whole in memory: Send File with
@@ -12,10 +14,12 @@ import { Agent, request, type Dispatcher } from 'undici';
  * `UrlFileError` that names the URL (credentials in it redacted) and, for an HTTP failure, the
  * status.
  *
- * Server-side request forgery: like n8n's own HTTP Request node, this downloads any URL the
- * workflow gives it, including addresses inside the n8n host's network. `blockPrivateAddresses`
- * refuses loopback, private, link-local and other non-public addresses, checked on the address
- * actually connected to (after DNS), on every redirect.
+ * Where it may connect (n8n's egress policy, "Block Private Addresses", proxies) and the pools it
+ * uses: `egress.ts`. Every request of a download, redirects included, is checked before it is made.
+ *
+ * Deadlines: Download Timeout bounds the wait for the answer and for each piece of it; the whole
+ * download, from the first request to the last byte, gets `deadlineMs` (a server that sends one
+ * byte every few hundred milliseconds is cut off there).
  */
 
 export interface UrlFileOptions {
@@ -23,10 +27,14 @@ export interface UrlFileOptions {
 	readonly maxBytes: number;
 	/** Longest wait for the answer's headers, and between two pieces of its body. */
 	readonly timeoutMs: number;
+	/** The whole download, from its first request to its last byte. */
+	readonly deadlineMs: number;
 	/** Redirects followed before giving up. */
 	readonly maxRedirects: number;
-	/** Refuse loopback, private and link-local addresses (see above). */
-	readonly blockPrivateAddresses?: boolean;
+	/** What it may connect to: n8n's egress filter, Block Private Addresses. */
+	readonly egress: EgressPolicy;
+	/** Show the URL's query values and fragment in outputs and errors (they often hold credentials). */
+	readonly showFullUrl?: boolean;
 	readonly signal?: AbortSignal;
 }
 
@@ -62,9 +70,6 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** A Content-Disposition longer than this is ignored (the path gives the name). */
 const MAX_DISPOSITION_LENGTH = 2048;
 const MAX_SHOWN_URL = 300;
-/** Query parameters whose values are credentials (signed links, API keys). */
-const SECRET_QUERY_KEY =
-	/token|key|secret|sig|signature|password|passwd|pass|auth|credential|session/i;
 const GENERIC_TYPES = new Set([
 	'application/octet-stream',
 	'binary/octet-stream',
@@ -74,21 +79,28 @@ const GENERIC_TYPES = new Set([
 	'application/force-download',
 ]);
 
-/** The URL as errors and outputs may show it: no user:password, no values of secret-looking query keys. */
-export function redactUrl(url: URL | string): string {
-	let parsed: URL;
+/**
+ * The URL as errors and outputs show it: no user:password, and (unless `showFullUrl`) no query
+ * values and no fragment: signed links and OAuth redirects carry credentials there under any name
+ * (`X-Amz-Signature`, `jwt`, `code`, `#access_token`). The names stay, so the link is recognisable.
+ */
+export function redactUrl(url: URL | string, showFullUrl = false): string {
+	let shown: URL;
 	try {
-		parsed = new URL(url.toString());
+		shown = new URL(url.toString());
 	} catch {
 		return '(an invalid URL)';
 	}
-	const shown = new URL(parsed.toString());
 	if (shown.username || shown.password) {
 		shown.username = '***';
 		shown.password = '';
 	}
-	for (const key of [...new Set(shown.searchParams.keys())]) {
-		if (SECRET_QUERY_KEY.test(key)) shown.searchParams.set(key, '***');
+	if (!showFullUrl) {
+		const names = [...shown.searchParams.keys()];
+		if (names.length)
+			shown.search = names.map((name) => `${encodeURIComponent(name)}=***`).join('&');
+		else if (shown.search) shown.search = '***';
+		if (shown.hash) shown.hash = '***';
 	}
 	const text = shown.toString();
 	return text.length > MAX_SHOWN_URL ? `${text.slice(0, MAX_SHOWN_URL)}…` : text;
@@ -110,9 +122,36 @@ export function urlProblem(text: string): string | undefined {
 
 /** Follows redirects to the file and returns its headers and a stream of its body. */
 export async function openUrlFile(text: string, options: UrlFileOptions): Promise<UrlFile> {
+	const shownUrl = (url: URL | string) => redactUrl(url, options.showFullUrl);
 	const problem = urlProblem(text);
-	if (problem) throw new UrlFileError(redactUrl(text), `the URL ${problem}`);
-	let url = new URL(text);
+	if (problem) throw new UrlFileError(shownUrl(text), `the URL ${problem}`);
+	// The whole download's deadline, and the execution's cancel, stop whichever request is running.
+	const deadline = new Deadline(options);
+	try {
+		const file = await follow(new URL(text), options, deadline, shownUrl);
+		return {
+			...file,
+			body: cappedBody(file.response.body, file.url, file.byteLength, options, deadline),
+			discard: () => {
+				discardBody(file.response.body);
+				deadline.end();
+			},
+		};
+	} catch (error) {
+		deadline.end();
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the download knows no n8n node: runItems converts UrlFileError (toNodeError)
+		throw error;
+	}
+}
+
+/** The answer that holds the file, after redirects, its headers read. */
+async function follow(
+	start: URL,
+	options: UrlFileOptions,
+	deadline: Deadline,
+	shownUrl: (url: URL | string) => string,
+): Promise<Omit<UrlFile, 'body' | 'discard'> & { response: Dispatcher.ResponseData }> {
+	let url = start;
 	// user:password in the URL becomes HTTP Basic authorization, for that origin only.
 	const credentialOrigin = url.username || url.password ? url.origin : undefined;
 	const basic = credentialOrigin
@@ -120,8 +159,9 @@ export async function openUrlFile(text: string, options: UrlFileOptions): Promis
 		: undefined;
 
 	for (let redirects = 0; ; redirects++) {
-		const shown = redactUrl(url);
-		if (options.blockPrivateAddresses) assertPublicLiteral(url, shown);
+		const shown = shownUrl(url);
+		const refused = await egressProblem(url, options.egress, redirects > 0);
+		if (refused) throw new UrlFileError(shown, refused);
 		const target = new URL(url.toString());
 		target.username = '';
 		target.password = '';
@@ -136,14 +176,14 @@ export async function openUrlFile(text: string, options: UrlFileOptions): Promis
 			response = await request(target, {
 				method: 'GET',
 				headers,
-				dispatcher: agentFor(options),
+				dispatcher: poolFor(options.egress),
 				headersTimeout: options.timeoutMs,
 				bodyTimeout: options.timeoutMs,
-				signal: options.signal,
+				signal: deadline.signal,
 			});
 		} catch (cause) {
 			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the download knows no n8n node: runItems converts UrlFileError (toNodeError)
-			throw new UrlFileError(shown, connectionReason(cause, options));
+			throw new UrlFileError(shown, connectionReason(cause, options, deadline));
 		}
 
 		const { statusCode: status } = response;
@@ -174,7 +214,7 @@ export async function openUrlFile(text: string, options: UrlFileOptions): Promis
 			if (nextProblem)
 				throw new UrlFileError(
 					shown,
-					`the server redirected to ${redactUrl(next)}, which ${nextProblem}`,
+					`the server redirected to ${shownUrl(next)}, which ${nextProblem}`,
 					status,
 				);
 			url = next;
@@ -207,9 +247,42 @@ export async function openUrlFile(text: string, options: UrlFileOptions): Promis
 			fileName:
 				dispositionFileName(header(response.headers['content-disposition'])) ?? pathFileName(url),
 			byteLength: declared,
-			body: cappedBody(response.body, shown, declared, options),
-			discard: () => discardBody(response.body),
+			response,
 		};
+	}
+}
+
+/**
+ * The whole download's deadline, joined with the execution's cancel signal: one signal for
+ * every request and the body. `end()` when the download is over (read, failed or discarded).
+ */
+class Deadline {
+	private readonly controller = new AbortController();
+	private readonly timer: ReturnType<typeof setTimeout>;
+	private readonly cancel = () => this.controller.abort();
+	private expired = false;
+
+	constructor(private readonly options: UrlFileOptions) {
+		this.timer = setTimeout(() => {
+			this.expired = true;
+			this.controller.abort();
+		}, options.deadlineMs);
+		options.signal?.addEventListener('abort', this.cancel, { once: true });
+		if (options.signal?.aborted) this.controller.abort();
+	}
+
+	get signal(): AbortSignal {
+		return this.controller.signal;
+	}
+
+	/** Whether the deadline (not a cancel) stopped the download. */
+	get passed(): boolean {
+		return this.expired;
+	}
+
+	end(): void {
+		clearTimeout(this.timer);
+		this.options.signal?.removeEventListener('abort', this.cancel);
 	}
 }
 
@@ -218,6 +291,7 @@ async function* cappedBody(
 	shown: string,
 	declared: number | undefined,
 	options: UrlFileOptions,
+	deadline: Deadline,
 ): AsyncGenerator<Buffer> {
 	let received = 0;
 	try {
@@ -240,13 +314,16 @@ async function* cappedBody(
 		}
 	} catch (error) {
 		discardBody(body);
+		deadline.end();
 		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the download knows no n8n node: runItems converts UrlFileError (toNodeError)
 		if (error instanceof UrlFileError) throw error;
 		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the download knows no n8n node: runItems converts UrlFileError (toNodeError)
 		throw new UrlFileError(
 			shown,
-			`the download broke off after ${received} bytes (${connectionReason(error, options)})`,
+			`the download broke off after ${received} bytes (${connectionReason(error, options, deadline)})`,
 		);
+	} finally {
+		deadline.end();
 	}
 	if (declared !== undefined && received !== declared) {
 		throw new UrlFileError(
@@ -263,7 +340,7 @@ function discardBody(body: Dispatcher.ResponseData['body']): void {
 	body.destroy();
 }
 
-function connectionReason(cause: unknown, options: UrlFileOptions): string {
+function connectionReason(cause: unknown, options: UrlFileOptions, deadline: Deadline): string {
 	if (cause instanceof UrlFileError) return cause.reason;
 	const error = cause as {
 		code?: string;
@@ -272,17 +349,22 @@ function connectionReason(cause: unknown, options: UrlFileOptions): string {
 		cause?: { code?: string; message?: string };
 	};
 	const code = error?.code ?? error?.cause?.code;
+	if (deadline.passed)
+		return `the download took longer than ${seconds(options.deadlineMs)} s in all (Download Timeout plus 1 s per MB of Max File Size)`;
 	if (options.signal?.aborted || error?.name === 'AbortError') return 'the execution was cancelled';
 	if (
 		code === 'UND_ERR_HEADERS_TIMEOUT' ||
 		code === 'UND_ERR_BODY_TIMEOUT' ||
 		code === 'UND_ERR_CONNECT_TIMEOUT'
 	) {
-		return `no data for ${Number((options.timeoutMs / 1000).toFixed(1))} s (raise "Download Timeout" if the server is slow)`;
+		return `no data for ${seconds(options.timeoutMs)} s (raise "Download Timeout" if the server is slow)`;
 	}
-	if (code === PRIVATE_ADDRESS_CODE)
-		return error.message ?? error.cause?.message ?? 'a private address';
+	if (code === EGRESS_REFUSED) return error.message ?? error.cause?.message ?? 'a private address';
 	return `the connection failed (${code ?? error?.name ?? 'unknown error'})`;
+}
+
+function seconds(ms: number): number {
+	return Number((ms / 1000).toFixed(1));
 }
 
 const STATUS_TEXTS: Record<number, string> = {
@@ -323,7 +405,7 @@ function dispositionFileName(value: string | undefined): string | undefined {
 	try {
 		const { parameters } = parseContentDisposition(value);
 		// The parser puts the decoded RFC 8187 `filename*` (when valid) under `filename`.
-		return safeFileName(parameters.filename);
+		return parameters.filename ? cleanFileName(parameters.filename) || undefined : undefined;
 	} catch {
 		return undefined;
 	}
@@ -336,125 +418,11 @@ function pathFileName(url: URL): string | undefined {
 	} catch {
 		segment = url.pathname.split('/').pop() ?? '';
 	}
-	return safeFileName(segment);
-}
-
-/** A name without folders or control characters, or undefined when nothing usable is left. */
-function safeFileName(name: string | undefined): string | undefined {
-	if (!name) return undefined;
-	const cleaned = basename(name.replace(/\\/g, '/'))
-		.replace(/[\u0000-\u001f\u007f]/g, '')
-		.trim()
-		.slice(0, 255);
-	return cleaned && cleaned !== '.' && cleaned !== '..' ? cleaned : undefined;
+	return cleanFileName(segment) || undefined;
 }
 
 function sizeInWords(bytes: number): string {
 	if (bytes < 1024 * 1024) return `${bytes} bytes`;
 	const mb = bytes / (1024 * 1024);
 	return `${mb >= 10 ? Math.round(mb) : mb.toFixed(1)} MB`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Connections, and the optional refusal of non-public addresses
-
-const PRIVATE_ADDRESS_CODE = 'ERR_PRIVATE_ADDRESS';
-
-/** Addresses a download must not reach when "Block Private Addresses" is on. */
-const nonPublic = (() => {
-	const list = new BlockList();
-	for (const [net, prefix] of [
-		['0.0.0.0', 8],
-		['10.0.0.0', 8],
-		['100.64.0.0', 10],
-		['127.0.0.0', 8],
-		['169.254.0.0', 16],
-		['172.16.0.0', 12],
-		['192.0.0.0', 24],
-		['192.168.0.0', 16],
-		['198.18.0.0', 15],
-		['224.0.0.0', 4],
-		['240.0.0.0', 4],
-	] as const) {
-		list.addSubnet(net, prefix, 'ipv4');
-	}
-	for (const [net, prefix] of [
-		['::', 128],
-		['::1', 128],
-		['fc00::', 7],
-		['fe80::', 10],
-		['ff00::', 8],
-	] as const) {
-		list.addSubnet(net, prefix, 'ipv6');
-	}
-	return list;
-})();
-
-export function isPublicAddress(address: string): boolean {
-	const family = isIP(address);
-	if (family === 0) return false;
-	if (family === 6) {
-		const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-		if (mapped) return !nonPublic.check(mapped[1], 'ipv4');
-		return !nonPublic.check(address, 'ipv6');
-	}
-	return !nonPublic.check(address, 'ipv4');
-}
-
-function assertPublicLiteral(url: URL, shown: string): void {
-	const host = url.hostname.replace(/^\[|\]$/g, '');
-	if (isIP(host) && !isPublicAddress(host)) {
-		throw new UrlFileError(
-			shown,
-			`${host} is a private or local address, and "Block Private Addresses" is on`,
-		);
-	}
-}
-
-/** DNS lookup that fails for non-public addresses: the check applies to the address connected to. */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-	dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-		if (error) return callback(error, '', 0);
-		const list = addresses as unknown as LookupAddress[];
-		const refused = list.find((entry) => !isPublicAddress(entry.address));
-		if (refused) {
-			const blocked = Object.assign(
-				new Error(
-					`${hostname} resolves to ${refused.address}, a private or local address, and "Block Private Addresses" is on`,
-				),
-				{
-					code: PRIVATE_ADDRESS_CODE,
-				},
-			);
-			return callback(blocked, '', 0);
-		}
-		if ((options as { all?: boolean }).all)
-			return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
-		return callback(null, list[0].address, list[0].family);
-	});
-};
-
-const agents = new Map<string, Agent>();
-
-function agentFor(options: UrlFileOptions): Dispatcher {
-	const key = `${options.blockPrivateAddresses === true}:${options.timeoutMs}`;
-	let agent = agents.get(key);
-	if (!agent) {
-		agent = new Agent({
-			keepAliveTimeout: 4_000,
-			connect: {
-				timeout: Math.min(options.timeoutMs, 30_000),
-				...(options.blockPrivateAddresses ? { lookup: publicOnlyLookup } : {}),
-			},
-		});
-		agents.set(key, agent);
-	}
-	return agent;
-}
-
-/** Closes the pooled download connections (tests; n8n never needs to). */
-export async function closeDownloadConnections(): Promise<void> {
-	const closing = [...agents.values()].map(async (agent) => await agent.close());
-	agents.clear();
-	await Promise.all(closing);
 }

@@ -1,15 +1,18 @@
-import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
+import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { fileIdentity } from '../../shared/dataUri';
 import { inputError } from '../../shared/errors';
+import { MAX_TIMER_MS } from '../../shared/timer';
 import type { DataUriParam } from '../../shared/transport';
 import {
 	openUrlFile,
+	redactUrl,
 	UrlFileError,
 	urlProblem,
 	type UrlFile,
 	type UrlFileOptions,
 } from './download';
+import { n8nEgressFilter } from './egress';
 import type { MessagingRun } from '../parameters';
 
 /**
@@ -51,7 +54,7 @@ export function urlSourceProperties(show: IDisplayOptions): INodeProperties[] {
 					type: 'boolean',
 					default: false,
 					description:
-						'Whether to refuse URLs that lead (directly, through DNS or a redirect) to loopback, private or link-local addresses, e.g. when the URL comes from outside the workflow',
+						"Whether to refuse URLs that lead (directly, through DNS or a redirect) to loopback, private or link-local addresses, e.g. when the URL comes from outside the workflow. n8n's own outbound policy, when the instance sets one, applies either way.",
 				},
 				{
 					displayName: 'Download Timeout (Seconds)',
@@ -60,7 +63,7 @@ export function urlSourceProperties(show: IDisplayOptions): INodeProperties[] {
 					typeOptions: { minValue: 1 },
 					default: DEFAULT_DOWNLOAD_TIMEOUT_SECONDS,
 					description:
-						'Longest wait for the file server to answer, and between two pieces of the file',
+						'Longest wait for the file server to answer, and between two pieces of the file. The whole download may take this plus 1 second per MB of Max File Size.',
 				},
 				{
 					displayName: 'Max File Size (MB)',
@@ -78,6 +81,14 @@ export function urlSourceProperties(show: IDisplayOptions): INodeProperties[] {
 					default: DEFAULT_MAX_REDIRECTS,
 					description: 'How many redirects are followed (http and https only)',
 				},
+				{
+					displayName: 'Show Full URL',
+					name: 'showFullUrl',
+					type: 'boolean',
+					default: false,
+					description:
+						"Whether the output and errors show the URL's query values and fragment. They often hold credentials (signed links, tokens), so by default they are replaced by ***.",
+				},
 			],
 		},
 	];
@@ -88,8 +99,31 @@ export interface UrlSource {
 	options: Omit<UrlFileOptions, 'signal'>;
 }
 
+/** A download may take Download Timeout plus this much per MiB of Max File Size in all. */
+const DEADLINE_MS_PER_MIB = 1000;
+
+/**
+ * A switch that guards something: on for `true` and `"true"` (an expression's text), off for
+ * `false`, `"false"`, or when not set; anything else it does not understand turns it on.
+ */
+function guardSwitch(value: unknown): boolean {
+	if (value === undefined || value === null || value === false || value === '') return false;
+	if (value === true) return true;
+	const text = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+	return text !== 'false';
+}
+
+/** A switch that shows more: on only for `true` and `"true"`. */
+function revealSwitch(value: unknown): boolean {
+	return value === true || (typeof value === 'string' && value.trim().toLowerCase() === 'true');
+}
+
 /** The item's URL and download settings, checked; no request is made. */
-export function readUrlSource(run: MessagingRun, itemIndex: number): UrlSource {
+export function readUrlSource(
+	ctx: IExecuteFunctions,
+	run: MessagingRun,
+	itemIndex: number,
+): UrlSource {
 	const value = run.parameter('fileUrl', itemIndex, '');
 	const url = typeof value === 'string' ? value.trim() : '';
 	if (!url) {
@@ -107,7 +141,7 @@ export function readUrlSource(run: MessagingRun, itemIndex: number): UrlSource {
 			run.node,
 			itemIndex,
 			'File URL',
-			`${problem}: "${url.length > 200 ? `${url.slice(0, 200)}…` : url}"`,
+			`${problem}: "${shownInput(url)}"`,
 			'Write the full address, starting with https:// (or http://).',
 		);
 	}
@@ -127,15 +161,39 @@ export function readUrlSource(run: MessagingRun, itemIndex: number): UrlSource {
 		}
 		return parsed;
 	};
+	const maxBytes = Math.floor(number('maxSizeMb', DEFAULT_MAX_FILE_SIZE_MB, 0.001) * 1024 * 1024);
+	// Timers take at most 2^31 - 1 ms (about 24.8 days); a longer one would fire at once.
+	const timeoutMs = Math.min(
+		Math.round(number('timeoutSeconds', DEFAULT_DOWNLOAD_TIMEOUT_SECONDS, 1) * 1000),
+		MAX_TIMER_MS,
+	);
 	return {
 		url,
 		options: {
-			maxBytes: Math.floor(number('maxSizeMb', DEFAULT_MAX_FILE_SIZE_MB, 0.001) * 1024 * 1024),
-			timeoutMs: Math.round(number('timeoutSeconds', DEFAULT_DOWNLOAD_TIMEOUT_SECONDS, 1) * 1000),
+			maxBytes,
+			timeoutMs,
+			deadlineMs: Math.min(
+				timeoutMs + Math.ceil((maxBytes / (1024 * 1024)) * DEADLINE_MS_PER_MIB),
+				MAX_TIMER_MS,
+			),
 			maxRedirects: Math.floor(number('maxRedirects', DEFAULT_MAX_REDIRECTS, 0)),
-			blockPrivateAddresses: raw.blockPrivateAddresses === true,
+			egress: {
+				n8n: n8nEgressFilter(ctx),
+				blockPrivateAddresses: guardSwitch(raw.blockPrivateAddresses),
+			},
+			showFullUrl: revealSwitch(raw.showFullUrl),
 		},
 	};
+}
+
+/** A URL the user gave, as an input error may quote it (credentials, query values and fragment hidden). */
+function shownInput(url: string): string {
+	try {
+		new URL(url);
+		return redactUrl(url);
+	} catch {
+		return url.length > 200 ? `${url.slice(0, 200)}…` : url;
+	}
 }
 
 const downloadOptionNames: Record<string, string> = {

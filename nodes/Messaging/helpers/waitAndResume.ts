@@ -104,9 +104,25 @@ export function waitLimit(ctx: IExecuteFunctions): Date {
 // ---------------------------------------------------------------------------------------------
 // The answer
 
-/** Link previews and crawlers must not answer for the person (WhatsApp itself fetches links to preview them). */
-const PREVIEW_AGENT =
-	/bot\b|crawler|spider|preview|facebookexternalhit|whatsapp|telegram|slack|discord|skype|teams|linkedin|embedly|iframely|headless/i;
+/**
+ * Opening a link (GET, HEAD) never decides anything: it shows a page whose button records the
+ * answer with a POST to the same signed address. Mail and chat security gateways, link previews
+ * (WhatsApp's own, Outlook's) and scanners fetch every link they see, with any user agent; none of
+ * them presses a button. The button carries `decision` (a browser sends a submit button's name
+ * only when that button is pressed, not when a script submits the form), and a POST without it
+ * records nothing either.
+ */
+const DECISION = 'decision';
+
+/** Whether this request is the press of the page's button for `value`: a form post, as a browser sends it. */
+function pressed(ctx: IWebhookFunctions, value: string): boolean {
+	const request = ctx.getRequestObject();
+	if (request.method !== 'POST') return false;
+	const type = String(request.headers['content-type'] ?? '');
+	if (type.split(';')[0].trim().toLowerCase() !== 'application/x-www-form-urlencoded') return false;
+	const body = (ctx.getBodyData() ?? {}) as IDataObject;
+	return body[DECISION] === value;
+}
 
 /** The node's `webhook()`: answers a tap on a link, and resumes the execution with the answer. */
 export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
@@ -126,39 +142,34 @@ export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	}
 	const responseType = this.getNodeParameter('responseType', 'approval') as ResponseType;
 	const answer =
-		responseType === 'freeText'
-			? freeTextAnswer(this, res, question)
-			: approvalAnswer(this, res, query);
+		responseType === 'freeText' ? freeTextAnswer(this, res) : approvalAnswer(this, res, query);
 	if (!answer) return { noWebhookResponse: true };
 	return { noWebhookResponse: true, workflowData: [answeredItems(this, itemIndex, answer)] };
 }
 
 /**
- * Free Text: a GET shows the form, a POST with an answer records it; the page the person sees is
- * written here. Returns the answer, or undefined when nothing was recorded.
+ * Free Text: opening the link shows the form, pressing its button with an answer records it; the
+ * page the person sees is written here. The page never shows the question: whoever only opens the
+ * link (a preview, a scanner, someone it was forwarded to) learns nothing the link itself does not
+ * say. Returns the answer, or undefined when nothing was recorded.
  */
-function freeTextAnswer(
-	ctx: IWebhookFunctions,
-	res: ServerResponse,
-	question: IDataObject,
-): IDataObject | undefined {
+function freeTextAnswer(ctx: IWebhookFunctions, res: ServerResponse): IDataObject | undefined {
 	const buttonLabel = textOption(
 		ctx.getNodeParameter('freeTextOptions.buttonLabel', 'Send'),
 		'Send',
 	);
-	const form = (error?: string, value?: string) => ({
-		label: 'Your answer',
-		button: buttonLabel,
-		error,
-		value,
-		maxLength: MAX_TEXT_ANSWER,
+	const page = (error?: string, value?: string) => ({
+		title: 'Your answer',
+		lines: ['Type your answer to the question in your WhatsApp message.'],
+		form: {
+			text: { label: 'Your answer', value, maxLength: MAX_TEXT_ANSWER },
+			button: { label: buttonLabel, name: DECISION, value: 'send' },
+			error,
+		},
 	});
-	if (ctx.getRequestObject().method !== 'POST') {
-		sendPage(res, 200, {
-			title: 'Your answer',
-			lines: [String(question.question ?? '')],
-			form: form(),
-		});
+	if (!pressed(ctx, 'send')) {
+		const posted = ctx.getRequestObject().method === 'POST';
+		sendPage(res, posted ? 400 : 200, page(posted ? NOT_RECORDED : undefined));
 		return undefined;
 	}
 	const body = (ctx.getBodyData() ?? {}) as IDataObject;
@@ -167,11 +178,7 @@ function freeTextAnswer(
 		const error = text
 			? `The answer is longer than ${MAX_TEXT_ANSWER} characters.`
 			: 'Please type an answer.';
-		sendPage(res, 400, {
-			title: 'Your answer',
-			lines: [String(question.question ?? '')],
-			form: form(error, text.slice(0, MAX_TEXT_ANSWER)),
-		});
+		sendPage(res, 400, page(error, text.slice(0, MAX_TEXT_ANSWER)));
 		return undefined;
 	}
 	sendPage(res, 200, {
@@ -181,28 +188,40 @@ function freeTextAnswer(
 	return { text };
 }
 
+const NOT_RECORDED = 'Nothing was recorded: press the button to answer.';
+
 /**
- * Approval: the approve or decline link, opened by a person (a link preview records nothing); the
- * page the person sees is written here. Returns the answer, or undefined when nothing was recorded.
+ * Approval: opening the approve (or decline) link shows a page with one button; pressing it
+ * records the answer. The page the person sees is written here. Returns the answer, or undefined
+ * when nothing was recorded.
  */
 function approvalAnswer(
 	ctx: IWebhookFunctions,
 	res: ServerResponse,
 	query: Record<string, unknown>,
 ): IDataObject | undefined {
-	const agent = String(ctx.getRequestObject().headers['user-agent'] ?? '');
-	if (!agent || PREVIEW_AGENT.test(agent)) {
-		sendPage(res, 200, {
-			title: 'Open this link to answer',
-			lines: ['This page records an answer only when a person opens it in a browser.'],
-		});
-		return undefined;
-	}
 	if (query.approved !== 'true' && query.approved !== 'false') {
 		sendPage(res, 400, { title: 'This link is not valid', lines: ['Nothing was recorded.'] });
 		return undefined;
 	}
 	const approved = query.approved === 'true';
+	const decision = approved ? 'approve' : 'decline';
+	if (!pressed(ctx, decision)) {
+		const options = ctx.getNodeParameter('approvalOptions', {}) as IDataObject;
+		const label = approved
+			? textOption(options.approveLabel, 'Approve')
+			: textOption(options.declineLabel, 'Decline');
+		const posted = ctx.getRequestObject().method === 'POST';
+		sendPage(res, posted ? 400 : 200, {
+			title: label,
+			lines: ['Press the button to record your answer. Opening this page records nothing.'],
+			form: {
+				button: { label, name: DECISION, value: decision },
+				error: posted ? NOT_RECORDED : undefined,
+			},
+		});
+		return undefined;
+	}
 	sendPage(
 		res,
 		200,

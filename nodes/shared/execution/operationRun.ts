@@ -221,7 +221,7 @@ export function plainJsonPath(raw: string): Step[] | undefined {
 	const steps: Step[] = [];
 	for (const [, name, index, doubleQuoted, singleQuoted] of match[1].matchAll(STEP)) {
 		const step = index !== undefined ? Number(index) : (name ?? doubleQuoted ?? singleQuoted);
-		if (typeof step === 'string' && LEFT_TO_N8N.has(step)) return undefined;
+		if (typeof step === 'string' && (LEFT_TO_N8N.has(step) || !isPlainText(step))) return undefined;
 		steps.push(step);
 	}
 	return steps;
@@ -272,6 +272,17 @@ const LEFT_TO_N8N: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Text every engine of n8n reads as JavaScript does: no NUL (n8n's quickjs engine ends a string
+ * there: "a\u0000b" is "a") and well-formed UTF-16 (no lone surrogate, which engines carry over
+ * differently). Other text is left to n8n, whose result then is the running engine's.
+ */
+function isPlainText(text: string): boolean {
+	return (
+		!text.includes('\u0000') && (text as unknown as { isWellFormed(): boolean }).isWellFormed()
+	);
+}
+
+/**
  * Follows the steps through plain objects and arrays. `{ value }` when every step lands on an
  * own data property and the value is one the direct read gives exactly as n8n does; undefined
  * for everything else (n8n then evaluates the expression).
@@ -294,7 +305,7 @@ function readJsonPath(json: unknown, steps: Step[]): { value: unknown } | undefi
 
 function isDirectValue(value: unknown): boolean {
 	return (
-		typeof value === 'string' ||
+		(typeof value === 'string' && isPlainText(value)) ||
 		typeof value === 'boolean' ||
 		value === null ||
 		(typeof value === 'number' && Number.isFinite(value) && !Object.is(value, -0))

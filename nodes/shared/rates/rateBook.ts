@@ -1,6 +1,6 @@
 import type { ApiClient } from '../transport';
 import { endpoints } from '../transport';
-import { parseRateAnswer, type RateTable } from './rateTable';
+import { parseRateAnswer, type KnownRates, type RateTable } from './rateTable';
 
 /** The longest "Keep Rates For (Minutes)" the node offers; older entries are never read again. */
 export const MAX_KEEP_MINUTES = 1440;
@@ -66,17 +66,18 @@ export class RateBook {
 
 	constructor(private readonly settings: RateBookSettings) {}
 
-	async tableFor(provider: string, version: string): Promise<RateTable> {
+	/** `known`: what earlier answers of this provider said, to read the new one by (see `parseRateAnswer`). */
+	async tableFor(provider: string, version: string, known?: KnownRates): Promise<RateTable> {
 		const key = `${provider}|${version}`;
 		let table = this.tables.get(key);
 		if (!table) {
-			table = this.load(provider, version);
+			table = this.load(provider, version, known);
 			this.tables.set(key, table);
 		}
 		return await table;
 	}
 
-	private async load(provider: string, version: string): Promise<RateTable> {
+	private async load(provider: string, version: string, known?: KnownRates): Promise<RateTable> {
 		const {
 			client,
 			signal,
@@ -95,7 +96,7 @@ export class RateBook {
 			{ version, currency_id_provider: provider },
 			{ signal },
 		);
-		const table = parseRateAnswer(provider, result, now());
+		const table = parseRateAnswer(provider, result, now(), known);
 		// Only kept when asked: with the option off, every execution reads fresh rates.
 		if (keepMinutes > 0) cache.set(cacheKey, table, now());
 		return table;

@@ -1,6 +1,7 @@
 import { createHash } from 'crypto';
 import { request } from 'undici';
 
+import { timerDelay } from '../timer';
 import { buildBody, isSourceFailure, type ParamValue, type RequestBody } from './body';
 import { callerParams, tokenEndpoint, type ApiGroup, type Endpoint } from './endpoints';
 import { parseEnvelope } from './envelope';
@@ -207,7 +208,11 @@ export class ApiClient {
 	 * forms (every encoding) are computed again only when the set changes, not for every answer.
 	 */
 	private redactor(): Redactor {
-		const secrets = [this.credentials.clientSecret, ...this.tokens.values()];
+		// This credential's tokens (cached and just retired), not every credential's the process saw.
+		const secrets = [
+			this.credentials.clientSecret,
+			...this.tokens.values(`${this.credentialKey}|`),
+		];
 		const key = secrets.join('\u0000');
 		if (this.lastRedactor?.key !== key)
 			this.lastRedactor = { key, redactor: new Redactor(secrets) };
@@ -306,7 +311,7 @@ export class ApiClient {
 		const uploadMiB = (body.length ?? body.maxLength ?? 0) / (1024 * 1024);
 		const timer = setTimeout(
 			() => deadline.abort(),
-			timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0),
+			timerDelay(timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0)),
 		);
 		const record: DispatchRecord = { dispatched: false };
 		// The execution's cancel signal stops this attempt too (a listener removed afterwards rather
@@ -435,7 +440,7 @@ export class ApiClient {
 				deliveryUnknown,
 			});
 		}
-		const detail = err?.message ? `: ${this.redactor().text(err.message.slice(0, 300))}` : '';
+		const detail = err?.message ? `: ${this.redactor().text(err.message).slice(0, 300)}` : '';
 		return new ApiError(endpoint, {
 			kind: 'network',
 			reason: `the connection failed (${code ?? err?.name ?? 'unknown error'}${detail})`,
@@ -448,7 +453,7 @@ export class ApiClient {
 async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 	if (ms <= 0) return;
 	await new Promise<void>((resolve) => {
-		const timer = setTimeout(done, ms);
+		const timer = setTimeout(done, timerDelay(ms));
 		function done() {
 			clearTimeout(timer);
 			signal?.removeEventListener('abort', done);

@@ -30,11 +30,13 @@ export interface PoolSettings {
 	readonly connectTimeoutMs: number;
 }
 
-function proxyEnvironment(): string {
+/** The proxy variables as they are now (a change of them calls for new pools). */
+export function proxyEnvironment(): string {
 	return PROXY_VARIABLES.map((name) => process.env[name] ?? '').join('\n');
 }
 
-function usesProxy(): boolean {
+/** Whether a proxy is set (then undici's EnvHttpProxyAgent routes each request, NO_PROXY honoured). */
+export function usesProxy(): boolean {
 	return PROXY_VARIABLES.slice(0, 4).some((name) => Boolean(process.env[name]));
 }
 

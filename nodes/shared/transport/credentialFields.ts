@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../timer';
 import { DEFAULT_MAX_RESPONSE_MEGABYTES, type ApiCredentials } from './client';
 
 /** The credential's fields as n8n stores them (see MessagingRateApi.credentials.ts). */
@@ -68,7 +69,12 @@ export function parseCredentials(stored: StoredCredentials): ApiCredentials {
 		clientId,
 		clientSecret,
 		tokenLifetimeMinutes: positive(stored.tokenLifetimeMinutes, 60, 'Token Lifetime (Minutes)'),
-		timeoutSeconds: positive(stored.timeoutSeconds, 30, 'Request Timeout (Seconds)'),
+		timeoutSeconds: positive(
+			stored.timeoutSeconds,
+			30,
+			'Request Timeout (Seconds)',
+			MAX_TIMEOUT_SECONDS,
+		),
 		allowUnauthorizedCerts: stored.allowUnauthorizedCerts === true,
 		maxResponseMegabytes: positive(
 			stored.maxResponseMegabytes,
@@ -84,12 +90,20 @@ function withoutTrailingSlashes(url: string): string {
 	return url.slice(0, end);
 }
 
-function positive(value: unknown, fallback: number, field: string): number {
+/** The longest Request Timeout a timer can hold (about 24.8 days); a longer one would fire at once. */
+const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
+
+function positive(value: unknown, fallback: number, field: string, max?: number): number {
 	if (value === undefined || value === null || value === '') return fallback;
 	const number = Number(value);
 	if (!Number.isFinite(number) || number <= 0) {
 		throw new CredentialError(
-			`Credential field "${field}" must be a number above 0 (got "${String(value)}")`,
+			`Credential field "${field}" must be a number above 0 (got "${String(value).slice(0, 40)}")`,
+		);
+	}
+	if (max !== undefined && number > max) {
+		throw new CredentialError(
+			`Credential field "${field}" must be at most ${max} (about ${Math.floor(max / 86_400)} days; got "${String(value).slice(0, 40)}")`,
 		);
 	}
 	return number;

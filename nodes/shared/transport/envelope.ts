@@ -34,6 +34,9 @@ export function parseEnvelope(
 	// A JSON answer quoted in an error: redacted by key too (an `access_token` the package never saw), then by value.
 	const cleanJson = (value: unknown) =>
 		clean(JSON.stringify(redactor.value(value)) ?? String(value));
+	// Redacted before its tags are dropped and its spaces collapsed: either could break the form
+	// of a secret apart (a secret holding `<s>` loses it as a "tag") and leave the rest readable.
+	const cleanPage = (page: string) => clean(pageText(redactor.text(page.slice(0, SCANNED_TEXT))));
 
 	if (httpStatus >= 300 && httpStatus < 400) {
 		// Redirects are never followed (they could carry the secret elsewhere); whatever the body
@@ -44,6 +47,7 @@ export function parseEnvelope(
 			httpStatus,
 		});
 	}
+	const isWrite = endpoint.httpMethod === 'POST';
 	if (httpStatus >= 400) {
 		const rpc =
 			json && typeof json === 'object'
@@ -56,11 +60,14 @@ export function parseEnvelope(
 			serverMessage: rpc
 				? clean(rpcText(rpc))
 				: json === undefined
-					? clean(pageText(text))
+					? cleanPage(text)
 					: cleanJson(json),
 			rpcCode: rpc && typeof rpc.code === 'number' ? rpc.code : undefined,
 			authFailure: httpStatus === 401 || httpStatus === 403,
 			retryAfterSeconds,
+			// A proxy's "bad gateway" or "gateway timeout" after a write reached it: the gateway
+			// behind it may have done it (such a write is never retried, retry.ts).
+			deliveryUnknown: isWrite && BEHIND_A_PROXY.has(httpStatus),
 		});
 	}
 	if (text.trim() === '') {
@@ -68,6 +75,8 @@ export function parseEnvelope(
 			kind: 'invalid-response',
 			reason: `HTTP ${httpStatus} with an empty body`,
 			httpStatus,
+			// A write answered with success but no readable words: it may well have been done.
+			deliveryUnknown: isWrite,
 		});
 	}
 	if (json === undefined || json === null || typeof json !== 'object') {
@@ -75,7 +84,8 @@ export function parseEnvelope(
 			kind: 'invalid-response',
 			reason: `HTTP ${httpStatus} with a body that is not JSON`,
 			httpStatus,
-			serverMessage: clean(pageText(text)),
+			serverMessage: cleanPage(text),
+			deliveryUnknown: isWrite,
 		});
 	}
 
@@ -108,6 +118,9 @@ export function parseEnvelope(
 	}
 	return result;
 }
+
+/** Answers of a proxy that forwarded a request and got no good answer from the server behind it. */
+const BEHIND_A_PROXY = new Set([502, 504]);
 
 function parseJson(text: string): unknown {
 	try {

@@ -45,6 +45,16 @@ export interface ApiErrorDetails {
 	retryAfterSeconds?: number;
 }
 
+/**
+ * The words every "may have been delivered" failure ends with, in its message (what an error
+ * item's `error` and a stopped run's headline show, what people alert on), not only in its hint.
+ */
+export function deliveryUnknownWarning(endpoint: Endpoint): string {
+	return endpoint.rejection === 'sentFalse'
+		? 'the message may have been delivered, so it was not sent again: check the recipient before sending it again'
+		: 'the gateway may have done it, so it was not repeated: check the gateway before trying again';
+}
+
 /** The one error type of the transport. Its message never holds a secret or token. */
 export class ApiError extends Error {
 	override readonly name = 'ApiError';
@@ -62,7 +72,8 @@ export class ApiError extends Error {
 
 	constructor(endpoint: Endpoint, details: ApiErrorDetails) {
 		const server = details.serverMessage ? `: "${details.serverMessage}"` : '';
-		super(`${describeEndpoint(endpoint)} failed: ${details.reason}${server}`);
+		const warning = details.deliveryUnknown ? `; ${deliveryUnknownWarning(endpoint)}` : '';
+		super(`${describeEndpoint(endpoint)} failed: ${details.reason}${server}${warning}`);
 		this.endpoint = describeEndpoint(endpoint);
 		this.kind = details.kind;
 		this.httpStatus = details.httpStatus;
@@ -77,7 +88,7 @@ export class ApiError extends Error {
 	/** A sentence on what the user can do, for n8n's error description. */
 	get hint(): string {
 		if (this.deliveryUnknown) {
-			return 'The request reached the server but no answer came back, so it may have been processed (for a send: the message may have been delivered). It was not retried, to never send it twice; check the recipient or the gateway before sending again.';
+			return 'The request reached the gateway, but its answer was lost, unreadable or does not say whether it was done, so it may have been processed (for a send: the message may have been delivered). It was not retried, to never send it twice; check the recipient or the gateway before sending again.';
 		}
 		if (this.kind === 'network') {
 			return 'The server could not be reached. Check the Base URL in the credential and that the service is up.';

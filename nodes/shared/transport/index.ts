@@ -4,7 +4,12 @@
  * Only what code outside the transport uses is exported here.
  */
 export { ApiClient, sharedTokenCache, type ApiCredentials } from './client';
-export { closeConnections, MAX_CONNECTIONS_PER_ORIGIN } from './connections';
+export {
+	closeConnections,
+	MAX_CONNECTIONS_PER_ORIGIN,
+	proxyEnvironment,
+	usesProxy,
+} from './connections';
 export { buildBody, type DataUriParam, type ParamValue } from './body';
 export { parseCredentials, CredentialError } from './credentialFields';
 export {
@@ -15,7 +20,7 @@ export {
 	type Endpoint,
 } from './endpoints';
 export { parseEnvelope } from './envelope';
-export { ApiError } from './errors';
+export { ApiError, deliveryUnknownWarning } from './errors';
 export { redact } from './redact';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 export { TokenCache } from './tokenCache';

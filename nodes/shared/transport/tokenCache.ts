@@ -24,14 +24,24 @@ const EXPIRY_MARGIN_MS = 30_000;
  * token that really expired is renewed once on its auth failure anyway.
  */
 const MIN_TOKEN_LIFETIME_MS = 10_000;
-/** Tokens dropped from the cache that are still redacted if a later answer echoes them. */
+/** Tokens dropped from the cache that are still redacted if a later answer echoes them: how many, how long. */
 const RETIRED_KEPT = 64;
+const RETIRED_KEPT_MS = 60 * 60_000;
+/** Credentials (and API groups) whose token is kept at once; the least recently used goes first. */
+const MAX_TOKENS = 256;
+
+interface Retired {
+	value: string;
+	key: string;
+	at: number;
+}
 
 export class TokenCache {
+	/** In order of last use: the first entry is the least recently used. */
 	private readonly tokens = new Map<string, Token>();
 	private readonly inFlight = new Map<string, Promise<Token>>();
-	/** The last tokens replaced or invalidated (bounded), so that an echo of one is still redacted. */
-	private readonly retired: string[] = [];
+	/** The last tokens replaced, invalidated, expired or evicted (bounded by count and age), so that an echo of one is still redacted. */
+	private readonly retired: Retired[] = [];
 	/** Token requests made through this cache (for tests and benchmarks). */
 	fetches = 0;
 
@@ -39,7 +49,11 @@ export class TokenCache {
 
 	async get(key: string, fetchToken: () => Promise<Token>): Promise<Token> {
 		const cached = this.tokens.get(key);
-		if (cached && cached.expiresAt > this.now()) return cached;
+		if (cached && cached.expiresAt > this.now()) {
+			this.tokens.delete(key);
+			this.tokens.set(key, cached);
+			return cached;
+		}
 
 		const pending = this.inFlight.get(key);
 		if (pending) return await pending;
@@ -48,8 +62,10 @@ export class TokenCache {
 		const request = fetchToken()
 			.then((token) => {
 				const replaced = this.tokens.get(key);
-				if (replaced && replaced.value !== token.value) this.retire(replaced.value);
+				if (replaced && replaced.value !== token.value) this.retire(key, replaced.value);
+				this.tokens.delete(key);
 				this.tokens.set(key, token);
+				this.prune();
 				return token;
 			})
 			.finally(() => this.inFlight.delete(key));
@@ -62,14 +78,27 @@ export class TokenCache {
 		const cached = this.tokens.get(key);
 		if (cached && (!token || cached.value === token.value)) {
 			this.tokens.delete(key);
-			this.retire(cached.value);
+			this.retire(key, cached.value);
 		}
-		if (token) this.retire(token.value);
+		if (token) this.retire(key, token.value);
 	}
 
-	/** Every token value known: the cached ones and the last ones retired (for redaction). */
-	values(): string[] {
-		return [...[...this.tokens.values()].map((t) => t.value), ...this.retired];
+	/**
+	 * The token values known (for redaction): the cached ones and the ones recently retired; only
+	 * those of keys starting with `scope` (one credential's) when it is given.
+	 */
+	values(scope?: string): string[] {
+		this.prune();
+		const inScope = (key: string) => scope === undefined || key.startsWith(scope);
+		return [
+			...[...this.tokens].filter(([key]) => inScope(key)).map(([, token]) => token.value),
+			...this.retired.filter((entry) => inScope(entry.key)).map((entry) => entry.value),
+		];
+	}
+
+	/** How many tokens are held (for tests): cached and retired. */
+	size(): { cached: number; retired: number } {
+		return { cached: this.tokens.size, retired: this.retired.length };
 	}
 
 	clear(): void {
@@ -79,9 +108,22 @@ export class TokenCache {
 		this.fetches = 0;
 	}
 
-	private retire(value: string): void {
-		if (this.retired.includes(value)) return;
-		this.retired.push(value);
+	/** Expired tokens and the least recently used beyond MAX_TOKENS retire; old retired ones are forgotten. */
+	private prune(): void {
+		const now = this.now();
+		for (const [key, token] of this.tokens) {
+			if (token.expiresAt <= now || this.tokens.size > MAX_TOKENS) {
+				this.tokens.delete(key);
+				this.retire(key, token.value);
+			}
+		}
+		while (this.retired.length > 0 && now - this.retired[0].at > RETIRED_KEPT_MS)
+			this.retired.shift();
+	}
+
+	private retire(key: string, value: string): void {
+		if (this.retired.some((entry) => entry.value === value)) return;
+		this.retired.push({ value, key, at: this.now() });
 		if (this.retired.length > RETIRED_KEPT) this.retired.shift();
 	}
 }

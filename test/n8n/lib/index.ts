@@ -6,6 +6,7 @@
  *   server.ts   `n8n start`, REST as the owner, activation, executions
  *   report.ts   checks, timings and the summary file
  *   scenario.ts what a scenario in test/n8n/scenarios/ receives
+ *   answerLinks.ts Send and Wait links opened by a scanner (GET) and answered by a person (the page's button)
  *   scriptedModel.ts a chat model speaking OpenAI's protocol whose answers come from a script (AI Agent runs)
  *
  * The driver runs on the machine's Node (20+) with `ts-node --transpile-only` from the repository
@@ -13,6 +14,7 @@
  * Every n8n process gets its own user folder (makeUserFolder()); n8n keeps its SQLite database,
  * encryption key and installed community packages under <folder>/.n8n.
  */
+export * from './answerLinks';
 export * from './cli';
 export * from './install';
 export * from './package';

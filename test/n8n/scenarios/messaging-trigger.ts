@@ -135,6 +135,40 @@ export async function messagingTriggerUnderStart(t: ScenarioContext): Promise<vo
 		sum,
 	);
 
+	// A gateway that writes latin1 and says so: the version 1 trigger reads it in that charset.
+	const t1 = new Date();
+	const latin1 = await sb.deliverIncoming({
+		type: 'text',
+		message: 'Olá, São Paulo',
+		sender: '6281300000002',
+		senderName: 'José',
+		charset: 'latin1',
+	});
+	const latin1Exec = await waitForExecution(
+		srv,
+		{ workflowId: wf.id },
+		{
+			after: t1,
+			timeoutMs: 30_000,
+			predicate: (e) => e.id !== exec.id && (e.status === 'success' || e.status === 'error'),
+		},
+	);
+	const latin1Item =
+		(await getExecution(srv, latin1Exec.id)).data?.resultData.runData[trig.name]?.[0]?.data
+			?.main?.[0]?.[0]?.json ?? {};
+	report.check(
+		'a latin1 body (charset=latin1) reaches the version 1 trigger as written: José, Olá, São Paulo',
+		latin1.status === 200 &&
+			latin1Item.senderName === 'José' &&
+			latin1Item.text === 'Olá, São Paulo',
+		{
+			status: latin1.status,
+			execution: latin1Exec.status,
+			senderName: latin1Item.senderName,
+			text: latin1Item.text,
+		},
+	);
+
 	const deact = await report.timed('deactivate Messaging Trigger workflow', () =>
 		srv.deactivateWorkflow(wf.id),
 	);

@@ -4,9 +4,18 @@
  * wait tracker resumes it (it looks for due executions once a minute, so this takes up to about
  * 70 s) and the node's output says `timedOut: true`, `answered: false`, with the question's message
  * id; the IF node sends the item down its "false" branch; the question was sent exactly once (the
- * node is not run again on resume), and a late click on a link resumes nothing.
+ * node is not run again on resume), and a late click on a link resumes nothing. A link scanner
+ * that opens the "Yes" link while the execution waits (python-requests, Outlook) decides nothing:
+ * the execution still times out.
  */
-import { getExecution, waitForExecution, type ScenarioContext } from '../lib';
+import {
+	SCANNERS,
+	getExecution,
+	openLink,
+	pressAnswerButton,
+	waitForExecution,
+	type ScenarioContext,
+} from '../lib';
 
 const WORKFLOW_ID = 'E2eSendAndWaitTimeout';
 
@@ -38,6 +47,25 @@ export async function sendAndWaitTimesOut(t: ScenarioContext): Promise<void> {
 			id: waiting.id,
 			status: waiting.status,
 		});
+
+		// Link scanners open the "Yes" link while the execution waits: that must decide nothing.
+		const asked = sb
+			.ledger()
+			.slice(ledgerBefore)
+			.find((entry) => entry.text?.startsWith(question));
+		const yes = /^Yes: (http\S+)$/m.exec(asked?.text ?? '')?.[1];
+		const onServer = (link: string) => {
+			const url = new URL(link);
+			return `${srv.url}${url.pathname}${url.search}`;
+		};
+		const scanned = yes
+			? await Promise.all(SCANNERS.map(async (agent) => await openLink(onServer(yes), agent)))
+			: [];
+		report.check(
+			'link scanners opening "Yes" while it waits get a page (200), not an answer',
+			scanned.length === SCANNERS.length && scanned.every((s) => s.status === 200),
+			scanned.map((s) => s.status),
+		);
 
 		const done = await report.timed('execution resumed by the wait limit and finished', () =>
 			waitForExecution(
@@ -86,13 +114,8 @@ export async function sendAndWaitTimesOut(t: ScenarioContext): Promise<void> {
 		// A click after the time limit: the wait is over, so nothing resumes and nothing is sent.
 		const link = /^Yes: (http\S+)$/m.exec(sent[0]?.text ?? '')?.[1];
 		if (link) {
-			const url = new URL(link);
-			const late = await fetch(`${srv.url}${url.pathname}${url.search}`, {
-				headers: {
-					'user-agent': 'Mozilla/5.0 (Linux; Android 14) Chrome/126.0 Mobile Safari/537.36',
-				},
-			});
-			await late.text();
+			// The button of a page opened before the limit, pressed after it.
+			const late = await pressAnswerButton(onServer(link), { decision: 'approve' });
 			const after = await getExecution(srv, done.id);
 			report.check(
 				'a click on "Yes" after the limit changes nothing (the execution stays finished, nothing new is sent)',

@@ -2,15 +2,24 @@
  * Message → Send and Wait for Response under `n8n start`, with examples/approval-before-broadcast.json:
  * a POST to its webhook asks the approver by WhatsApp (the sandbox records the question and its
  * links); the execution waits (status `waiting`); a changed link is refused by n8n (401) and the
- * execution keeps waiting; a GET on the approve link resumes it; the IF node sees `approved: true`;
+ * execution keeps waiting; opening the approve link (GET) as link scanners and previewers do
+ * (python-requests, curl, Go, Outlook) shows a page and decides nothing; pressing the page's
+ * button (a form post to the same signed link) resumes it; the IF node sees `approved: true`;
  * the broadcast sends only as many messages as the usage limit leaves (the sandbox's counter runs
  * out), the others come out as error items marked `notAttempted`.
  */
-import { getExecution, listExecutions, waitForExecution, type ScenarioContext } from '../lib';
+import {
+	BROWSER,
+	SCANNERS,
+	getExecution,
+	listExecutions,
+	openLink,
+	pressAnswerButton,
+	waitForExecution,
+	type ScenarioContext,
+} from '../lib';
 
 const EXAMPLE_ID = 'ApprovalBroadcast';
-const BROWSER =
-	'Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36';
 const RECIPIENTS = [
 	'6281300000011',
 	'6281300000012',
@@ -90,14 +99,28 @@ export async function sendAndWaitApprovalGatesBroadcast(t: ScenarioContext): Pro
 			still,
 		);
 
-		const approve = await fetch(onServer(links['Yes, broadcast it']), {
-			headers: { 'user-agent': BROWSER },
-		});
-		const page = await approve.text();
+		const scanned = [];
+		for (const agent of SCANNERS)
+			scanned.push({ agent, ...(await openLink(onServer(links['Yes, broadcast it']), agent)) });
+		const afterScans = (await listExecutions(srv, { workflowId: wf.id })).find(
+			(e) => e.id === waiting.id,
+		);
 		report.check(
-			'GET on the approve link: 200 with the "Approved" page',
-			approve.status === 200 && page.includes('<h1>Approved</h1>'),
-			{ status: approve.status, page: page.slice(0, 300) },
+			'GET on the approve link by python-requests, curl, Go and Outlook: a page with a button, nothing decided (still waiting)',
+			scanned.every(
+				(s) => s.status === 200 && s.page.includes('name="decision" value="approve"'),
+			) && afterScans?.status === 'waiting',
+			{
+				scanned: scanned.map((s) => ({ agent: s.agent, status: s.status })),
+				execution: afterScans?.status,
+			},
+		);
+
+		const approve = await pressAnswerButton(onServer(links['Yes, broadcast it']));
+		report.check(
+			'pressing the page\'s button (a form post to the signed link): 200 with the "Approved" page',
+			approve.pressed && approve.status === 200 && approve.page.includes('<h1>Approved</h1>'),
+			{ status: approve.status, page: approve.page.slice(0, 300) },
 		);
 
 		const done = await report.timed('execution resumed and finished', () =>
@@ -158,7 +181,7 @@ export async function sendAndWaitApprovalGatesBroadcast(t: ScenarioContext): Pro
 			sentTexts,
 		);
 
-		const late = await fetch(onServer(links.No), { headers: { 'user-agent': BROWSER } });
+		const late = await pressAnswerButton(onServer(links.No));
 		report.check(
 			'after the answer the other link changes nothing (200, no new execution data)',
 			late.status === 200 && sb.ledger().slice(ledgerBefore).length === 4,

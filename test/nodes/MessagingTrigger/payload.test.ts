@@ -57,6 +57,13 @@ describe('decodeDataUri', () => {
 		expect(decodeDataUri(`data:image/jpeg;base64,${hello.toString('base64')}`, '')).toMatchObject({
 			fileName: 'file.jpg',
 		});
+		// A voice note and an mp3 get the extensions people know, not mime-types' first (.oga, .mpga).
+		expect(decodeDataUri(`data:audio/ogg;base64,${hello.toString('base64')}`, '')).toMatchObject({
+			fileName: 'file.ogg',
+		});
+		expect(decodeDataUri(`data:audio/mpeg;base64,${hello.toString('base64')}`, '')).toMatchObject({
+			fileName: 'file.mp3',
+		});
 		expect(decodeDataUri(`data:;base64,${hello.toString('base64')}`, '')).toMatchObject({
 			mimeType: 'application/octet-stream',
 			fileName: 'file.bin',

@@ -134,7 +134,7 @@ export async function execute(
 ): Promise<ItemCall> {
 	const phone = recipientPhone(run, itemIndex);
 	const source = run.parameter('fileSource', itemIndex, 'binary') as FileSource;
-	if (source === 'url') return sendFromUrl(run, itemIndex, phone);
+	if (source === 'url') return sendFromUrl(this, run, itemIndex, phone);
 	const given = givenIdentity(run, itemIndex);
 	const file =
 		source === 'base64'
@@ -169,9 +169,14 @@ export async function execute(
  * File Source "URL": every parameter checked first (before any item's send), then, when the
  * item's turn comes, the download streamed into the send.
  */
-function sendFromUrl(run: MessagingRun, itemIndex: number, phone: string): ItemCall {
+function sendFromUrl(
+	ctx: IExecuteFunctions,
+	run: MessagingRun,
+	itemIndex: number,
+	phone: string,
+): ItemCall {
 	const given = givenIdentity(run, itemIndex);
-	const source = readUrlSource(run, itemIndex);
+	const source = readUrlSource(ctx, run, itemIndex);
 	const caption = textParameter(run, itemIndex, 'caption', 'Caption');
 	const { version } = run.options(itemIndex);
 	return async () => {

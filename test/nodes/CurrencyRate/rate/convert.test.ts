@@ -154,6 +154,35 @@ describe('rate → convert', () => {
 	});
 });
 
+describe("rate → convert: the tax office's JPY, quoted per 100 yen", () => {
+	it('converts per 1 yen, and Get says the unit', async () => {
+		const perYen = sandboxQuote('kmk', 'JPY').average;
+		expect(perYen).toBeGreaterThan(80);
+		expect(perYen).toBeLessThan(140);
+		const { output, error } = await runCurrencyRate(
+			sandbox,
+			convert({ provider: 'kmk', amount: 1000, fromCurrency: 'JPY', toCurrency: 'IDR' }),
+		);
+		expect(error).toBeUndefined();
+		expect(output('Node')[0].json).toMatchObject({
+			convertedAmount: round2(1000 * perYen),
+			fromRate: perYen,
+		});
+		const get = await runCurrencyRate(sandbox, {
+			resource: 'rate',
+			operation: 'get',
+			provider: 'kmk',
+			currencies: 'JPY, USD',
+		});
+		expect(
+			get.output('Node').map((item) => [item.json.currency, item.json.average, item.json.unit]),
+		).toEqual([
+			['JPY', perYen, 100],
+			['USD', sandboxQuote('kmk', 'USD').average, 1],
+		]);
+	});
+});
+
 describe('rate → convert: one rates request per run', () => {
 	it('200 items with mixed currencies make exactly 1 token request and 1 rates request', async () => {
 		const codes = ['USD', 'EUR', 'SGD', 'JPY', 'IDR'];

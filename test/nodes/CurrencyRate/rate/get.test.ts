@@ -46,6 +46,7 @@ describe('rate → get', () => {
 			buy: 16201.25,
 			sell: 16298.75,
 			average: 16250,
+			unit: 1,
 			fetchedAt: expect.stringMatching(ISO_DATE),
 		});
 		expect(json[1]).toMatchObject({ currency: 'EUR', ...sandboxQuote('bca', 'EUR') });

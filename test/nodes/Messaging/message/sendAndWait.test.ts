@@ -88,7 +88,7 @@ function linksOf(entryIndex = 0): Record<string, string> {
 const json = (items: INodeExecutionData[]) => items.map((item) => item.json);
 
 describe('Send and Wait: approval', () => {
-	it('waits, and a GET on the approve link resumes it: the next node sees approved: true', async () => {
+	it('waits; opening the approve link shows its button, and pressing it resumes: the next node sees approved: true', async () => {
 		const execution = await harness.run(approvalWorkflow());
 		expect(execution.status).toBe('waiting');
 		expect(execution.waitTill?.toISOString()).toBe('3000-01-01T00:00:00.000Z');
@@ -109,7 +109,18 @@ describe('Send and Wait: approval', () => {
 			}),
 		]);
 
-		const call = await harness.open(linksOf().Approve);
+		const page = await harness.open(linksOf().Approve);
+		expect(page).toMatchObject({
+			status: 200,
+			resumed: false,
+			contentType: 'text/html; charset=utf-8',
+		});
+		expect(page.text).toContain(
+			'<h1>Approve</h1><p>Press the button to record your answer. Opening this page records nothing.</p><form method="post"><button type="submit" name="decision" value="approve">Approve</button></form>',
+		);
+		expect(harness.execution(execution.id).status).toBe('waiting');
+
+		const call = await harness.press(linksOf().Approve);
 		expect(call).toMatchObject({
 			status: 200,
 			resumed: true,
@@ -145,7 +156,7 @@ describe('Send and Wait: approval', () => {
 
 	it('decline: approved: false; "Approve Only" sends one link with its own label', async () => {
 		const execution = await harness.run(approvalWorkflow());
-		await harness.open(linksOf().Decline);
+		await harness.press(linksOf().Decline);
 		expect(json((await harness.settled(execution.id)).output(RECEIVED_NAME))[0]).toMatchObject({
 			approved: false,
 			answered: true,
@@ -174,13 +185,70 @@ describe('Send and Wait: approval', () => {
 		expect(harness.execution(execution.id).status).toBe('waiting');
 	});
 
-	it('a link preview (no browser) answers a page but records nothing', async () => {
-		const execution = await harness.run(approvalWorkflow());
-		const preview = await harness.open(linksOf().Approve, {
-			headers: { 'user-agent': 'WhatsApp/2.24.6.77 A' },
+	it.each([
+		['python-requests', 'python-requests/2.32.3'],
+		['curl', 'curl/8.5.0'],
+		['Go', 'Go-http-client/1.1'],
+		['okhttp', 'okhttp/4.12.0'],
+		['node', 'node'],
+		[
+			"Outlook's previewer",
+			'Microsoft Office/16.0 (Windows NT 10.0; Microsoft Outlook 16.0.17928; Pro)',
+		],
+		["WhatsApp's previewer", 'WhatsApp/2.24.6.77 A'],
+		[
+			'a browser',
+			'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148',
+		],
+		['no user agent', ''],
+	])(
+		'opening a link decides nothing, whoever opens it (%s): GET, HEAD and a POST without the button',
+		async (_who, agent) => {
+			const execution = await harness.run(approvalWorkflow());
+			const headers = { 'user-agent': agent };
+			for (const link of [linksOf().Approve, linksOf().Decline]) {
+				expect(await harness.open(link, { headers })).toMatchObject({
+					status: 200,
+					resumed: false,
+				});
+				expect(await harness.open(link, { method: 'HEAD', headers })).toMatchObject({
+					status: 200,
+					resumed: false,
+				});
+				// A scanner that posts the link, or submits the form without pressing its button.
+				const posted = await harness.open(link, { form: { approved: 'true' }, headers });
+				expect(posted).toMatchObject({ status: 400, resumed: false });
+				expect(posted.text).toContain('Nothing was recorded: press the button to answer.');
+			}
+			// The decline button's value posted to the approve link is no approval either.
+			expect(
+				await harness.open(linksOf().Approve, { form: { decision: 'decline' }, headers }),
+			).toMatchObject({ status: 400, resumed: false });
+			expect(harness.execution(execution.id).status).toBe('waiting');
+			// The person still answers afterwards.
+			expect(await harness.press(linksOf().Decline)).toMatchObject({ resumed: true });
+			expect(json((await harness.settled(execution.id)).output(RECEIVED_NAME))[0]).toMatchObject({
+				approved: false,
+			});
+		},
+	);
+
+	it('the page escapes what the workflow put in it (labels), and keeps its headers', async () => {
+		await harness.run(
+			approvalWorkflow({
+				approvalOptions: { approveLabel: '<img src=x onerror=alert(1)>"Yes"' },
+			}),
+		);
+		const page = await harness.open(linksOf()['<img src=x onerror=alert(1)>"Yes"']);
+		expect(page.text).toContain(
+			'<button type="submit" name="decision" value="approve">&#60;img src=x onerror=alert(1)&#62;&#34;Yes&#34;</button>',
+		);
+		expect(page.text).not.toContain('<img');
+		expect(page.headers).toMatchObject({
+			'content-security-policy': expect.stringContaining("default-src 'none'"),
+			'referrer-policy': 'no-referrer',
+			'cache-control': 'no-store',
 		});
-		expect(preview).toMatchObject({ status: 200, resumed: false });
-		expect(harness.execution(execution.id).status).toBe('waiting');
 	});
 
 	it('a link signed for another wait of the node (same execution and node) is refused by the node itself', async () => {
@@ -217,14 +285,25 @@ describe('Send and Wait: free text', () => {
 
 		const page = await harness.open(link);
 		expect(page).toMatchObject({ status: 200, resumed: false });
-		expect(page.text).toContain('Which date suits you for the delivery?');
-		expect(page.text).toMatch(/<form method="post">.*<textarea id="text" name="text"/);
+		expect(page.text).toMatch(
+			/<form method="post"><label for="text">Your answer<\/label><textarea id="text" name="text" maxlength="4000" required><\/textarea><button type="submit" name="decision" value="send">Send<\/button><\/form>/,
+		);
+		// Whoever only opens the link learns nothing of the question (a preview, a scanner, a forward).
+		expect(page.text).not.toMatch(/date|delivery/i);
 
-		expect(await harness.open(link, { form: { text: '   ' } })).toMatchObject({
+		expect(await harness.press(link, { text: '   ' })).toMatchObject({
 			status: 400,
 			resumed: false,
 		});
-		expect(await harness.open(link, { form: { text: 'Thursday <b>morning</b>' } })).toMatchObject({
+		// An answer posted without the button (a script, a scanner filling forms) records nothing.
+		expect(await harness.open(link, { form: { text: 'Friday' } })).toMatchObject({
+			status: 400,
+			resumed: false,
+		});
+		const refused = await harness.press(link, { text: 'x'.repeat(4001) });
+		expect(refused).toMatchObject({ status: 400, resumed: false });
+		expect(refused.text).not.toMatch(/date|delivery/i);
+		expect(await harness.press(link, { text: 'Thursday <b>morning</b>' })).toMatchObject({
 			status: 200,
 			resumed: true,
 		});
@@ -250,7 +329,7 @@ describe('Send and Wait: several items, limits, errors', () => {
 		);
 		expect(execution.status).toBe('waiting');
 		expect(sandbox.ledger().map((entry) => entry.phone)).toEqual([PHONE, OTHER_PHONE]);
-		await harness.open(linksOf(1).Approve);
+		await harness.press(linksOf(1).Approve);
 		const out = json((await harness.settled(execution.id)).output(RECEIVED_NAME));
 		expect(out).toHaveLength(3);
 		expect(out[0]).toMatchObject({
@@ -302,8 +381,11 @@ describe('Send and Wait: several items, limits, errors', () => {
 				id: sandbox.ledger()[0].id,
 			}),
 		]);
-		// After the time-out the links answer "no action required".
+		// After the time-out the links answer "no action required", pressed or not.
 		expect((await harness.open(linksOf().Approve)).resumed).toBe(false);
+		expect((await harness.open(linksOf().Approve, { form: { decision: 'approve' } })).resumed).toBe(
+			false,
+		);
 	});
 
 	it('Limit Wait Time at a date; a date that is none is refused before anything is sent', async () => {

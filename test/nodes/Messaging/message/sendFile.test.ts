@@ -246,6 +246,27 @@ describe('message: sendFile', () => {
 		]);
 	});
 
+	it.each([
+		['audio/mpeg', 'file.mp3'],
+		['audio/ogg', 'file.ogg'],
+		['video/quicktime', 'file.mov'],
+		['text/vcard', 'file.vcf'],
+	])(
+		'without a file name, a %s data URI is sent as %s (the extension people know)',
+		async (mimeType, fileName) => {
+			const run = await runMessaging(sandbox, {
+				resource: 'message',
+				operation: 'sendFile',
+				phone: PHONE,
+				fileSource: 'base64',
+				fileContent: `data:${mimeType};base64,${randomBytes(30).toString('base64')}`,
+			});
+			expect(run.error).toBeUndefined();
+			expect(apiRequests(sandbox)[0].params).toMatchObject({ filename: fileName });
+			expect(run.output('Node')[0].json).toMatchObject({ fileName, mimeType });
+		},
+	);
+
 	it('accepts bare, line-wrapped base64 and takes the mime type from the file name', async () => {
 		const content = randomBytes(200);
 		const wrapped = content.toString('base64').replace(/.{76}/g, '$&\n');
@@ -429,7 +450,8 @@ describe('message: sendFile from a URL', () => {
 					fileName: 'q3.pdf',
 					mimeType: 'application/pdf',
 					fileSize: 250000,
-					fileUrl: fileUrl('reports/q3.pdf?size=250000&type=application/pdf&seed=3'),
+					// Query values hidden: signed links carry their credentials there.
+					fileUrl: fileUrl('reports/q3.pdf?size=***&type=***&seed=***'),
 				}),
 				pairedItem: { item: 0 },
 			},
@@ -491,7 +513,7 @@ describe('message: sendFile from a URL', () => {
 			}),
 		);
 		expect(tooMany.error?.message).toMatch(
-			/^Could not download the file from http:\/\/127\.0\.0\.1:\d+\/files\/r\/file\.png\?redirects=1&size=64: more than 2 redirects .* \[item 0\]$/,
+			/^Could not download the file from http:\/\/127\.0\.0\.1:\d+\/files\/r\/file\.png\?redirects=\*\*\*&size=\*\*\*: more than 2 redirects .* \[item 0\]$/,
 		);
 		expect(sandbox.ledger()).toHaveLength(1);
 	});
@@ -509,7 +531,7 @@ describe('message: sendFile from a URL', () => {
 		const failure = JSON.stringify(failed.json);
 		expect(failure).toContain('the server answered HTTP 404 Not Found');
 		expect(failure).toMatch(
-			/http:\/\/\*\*\*@127\.0\.0\.1:\d+\/files\/gone\.pdf\?status=404&token=\*\*\*/,
+			/http:\/\/\*\*\*@127\.0\.0\.1:\d+\/files\/gone\.pdf\?status=\*\*\*&token=\*\*\*/,
 		);
 		expect(failure).not.toMatch(/hunter22|abc123secret|ann:/);
 		expect(sent.json).toMatchObject({ sent: true, fileName: 'ok.pdf' });
@@ -570,15 +592,60 @@ describe('message: sendFile from a URL', () => {
 		expect(sandbox.ledger()[0].file).toMatchObject({ size: 1000000, sha256: fileSha256(1000000) });
 	});
 
-	it('Block Private Addresses refuses the sandbox (a loopback address)', async () => {
+	it.each([true, '={{ "true" }}', '={{ "yes" }}', '={{ 1 }}', '={{ "TRUE " }}'])(
+		'Block Private Addresses %j refuses the sandbox (a loopback address): a switch it does not understand is on',
+		async (value) => {
+			const run = await runMessaging(
+				sandbox,
+				sendFromUrl(fileUrl('a.pdf'), { downloadOptions: { blockPrivateAddresses: value } }),
+			);
+			expect(run.error?.message).toContain(
+				'127.0.0.1 is a private or local address, and "Block Private Addresses" is on',
+			);
+			expect(sandbox.fileRequests()).toHaveLength(0);
+		},
+	);
+
+	it.each([false, '={{ "false" }}', '={{ false }}'])(
+		'Block Private Addresses %j is off',
+		async (value) => {
+			const run = await runMessaging(
+				sandbox,
+				sendFromUrl(fileUrl('a.pdf?size=10'), {
+					downloadOptions: { blockPrivateAddresses: value },
+				}),
+			);
+			expect(run.error).toBeUndefined();
+			expect(sandbox.ledger()).toHaveLength(1);
+		},
+	);
+
+	it('Show Full URL keeps the query and the fragment in the output; by default they are hidden', async () => {
+		const url = fileUrl('a.pdf?size=10&X-Amz-Signature=f00d&jwt=eyJhbGc#access_token=ya29.tok');
+		const hidden = await runMessaging(sandbox, sendFromUrl(url));
+		expect(hidden.output('Node')[0].json.fileUrl).toBe(
+			fileUrl('a.pdf?size=***&X-Amz-Signature=***&jwt=***#***'),
+		);
+		expect(JSON.stringify(hidden.run)).not.toMatch(/f00d|eyJhbGc|ya29/);
+		const shown = await runMessaging(
+			sandbox,
+			sendFromUrl(url, { downloadOptions: { showFullUrl: true } }),
+		);
+		expect(shown.output('Node')[0].json.fileUrl).toBe(url);
+	});
+
+	it('a file name from the URL or the server with a right-to-left override is cleaned before it is sent', async () => {
 		const run = await runMessaging(
 			sandbox,
-			sendFromUrl(fileUrl('a.pdf'), { downloadOptions: { blockPrivateAddresses: true } }),
+			sendFromUrl(fileUrl('invoice%E2%80%AEfdp.exe?size=10')),
 		);
-		expect(run.error?.message).toContain(
-			'127.0.0.1 is a private or local address, and "Block Private Addresses" is on',
+		expect(run.error).toBeUndefined();
+		expect(apiRequests(sandbox)[0].params).toMatchObject({ filename: 'invoicefdp.exe' });
+		const named = await runMessaging(
+			sandbox,
+			sendFromUrl(fileUrl('a.pdf?size=10'), { fileFields: { fileName: 'Rechnung\u202Efdp.exe' } }),
 		);
-		expect(sandbox.fileRequests()).toHaveLength(0);
+		expect(named.output('Node')[0].json.fileName).toBe('Rechnungfdp.exe');
 	});
 });
 

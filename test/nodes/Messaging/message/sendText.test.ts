@@ -4,7 +4,10 @@
  * and mapped fields (plain `{{ $json… }}` mappings read straight from the item, numbers and
  * booleans sent as their text, mapped Options per item; other expressions keep n8n's results).
  */
-import type { INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
+
+import type { FaultRule } from '../../../../sandbox/types';
+import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
 
 import { probe } from '../../../harness/parameterEquivalence';
 import {
@@ -175,6 +178,111 @@ describe('server refusals', () => {
 		);
 		expect(sandbox.ledger()).toEqual([]);
 	});
+});
+
+describe('a send that may have been delivered says so in the words people read', () => {
+	const SEND = 'Send Message (POST /api/wa/2.0/post method=sendMessage) failed: ';
+	const WARNING =
+		'; the message may have been delivered, so it was not sent again: check the recipient before sending it again [item 0]';
+	const cases: Array<{
+		what: string;
+		fault: FaultRule;
+		credential?: IDataObject;
+		headline: RegExp;
+	}> = [
+		{
+			what: 'the connection closed after the gateway processed it',
+			fault: { kind: 'dropAfterProcessing' },
+			headline: /^the connection failed \(UND_ERR_SOCKET: other side closed\)$/,
+		},
+		{
+			what: 'no answer within the Request Timeout',
+			fault: { kind: 'slow', delayMs: 2_500 },
+			credential: { timeoutSeconds: 1 },
+			headline: /^no complete answer within 1 s \(Request Timeout\)$/,
+		},
+		{
+			what: 'an answer that does not say it was sent',
+			fault: { kind: 'answer', result: { message: { id: 'x1' } } },
+			headline: /^the answer does not say the message was sent: "\{.*"x1".*\}"$/,
+		},
+		{
+			what: 'an empty answer',
+			fault: { kind: 'emptyBody' },
+			headline: /^HTTP 200 with an empty body$/,
+		},
+		{
+			what: 'an answer that is not JSON',
+			fault: { kind: 'malformedJson' },
+			headline: /^HTTP 200 with a body that is not JSON: ".*"$/,
+		},
+		{
+			what: 'an answer larger than Max Response Size',
+			fault: { kind: 'hugeBody', bytes: 2 * 1024 * 1024 },
+			credential: { maxResponseMegabytes: 1 },
+			headline:
+				/^the answer is larger than 1 MB, the credential's "Max Response Size \(MB\)"; it was not read$/,
+		},
+		{
+			what: "a proxy's 502 after the request reached it",
+			fault: { kind: 'html502' },
+			headline: /^HTTP 502 Bad Gateway: ".*"$/,
+		},
+		{
+			what: "a proxy's 504 after the request reached it",
+			fault: { kind: 'html504' },
+			headline: /^HTTP 504 Gateway Timeout: ".*"$/,
+		},
+	];
+
+	it.each(cases)(
+		"$what: the error item's `error` and the stopped run's message end with the warning",
+		async ({ fault, credential, headline }) => {
+			const words = (message: string | undefined) => {
+				expect(message?.startsWith(SEND)).toBe(true);
+				expect(message?.endsWith(WARNING)).toBe(true);
+				expect(message?.slice(SEND.length, -WARNING.length)).toMatch(headline);
+			};
+			const settings: Array<Partial<INode>> = [{ onError: 'continueRegularOutput' }, {}];
+			for (const nodeSettings of settings) {
+				sandbox.addFaults([{ ...fault, match: { rpcMethod: 'sendMessage' }, times: 1 }]);
+				const run = await runWorkflow(
+					singleNodeWorkflow('messaging', sendText(PHONE_PASTED), [{}], nodeSettings),
+					sandboxCredential(sandbox.url, credential),
+				);
+				if (nodeSettings.onError) {
+					const json = run.output('Node')[0].json;
+					words(json.error as string);
+					expect(json.details).toMatchObject({ deliveryUnknown: true });
+				} else words(run.error?.message);
+			}
+			// Never sent again by the node: one request per run (a slow answer is logged when it ends).
+			if (fault.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, 1_600));
+			expect(
+				apiRequests(sandbox).filter(
+					(r) => (r.params as IDataObject | undefined)?.method === 'sendMessage',
+				),
+			).toHaveLength(2);
+		},
+	);
+
+	it.each([
+		{ kind: 'sentFalse' },
+		{ kind: 'rpcError', message: 'Invalid phone' },
+		{ kind: 'http429', retryAfterSeconds: 120 },
+	] as FaultRule[])(
+		'a failure the gateway cannot have processed ($kind) carries no warning',
+		async (fault) => {
+			sandbox.addFaults([{ ...fault, match: { rpcMethod: 'sendMessage' }, times: 1 }]);
+			const run = await runMessaging(sandbox, sendText(PHONE_PASTED), [{}], {
+				onError: 'continueRegularOutput',
+			});
+			const json = run.output('Node')[0].json;
+			expect(json.error).toMatch(/^Send Message .* failed: .* \[item 0\]$/);
+			expect(json.error).not.toMatch(/may have been/);
+			expect(json.details).toMatchObject({ deliveryUnknown: false });
+		},
+	);
 });
 
 describe('On Error → Continue (using error output)', () => {

@@ -1,0 +1,55 @@
+/**
+ * A forward proxy on loopback that speaks CONNECT (what undici's ProxyAgent asks of HTTP_PROXY),
+ * counting its tunnels: tests set HTTP_PROXY to `url` and check that requests went through it.
+ */
+import http from 'http';
+import net, { type AddressInfo, type Socket } from 'net';
+
+export interface ConnectProxy {
+	readonly url: string;
+	/** Tunnels opened so far, with their targets (`host:port`). */
+	readonly tunnels: string[];
+	close(): Promise<void>;
+}
+
+export async function startConnectProxy(): Promise<ConnectProxy> {
+	const tunnels: string[] = [];
+	const open = new Set<Socket>();
+	const proxy = http.createServer((_req, res) => res.writeHead(405).end());
+	proxy.on('connect', (req: http.IncomingMessage, client: Socket, head: Buffer) => {
+		tunnels.push(req.url ?? '');
+		const [host, port] = (req.url ?? '').split(':');
+		open.add(client);
+		const upstream = net.connect(Number(port), host, () => {
+			client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+			upstream.write(head);
+			upstream.pipe(client);
+			client.pipe(upstream);
+		});
+		open.add(upstream);
+		upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+		client.on('error', () => upstream.destroy());
+	});
+	await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+		tunnels,
+		close: async () => {
+			for (const socket of open) socket.destroy();
+			await new Promise<void>((resolve) => proxy.close(() => resolve()));
+		},
+	};
+}
+
+/** Sets proxy variables for a test and puts the previous ones back (returned function). */
+export function withProxyEnvironment(values: Record<string, string | undefined>): () => void {
+	const saved = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]));
+	const apply = (from: Record<string, string | undefined>) => {
+		for (const [name, value] of Object.entries(from)) {
+			if (value === undefined) delete process.env[name];
+			else process.env[name] = value;
+		}
+	};
+	apply(values);
+	return () => apply(saved);
+}

@@ -1,0 +1,107 @@
+/**
+ * Send and Wait answer links against everything that is not a person pressing the page's button:
+ * link scanners and previewers under any name, HEAD, posts of the link, the button's value sent
+ * in odd shapes (repeated, other case, JSON, text). None of them may decide; the person's press
+ * afterwards still does.
+ */
+import type { IConnections } from 'n8n-workflow';
+
+import { RECEIVED_NAME, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
+import { PHONE_PASTED } from '../harness/messagingNode';
+import { useSandbox } from '../harness/useSandbox';
+import { WaitingHarness } from '../harness/waitingEngine';
+
+const sandbox = useSandbox();
+let harness: WaitingHarness;
+beforeAll(async () => {
+	harness = await WaitingHarness.start(sandboxCredential(sandbox.url));
+});
+afterAll(async () => await harness.close());
+
+function askWorkflow(responseType: 'approval' | 'freeText') {
+	const base = singleNodeWorkflow('messaging', {
+		resource: 'message',
+		operation: 'sendAndWait',
+		phone: PHONE_PASTED,
+		message: 'Release the payroll of 48 people (Rp 612,000,000)?',
+		responseType,
+	});
+	return {
+		nodes: [
+			...base.nodes,
+			{
+				id: '4',
+				name: RECEIVED_NAME,
+				type: 'test.received',
+				typeVersion: 1,
+				position: [600, 0] as [number, number],
+				parameters: {},
+			},
+		],
+		connections: {
+			...base.connections,
+			Node: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] },
+		} as IConnections,
+	};
+}
+
+const links = () =>
+	[...(sandbox.ledger()[0]?.text ?? '').matchAll(/(http\S+)$/gm)].map((match) => match[1]);
+
+const AGENTS = [
+	'python-requests/2.32.3',
+	'curl/8.5.0',
+	'Go-http-client/2.0',
+	'okhttp/4.12.0',
+	'node',
+	'undici',
+	'Microsoft Office/16.0 (Windows NT 10.0; Microsoft Outlook 16.0.17928; Pro)',
+	'Mozilla/5.0 (compatible; Barracuda Sentinel)',
+	'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/126.0 Safari/537.36',
+	'',
+];
+
+/** What is not a press of the button: [content type, body]. */
+const NOT_A_PRESS: Array<[string, string]> = [
+	['application/x-www-form-urlencoded', ''],
+	['application/x-www-form-urlencoded', 'approved=true'],
+	['application/x-www-form-urlencoded', 'decision=APPROVE'],
+	['application/x-www-form-urlencoded', 'decision=approve&decision=approve'],
+	['application/x-www-form-urlencoded', 'decision=%20approve'],
+	['application/x-www-form-urlencoded', 'decision=send'],
+	['application/json', '{"decision":"approve","text":"yes"}'],
+	['text/plain', 'decision=approve'],
+];
+
+describe.each(['approval', 'freeText'] as const)('%s links', (responseType) => {
+	it('no GET, HEAD or post without the button decides, from any agent; the press then does', async () => {
+		const execution = await harness.run(askWorkflow(responseType));
+		expect(execution.status).toBe('waiting');
+		for (const link of links()) {
+			for (const agent of AGENTS) {
+				const headers = { 'user-agent': agent };
+				expect((await harness.open(link, { headers })).resumed).toBe(false);
+				expect((await harness.open(link, { method: 'HEAD', headers })).resumed).toBe(false);
+				for (const [type, body] of NOT_A_PRESS) {
+					const response = await fetch(link, {
+						method: 'POST',
+						headers: { ...headers, 'content-type': type },
+						body,
+					});
+					const page = await response.text();
+					expect(harness.calls.at(-1)?.resumed).toBe(false);
+					// Never the question, whatever is posted (free text: not even the form page).
+					expect(page).not.toContain('payroll');
+				}
+			}
+		}
+		expect(harness.execution(execution.id).status).toBe('waiting');
+		const [first] = links();
+		const fields: Record<string, string> = responseType === 'freeText' ? { text: 'Yes' } : {};
+		expect(await harness.press(first, fields)).toMatchObject({ status: 200, resumed: true });
+		const [answer] = (await harness.settled(execution.id)).output(RECEIVED_NAME);
+		expect(answer.json).toMatchObject(
+			responseType === 'freeText' ? { text: 'Yes', answered: true } : { approved: true },
+		);
+	});
+});
