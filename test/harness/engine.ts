@@ -40,6 +40,8 @@ import { CurrencyRateTrigger } from '../../nodes/CurrencyRateTrigger/CurrencyRat
 import { Messaging } from '../../nodes/Messaging/Messaging.node';
 import { MessagingTrigger } from '../../nodes/MessagingTrigger/MessagingTrigger.node';
 import { ParameterProbe } from './parameterProbe';
+// n8n's processed-items store, installed into n8n-core for every engine run of this test file.
+import './processedItems';
 
 export const PACKAGE = 'n8n-nodes-messaging-rate';
 

@@ -94,6 +94,25 @@ export function redactUrl(url: URL | string): string {
 	return text.length > MAX_SHOWN_URL ? `${text.slice(0, MAX_SHOWN_URL)}…` : text;
 }
 
+/**
+ * What a URL points at, for a message's idempotency key: without user:password and without the
+ * values of secret-looking query keys (a signed link whose signature changes still names the same
+ * file). Never shown: the key is a hash of it.
+ */
+export function urlIdentity(url: string): string {
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		return url;
+	}
+	parsed.username = '';
+	parsed.password = '';
+	for (const key of [...new Set(parsed.searchParams.keys())])
+		if (SECRET_QUERY_KEY.test(key)) parsed.searchParams.set(key, '');
+	return parsed.toString();
+}
+
 /** Why a text is not a URL this can download from, or undefined when it is one. */
 export function urlProblem(text: string): string | undefined {
 	let url: URL;
