@@ -110,8 +110,9 @@ export function messagingOptionsProperty(versionSentBy: string): INodeProperties
 			displayName: 'Skip Repeats Within (Hours)',
 			name: 'skipRepeatsHours',
 			type: 'number',
-			typeOptions: { minValue: 0, maxValue: MAX_SKIP_REPEATS_HOURS, numberPrecision: 2 },
+			typeOptions: { minValue: 0, maxValue: MAX_SKIP_REPEATS_HOURS },
 			default: DEFAULTS_BY_VERSION[MESSAGING_VERSION].skipRepeatsHours,
+			hint: 'Not sent again: the same message to the same number within this many hours, by any execution. 0: send every time.',
 			description:
 				"The same message to the same number is sent once within this many hours, whatever runs it again: n8n's Retry, a re-run, two executions at once, other workers. 0 sends every time. Not set: 8 for nodes added since version 2, off for older ones. Kept in n8n's database (n8n 1.66 or newer; older n8n: this process's memory only).",
 			displayOptions: showForSends,

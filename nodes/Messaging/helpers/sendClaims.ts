@@ -55,7 +55,7 @@ export type Protection = 'database' | 'redis' | 'database and redis' | 'process'
 const STORE_MAX_ENTRIES = 20_000;
 /** A run holds its claims while its lease lasts; it renews it every third of it. */
 const LEASE_MS = 30_000;
-/** Claims held in this process's memory (regular mode), at most: about 50,000 messages. */
+/** Claims held in this process's memory (regular mode), at most: about 45,000 messages. */
 const MEMORY_BUDGET_BYTES = 16 * 1024 * 1024;
 
 type Outcome = 'sent' | 'maybe' | 'release';

@@ -122,6 +122,28 @@ it('sends only what it still holds: a claim taken over while the item waited for
 	expect(await redis.cli('GET', `${PREFIX}:send:${keys[2]}`)).toMatch(/^c\|other\.1\|79\|/);
 });
 
+it('a stopped run gives back what it had marked ahead but not sent: the Retry sends it, once', async () => {
+	sandbox.addFaults([
+		{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
+	]);
+	const stopped = await runMessaging(sandbox, sendText(), orders(4), V2);
+	expect(stopped.error?.description).toContain('skips item 0 (sent) and sends items 1–3');
+	const records = await Promise.all(
+		(await queue.redis().cli('--scan', '--pattern', `${PREFIX}:send:*`))
+			.split('\n')
+			.map(async (key) => await queue.redis().cli('GET', key)),
+	);
+	// Only item 0's claim is left, as sent.
+	expect(records.map((record) => record[0])).toEqual(['s']);
+	await runMessaging(sandbox, sendText(), orders(4), V2);
+	expect(sandbox.ledger().map((entry) => entry.text)).toEqual([
+		'Order 0 is ready',
+		'Order 1 is ready',
+		'Order 2 is ready',
+		'Order 3 is ready',
+	]);
+});
+
 it('with Redis unreachable nothing is sent: every item "not attempted", naming Redis; sent once it is back', async () => {
 	const redis = queue.redis();
 	await redis.stop();
