@@ -241,6 +241,11 @@ export interface RunHooks {
 	startItems?: INodeExecutionData[];
 	onNodeExecuteBefore?: (nodeName: string) => void | Promise<void>;
 	onNodeExecuteAfter?: (nodeName: string) => void | Promise<void>;
+	/**
+	 * The workflow's id (default `test-workflow`); null: none, as a workflow n8n's processed-items
+	 * store cannot hold anything for (what nodes see on an n8n without that store).
+	 */
+	workflowId?: string | null;
 }
 
 /** Runs `workflow` from its first node without inputs (a manual run) and collects the result. */
@@ -250,8 +255,10 @@ export async function runWorkflow(
 	runHooks: RunHooks = {},
 ): Promise<EngineRun> {
 	const executionId = `test-${++executionCounter}`;
+	const workflowId =
+		runHooks.workflowId === null ? undefined : (runHooks.workflowId ?? 'test-workflow');
 	const wf = new Workflow({
-		id: 'test-workflow',
+		id: workflowId,
 		name: workflow.name ?? 'test',
 		nodes: workflow.nodes,
 		connections: workflow.connections,
@@ -260,7 +267,7 @@ export async function runWorkflow(
 		settings: workflow.settings ?? {},
 	});
 	const workflowData = {
-		id: 'test-workflow',
+		id: workflowId,
 		name: workflow.name ?? 'test',
 		nodes: workflow.nodes,
 		connections: workflow.connections,

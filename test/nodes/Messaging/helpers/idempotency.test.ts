@@ -393,3 +393,33 @@ describe('Send File', () => {
 		expect(sandbox.ledger()).toHaveLength(1);
 	});
 });
+
+describe("where n8n's processed-items store cannot hold the node's messages (n8n older than 1.64)", () => {
+	it('claims live in this process only: a re-run is skipped with protection "process" and a warning; a restart forgets', async () => {
+		const noStore = async () =>
+			await runWorkflow(
+				singleNodeWorkflow('messaging', sendText(), orders(1), V2),
+				sandboxCredential(sandbox.url),
+				{ workflowId: null },
+			);
+		await noStore();
+		const again = await noStore();
+		expect(again.output('Node')[0].json).toMatchObject({ skipped: true, protection: 'process' });
+		expect(again.run.data.resultData.runData.Node[0].hints).toEqual(
+			expect.arrayContaining([
+				expect.objectContaining({
+					type: 'warning',
+					message:
+						'Skip Repeats Within holds until n8n restarts: this n8n has no processed-items store (n8n 1.66 or newer keeps it in its database).',
+				}),
+				expect.objectContaining({
+					message: expect.stringContaining('1 item was not sent again'),
+				}),
+			]),
+		);
+		expect(processedItems.calls).toEqual([]);
+		forgetSendClaimsInProcess();
+		await noStore();
+		expect(texts()).toHaveLength(2);
+	});
+});
