@@ -96,13 +96,8 @@ export function idempotencyGate(ctx: IExecuteFunctions, run: MessagingRun): Call
 
 class IdempotencyGate implements CallGate {
 	private claims: SendClaims | undefined;
-	/** Items whose key this run claimed, by index, and in the order they are called. */
+	/** Items whose key this run claimed, by index. */
 	private readonly claimed = new Map<number, string>();
-	private claimedOrder: number[] = [];
-	/** Where in `claimedOrder` the next mark ahead is looked for (it only moves forward). */
-	private lookahead = 0;
-	/** Dispatch marks made or on their way, by item. */
-	private readonly dispatching = new Map<number, Promise<Holder | undefined>>();
 	private skippedCount = 0;
 
 	constructor(
@@ -145,28 +140,22 @@ class IdempotencyGate implements CallGate {
 			if (result.won) this.claimed.set(itemIndex, this.sends.get(itemIndex)!.key);
 			else decided.set(itemIndex, this.skip(itemIndex, { holder: result.holder }));
 		});
-		this.claimedOrder = [...this.claimed.keys()].sort((a, b) => a - b);
 		this.hintAtSkips();
 		return decided;
 	}
 
+	/**
+	 * The item's dispatch mark, made (in queue mode: one Redis round trip) before its request and
+	 * never earlier: a worker that dies leaves exactly the messages it may have sent marked, so a
+	 * re-run sends every other one. Marking ahead would hide the round trip but turn the next,
+	 * unsent, message into "may have been delivered" when a worker dies.
+	 */
 	async beforeCall(itemIndex: number): Promise<GateOutcome | undefined> {
-		if (!this.claimed.has(itemIndex)) return undefined;
-		const marked = this.dispatch(itemIndex);
-		// The next item's mark is made while this one's request runs (items are called in order):
-		// in queue mode a Redis round trip per item, hidden. Should the run stop before that item,
-		// it is given back with the others not started.
-		const order = this.claimedOrder;
-		while (
-			this.lookahead < order.length &&
-			(order[this.lookahead] <= itemIndex || this.dispatching.has(order[this.lookahead]))
-		)
-			this.lookahead++;
-		if (this.lookahead < order.length)
-			void this.dispatch(order[this.lookahead]).catch(() => undefined);
+		const key = this.claimed.get(itemIndex);
+		if (!key || !this.claims) return undefined;
 		let holder: Holder | undefined;
 		try {
-			holder = await marked;
+			holder = await this.claims.dispatch(key);
 		} catch (error) {
 			return { error: notAttempted(this.run, itemIndex, error) };
 		}
@@ -176,20 +165,8 @@ class IdempotencyGate implements CallGate {
 		return this.skip(itemIndex, { holder });
 	}
 
-	/** The dispatch mark of an item (made once): undefined when this run still holds its message. */
-	private dispatch(itemIndex: number): Promise<Holder | undefined> {
-		let marked = this.dispatching.get(itemIndex);
-		if (!marked) {
-			marked = (this.claims as SendClaims).dispatch(this.claimed.get(itemIndex) as string);
-			this.dispatching.set(itemIndex, marked);
-		}
-		return marked;
-	}
-
 	async settle(fates: ItemFate[]): Promise<void> {
 		if (!this.claims) return;
-		// Marks still on their way are made before the claims are settled.
-		await Promise.allSettled(this.dispatching.values());
 		const outcomes = [...this.claimed].map(
 			([itemIndex, key]): [string, 'sent' | 'maybe' | 'release'] => {
 				const fate = fates[itemIndex];

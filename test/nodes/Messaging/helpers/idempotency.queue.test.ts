@@ -122,7 +122,7 @@ it('sends only what it still holds: a claim taken over while the item waited for
 	expect(await redis.cli('GET', `${PREFIX}:send:${keys[2]}`)).toMatch(/^c\|other\.1\|79\|/);
 });
 
-it('a stopped run gives back what it had marked ahead but not sent: the Retry sends it, once', async () => {
+it('a stopped run gives back what it did not send: only the sent claim is left, and the Retry sends the rest, once', async () => {
 	sandbox.addFaults([
 		{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
 	]);
