@@ -1015,6 +1015,27 @@ async function repeatedDeliveryRunsOnce({
 	}
 }
 
+/**
+ * Runs `work` with the Send Text version 2 workflow active and the sandbox answering each send
+ * `delayMs` late (so that a run is under way long enough to overlap or be killed).
+ */
+async function withIdempotentWorkflow(
+	{ sb, srv, idempotent }: Pick<Cluster, 'sb' | 'srv' | 'idempotent'>,
+	delayMs: number,
+	work: () => Promise<void>,
+): Promise<void> {
+	await timed('activate the Send Text version 2 workflow', () =>
+		srv.activateWorkflow(idempotent.id),
+	);
+	sb.addFaults([{ kind: 'slow', delayMs, probability: 1, match: { rpcMethod: 'sendMessage' } }]);
+	try {
+		await work();
+	} finally {
+		sb.clearFaults();
+		await srv.deactivateWorkflow(idempotent.id);
+	}
+}
+
 /** Posts `texts` to the Send Text version 2 workflow's webhook (answered at once, run on a worker). */
 async function postIdempotent(srv: N8nServer, texts: string[]): Promise<void> {
 	const res = await fetch(srv.webhookUrl('queue-idempotent-send'), {
@@ -1046,13 +1067,7 @@ async function sameItemsTwiceAtOnceSendOnce({
 	idempotent,
 	runTag,
 }: Cluster): Promise<void> {
-	await timed('activate the Send Text version 2 workflow', () =>
-		srv.activateWorkflow(idempotent.id),
-	);
-	sb.addFaults([
-		{ kind: 'slow', delayMs: 10, probability: 1, match: { rpcMethod: 'sendMessage' } },
-	]);
-	try {
+	await withIdempotentWorkflow({ sb, srv, idempotent }, 10, async () => {
 		for (let attempt = 1; attempt <= 4; attempt++) {
 			const texts = Array.from(
 				{ length: IDEMPOTENT_ITEMS },
@@ -1112,10 +1127,7 @@ async function sameItemsTwiceAtOnceSendOnce({
 			}
 		}
 		check('the two executions ran on the two workers at once (in one of four attempts)', false);
-	} finally {
-		sb.clearFaults();
-		await srv.deactivateWorkflow(idempotent.id);
-	}
+	});
 }
 
 /**
@@ -1133,13 +1145,7 @@ async function killedWorkerRerunSendsNothingTwice({
 	idempotent,
 	runTag,
 }: Cluster): Promise<void> {
-	await timed('activate the Send Text version 2 workflow', () =>
-		srv.activateWorkflow(idempotent.id),
-	);
-	sb.addFaults([
-		{ kind: 'slow', delayMs: 20, probability: 1, match: { rpcMethod: 'sendMessage' } },
-	]);
-	try {
+	await withIdempotentWorkflow({ sb, srv, idempotent }, 20, async () => {
 		const texts = Array.from(
 			{ length: IDEMPOTENT_ITEMS },
 			(_, i) => `killed worker ${runTag} msg ${String(i).padStart(3, '0')}`,
@@ -1238,10 +1244,7 @@ async function killedWorkerRerunSendsNothingTwice({
 			counts.every((n) => n === 1),
 			{ twice: counts.filter((n) => n > 1).length, missing: counts.filter((n) => n === 0).length },
 		);
-	} finally {
-		sb.clearFaults();
-		await srv.deactivateWorkflow(idempotent.id);
-	}
+	});
 }
 
 /** The JSON of a node's first output items in an execution read over REST. */

@@ -4,10 +4,15 @@
  * run leaves in Redis, a run that died (its claims taken over or kept), another run taking a claim
  * over while this one waits, and an unreachable Redis (nothing sent unprotected).
  */
-import type { INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type { INode, INodeExecutionData } from 'n8n-workflow';
 
 import { forgetSendClaimsInProcess } from '../../../../nodes/Messaging/helpers/sendClaims';
-import { PHONE, apiRequests, runMessaging } from '../../../harness/messagingNode';
+import {
+	apiRequests,
+	mappedSendText,
+	orderItems,
+	runMessaging,
+} from '../../../harness/messagingNode';
 import { processedItems } from '../../../harness/processedItems';
 import { useQueueMode } from '../../../harness/redisServer';
 import { useSandbox } from '../../../harness/useSandbox';
@@ -17,22 +22,13 @@ const queue = useQueueMode();
 
 const V2: Partial<INode> = { typeVersion: 2 };
 const PREFIX = 'n8n-nodes-messaging-rate:{test-workflow:3}';
-const sendText = (options: INodeParameters = {}): INodeParameters => ({
-	resource: 'message',
-	operation: 'sendText',
-	phone: '={{ $json.phone }}',
-	text: '={{ $json.text }}',
-	options,
-});
-const orders = (count: number) =>
-	Array.from({ length: count }, (_, i) => ({ phone: PHONE, text: `Order ${i} is ready` }));
 const json = (items: INodeExecutionData[]) => items.map((item) => item.json);
 const sends = () => apiRequests(sandbox).filter((entry) => entry.params?.method === 'sendMessage');
 
-/** The idempotency keys of `orders(count)`, read from the skipped items of a second run. */
+/** The idempotency keys of `orderItems(count)`, read from the skipped items of a second run. */
 async function keysOf(count: number): Promise<string[]> {
-	await runMessaging(sandbox, sendText(), orders(count), V2);
-	const again = await runMessaging(sandbox, sendText(), orders(count), V2);
+	await runMessaging(sandbox, mappedSendText(), orderItems(count), V2);
+	const again = await runMessaging(sandbox, mappedSendText(), orderItems(count), V2);
 	const keys = json(again.output('Node')).map((item) => String(item.idempotencyKey));
 	await queue.redis().cli('FLUSHALL');
 	processedItems.clear();
@@ -41,7 +37,7 @@ async function keysOf(count: number): Promise<string[]> {
 }
 
 it("keeps each claim in n8n's queue Redis under the package's own prefix, until the window's end", async () => {
-	const run = await runMessaging(sandbox, sendText(), orders(3), V2);
+	const run = await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
 	expect(run.error).toBeUndefined();
 	const keys = (await queue.redis().cli('--scan', '--pattern', '*')).split('\n').sort();
 	expect(keys).toHaveLength(3);
@@ -57,11 +53,11 @@ it("keeps each claim in n8n's queue Redis under the package's own prefix, until 
 });
 
 it('another process (another worker) finds what this one sent, whatever its memory holds', async () => {
-	await runMessaging(sandbox, sendText(), orders(2), V2);
+	await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
 	// A worker has its own memory and, here, no shared database store: Redis alone holds the claims.
 	forgetSendClaimsInProcess();
 	processedItems.clear();
-	const again = await runMessaging(sandbox, sendText(), orders(2), V2);
+	const again = await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
 	expect(json(again.output('Node'))).toEqual([
 		expect.objectContaining({
 			skipped: true,
@@ -85,7 +81,7 @@ it('a run that died: what it never sent is taken over once its lease lapsed, wha
 	await redis.cli('SET', `${PREFIX}:send:${sending}`, `d|dead.1|77|${at}`, 'PX', '3600000');
 	await redis.cli('SET', `${PREFIX}:send:${live}`, `c|live.1|78|${at}`, 'PX', '3600000');
 	await redis.cli('HSET', `${PREFIX}:leases`, 'live.1', String(Date.now() + 60_000));
-	const run = await runMessaging(sandbox, sendText(), orders(3), V2);
+	const run = await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
 	const out = json(run.output('Node'));
 	expect(out[0]).toMatchObject({ sent: true });
 	expect(out[1]).toMatchObject({
@@ -103,7 +99,7 @@ it('a run that died: what it never sent is taken over once its lease lapsed, wha
 it('sends only what it still holds: a claim taken over while the item waited for its turn is not sent', async () => {
 	const keys = await keysOf(3);
 	const redis = queue.redis();
-	const running = runMessaging(sandbox, sendText({ delayMs: 400 }), orders(3), V2);
+	const running = runMessaging(sandbox, mappedSendText({ delayMs: 400 }), orderItems(3), V2);
 	// Once item 0 is sent, another run takes item 2 over.
 	while (sandbox.ledger().length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
 	await redis.cli(
@@ -126,7 +122,7 @@ it('a stopped run gives back what it did not send: only the sent claim is left, 
 	sandbox.addFaults([
 		{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
 	]);
-	const stopped = await runMessaging(sandbox, sendText(), orders(4), V2);
+	const stopped = await runMessaging(sandbox, mappedSendText(), orderItems(4), V2);
 	expect(stopped.error?.description).toContain('skips item 0 (sent) and sends items 1–3');
 	const records = await Promise.all(
 		(await queue.redis().cli('--scan', '--pattern', `${PREFIX}:send:*`))
@@ -135,7 +131,7 @@ it('a stopped run gives back what it did not send: only the sent claim is left, 
 	);
 	// Only item 0's claim is left, as sent.
 	expect(records.map((record) => record[0])).toEqual(['s']);
-	await runMessaging(sandbox, sendText(), orders(4), V2);
+	await runMessaging(sandbox, mappedSendText(), orderItems(4), V2);
 	expect(sandbox.ledger().map((entry) => entry.text)).toEqual([
 		'Order 0 is ready',
 		'Order 1 is ready',
@@ -148,7 +144,7 @@ it('with Redis unreachable nothing is sent: every item "not attempted", naming R
 	const redis = queue.redis();
 	await redis.stop();
 	try {
-		const run = await runMessaging(sandbox, sendText(), orders(2), {
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2), {
 			...V2,
 			onError: 'continueRegularOutput',
 		});
@@ -167,7 +163,7 @@ it('with Redis unreachable nothing is sent: every item "not attempted", naming R
 	} finally {
 		await redis.start();
 	}
-	const later = await runMessaging(sandbox, sendText(), orders(2), V2);
+	const later = await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
 	expect(json(later.output('Node')).map((item) => item.sent)).toEqual([true, true]);
 });
 

@@ -10,7 +10,13 @@ import type { INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { forgetSendClaimsInProcess } from '../../../../nodes/Messaging/helpers/sendClaims';
 import { clock } from '../../../../nodes/shared/clock';
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
-import { PHONE, apiRequests, runMessaging } from '../../../harness/messagingNode';
+import {
+	PHONE,
+	apiRequests,
+	mappedSendText,
+	orderItems,
+	runMessaging,
+} from '../../../harness/messagingNode';
 import { processedItems } from '../../../harness/processedItems';
 import { useSandbox } from '../../../harness/useSandbox';
 
@@ -20,15 +26,6 @@ afterEach(() => jest.restoreAllMocks());
 const V2: Partial<INode> = { typeVersion: 2 };
 const HOUR = 3_600_000;
 
-const sendText = (options: INodeParameters = {}): INodeParameters => ({
-	resource: 'message',
-	operation: 'sendText',
-	phone: '={{ $json.phone }}',
-	text: '={{ $json.text }}',
-	options,
-});
-const orders = (count: number, from = 0) =>
-	Array.from({ length: count }, (_, i) => ({ phone: PHONE, text: `Order ${from + i} is ready` }));
 const texts = () => sandbox.ledger().map((entry) => entry.text);
 const sends = () => apiRequests(sandbox).filter((entry) => entry.params?.method === 'sendMessage');
 const json = (items: INodeExecutionData[]) => items.map((item) => item.json);
@@ -47,7 +44,7 @@ describe("n8n's Retry of a stopped run", () => {
 
 	it('sends what the first run did not, once: items sent or maybe delivered are skipped, in place and paired', async () => {
 		dropThird();
-		const first = await runMessaging(sandbox, sendText(), orders(5), V2);
+		const first = await runMessaging(sandbox, mappedSendText(), orderItems(5), V2);
 		expect(first.error?.message).toContain('[item 2]');
 		expect(first.error?.description).toContain(
 			"Running the same input again within 8 h (n8n's Retry, a re-run) skips items 0–1 (sent), item 2 (may have been delivered: check the recipient) and sends items 3–4: Skip Repeats Within.",
@@ -55,7 +52,7 @@ describe("n8n's Retry of a stopped run", () => {
 		expect(first.error?.description).not.toContain('repeats them');
 		expect(texts()).toEqual(['Order 0 is ready', 'Order 1 is ready', 'Order 2 is ready']);
 
-		const retry = await runMessaging(sandbox, sendText(), orders(5), V2);
+		const retry = await runMessaging(sandbox, mappedSendText(), orderItems(5), V2);
 		expect(retry.error).toBeUndefined();
 		const out = retry.output('Node');
 		expect(out.map((item) => item.pairedItem)).toEqual([0, 1, 2, 3, 4].map((item) => ({ item })));
@@ -87,8 +84,8 @@ describe("n8n's Retry of a stopped run", () => {
 
 	it('version 1 nodes keep sending everything again (their behaviour before version 2)', async () => {
 		dropThird();
-		await runMessaging(sandbox, sendText(), orders(5));
-		const retry = await runMessaging(sandbox, sendText(), orders(5));
+		await runMessaging(sandbox, mappedSendText(), orderItems(5));
+		const retry = await runMessaging(sandbox, mappedSendText(), orderItems(5));
 		expect(retry.error).toBeUndefined();
 		expect(counts()).toEqual({
 			'Order 0 is ready': 2,
@@ -101,15 +98,15 @@ describe("n8n's Retry of a stopped run", () => {
 
 	it('a version 1 node with the option set is protected the same way', async () => {
 		dropThird();
-		await runMessaging(sandbox, sendText({ skipRepeatsHours: 8 }), orders(5));
-		await runMessaging(sandbox, sendText({ skipRepeatsHours: 8 }), orders(5));
+		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 8 }), orderItems(5));
+		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 8 }), orderItems(5));
 		expect(Object.values(counts())).toEqual([1, 1, 1, 1, 1]);
 	});
 
 	it("after a restart (memory gone) n8n's store still knows what was sent", async () => {
-		await runMessaging(sandbox, sendText(), orders(3), V2);
+		await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
 		forgetSendClaimsInProcess();
-		const again = await runMessaging(sandbox, sendText(), orders(3), V2);
+		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
 		expect(json(again.output('Node')).map((item) => item.skipped)).toEqual([true, true, true]);
 		expect(again.output('Node')[0].json.reason).toMatch(
 			/the same message was sent by an earlier execution, not before .*n8n's database holds it/,
@@ -133,12 +130,12 @@ describe('two executions at once', () => {
 
 	it('send each message once (five items started twice at once: five messages, five skipped)', async () => {
 		// An earlier message makes the store's row exist: two calls then race on it (not on its insert).
-		await runMessaging(sandbox, sendText(), [{ phone: PHONE, text: 'Earlier' }], V2);
+		await runMessaging(sandbox, mappedSendText(), [{ phone: PHONE, text: 'Earlier' }], V2);
 		sandbox.reset();
 		processedItems.queryDelayMs = 5;
 		const runs = await Promise.all([
-			runMessaging(sandbox, sendText(), orders(5), V2),
-			runMessaging(sandbox, sendText(), orders(5), V2),
+			runMessaging(sandbox, mappedSendText(), orderItems(5), V2),
+			runMessaging(sandbox, mappedSendText(), orderItems(5), V2),
 		]);
 		expect(runs.map((run) => run.error)).toEqual([undefined, undefined]);
 		expect(Object.values(counts())).toEqual([1, 1, 1, 1, 1]);
@@ -156,7 +153,7 @@ describe('what makes two messages the same', () => {
 			{ phone: PHONE, text: 'Your order 42 shipped', orderId: 42 },
 		];
 		const options = { idempotencyKey: '={{ $json.orderId }}' };
-		const run = await runMessaging(sandbox, sendText(options), items, V2);
+		const run = await runMessaging(sandbox, mappedSendText(options), items, V2);
 		expect(json(run.output('Node')).map((item) => item.sent ?? item.skipped)).toEqual([
 			true,
 			true,
@@ -169,7 +166,7 @@ describe('what makes two messages the same', () => {
 		});
 		const later = await runMessaging(
 			sandbox,
-			sendText(options),
+			mappedSendText(options),
 			[{ phone: PHONE, text: 'Order 41: shipped (resent)', orderId: 41 }],
 			V2,
 		);
@@ -178,10 +175,10 @@ describe('what makes two messages the same', () => {
 	});
 
 	it('the same text to another number, or another text, is another message', async () => {
-		await runMessaging(sandbox, sendText(), orders(1), V2);
+		await runMessaging(sandbox, mappedSendText(), orderItems(1), V2);
 		await runMessaging(
 			sandbox,
-			sendText(),
+			mappedSendText(),
 			[
 				{ phone: '+62 812-8877-6714', text: 'Order 0 is ready' },
 				{ phone: PHONE, text: 'Order 0 is ready.' },
@@ -192,8 +189,8 @@ describe('what makes two messages the same', () => {
 	});
 
 	it('0 turns it off in a version 2 node', async () => {
-		await runMessaging(sandbox, sendText({ skipRepeatsHours: 0 }), orders(2), V2);
-		await runMessaging(sandbox, sendText({ skipRepeatsHours: 0 }), orders(2), V2);
+		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 0 }), orderItems(2), V2);
+		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 0 }), orderItems(2), V2);
 		expect(texts()).toHaveLength(4);
 	});
 });
@@ -202,7 +199,7 @@ describe('the window', () => {
 	/** Runs at `at` (ms), with the node's clock set there. */
 	const runAt = async (at: number, options: INodeParameters = {}) => {
 		jest.spyOn(clock, 'now').mockReturnValue(at);
-		return await runMessaging(sandbox, sendText(options), orders(1), V2);
+		return await runMessaging(sandbox, mappedSendText(options), orderItems(1), V2);
 	};
 	// 01:00 UTC on a day: the 8-hour windows start at 00:00, 08:00 and 16:00.
 	const start = Date.UTC(2026, 10, 23, 1);
@@ -237,7 +234,7 @@ describe('what certainly was not sent goes out later', () => {
 		sandbox.addFaults([
 			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
 		]);
-		const first = await runMessaging(sandbox, sendText(), orders(3), {
+		const first = await runMessaging(sandbox, mappedSendText(), orderItems(3), {
 			...V2,
 			onError: 'continueRegularOutput',
 		});
@@ -246,7 +243,7 @@ describe('what certainly was not sent goes out later', () => {
 			'error',
 			'sent',
 		]);
-		const second = await runMessaging(sandbox, sendText(), orders(3), {
+		const second = await runMessaging(sandbox, mappedSendText(), orderItems(3), {
 			...V2,
 			onError: 'continueRegularOutput',
 		});
@@ -262,19 +259,19 @@ describe('what certainly was not sent goes out later', () => {
 		sandbox.addFaults([
 			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
 		]);
-		const first = await runMessaging(sandbox, sendText(), orders(4), V2);
+		const first = await runMessaging(sandbox, mappedSendText(), orderItems(4), V2);
 		expect(first.error?.description).toContain(
 			'skips item 0 (sent) and sends items 1–3: Skip Repeats Within.',
 		);
-		await runMessaging(sandbox, sendText(), orders(4), V2);
+		await runMessaging(sandbox, mappedSendText(), orderItems(4), V2);
 		expect(Object.values(counts())).toEqual([1, 1, 1, 1]);
 	});
 
 	it('with Continue (using error output): failures on the error output, skipped items on the success output in place', async () => {
-		await runMessaging(sandbox, sendText(), orders(2), V2);
+		await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
 		sandbox.addFaults([{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, times: 1 }]);
 		const run = await runWorkflow(
-			singleNodeWorkflow('messaging', sendText(), orders(4), {
+			singleNodeWorkflow('messaging', mappedSendText(), orderItems(4), {
 				...V2,
 				onError: 'continueErrorOutput',
 			}),
@@ -295,7 +292,7 @@ describe('what certainly was not sent goes out later', () => {
 		sandbox.addFaults([
 			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 2, times: 1 },
 		]);
-		const run = await runMessaging(sandbox, sendText(), orders(3), {
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(3), {
 			...V2,
 			retryOnFail: true,
 			maxTries: 2,
@@ -304,7 +301,7 @@ describe('what certainly was not sent goes out later', () => {
 		expect(run.error).toBeUndefined();
 		expect(json(run.output('Node')).map((item) => item.sent)).toEqual([true, true, true]);
 		expect(Object.values(counts())).toEqual([1, 1, 1]);
-		const again = await runMessaging(sandbox, sendText(), orders(3), V2);
+		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
 		expect(json(again.output('Node')).map((item) => item.skipped)).toEqual([true, true, true]);
 	});
 });
@@ -312,7 +309,7 @@ describe('what certainly was not sent goes out later', () => {
 describe("when n8n's store cannot be used", () => {
 	it('nothing is sent unprotected: every item is "not attempted", and a later run sends them', async () => {
 		processedItems.failing = [new Error('database is locked'), new Error('database is locked')];
-		const run = await runMessaging(sandbox, sendText(), orders(2), {
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2), {
 			...V2,
 			onError: 'continueRegularOutput',
 		});
@@ -326,13 +323,13 @@ describe("when n8n's store cannot be used", () => {
 			expect.objectContaining({ error: expect.stringContaining('[item 1]') }),
 		]);
 		expect(sends()).toEqual([]);
-		await runMessaging(sandbox, sendText(), orders(2), V2);
+		await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
 		expect(texts()).toHaveLength(2);
 	});
 
 	it('a first failure is tried once more (two processes creating the row at once fail one insert)', async () => {
 		processedItems.failing = [new Error('UNIQUE constraint failed')];
-		const run = await runMessaging(sandbox, sendText(), orders(2), V2);
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
 		expect(run.error).toBeUndefined();
 		expect(texts()).toHaveLength(2);
 	});
@@ -340,8 +337,8 @@ describe("when n8n's store cannot be used", () => {
 
 describe('1,000 items', () => {
 	it('one store call claims them all; a re-run after a restart sends nothing and makes one store call', async () => {
-		const items = orders(1000);
-		const first = await runMessaging(sandbox, sendText({ parallel: 8 }), items, V2);
+		const items = orderItems(1000);
+		const first = await runMessaging(sandbox, mappedSendText({ parallel: 8 }), items, V2);
 		expect(first.error).toBeUndefined();
 		expect(texts()).toHaveLength(1000);
 		expect(processedItems.calls).toEqual([{ method: 'checkProcessedAndRecord', items: 2000 }]);
@@ -349,7 +346,7 @@ describe('1,000 items', () => {
 		forgetSendClaimsInProcess();
 		processedItems.calls.length = 0;
 		const requestsBefore = sends().length;
-		const again = await runMessaging(sandbox, sendText({ parallel: 8 }), items, V2);
+		const again = await runMessaging(sandbox, mappedSendText({ parallel: 8 }), items, V2);
 		expect(json(again.output('Node')).every((item) => item.skipped === true)).toBe(true);
 		expect(sends().length).toBe(requestsBefore);
 		expect(processedItems.calls).toEqual([{ method: 'checkProcessedAndRecord', items: 2000 }]);
@@ -398,7 +395,7 @@ describe("where n8n's processed-items store cannot hold the node's messages (n8n
 	it('claims live in this process only: a re-run is skipped with protection "process" and a warning; a restart forgets', async () => {
 		const noStore = async () =>
 			await runWorkflow(
-				singleNodeWorkflow('messaging', sendText(), orders(1), V2),
+				singleNodeWorkflow('messaging', mappedSendText(), orderItems(1), V2),
 				sandboxCredential(sandbox.url),
 				{ workflowId: null },
 			);
