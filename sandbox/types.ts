@@ -174,6 +174,11 @@ export interface IncomingMessage {
 	filename?: string;
 	/** Extra headers or query to send (e.g. a shared secret). */
 	headers?: Record<string, string>;
+	/**
+	 * Post to the registered webhook's path and query on this origin instead (`http://127.0.0.1:5679`):
+	 * a load balancer handing the delivery to another n8n process serving the same webhooks.
+	 */
+	origin?: string;
 	query?: Record<string, string>;
 	/** Override the posted payload entirely (raw string body), e.g. malformed JSON. */
 	rawBody?: string;

@@ -38,8 +38,17 @@ function buildIncomingPayload(account: AccountState, msg: IncomingMessage): Reco
 	return payload;
 }
 
-function webhookUrl(webhook: string, query: Record<string, string> | undefined): string {
+function webhookUrl(
+	webhook: string,
+	query: Record<string, string> | undefined,
+	origin: string | undefined,
+): string {
 	const url = new URL(webhook);
+	if (origin) {
+		const other = new URL(origin);
+		url.protocol = other.protocol;
+		url.host = other.host;
+	}
 	for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, value);
 	return url.toString();
 }
@@ -55,7 +64,7 @@ export async function deliverIncoming(
 			`Account ${account.clientId} has no registered webhook: call Update Account with whatsapp_webhook first`,
 		);
 	}
-	const url = webhookUrl(account.whatsappWebhook, msg.query);
+	const url = webhookUrl(account.whatsappWebhook, msg.query, msg.origin);
 	const payload = buildIncomingPayload(account, msg);
 	const text =
 		msg.rawBody ?? JSON.stringify(flatPayload ? payload : { jsonrpc: '2.0', params: payload });

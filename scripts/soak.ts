@@ -1,7 +1,10 @@
 /**
- * Fault soak: 2,000 sends through n8n's engine (Messaging → Send Text, Continue On Fail,
- * 8 in parallel) while the sandbox injects a 10 % mix of faults into the sends. Then every
- * output item is audited against the sandbox's ledger and one table is printed.
+ * Fault soak: 2,000 sends through n8n's engine (Messaging version 2 → Send Text, Continue On
+ * Fail, 8 in parallel) while the sandbox injects a 10 % mix of faults into the sends. Then every
+ * output item is audited against the sandbox's ledger and one table is printed. Then the same
+ * 2,000 items run again without faults, as n8n's Retry or a re-run would (Skip Repeats Within, on
+ * by default in version 2): what was sent or may have been delivered is skipped, what certainly
+ * was not is sent now, and nothing is in the ledger twice (a second table).
  *
  * Run: npm run test:soak   (exits 1 if a must-be-0 row is not 0)
  */
@@ -51,7 +54,7 @@ async function main() {
 			options: { parallel: PARALLEL },
 		},
 		items,
-		{ continueOnFail: true },
+		{ continueOnFail: true, typeVersion: 2 },
 	);
 	const started = Date.now();
 	const run = await runWorkflow(workflow, sandboxCredential(sandbox.url, { timeoutSeconds: 2 }));
@@ -167,10 +170,69 @@ async function main() {
 	const total = table.slice(0, 4).reduce((sum, [, n]) => sum + n, 0);
 	console.log(`\naccounted for: ${total} of ${SENDS}`);
 
+	// The same items again, faults off: the re-run sends exactly what certainly was not sent.
+	const certainlyNotSent = new Set<number>();
+	const kept = new Set<number>();
+	for (let i = 0; i < SENDS; i++) {
+		const json = byItem.get(i)?.json;
+		if (json?.sent === true || (json?.details as { deliveryUnknown?: unknown })?.deliveryUnknown)
+			kept.add(i);
+		else certainlyNotSent.add(i);
+	}
+	sandbox.clearFaults();
+	const ledgerBefore = sandbox.ledger().length;
+	const rerun = await runWorkflow(workflow, sandboxCredential(sandbox.url, { timeoutSeconds: 2 }));
+	const again = new Map<number, (typeof output)[number]>();
+	for (const item of rerun.output('Node')) {
+		const paired = item.pairedItem;
+		again.set(typeof paired === 'object' && !Array.isArray(paired) ? paired.item : -1, item);
+	}
+	const sentNow = new Set(
+		sandbox
+			.ledger()
+			.slice(ledgerBefore)
+			.map((entry) => Number((entry.text ?? '').replace('soak-', ''))),
+	);
+	const finalCount = new Map<string, number>();
+	for (const entry of sandbox.ledger())
+		finalCount.set(entry.text ?? '', (finalCount.get(entry.text ?? '') ?? 0) + 1);
+	const rerunRows: Array<[string, number, string]> = [
+		[
+			'skipped: sent or may have been delivered by the first run',
+			[...kept].filter((i) => again.get(i)?.json.skipped === true).length,
+			`of ${kept.size}`,
+		],
+		[
+			'sent now: certainly not sent by the first run',
+			[...certainlyNotSent].filter((i) => sentNow.has(i) && again.get(i)?.json.sent === true)
+				.length,
+			`of ${certainlyNotSent.size}`,
+		],
+		[
+			'kept yet sent now, or certainly not sent yet not sent now',
+			[...kept].filter((i) => sentNow.has(i)).length +
+				[...certainlyNotSent].filter((i) => !sentNow.has(i)).length,
+			'must be 0',
+		],
+		[
+			'recorded twice after both runs',
+			[...finalCount.values()].filter((n) => n > 1).length,
+			'must be 0',
+		],
+	];
+	console.log(`
+The same ${SENDS} items again, no faults (Skip Repeats Within, 8 h):
+`);
+	for (const [label, count, note] of rerunRows)
+		console.log(`${label.padEnd(width)} | ${String(count).padStart(5)} | ${note}`);
+
 	await sandbox.close();
 	await closeConnections();
-	const mustBeZero = table.filter(([, , note]) => note === 'must be 0').some(([, n]) => n !== 0);
-	if (mustBeZero || total !== SENDS || run.error) {
+	const mustBeZero = [...table, ...rerunRows]
+		.filter(([, , note]) => note === 'must be 0')
+		.some(([, n]) => n !== 0);
+	const rerunComplete = rerunRows[0][1] === kept.size && rerunRows[1][1] === certainlyNotSent.size;
+	if (mustBeZero || total !== SENDS || run.error || rerun.error || !rerunComplete) {
 		console.error('SOAK FAILED', run.error?.message ?? '');
 		process.exit(1);
 	}

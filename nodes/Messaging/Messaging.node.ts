@@ -24,8 +24,10 @@ import { message } from './actions/message/message.resource';
 import { SEND_AND_WAIT } from './actions/message/sendAndWait.operation';
 import { number } from './actions/number/number.resource';
 import { session } from './actions/session/session.resource';
+import { idempotencyGate } from './helpers/idempotency';
 import { answerWebhook, answerWebhooks, waitForAnswers, waitLimit } from './helpers/waitAndResume';
 import {
+	MESSAGING_VERSION,
 	messagingOptionsProperty,
 	readMessagingOptions,
 	type MessagingOptions,
@@ -47,10 +49,12 @@ const messagingNode: NodeDefinition<MessagingOptions, MessagingRun> = {
 	readOptions: readMessagingOptions,
 	startRun: (basics) => new OperationRun(basics),
 	pacing: ({ parallel, delayMs }) => ({ parallel, delayMs }),
-	runWideOptions: ({ parallel, delayMs }) => ({
+	runWideOptions: ({ parallel, delayMs, skipRepeatsHours }) => ({
 		'Parallel Requests': parallel,
 		'Delay Between Requests (Ms)': delayMs,
+		'Skip Repeats Within (Hours)': skipRepeatsHours,
 	}),
+	gate: idempotencyGate,
 };
 
 export class Messaging implements INodeType {
@@ -59,7 +63,10 @@ export class Messaging implements INodeType {
 		name: 'messaging',
 		icon: { light: 'file:../../icons/messaging.svg', dark: 'file:../../icons/messaging.dark.svg' },
 		group: ['output'],
-		version: 1,
+		// Version 2: new nodes skip repeated messages (Skip Repeats Within, 8 h); version 1 nodes
+		// keep the behaviour they were saved with (DEFAULTS_BY_VERSION in parameters.ts).
+		version: [1, 2],
+		defaultVersion: MESSAGING_VERSION,
 		subtitle: operationSubtitle(resources),
 		documentationUrl: nodeDocumentationUrl('messaging.md', 'messaging'),
 		description: 'Send WhatsApp messages and files, check numbers and manage the gateway account',

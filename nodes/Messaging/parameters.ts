@@ -24,7 +24,34 @@ export interface MessagingOptions {
 	delayMs: number;
 	/** Send only as many items as the account's usage limit allows (Send Text, Send File, Send and Wait). */
 	stopAtUsageLimit: boolean;
+	/** Skip Repeats Within (Hours): the same message is sent once per window, across executions; 0 = off. */
+	skipRepeatsHours: number;
+	/** What makes two messages the same for Skip Repeats Within, instead of their content (empty: the content). */
+	idempotencyKey: string;
 }
+
+/**
+ * What an option is when the workflow does not set it, per node version: the one place where a
+ * version's behaviour differs. n8n saves no value for an option left out, so a workflow saved
+ * with version 1 keeps behaving as it did; nodes added since are version 2.
+ * Version 2: Skip Repeats Within is on, 8 hours (a re-run the same working day is caught; a
+ * daily message, 24 hours later, is never taken for a repeat: see docs/delivery-and-scale.md).
+ */
+const DEFAULTS_BY_VERSION = {
+	1: { skipRepeatsHours: 0 },
+	2: { skipRepeatsHours: 8 },
+} as const satisfies Record<number, Partial<MessagingOptions>>;
+
+/** The newest version of the Messaging node (its `defaultVersion`). */
+export const MESSAGING_VERSION = 2;
+
+function defaultsFor(ctx: IExecuteFunctions) {
+	const version = Math.floor(ctx.getNode().typeVersion) as keyof typeof DEFAULTS_BY_VERSION;
+	return DEFAULTS_BY_VERSION[version] ?? DEFAULTS_BY_VERSION[MESSAGING_VERSION];
+}
+
+/** Skip Repeats Within (Hours) at most: 30 days. */
+const MAX_SKIP_REPEATS_HOURS = 720;
 
 /**
  * Parallel Requests at most: the editor's bound, enforced again when the run reads the value,
@@ -34,6 +61,11 @@ const MAX_PARALLEL_REQUESTS = 50;
 
 /** What every Messaging operation gets for the run. */
 export type MessagingRun = OperationRun<MessagingOptions>;
+
+/** The options that apply to sends only. */
+const showForSends = {
+	show: { '/resource': ['message'], '/operation': ['sendText', 'sendFile', 'sendAndWait'] },
+};
 
 /**
  * The Options collection. `versionSentBy` names the operations that send "version" (derived
@@ -71,9 +103,30 @@ export function messagingOptionsProperty(versionSentBy: string): INodeProperties
 			default: false,
 			description:
 				"Whether to read the account's usage limit once before the first send and send only as many items as remain; the others fail without a request (error items with On Error → Continue)",
-			displayOptions: {
-				show: { '/resource': ['message'], '/operation': ['sendText', 'sendFile', 'sendAndWait'] },
-			},
+			displayOptions: showForSends,
+		},
+		// The rule cannot see a computed default: it is version 2's (DEFAULTS_BY_VERSION).
+		// eslint-disable-next-line n8n-nodes-base/node-param-default-missing
+		{
+			displayName: 'Skip Repeats Within (Hours)',
+			name: 'skipRepeatsHours',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: MAX_SKIP_REPEATS_HOURS },
+			default: DEFAULTS_BY_VERSION[MESSAGING_VERSION].skipRepeatsHours,
+			hint: 'Not sent again: the same message to the same number within this many hours, by any execution. 0: send every time.',
+			description:
+				"The same message to the same number is sent once within this many hours, whatever runs it again: n8n's Retry, a re-run, two executions at once, other workers. 0 sends every time. Not set: 8 for nodes added since version 2, off for older ones. Kept in n8n's database (n8n 1.66 or newer; older n8n: this process's memory only).",
+			displayOptions: showForSends,
+		},
+		{
+			displayName: 'Idempotency Key',
+			name: 'idempotencyKey',
+			type: 'string',
+			default: '',
+			placeholder: '={{ $json.orderId }}',
+			description:
+				'What makes two messages to a number the same for Skip Repeats Within, instead of their content: an order or ticket number, for example. Empty: the content.',
+			displayOptions: showForSends,
 		},
 	]);
 }
@@ -91,7 +144,15 @@ export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number):
 		// A timer holds at most about 24.8 days; a longer delay would not wait at all.
 		delayMs: timerDelay(Number(options.delayMs ?? 0) || 0),
 		stopAtUsageLimit: options.stopAtUsageLimit === true,
+		skipRepeatsHours: hoursOption(options.skipRepeatsHours, defaultsFor(ctx).skipRepeatsHours),
+		idempotencyKey: optionText(options, 'idempotencyKey', ''),
 	};
+}
+
+/** A number of hours from 0 to the maximum; not set (or not a number): the version's default. */
+function hoursOption(value: unknown, fallback: number): number {
+	const hours = value === undefined || value === '' || value === null ? NaN : Number(value);
+	return Number.isFinite(hours) ? Math.min(MAX_SKIP_REPEATS_HOURS, Math.max(0, hours)) : fallback;
 }
 
 /** Shown under every phone-number field: the mistake a first run most often makes is a number without its country code. */

@@ -44,7 +44,13 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 
 	let claim: Extract<Claim, { duplicate: false }> | undefined;
 	if (settings.skipRepeatedDeliveries && event.messageId !== '') {
-		const claimed = claimDelivery(this, event.messageId, settings.repeatWindowMs);
+		let claimed: Claim;
+		try {
+			claimed = await claimDelivery(this, event.messageId, settings.repeatWindowMs);
+		} catch (error) {
+			// Queue mode without its Redis: n8n cannot run the execution either; the gateway retries later.
+			return refuse(this, 503, `${(error as Error).message}; try again later`);
+		}
 		if (claimed.duplicate) {
 			return {
 				webhookResponse: {
@@ -61,7 +67,7 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 		item = await messageItem(this, event, read.fields, settings.binaryPropertyName);
 	} catch (error) {
 		// Not started: the gateway's retry of this message must not be taken for a repeat.
-		claim?.release();
+		await claim?.release();
 		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- n8n's own prepareBinaryData failed: its error goes on unchanged, only the claim is released
 		throw error;
 	}
@@ -76,7 +82,11 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
  * fixed status (200), so another status needs the response object. `noWebhookResponse` tells
  * n8n the request is answered, and no `workflowData` means no execution.
  */
-function refuse(ctx: IWebhookFunctions, status: 400 | 401, error: string): IWebhookResponseData {
+function refuse(
+	ctx: IWebhookFunctions,
+	status: 400 | 401 | 503,
+	error: string,
+): IWebhookResponseData {
 	const res = ctx.getResponseObject();
 	const json = JSON.stringify({ received: false, error });
 	res.writeHead(status, {

@@ -30,6 +30,21 @@ export function inputError(
 	});
 }
 
+/**
+ * A cause written into a message of the package's own, with system error codes in words: n8n
+ * replaces the whole message of a node error that contains one (`ECONNREFUSED`, `ETIMEDOUT`, …)
+ * with a generic sentence of its own (n8n-workflow NodeError, COMMON_ERRORS), losing the rest.
+ */
+export function causeInWords(cause: string): string {
+	return cause
+		.replace(/\bconnect ECONNREFUSED\b/g, 'connection refused by')
+		.replace(/\bECONNREFUSED\b/g, 'connection refused')
+		.replace(/\b(getaddrinfo )?(ENOTFOUND|EAI_AGAIN)\b/g, 'host name not found:')
+		.replace(/\bETIMEDOUT\b/g, 'timed out')
+		.replace(/\b(ECONNRESET|ECONNABORTED)\b/g, 'connection lost')
+		.replace(/\bEHOSTUNREACH\b/g, 'host unreachable');
+}
+
 /** Where a failure happened, for its message. */
 export interface ErrorContext {
 	/** The item that failed: the message ends with `[item N]`. */

@@ -41,6 +41,8 @@ import { Messaging } from '../../nodes/Messaging/Messaging.node';
 import { MessagingAccountTrigger } from '../../nodes/MessagingAccountTrigger/MessagingAccountTrigger.node';
 import { MessagingTrigger } from '../../nodes/MessagingTrigger/MessagingTrigger.node';
 import { ParameterProbe } from './parameterProbe';
+// n8n's processed-items store, installed into n8n-core for every engine run of this test file.
+import './processedItems';
 
 export const PACKAGE = 'n8n-nodes-messaging-rate';
 
@@ -305,6 +307,11 @@ export interface RunHooks {
 	startItems?: INodeExecutionData[];
 	onNodeExecuteBefore?: (nodeName: string) => void | Promise<void>;
 	onNodeExecuteAfter?: (nodeName: string) => void | Promise<void>;
+	/**
+	 * The workflow's id (default `test-workflow`); null: none, as a workflow n8n's processed-items
+	 * store cannot hold anything for (what nodes see on an n8n without that store).
+	 */
+	workflowId?: string | null;
 }
 
 /** Runs `workflow` from its first node without inputs (a manual run) and collects the result. */
@@ -314,8 +321,10 @@ export async function runWorkflow(
 	runHooks: RunHooks = {},
 ): Promise<EngineRun> {
 	const executionId = `test-${++executionCounter}`;
+	const workflowId =
+		runHooks.workflowId === null ? undefined : (runHooks.workflowId ?? 'test-workflow');
 	const wf = new Workflow({
-		id: 'test-workflow',
+		id: workflowId,
 		name: workflow.name ?? 'test',
 		nodes: workflow.nodes,
 		connections: workflow.connections,
@@ -324,7 +333,7 @@ export async function runWorkflow(
 		settings: workflow.settings ?? {},
 	});
 	const workflowData = {
-		id: 'test-workflow',
+		id: workflowId,
 		name: workflow.name ?? 'test',
 		nodes: workflow.nodes,
 		connections: workflow.connections,

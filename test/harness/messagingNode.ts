@@ -34,6 +34,25 @@ export async function runMessaging(
 	);
 }
 
+/** Send Text with Phone Number and Text mapped from the item (`{{ $json.phone }}`, `{{ $json.text }}`). */
+export function mappedSendText(options: INodeParameters = {}): INodeParameters {
+	return {
+		resource: 'message',
+		operation: 'sendText',
+		phone: '={{ $json.phone }}',
+		text: '={{ $json.text }}',
+		options,
+	};
+}
+
+/** `count` items for `mappedSendText`: `Order <n> is ready` to PHONE, from `from` on. */
+export function orderItems(count: number, from = 0): Array<{ phone: string; text: string }> {
+	return Array.from({ length: count }, (_, i) => ({
+		phone: PHONE,
+		text: `Order ${from + i} is ready`,
+	}));
+}
+
 /** Requests other than token requests, in the order they arrived. */
 export function apiRequests(sandbox: Sandbox): RequestLogEntry[] {
 	return sandbox

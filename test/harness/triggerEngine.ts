@@ -129,6 +129,11 @@ export interface TriggerHarnessOptions {
 	staticData?: IDataObject;
 	/** The trigger node's typeVersion (default: the node's defaultVersion, what a new node gets). */
 	typeVersion?: number;
+	/**
+	 * The workflow's id (default: one of its own). Two harnesses with the same id are one workflow
+	 * served by two n8n processes (main and an `n8n webhook` process).
+	 */
+	workflowId?: string;
 }
 
 interface Listening {
@@ -168,8 +173,8 @@ export class TriggerHarness {
 	private savedStaticData: IDataObject;
 	private listening: Listening[] = [];
 	private executionCounter = 0;
-	/** Each harness is a workflow of its own, as two workflows in one n8n are. */
-	private readonly workflowId = `trigger-workflow-${randomUUID()}`;
+	/** Each harness is a workflow of its own, as two workflows in one n8n are (unless told otherwise). */
+	private readonly workflowId: string;
 	private readonly node: INode;
 	private readonly credentialsHelper: TestCredentialsHelper;
 	private readonly payloadSizeMaxBytes: number;
@@ -189,6 +194,7 @@ export class TriggerHarness {
 			credentials: { messagingRateApi: { id: 'cred-1', name: 'Sandbox' } },
 			webhookId: randomUUID(),
 		};
+		this.workflowId = options.workflowId ?? `trigger-workflow-${randomUUID()}`;
 		this.credentialsHelper = new TestCredentialsHelper(options.credentials);
 		this.payloadSizeMaxBytes = (options.payloadSizeMaxMb ?? 16) * 1024 * 1024;
 		this.savedStaticData = structuredClone(options.staticData ?? {});

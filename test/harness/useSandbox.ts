@@ -5,17 +5,21 @@
  *
  * starts a sandbox before the file's (block's) tests and closes it after them, and before every
  * test gives a clean slate: the sandbox forgets its ledger, request log, faults and tokens, and
- * this process forgets its cached tokens and kept rates, so every count in a test starts at zero.
+ * this process forgets its cached tokens, kept rates and message claims (and n8n's processed-items
+ * store is emptied), so every count in a test starts at zero.
  * After the last test the pooled connections are closed, so Jest exits without open handles.
  *
  * The value returned stands for the running sandbox (`sandbox.url`, `sandbox.ledger()`, ...);
  * `sandbox.restart(options)` replaces it with one started with other options for the tests that
  * follow (the next `restart()` without options goes back to the defaults).
  */
+import { forgetSendClaimsInProcess } from '../../nodes/Messaging/helpers/sendClaims';
+import { forgetClaimsInProcess } from '../../nodes/MessagingTrigger/deliveries';
 import { sharedRateCache } from '../../nodes/shared/rates/rateBook';
 import { closeConnections, sharedTokenCache } from '../../nodes/shared/transport';
 import { startSandbox } from '../../sandbox/server';
 import type { Sandbox, SandboxOptions } from '../../sandbox/types';
+import { processedItems } from './processedItems';
 
 export interface UsedSandbox extends Sandbox {
 	/** Closes the running sandbox and starts one with `options` in its place. */
@@ -27,10 +31,16 @@ export interface UseSandboxSettings {
 	resetEachTest?: boolean;
 }
 
-/** Forgets every token and kept rate table of this process (the node's caches are process-wide). */
+/**
+ * Forgets every token, kept rate table, claimed message and delivered message id of this process
+ * (the nodes' caches are process-wide), and empties n8n's processed-items store.
+ */
 function clearProcessCaches(): void {
 	sharedTokenCache.clear();
 	sharedRateCache.clear();
+	forgetSendClaimsInProcess();
+	forgetClaimsInProcess();
+	processedItems.clear();
 }
 
 export function useSandbox(

@@ -29,6 +29,7 @@ interface PwLocator {
 	isVisible(): Promise<boolean>;
 	allTextContents(): Promise<string[]>;
 	textContent(): Promise<string | null>;
+	inputValue(): Promise<string>;
 	locator(sel: string): PwLocator;
 	filter(o: { hasText?: string | RegExp; visible?: boolean }): PwLocator;
 	evaluateAll<R>(fn: (els: Element[]) => R): Promise<R>;

@@ -16,7 +16,13 @@
  *      its own bearer token and each worker fetched at most one token (tokensIssued.wa ≤ workers
  *      that sent); the main process sent nothing;
  *   6. activate a Messaging Trigger (test/n8n/workflows/queue-trigger-once.json, replies to each
- *      message) and deliver one message three times: one execution, on a worker, one reply.
+ *      message) and deliver one message to main and to an `n8n webhook` process at once, then
+ *      again: one execution, on a worker, one reply (the ids are in n8n's queue Redis);
+ *   7. Skip Repeats Within (test/n8n/workflows/queue-idempotent-send.json, Send Text version 2):
+ *      the same 200 items executed twice at once, on the two workers: 200 messages;
+ *   8. a worker killed while it sends 200 items: n8n's REST retry of the failed execution re-runs
+ *      nothing (n8n 2.40.7 drops a stalled job's run data), so the items are posted again, as the
+ *      sender or a user re-runs them, on the other worker: no message twice, none lost.
  *
  * Run from the repository root:  npx ts-node --transpile-only test/n8n/queue.ts [--keep]
  * Environment: QUEUE_CALLS (default 20), QUEUE_PER_CALL (default 50).
@@ -73,6 +79,9 @@ const WORKER_CONCURRENCY = 5;
 const PHONE = '6281288776713';
 const BULK_WORKFLOW = join(__dirname, 'workflows', 'queue-bulk-send.json');
 const TRIGGER_WORKFLOW = join(__dirname, 'workflows', 'queue-trigger-once.json');
+const IDEMPOTENT_WORKFLOW = join(__dirname, 'workflows', 'queue-idempotent-send.json');
+/** Items of each Skip Repeats Within scenario. */
+const IDEMPOTENT_ITEMS = 200;
 const CREDENTIAL = { id: 'sandbox-credential', name: 'Sandbox' };
 const SEND_PATH = '/api/wa/2.0/post';
 /** Overall guard: the whole run must end well under 15 minutes. */
@@ -225,6 +234,61 @@ async function startWorker(
 	};
 }
 
+/**
+ * `n8n webhook`: a process that serves production webhooks only and enqueues their executions (n8n's
+ * way to scale incoming traffic behind a load balancer). Its own user folder and port.
+ */
+async function startWebhookProcess(
+	userFolder: string,
+	extraEnv: Record<string, string>,
+): Promise<{ url: string; log(): string; stop(): Promise<void> }> {
+	const inst = ensureInstall();
+	const port = await freePort();
+	const url = `http://127.0.0.1:${port}`;
+	const logFile = join(userFolder, 'n8n-webhook.log');
+	const stream = createWriteStream(logFile);
+	let text = '';
+	const env = n8nEnv(userFolder, {
+		...extraEnv,
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
+	});
+	const started = Date.now();
+	const proc = spawnN8n(inst, userFolder, ['webhook'], env, (d) => {
+		stream.write(d);
+		text += d.toString('utf8');
+	});
+	children.add(proc.child);
+	const stop = async () => {
+		await proc.stop();
+		children.delete(proc.child);
+		await new Promise<void>((r) => stream.end(r));
+		if (existsSync(logFile)) copyFileSync(logFile, join(ARTIFACTS_DIR, 'queue-webhook.log'));
+	};
+	for (;;) {
+		const exited = proc.exited();
+		if (exited) {
+			await stop();
+			throw new Error(
+				`n8n webhook exited during start (${exited.code ?? exited.signal})\n${text.slice(-3000)}`,
+			);
+		}
+		try {
+			if ((await fetch(`${url}/healthz`)).ok) break;
+		} catch {
+			/* not listening yet */
+		}
+		if (Date.now() - started > 180_000) {
+			await stop();
+			throw new Error(`n8n webhook not ready after 180 s\n${text.slice(-3000)}`);
+		}
+		await sleep(250);
+	}
+	timings['webhook process startup (spawn → /healthz)'] = Date.now() - started;
+	return { url, log: () => text, stop };
+}
+
 /** Execution ids a worker's log says it started / finished. */
 function workerExecutions(logText: string): { started: Set<string>; finished: Set<string> } {
 	const started = new Set<string>();
@@ -243,6 +307,7 @@ let services: Services | undefined;
 let sandbox: Sandbox | undefined;
 let main: N8nServer | undefined;
 const workers: WorkerProc[] = [];
+let webhookProcess: { stop(): Promise<void> } | undefined;
 const userFolders: string[] = [];
 let cleanupPromise: Promise<void> | undefined;
 
@@ -256,6 +321,7 @@ async function doCleanup(): Promise<void> {
 	const t = Date.now();
 	mkdirSync(ARTIFACTS_DIR, { recursive: true });
 	await Promise.all([
+		webhookProcess?.stop().catch(() => undefined),
 		...workers.map(async (w) => {
 			await w.stop().catch(() => undefined);
 			if (existsSync(w.logFile))
@@ -374,6 +440,9 @@ interface Cluster {
 	examples: ReturnType<typeof exampleWorkflows>;
 	bulk: WorkflowJson;
 	trigger: WorkflowJson;
+	idempotent: WorkflowJson;
+	/** The `n8n webhook` process's base URL. */
+	webhookUrl: string;
 	runTag: string;
 }
 
@@ -412,6 +481,12 @@ async function startCluster(): Promise<Cluster> {
 		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
 		EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
 		EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
+		// A killed worker's job fails within seconds (lock 10 s, checked every 5 s; n8n 2.x never
+		// re-runs a stalled job) and main's queue recovery marks its execution crashed (checked every 30 s).
+		QUEUE_WORKER_LOCK_DURATION: '10000',
+		QUEUE_WORKER_LOCK_RENEW_TIME: '2000',
+		QUEUE_WORKER_STALLED_INTERVAL: '5000',
+		N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL: '0.5',
 	};
 	Object.assign(process.env, queueEnv);
 	facts.queueEnv = queueEnv;
@@ -430,6 +505,11 @@ async function startCluster(): Promise<Cluster> {
 		cpSync(join(mainFolder, '.n8n', 'nodes'), join(f, '.n8n', 'nodes'), { recursive: true });
 		workerFolders.push(f);
 	}
+	const webhookFolder = makeUserFolder('n8n-queue-webhook-');
+	userFolders.push(webhookFolder);
+	cpSync(join(mainFolder, '.n8n', 'nodes'), join(webhookFolder, '.n8n', 'nodes'), {
+		recursive: true,
+	});
 	rmSync(join(tgz, '..'), { recursive: true, force: true });
 
 	// --- credential + workflows into PostgreSQL ---
@@ -453,6 +533,10 @@ async function startCluster(): Promise<Cluster> {
 	const trigger = JSON.parse(readFileSync(TRIGGER_WORKFLOW, 'utf8')) as WorkflowJson;
 	await timed('n8n import:workflow queue-trigger-once.json', () =>
 		importWorkflow(mainFolder, trigger),
+	);
+	const idempotent = JSON.parse(readFileSync(IDEMPOTENT_WORKFLOW, 'utf8')) as WorkflowJson;
+	await timed('n8n import:workflow queue-idempotent-send.json', () =>
+		importWorkflow(mainFolder, idempotent),
 	);
 
 	// --- main + workers ---
@@ -485,7 +569,24 @@ async function startCluster(): Promise<Cluster> {
 		`${types.length} types`,
 	);
 
-	return { inst, sb, srv, ws, examples, bulk, trigger, runTag };
+	const webhook = await timed('n8n webhook (a webhook process) → /healthz', () =>
+		startWebhookProcess(webhookFolder, queueEnv),
+	);
+	webhookProcess = webhook;
+	check('the webhook process (n8n webhook) is up', true, webhook.url);
+
+	return {
+		inst,
+		sb,
+		srv,
+		ws,
+		examples,
+		bulk,
+		trigger,
+		idempotent,
+		webhookUrl: webhook.url,
+		runTag,
+	};
 }
 
 /** Each example with a Manual Trigger, run through the queue: it succeeds on one worker and sends what its Messaging nodes output. */
@@ -836,12 +937,18 @@ async function oneTokenPerWorker(
 }
 
 /**
- * A Messaging Trigger (version 2) on main, its executions on the workers: one message delivered
- * three times (twice at once, then again after its execution) starts one execution, which ran on
- * a worker and sent one reply. The memory of delivered messages is main's, where the webhooks
- * arrive (queue mode's default; docs/messaging-trigger.md says what separate webhook processes lose).
+ * A Messaging Trigger (version 2), its executions on the workers: one message delivered to main and
+ * to the `n8n webhook` process at once (a gateway retrying through a load balancer), then once
+ * more to the webhook process after its execution, starts one execution, which ran on a worker
+ * and sent one reply. The message ids are in n8n's queue Redis, which every receiving process shares.
  */
-async function repeatedDeliveryRunsOnce({ sb, srv, ws, trigger }: Cluster): Promise<void> {
+async function repeatedDeliveryRunsOnce({
+	sb,
+	srv,
+	ws,
+	trigger,
+	webhookUrl,
+}: Cluster): Promise<void> {
 	await timed('activate the Messaging Trigger workflow (on main)', () =>
 		srv.activateWorkflow(trigger.id),
 	);
@@ -853,22 +960,36 @@ async function repeatedDeliveryRunsOnce({ sb, srv, ws, trigger }: Cluster): Prom
 			message: `once in queue mode ${Date.now()}`,
 			sender: '6281300000002',
 		};
-		const racing = await Promise.all([sb.deliverIncoming(message), sb.deliverIncoming(message)]);
+		const racing = await Promise.all([
+			sb.deliverIncoming(message),
+			sb.deliverIncoming({ ...message, origin: webhookUrl }),
+		]);
 		await timed("the delivered message's execution finished", () =>
 			waitForExecution(srv, { workflowId: trigger.id }, { after: startedAt, timeoutMs: 60_000 }),
 		);
-		const late = await sb.deliverIncoming(message);
+		const late = await sb.deliverIncoming({ ...message, origin: webhookUrl });
 		await sleep(3000);
 		const executions = (await allExecutions(srv, trigger.id)).filter(
 			(e) => new Date(e.startedAt) >= startedAt,
 		);
+		const answers = [...racing, late].map((r) => ({
+			to: new URL(r.url).port,
+			status: r.status,
+			body: JSON.parse(r.body) as { messageId?: string; ignored?: string },
+		}));
 		check(
-			'trigger: one message delivered twice at once and once more later started one execution, which succeeded',
+			'trigger: main and the webhook process both answered (200): one accepted, the other and the late repeat "repeated delivery"',
+			answers.every((a) => a.status === 200) &&
+				answers.filter((a) => a.body.ignored === 'repeated delivery of a message already received')
+					.length === 2 &&
+				answers.filter((a) => a.body.messageId === message.uuid && !a.body.ignored).length === 1 &&
+				new Set(answers.map((a) => a.to)).size === 2,
+			answers,
+		);
+		check(
+			'trigger: one message delivered to main and to the webhook process started one execution, which succeeded',
 			executions.length === 1 && executions[0].status === 'success',
-			{
-				answers: [...racing, late].map((r) => `${r.status} ${r.body}`),
-				executions: executions.map((e) => `${e.id}:${e.mode}:${e.status}`),
-			},
+			{ executions: executions.map((e) => `${e.id}:${e.mode}:${e.status}`) },
 		);
 		const onWorker = ws.filter((w) =>
 			workerExecutions(w.log()).started.has(String(executions[0]?.id)),
@@ -894,6 +1015,247 @@ async function repeatedDeliveryRunsOnce({ sb, srv, ws, trigger }: Cluster): Prom
 	}
 }
 
+/**
+ * Runs `work` with the Send Text version 2 workflow active and the sandbox answering each send
+ * `delayMs` late (so that a run is under way long enough to overlap or be killed).
+ */
+async function withIdempotentWorkflow(
+	{ sb, srv, idempotent }: Pick<Cluster, 'sb' | 'srv' | 'idempotent'>,
+	delayMs: number,
+	work: () => Promise<void>,
+): Promise<void> {
+	await timed('activate the Send Text version 2 workflow', () =>
+		srv.activateWorkflow(idempotent.id),
+	);
+	sb.addFaults([{ kind: 'slow', delayMs, probability: 1, match: { rpcMethod: 'sendMessage' } }]);
+	try {
+		await work();
+	} finally {
+		sb.clearFaults();
+		await srv.deactivateWorkflow(idempotent.id);
+	}
+}
+
+/** Posts `texts` to the Send Text version 2 workflow's webhook (answered at once, run on a worker). */
+async function postIdempotent(srv: N8nServer, texts: string[]): Promise<void> {
+	const res = await fetch(srv.webhookUrl('queue-idempotent-send'), {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ messages: texts.map((text) => ({ phone: PHONE, text })) }),
+	});
+	if (res.status !== 200) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+}
+
+/** How often each text is in the ledger (after `from`). */
+function ledgerCounts(sb: Sandbox, texts: string[], from = 0): number[] {
+	const counts = new Map<string, number>();
+	for (const e of sb.ledger().slice(from))
+		if (e.text !== undefined) counts.set(e.text, (counts.get(e.text) ?? 0) + 1);
+	return texts.map((text) => counts.get(text) ?? 0);
+}
+
+/**
+ * Skip Repeats Within across workers: the same 200 items executed twice at once (two webhook
+ * calls, two jobs) send 200 messages. Sends answer after 10 ms so that both executions are under
+ * way together. Bull gives the two jobs to any worker: tried up to four times until the two ran on
+ * both workers; every try must send each message once.
+ */
+async function sameItemsTwiceAtOnceSendOnce({
+	sb,
+	srv,
+	ws,
+	idempotent,
+	runTag,
+}: Cluster): Promise<void> {
+	await withIdempotentWorkflow({ sb, srv, idempotent }, 10, async () => {
+		for (let attempt = 1; attempt <= 4; attempt++) {
+			const texts = Array.from(
+				{ length: IDEMPOTENT_ITEMS },
+				(_, i) => `twice at once ${runTag}.${attempt} msg ${String(i).padStart(3, '0')}`,
+			);
+			const startedAt = new Date(Date.now() - 1000);
+			const ledgerBefore = sb.ledger().length;
+			await timed(
+				`attempt ${attempt}: two webhook calls with the same ${IDEMPOTENT_ITEMS} items, at once`,
+				() => Promise.all([postIdempotent(srv, texts), postIdempotent(srv, texts)]),
+			);
+			const until = Date.now() + 120_000;
+			let execs: ExecutionSummary[] = [];
+			while (Date.now() < until) {
+				execs = (await allExecutions(srv, idempotent.id)).filter(
+					(e) => new Date(e.startedAt) >= startedAt,
+				);
+				if (
+					execs.length >= 2 &&
+					execs.every((e) => ['success', 'error', 'crashed'].includes(e.status))
+				)
+					break;
+				await sleep(500);
+			}
+			const workersOf = execs.map(
+				(e) => ws.find((w) => workerExecutions(w.log()).started.has(String(e.id)))?.name ?? 'none',
+			);
+			const counts = ledgerCounts(sb, texts, ledgerBefore);
+			const outputs = await Promise.all(
+				execs.map(async (e) => nodeOutputOf(await getExecution(srv, String(e.id)), 'Send Text')),
+			);
+			const sent = outputs.flat().filter((o) => o.sent === true).length;
+			const skipped = outputs.flat().filter((o) => o.skipped === true).length;
+			check(
+				`attempt ${attempt}: the same ${IDEMPOTENT_ITEMS} items executed twice at once sent ${IDEMPOTENT_ITEMS} messages (each once), the other ${IDEMPOTENT_ITEMS} items skipped`,
+				execs.length === 2 &&
+					execs.every((e) => e.status === 'success') &&
+					counts.every((n) => n === 1) &&
+					sent === IDEMPOTENT_ITEMS &&
+					skipped === IDEMPOTENT_ITEMS,
+				{
+					executions: execs.map((e, i) => `${e.id}:${e.status}:${workersOf[i]}`),
+					ledger: {
+						messages: counts.reduce((a, b) => a + b, 0),
+						twice: counts.filter((n) => n > 1).length,
+						missing: counts.filter((n) => n === 0).length,
+					},
+					sent,
+					skipped,
+					skipReason: outputs.flat().find((o) => o.skipped === true)?.reason,
+				},
+			);
+			facts[`twiceAtOnce.attempt${attempt}`] = workersOf;
+			if (new Set(workersOf).size === 2 && !workersOf.includes('none')) {
+				check('the two executions ran on the two workers at once', true, workersOf);
+				return;
+			}
+		}
+		check('the two executions ran on the two workers at once (in one of four attempts)', false);
+	});
+}
+
+/**
+ * A worker killed while it sends 200 items (SIGKILL after about 50 messages). n8n 2.40.7 fails
+ * the stalled job (Bull maxStalledCount 0) and keeps no run data of it, so its own Retry of that
+ * execution re-runs nothing (checked); the job is re-run the way a user or the sender does, the
+ * same 200 items through the webhook again, run by the other worker once the dead run's claims
+ * lapsed (30 s). What the dead worker sent or was sending is skipped, the rest sent: every
+ * message once, none missing.
+ */
+async function killedWorkerRerunSendsNothingTwice({
+	sb,
+	srv,
+	ws,
+	idempotent,
+	runTag,
+}: Cluster): Promise<void> {
+	await withIdempotentWorkflow({ sb, srv, idempotent }, 20, async () => {
+		const texts = Array.from(
+			{ length: IDEMPOTENT_ITEMS },
+			(_, i) => `killed worker ${runTag} msg ${String(i).padStart(3, '0')}`,
+		);
+		const startedAt = new Date(Date.now() - 1000);
+		const ledgerBefore = sb.ledger().length;
+		await postIdempotent(srv, texts);
+		const sentSoFar = () => ledgerCounts(sb, texts, ledgerBefore).filter((n) => n > 0).length;
+		const until = Date.now() + 60_000;
+		while (sentSoFar() < 50 && Date.now() < until) await sleep(20);
+		const [execution] = (await allExecutions(srv, idempotent.id)).filter(
+			(e) => new Date(e.startedAt) >= startedAt,
+		);
+		const victim = ws.find((w) => workerExecutions(w.log()).started.has(String(execution?.id)));
+		if (!execution || !victim) {
+			check('killed worker: the execution was found running on a worker', false, { execution });
+			return;
+		}
+		process.kill(-(victim.process.pid as number), 'SIGKILL');
+		const killedAt = Date.now();
+		const sentBeforeKill = sentSoFar();
+		facts.killedWorker = { worker: victim.name, execution: execution.id, sentBeforeKill };
+		const failed = await timed('killed worker: n8n fails the stalled job', async () => {
+			const deadline = Date.now() + 120_000;
+			for (;;) {
+				const ex = await srv.rest<ExecutionSummary>('GET', `/executions/${execution.id}`);
+				if (['crashed', 'error'].includes(ex.status) || Date.now() > deadline) return ex;
+				await sleep(1000);
+			}
+		});
+		check(
+			`killed worker: ${victim.name} killed after ${sentBeforeKill} of ${IDEMPOTENT_ITEMS} messages; n8n marked execution ${execution.id} ${failed.status}`,
+			['crashed', 'error'].includes(failed.status) && sentBeforeKill < IDEMPOTENT_ITEMS,
+			{ status: failed.status, sentBeforeKill },
+		);
+
+		// n8n's own Retry of it: n8n replaced the run data of the stalled job by its error.
+		const ledgerAtRetry = sb.ledger().length;
+		await srv.rest('POST', `/executions/${execution.id}/retry`, { loadWorkflow: false });
+		const retried = (await allExecutions(srv, idempotent.id)).find(
+			(e) => String(e.retryOf ?? '') === String(execution.id),
+		);
+		const retryRun = retried
+			? await getExecution(
+					srv,
+					String((await waitForExecutionDone(srv, String(retried.id), 60_000)).id),
+				)
+			: undefined;
+		check(
+			"killed worker: n8n's Retry of the stalled execution re-runs nothing (n8n 2.40.7 keeps no run data of a stalled job): a re-run is needed",
+			retryRun?.status === 'error' &&
+				Object.keys(retryRun.data?.resultData.runData ?? {}).length === 0 &&
+				sb.ledger().length === ledgerAtRetry,
+			{ status: retryRun?.status, error: retryRun?.data?.resultData.error?.message },
+		);
+
+		// The re-run, once the dead run's lease (30 s) lapsed: its unsent claims can then be taken over.
+		await sleep(Math.max(0, killedAt + 32_000 - Date.now()));
+		const rerunAt = new Date(Date.now() - 1000);
+		await timed('killed worker: the same 200 items through the webhook again', () =>
+			postIdempotent(srv, texts),
+		);
+		const rerunDeadline = Date.now() + 120_000;
+		let rerun: ExecutionSummary | undefined;
+		while (!rerun && Date.now() < rerunDeadline) {
+			rerun = (await allExecutions(srv, idempotent.id)).find(
+				(e) =>
+					new Date(e.startedAt) >= rerunAt &&
+					!e.retryOf &&
+					['success', 'error', 'crashed'].includes(e.status),
+			);
+			if (!rerun) await sleep(500);
+		}
+		const out = rerun ? nodeOutputOf(await getExecution(srv, String(rerun.id)), 'Send Text') : [];
+		const counts = ledgerCounts(sb, texts, ledgerBefore);
+		const survivor = ws.find((w) => w !== victim);
+		const skipped = out.filter((o) => o.skipped === true);
+		check(
+			`killed worker: the re-run (execution ${rerun?.id}) succeeded on ${survivor?.name}, skipping what the dead worker sent or was sending and sending the rest`,
+			rerun?.status === 'success' &&
+				!!survivor &&
+				workerExecutions(survivor.log()).started.has(String(rerun.id)) &&
+				out.length === IDEMPOTENT_ITEMS &&
+				skipped.length >= sentBeforeKill &&
+				out.every((o) => o.skipped === true || o.sent === true),
+			{
+				rerun: `${rerun?.id}:${rerun?.status}`,
+				skipped: skipped.length,
+				sent: out.filter((o) => o.sent === true).length,
+				firstSkipReason: skipped[0]?.reason,
+				lastSkipReason: skipped.at(-1)?.reason,
+			},
+		);
+		check(
+			`killed worker: the ledger holds each of the ${IDEMPOTENT_ITEMS} messages exactly once (none twice, none lost)`,
+			counts.every((n) => n === 1),
+			{ twice: counts.filter((n) => n > 1).length, missing: counts.filter((n) => n === 0).length },
+		);
+	});
+}
+
+/** The JSON of a node's first output items in an execution read over REST. */
+function nodeOutputOf(
+	ex: Awaited<ReturnType<typeof getExecution>>,
+	node: string,
+): Array<Record<string, unknown>> {
+	const runs = ex.data?.resultData.runData[node];
+	return (runs?.[0]?.data?.main?.[0] ?? []).map((item) => item.json as Record<string, unknown>);
+}
+
 async function run(): Promise<void> {
 	const cluster = await startCluster();
 	await examplesRunOnWorkers(cluster);
@@ -902,6 +1264,9 @@ async function run(): Promise<void> {
 	const ranBy = workersRanEachExecutionOnce(cluster, bulkRun);
 	await oneTokenPerWorker(cluster, bulkRun, ranBy);
 	await repeatedDeliveryRunsOnce(cluster);
+	await sameItemsTwiceAtOnceSendOnce(cluster);
+	// Last: it kills a worker.
+	await killedWorkerRerunSendsNothingTwice(cluster);
 	const { srv, ws, bulk, inst } = cluster;
 	const mainLog = readFileSync(srv.logFile, 'utf8');
 	await timed('deactivate bulk workflow', () => srv.deactivateWorkflow(bulk.id));

@@ -106,6 +106,28 @@ export function redactUrl(url: URL | string, showFullUrl = false): string {
 	return text.length > MAX_SHOWN_URL ? `${text.slice(0, MAX_SHOWN_URL)}…` : text;
 }
 
+/**
+ * What a URL points at, for a message's idempotency key: without user:password and without the
+ * values of secret-looking query keys (a signed link whose signature changes still names the same
+ * file). Never shown: the key is a hash of it.
+ */
+export function urlIdentity(url: string): string {
+	// Only the values of credential-looking keys are dropped: `?id=1` and `?id=2` stay two files.
+	const SECRET_QUERY_KEY =
+		/token|key|secret|sig|signature|password|passwd|pass|auth|credential|session|^jwt$|^code$/i;
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		return url;
+	}
+	parsed.username = '';
+	parsed.password = '';
+	for (const key of [...new Set(parsed.searchParams.keys())])
+		if (SECRET_QUERY_KEY.test(key)) parsed.searchParams.set(key, '');
+	return parsed.toString();
+}
+
 /** Why a text is not a URL this can download from, or undefined when it is one. */
 export function urlProblem(text: string): string | undefined {
 	let url: URL;

@@ -5,10 +5,13 @@ import { endpoints } from '../../shared/transport';
 import { readUsageLimit } from '../../shared/usageLimit';
 import type { MessagingRun } from '../parameters';
 
+export { identifySend } from './idempotency';
+
 /**
  * What every sending operation (Send Text, Send File, Send and Wait) does around its request, in
- * one place: before it, a slot of the account's usage limit; after it, the send's output fields.
- * A rule that holds for every send belongs in `send`.
+ * one place: in the check phase, `identifySend` (the message's idempotency key, for Skip Repeats
+ * Within: idempotency.ts); before the request, a slot of the account's usage limit; after it, the
+ * send's output fields. A rule that holds for every send belongs here.
  */
 
 /**

@@ -21,6 +21,38 @@ export interface RunItemsOptions {
 	 * first item, and its one output item is paired with every input item.
 	 */
 	once?: boolean;
+	/** What the node does around the calls of the run (Messaging: its idempotency claims). */
+	gate?: CallGate;
+}
+
+/** What became of an item by the end of a run, for a `CallGate`. */
+export type ItemFate =
+	| { kind: 'done' }
+	/** Not called: its output came from the gate (e.g. a repeat that was skipped). */
+	| { kind: 'skipped' }
+	/** Its call (or the gate before it) failed; `error` as thrown, before conversion. */
+	| { kind: 'failed'; error: unknown }
+	| { kind: 'notStarted' };
+
+/** The gate's word on an item before its call: its output instead of the call, or its failure. */
+export type GateOutcome = { output: INodeExecutionData } | { error: Error };
+
+/**
+ * What a node does around the calls of a run, between phase 1 and phase 2 and after them: with
+ * every item checked, it may take something for each item before the first request (Messaging
+ * claims each message, batched, so that no other execution sends it), and it learns what became
+ * of every item at the end (to keep or give back what it took). Items it answers for are not
+ * called: a skipped repeat comes out in its place on the success output.
+ */
+export interface CallGate {
+	/** Once, after every item is checked and before the first request, with the items to call. */
+	admit(itemIndexes: number[]): Promise<Map<number, GateOutcome>>;
+	/** Just before an item's call: undefined to call it, or its outcome instead. */
+	beforeCall(itemIndex: number): Promise<GateOutcome | undefined>;
+	/** Once the calls are over, also when the run stops or fails: every item's fate. */
+	settle(fates: ItemFate[]): Promise<void>;
+	/** For a stopped run's error: what running the same input again (n8n's Retry) sends and skips. */
+	rerunNote(fates: ItemFate[]): string;
 }
 
 /** An operation's `execute` for one item: reads and checks its parameters, without any request; throws on bad input. */
@@ -62,13 +94,19 @@ export async function runItems(
 	if (outcomes.failures.length > 0) {
 		// Nothing new was sent: Stop means stop, before the first request.
 		memory?.finish(true);
-		throw stopError(outcomes.results, outcomes.failures, count, recalledFailure ? 'run' : 'input');
+		throw stopError(outcomes, recalledFailure ? 'run' : 'input');
 	}
 
-	await runCalls(node, calls, options, outcomes, memory);
+	const gate = options.gate;
+	try {
+		if (gate) await admit(node, gate, calls, outcomes);
+		if (!outcomes.stopped) await runCalls(node, calls, options, outcomes, memory);
+	} finally {
+		await gate?.settle(outcomes.fates());
+	}
 	if (outcomes.failures.length > 0) {
 		memory?.finish(true);
-		throw stopError(outcomes.results, outcomes.failures, count, 'run');
+		throw stopError(outcomes, 'run', gate);
 	}
 	const output = outcomes.results
 		.flat()
@@ -86,6 +124,9 @@ export async function runItems(
 class ItemOutcomes {
 	readonly results: Array<INodeExecutionData[] | undefined>;
 	readonly failures: Array<{ itemIndex: number; error: ItemError }> = [];
+	/** Items whose output came from the gate (skipped), and the errors as thrown, for `fates()`. */
+	private readonly skipped = new Set<number>();
+	private readonly thrown = new Map<number, unknown>();
 
 	constructor(
 		readonly count: number,
@@ -94,10 +135,24 @@ class ItemOutcomes {
 		this.results = new Array(count);
 	}
 
-	fail(itemIndex: number, error: ItemError): void {
+	fail(itemIndex: number, error: ItemError, thrown: unknown = error): void {
+		this.thrown.set(itemIndex, thrown);
 		if (this.continueOnFail)
 			this.results[itemIndex] = [{ json: errorItemJson(error), pairedItem: { item: itemIndex } }];
 		else this.failures.push({ itemIndex, error });
+	}
+
+	skip(itemIndex: number, output: INodeExecutionData): void {
+		this.skipped.add(itemIndex);
+		this.results[itemIndex] = [{ ...output, pairedItem: output.pairedItem ?? { item: itemIndex } }];
+	}
+
+	fates(): ItemFate[] {
+		return Array.from({ length: this.count }, (_, i): ItemFate => {
+			if (this.thrown.has(i)) return { kind: 'failed', error: this.thrown.get(i) };
+			if (this.skipped.has(i)) return { kind: 'skipped' };
+			return this.results[i] ? { kind: 'done' } : { kind: 'notStarted' };
+		});
 	}
 
 	/** With On Error → Stop, no item starts after a failure. */
@@ -141,16 +196,41 @@ async function checkItems(
 }
 
 /**
+ * Between the phases: the gate's word on every item about to be called (skipped: its output in
+ * its place; refused: its failure). A gate that cannot decide fails every item without a call.
+ */
+async function admit(
+	node: INode,
+	gate: CallGate,
+	calls: Array<ItemCall | undefined>,
+	outcomes: ItemOutcomes,
+): Promise<void> {
+	const admitted = calls.flatMap((call, itemIndex) => (call ? [itemIndex] : []));
+	let decided: Map<number, GateOutcome>;
+	try {
+		decided = await gate.admit(admitted);
+	} catch (error) {
+		decided = new Map(admitted.map((itemIndex) => [itemIndex, { error: error as Error }]));
+	}
+	for (const [itemIndex, outcome] of decided) {
+		calls[itemIndex] = undefined;
+		if ('output' in outcome) outcomes.skip(itemIndex, outcome.output);
+		else outcomes.fail(itemIndex, toNodeError(node, outcome.error, { itemIndex }), outcome.error);
+	}
+}
+
+/**
  * Phase 2, the requests: the checked items' calls in input order, `parallel` at a time, each
  * start at least `delayMs` after the previous one; with Stop, none started after a failure.
  */
 async function runCalls(
 	node: INode,
 	calls: Array<ItemCall | undefined>,
-	{ parallel, delayMs }: RunItemsOptions,
+	options: RunItemsOptions,
 	outcomes: ItemOutcomes,
 	memory: RunMemory | undefined,
 ): Promise<void> {
+	const { parallel, delayMs } = options;
 	let next = 0;
 	let nextStartAt = 0;
 	const takeTurn = async () => {
@@ -170,6 +250,12 @@ async function runCalls(
 			// Another item failed while this one waited for its turn: it is never started.
 			if (outcomes.stopped) return;
 			try {
+				const instead = await options.gate?.beforeCall(itemIndex);
+				if (instead) {
+					if ('output' in instead) outcomes.skip(itemIndex, instead.output);
+					else throw instead.error;
+					continue;
+				}
 				const output = await call();
 				outcomes.results[itemIndex] = (Array.isArray(output) ? output : [output]).map((item) => ({
 					...item,
@@ -179,7 +265,7 @@ async function runCalls(
 			} catch (error) {
 				const nodeError = toNodeError(node, error, { itemIndex });
 				if (isDeliveryUnknown(nodeError)) memory?.rememberError(itemIndex, nodeError);
-				outcomes.fail(itemIndex, nodeError);
+				outcomes.fail(itemIndex, nodeError, error);
 			}
 		}
 	};
@@ -192,12 +278,8 @@ function isDeliveryUnknown(error: ItemError): boolean {
 }
 
 /** The first failure, with what became of every other item in its description. */
-function stopError(
-	results: Array<INodeExecutionData[] | undefined>,
-	failures: Array<{ itemIndex: number; error: ItemError }>,
-	itemCount: number,
-	phase: 'input' | 'run',
-): ItemError {
+function stopError(outcomes: ItemOutcomes, phase: 'input' | 'run', gate?: CallGate): ItemError {
+	const { results, failures, count: itemCount } = outcomes;
 	failures.sort((a, b) => a.itemIndex - b.itemIndex);
 	const first = failures[0].error;
 	// With Retry On Fail a remembered error fails again on the next try: its summary replaces the
@@ -210,6 +292,7 @@ function stopError(
 			failures.map((f) => f.itemIndex),
 			itemCount,
 			phase,
+			gate?.rerunNote(outcomes.fates()),
 		),
 	]
 		.filter(Boolean)
@@ -220,12 +303,16 @@ function stopError(
 /** Each stopping error's own description, before `stopError` added what became of the other items. */
 const ownDescriptions = new WeakMap<ItemError, string | null | undefined>();
 
-/** What became of every item when the run stopped on a failure. */
+/**
+ * What became of every item when the run stopped on a failure, and what running the same input
+ * again does: repeats what completed, or, with a gate, what the gate says (`rerunNote`).
+ */
 function summarize(
 	results: Array<INodeExecutionData[] | undefined>,
 	failed: number[],
 	itemCount: number,
 	phase: 'input' | 'run',
+	rerunNote?: string,
 ): string {
 	const done: number[] = [];
 	const notStarted: number[] = [];
@@ -233,11 +320,11 @@ function summarize(
 		if (results[i]) done.push(i);
 		else if (!failed.includes(i)) notStarted.push(i);
 	}
-	const lines = [`Failed: ${items(failed)}.`];
+	const lines = [`Failed: ${itemList(failed)}.`];
 	if (phase === 'input') {
 		lines.push(
 			done.length
-				? `Nothing new was sent: every item's input is checked before the first request (${items(done)} completed in an earlier try).`
+				? `Nothing new was sent: every item's input is checked before the first request (${itemList(done)} completed in an earlier try).`
 				: "Nothing was sent: every item's input is checked before the first request.",
 		);
 	} else {
@@ -250,10 +337,13 @@ function summarize(
 				? ` (ids: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''})`
 				: '';
 			lines.push(
-				`Completed before the stop: ${items(done)}${idList}; running the same input again repeats them.`,
+				rerunNote
+					? `Completed before the stop: ${itemList(done)}${idList}.`
+					: `Completed before the stop: ${itemList(done)}${idList}; running the same input again repeats them.`,
 			);
 		}
-		if (notStarted.length) lines.push(`Not started: ${items(notStarted)}.`);
+		if (notStarted.length) lines.push(`Not started: ${itemList(notStarted)}.`);
+		if (rerunNote) lines.push(rerunNote);
 	}
 	lines.push(
 		'Set Settings → On Error to "Continue" (or "Continue (using error output)") to get one output item per input item, errors included.',
@@ -262,7 +352,7 @@ function summarize(
 }
 
 /** `[2]` → `item 2`; `[0,1,2,5,7,8]` → `items 0–2, 5, 7–8`. */
-function items(indexes: number[]): string {
+export function itemList(indexes: number[]): string {
 	const parts: string[] = [];
 	for (let i = 0; i < indexes.length; i++) {
 		let j = i;

@@ -9,7 +9,7 @@ import {
 
 import { readCredential } from '../credential';
 import { ParameterReader, type OperationRun, type RunBasics } from './operationRun';
-import { runItems, type RunItemsOptions } from './itemScheduler';
+import { runItems, type CallGate, type RunItemsOptions } from './itemScheduler';
 import { compactForTool } from '../aiTool';
 import {
 	ApiClient,
@@ -169,6 +169,8 @@ export interface NodeDefinition<O, C extends OperationRun<O>> {
 	 * when options are set by expressions, every item must give them the same value.
 	 */
 	runWideOptions(options: O): Record<string, unknown>;
+	/** What the node does around the calls of a run (see `CallGate`), if anything. */
+	gate?(ctx: IExecuteFunctions, run: C): CallGate | undefined;
 }
 
 /**
@@ -208,7 +210,7 @@ export async function route<O, C extends OperationRun<O>>(
 		ctx,
 		itemCount,
 		async (itemIndex) => await module.execute.call(ctx, itemIndex, run),
-		{ ...node.pacing(run.runOptions), once: module.once },
+		{ ...node.pacing(run.runOptions), once: module.once, gate: node.gate?.(ctx, run) },
 	);
 	return [compactForTool(ctx, output)];
 }

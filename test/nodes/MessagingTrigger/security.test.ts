@@ -7,11 +7,8 @@
 import { request } from 'undici';
 
 import { expectNoSecret } from '../../harness/hostile';
-import {
-	claimsInProcess,
-	forgetClaimsInProcess,
-	MAX_REMEMBERED,
-} from '../../../nodes/MessagingTrigger/deliveries';
+import { claimsInProcess, forgetClaimsInProcess } from '../../../nodes/MessagingTrigger/deliveries';
+import { clock } from '../../../nodes/shared/clock';
 import { sha256 } from '../../../nodes/MessagingTrigger/secrets';
 import { ApiClient, endpoints, parseCredentials } from '../../../nodes/shared/transport';
 import { useSandbox } from '../../harness/useSandbox';
@@ -235,6 +232,7 @@ describe('putting a previous webhook back without keeping its secret', () => {
 
 describe('Skip Repeated Deliveries', () => {
 	const uuid = '3f2c6b1e-8a4d-4f0e-9b7a-1c2d3e4f5a6b';
+	beforeEach(forgetClaimsInProcess);
 
 	it('starts one execution for one message id delivered twice, and answers the repeat as such', async () => {
 		const trigger = await harness();
@@ -288,38 +286,59 @@ describe('Skip Repeated Deliveries', () => {
 		await trigger.activate();
 		await sandbox.deliverIncoming({ uuid, message: 'now' });
 		const now = Date.now();
-		jest.spyOn(Date, 'now').mockReturnValue(now + 6 * 60_000);
+		jest.spyOn(clock, 'now').mockReturnValue(now + 6 * 60_000);
 		await sandbox.deliverIncoming({ uuid, message: 'six minutes later' });
 		await trigger.settled();
 		expect(trigger.executions).toHaveLength(2);
 	});
 
-	it(`keeps at most ${MAX_REMEMBERED} ids per trigger, dropping the oldest`, async () => {
+	/** Posts a message straight to a URL of a trigger with verification "none"; its answer. */
+	const postId = async (url: string, id: string) => {
+		const answer = await request(url, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ params: { uuid: id, message: 'x' } }),
+		});
+		return (await answer.body.json()) as Record<string, unknown>;
+	};
+	const repeat = { ignored: 'repeated delivery of a message already received' };
+
+	it('protects every active trigger of a process, however many (201 here: no table of 200 triggers)', async () => {
+		const triggers = [];
+		for (let i = 0; i < 201; i++) {
+			const trigger = await harness({ verification: 'none' });
+			await trigger.activate();
+			triggers.push(trigger);
+		}
+		for (const trigger of triggers) await postId(trigger.productionUrl, uuid);
+		const repeats = await Promise.all(
+			triggers.map(async (trigger) => await postId(trigger.productionUrl, uuid)),
+		);
+		expect(repeats.filter((answer) => answer.ignored === repeat.ignored)).toHaveLength(201);
+		expect(claimsInProcess().production).toBe(201);
+	});
+
+	it('keeps "Listen for test event" apart: 2,000 test deliveries never push out what an active trigger remembers', async () => {
 		const trigger = await harness({ verification: 'none' });
 		await trigger.activate();
-		const post = async (id: string) => {
-			const answer = await request(trigger.productionUrl, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ params: { uuid: id, message: 'x' } }),
-			});
-			return (await answer.body.json()) as Record<string, unknown>;
-		};
-		for (let start = 0; start <= MAX_REMEMBERED; start += 50) {
+		await postId(trigger.productionUrl, uuid);
+		await trigger.listenForTestEvent();
+		for (let start = 0; start < 2000; start += 50) {
 			await Promise.all(
 				Array.from(
-					{ length: Math.min(50, MAX_REMEMBERED + 1 - start) },
-					async (_, i) => await post(`id-${start + i}`),
+					{ length: 50 },
+					async (_, i) => await postId(trigger.testUrl, `test-${start + i}`),
 				),
 			);
 		}
+		await trigger.stopListeningForTestEvent();
 		await trigger.settled();
-		expect(Math.max(...claimsInProcess())).toBe(MAX_REMEMBERED);
-		// id-0 was the oldest and is forgotten; the newest is still a repeat.
-		expect(await post(`id-${MAX_REMEMBERED}`)).toMatchObject({
-			ignored: 'repeated delivery of a message already received',
-		});
-		expect(await post('id-0')).toEqual({ received: true, messageId: 'id-0' });
+		const held = claimsInProcess();
+		// The test sessions' own table is bounded (512 KiB): it dropped its least recently used ids.
+		expect(held.manual).toBeGreaterThan(1000);
+		expect(held.manual).toBeLessThan(2000);
+		expect(held.production).toBe(1);
+		expect(await postId(trigger.productionUrl, uuid)).toMatchObject(repeat);
 	});
 
 	it('can be turned off; a message without an id is never taken for a repeat', async () => {

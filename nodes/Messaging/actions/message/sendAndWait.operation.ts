@@ -11,7 +11,7 @@ import { showFor, type ItemCall } from '../../../shared/execution/router';
 import { textParameter } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
-import { send } from '../../helpers/sending';
+import { identifySend, send } from '../../helpers/sending';
 
 /**
  * Message → Send and Wait for Response: one WhatsApp text per item with the links the person
@@ -196,7 +196,11 @@ function waitIdOf(run: MessagingRun): string {
 	return id;
 }
 
-export function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: MessagingRun,
+): Promise<ItemCall> {
 	if (typeof this.getSignedResumeUrl !== 'function') {
 		throw new NodeOperationError(run.node, 'Send and Wait needs n8n 1.107 or newer', {
 			itemIndex,
@@ -213,6 +217,12 @@ export function execute(this: IExecuteFunctions, itemIndex: number, run: Messagi
 	const links = answerLinks(this, run, itemIndex, responseType, waitId);
 	const body = [question, '', ...links.map(({ label, url }) => `${label}: ${url}`)].join('\n');
 	const { version } = run.options(itemIndex);
+	// The links differ per run (signed, with the run's id): the question and its labels are the message.
+	await identifySend(run, itemIndex, {
+		operation: SEND_AND_WAIT,
+		phone,
+		content: () => [question, responseType, ...links.map(({ label }) => label)],
+	});
 	return async () => {
 		const sent = await send(
 			run,

@@ -18,7 +18,9 @@ import {
 	urlSourceProperties,
 	type DownloadedFile,
 } from '../../helpers/urlSource';
-import { send } from '../../helpers/sending';
+import { urlIdentity } from '../../helpers/download';
+import { base64Digest, streamDigest } from '../../helpers/idempotency';
+import { identifySend, send } from '../../helpers/sending';
 
 const show = showFor('message', 'sendFile');
 const showForSource = (source: FileSource) => ({ show: { ...show.show, fileSource: [source] } });
@@ -134,7 +136,7 @@ export async function execute(
 ): Promise<ItemCall> {
 	const phone = recipientPhone(run, itemIndex);
 	const source = run.parameter('fileSource', itemIndex, 'binary') as FileSource;
-	if (source === 'url') return sendFromUrl(this, run, itemIndex, phone);
+	if (source === 'url') return await sendFromUrl(this, run, itemIndex, phone);
 	const given = givenIdentity(run, itemIndex);
 	const file =
 		source === 'base64'
@@ -142,6 +144,11 @@ export async function execute(
 			: await fileFromBinaryField(this, run, itemIndex, given);
 	const caption = textParameter(run, itemIndex, 'caption', 'Caption');
 	const { version } = run.options(itemIndex);
+	await identifySend(run, itemIndex, {
+		operation: 'sendFile',
+		phone,
+		content: async () => [await file.digest(), file.fileName, caption],
+	});
 	return async () => {
 		const sent = await send(
 			run,
@@ -169,16 +176,22 @@ export async function execute(
  * File Source "URL": every parameter checked first (before any item's send), then, when the
  * item's turn comes, the download streamed into the send.
  */
-function sendFromUrl(
+async function sendFromUrl(
 	ctx: IExecuteFunctions,
 	run: MessagingRun,
 	itemIndex: number,
 	phone: string,
-): ItemCall {
+): Promise<ItemCall> {
 	const given = givenIdentity(run, itemIndex);
 	const source = readUrlSource(ctx, run, itemIndex);
 	const caption = textParameter(run, itemIndex, 'caption', 'Caption');
 	const { version } = run.options(itemIndex);
+	// The file is not known before its download: its address (without credentials) stands for it.
+	await identifySend(run, itemIndex, {
+		operation: 'sendFile',
+		phone,
+		content: () => ['url', urlIdentity(source.url), given.fileName ?? '', caption],
+	});
 	return async () => {
 		let downloaded: DownloadedFile | undefined;
 		const sent = await send(run, itemIndex, phone, async () => {
@@ -215,6 +228,8 @@ interface FileToSend {
 	body: DataUriParam;
 	fileName: string;
 	byteLength: number;
+	/** SHA-256 of the file's bytes (for Skip Repeats Within; read only when it is on). */
+	digest: () => Promise<string>;
 }
 
 /** File Source "Base64 Text": the text checked and sliced, never decoded (the transport writes the base64 as it is). */
@@ -251,6 +266,7 @@ function fileFromBase64Text(run: MessagingRun, itemIndex: number, given: FileIde
 		body: { kind: 'dataUri', mimeType: identity.mimeType, base64: parsed.base64 },
 		fileName: identity.fileName,
 		byteLength: base64ByteLength(parsed.base64),
+		digest: async () => base64Digest(parsed.base64),
 	};
 }
 
@@ -292,6 +308,8 @@ async function fileFromStoredBinary(
 		},
 		fileName: identity.fileName,
 		byteLength,
+		digest: async () =>
+			await streamDigest(await ctx.helpers.getBinaryStream(binaryId, STREAM_CHUNK)),
 	};
 }
 
@@ -319,6 +337,7 @@ function fileFromBinaryInMemory(
 		body: { kind: 'dataUri', mimeType: identity.mimeType, base64 },
 		fileName: identity.fileName,
 		byteLength: base64ByteLength(base64),
+		digest: async () => base64Digest(base64),
 	};
 }
 

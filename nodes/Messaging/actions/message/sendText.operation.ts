@@ -5,7 +5,7 @@ import { forOperation, type ItemCall } from '../../../shared/execution/router';
 import { textParameter } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
-import { send } from '../../helpers/sending';
+import { identifySend, send } from '../../helpers/sending';
 
 export const description: INodeProperties[] = forOperation('message', 'sendText', [
 	phoneProperty('Recipient, with country code (or set "Default Country" in the options)'),
@@ -22,7 +22,11 @@ export const description: INodeProperties[] = forOperation('message', 'sendText'
 
 export const endpoint = endpoints.sendMessage;
 
-export function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	run: MessagingRun,
+): Promise<ItemCall> {
 	const phone = recipientPhone(run, itemIndex);
 	const text = textParameter(run, itemIndex, 'text', 'Text');
 	if (text.trim() === '') {
@@ -35,6 +39,7 @@ export function execute(this: IExecuteFunctions, itemIndex: number, run: Messagi
 		);
 	}
 	const { version } = run.options(itemIndex);
+	await identifySend(run, itemIndex, { operation: 'sendText', phone, content: () => [text] });
 	return async () => ({
 		json: await send(
 			run,

@@ -469,3 +469,21 @@ describe('Send and Wait: several items, limits, errors', () => {
 		expect(PACKAGE).toBe('n8n-nodes-messaging-rate');
 	});
 });
+
+describe('Send and Wait: Skip Repeats Within (version 2)', () => {
+	it('a question asked again within the window is not sent again, and that execution does not wait', async () => {
+		const first = await harness.run(approvalWorkflow({}, [{}], { typeVersion: 2 }));
+		expect(first.status).toBe('waiting');
+		const again = await harness.run(approvalWorkflow({}, [{}], { typeVersion: 2 }));
+		expect(again.status).toBe('success');
+		expect(json(again.output('Node'))).toEqual([
+			expect.objectContaining({
+				skipped: true,
+				reason: expect.stringContaining(`the same message was sent by execution ${first.id}`),
+			}),
+		]);
+		expect(sandbox.ledger()).toHaveLength(1);
+		// The first question is still open, and its link still answers it.
+		expect((await harness.open(linksOf().Approve)).resumed).toBe(true);
+	});
+});

@@ -1,0 +1,316 @@
+import { createHash } from 'crypto';
+import type { Readable } from 'stream';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+} from 'n8n-workflow';
+
+import { causeInWords, itemLabel } from '../../shared/errors';
+import {
+	itemList,
+	type CallGate,
+	type GateOutcome,
+	type ItemFate,
+} from '../../shared/execution/itemScheduler';
+import { ApiError } from '../../shared/transport';
+import type { MessagingRun } from '../parameters';
+import { SendClaims, type Holder } from './sendClaims';
+
+/**
+ * Options → Skip Repeats Within (Hours): every send (Send Text, Send File, Send and Wait) has an
+ * idempotency key, and a message whose key was sent within the window is not sent again, by
+ * n8n's Retry, a re-run, two executions at once or another worker. The key is a hash of the
+ * operation, the account (base URL and client id), the recipient and the content (the text; the
+ * file's bytes, name and caption; the question and its answer labels), or of the user's own
+ * Idempotency Key in place of the content. Keys hold no secret and no content.
+ *
+ * Per run of the node (the `CallGate` of the item scheduler): every item is checked first; then
+ * the keys are claimed in one batch (`sendClaims.ts`); items whose key another run holds or sent
+ * come out in their place, marked `skipped`; at the end what was sent or may have been delivered
+ * stays claimed and what certainly was not sent is given back, so that a Retry sends it.
+ */
+
+/** How an operation names what its item sends (in its `execute`, before any request). */
+export interface SendIdentity {
+	/** The operation (`sendText`, …): the same content through two operations is two messages. */
+	operation: string;
+	phone: string;
+	/** What the recipient gets, in a fixed order (read only when the option is on and no key is given). */
+	content: () => unknown[] | Promise<unknown[]>;
+}
+
+interface IdentifiedSend {
+	key: string;
+	phone: string;
+}
+
+const identified = new WeakMap<MessagingRun, Map<number, IdentifiedSend>>();
+
+/** Records the item's idempotency key for the run (nothing when Skip Repeats Within is off). */
+export async function identifySend(
+	run: MessagingRun,
+	itemIndex: number,
+	send: SendIdentity,
+): Promise<void> {
+	const options = run.options(itemIndex);
+	if (!(options.skipRepeatsHours > 0)) return;
+	const account = [run.credentials.baseUrl, run.credentials.clientId];
+	const what = options.idempotencyKey
+		? ['key', options.idempotencyKey]
+		: ['content', ...(await send.content())];
+	const key = createHash('sha256')
+		.update(JSON.stringify(['v1', send.operation, ...account, send.phone, ...what]))
+		.digest('hex')
+		.slice(0, 32);
+	let sends = identified.get(run);
+	if (!sends) {
+		sends = new Map();
+		identified.set(run, sends);
+	}
+	sends.set(itemIndex, { key, phone: send.phone });
+}
+
+/** SHA-256 of a file given as clean base64, decoded piece by piece (never a second copy of a large file). */
+export function base64Digest(base64: string): string {
+	const hash = createHash('sha256');
+	const piece = 4 * 64 * 1024;
+	for (let start = 0; start < base64.length; start += piece)
+		hash.update(Buffer.from(base64.slice(start, start + piece), 'base64'));
+	return hash.digest('hex');
+}
+
+/** SHA-256 of a file read from a stream (n8n's filesystem or object-store binary data). */
+export async function streamDigest(stream: Readable): Promise<string> {
+	const hash = createHash('sha256');
+	for await (const chunk of stream) hash.update(chunk as Buffer);
+	return hash.digest('hex');
+}
+
+/** The item scheduler's gate for a Messaging run, when Skip Repeats Within is on. */
+export function idempotencyGate(ctx: IExecuteFunctions, run: MessagingRun): CallGate | undefined {
+	const hours = run.runOptions.skipRepeatsHours;
+	return hours > 0 ? new IdempotencyGate(ctx, run, hours) : undefined;
+}
+
+class IdempotencyGate implements CallGate {
+	private claims: SendClaims | undefined;
+	/** Items whose key this run claimed, by index. */
+	private readonly claimed = new Map<number, string>();
+	private skippedCount = 0;
+
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		private readonly run: MessagingRun,
+		private readonly hours: number,
+	) {}
+
+	private get sends(): Map<number, IdentifiedSend> {
+		return identified.get(this.run) ?? new Map();
+	}
+
+	async admit(itemIndexes: number[]): Promise<Map<number, GateOutcome>> {
+		const decided = new Map<number, GateOutcome>();
+		const firstWithKey = new Map<string, number>();
+		const toClaim: number[] = [];
+		for (const itemIndex of itemIndexes) {
+			const send = this.sends.get(itemIndex);
+			if (!send) continue;
+			const first = firstWithKey.get(send.key);
+			if (first === undefined) {
+				firstWithKey.set(send.key, itemIndex);
+				toClaim.push(itemIndex);
+			} else {
+				decided.set(itemIndex, this.skip(itemIndex, { duplicateOf: first }));
+			}
+		}
+		if (toClaim.length === 0) return decided;
+		this.claims = new SendClaims(this.ctx, this.hours * 3_600_000);
+		let results;
+		try {
+			results = await this.claims.claim(toClaim.map((i) => this.sends.get(i)!.key));
+		} catch (error) {
+			for (const itemIndex of toClaim)
+				decided.set(itemIndex, { error: notAttempted(this.run, itemIndex, error) });
+			return decided;
+		}
+		toClaim.forEach((itemIndex, i) => {
+			const result = results[i];
+			if (result.won) this.claimed.set(itemIndex, this.sends.get(itemIndex)!.key);
+			else decided.set(itemIndex, this.skip(itemIndex, { holder: result.holder }));
+		});
+		this.hintAtSkips();
+		return decided;
+	}
+
+	/**
+	 * The item's dispatch mark, made (in queue mode: one Redis round trip) before its request and
+	 * never earlier: a worker that dies leaves exactly the messages it may have sent marked, so a
+	 * re-run sends every other one. Marking ahead would hide the round trip but turn the next,
+	 * unsent, message into "may have been delivered" when a worker dies.
+	 */
+	async beforeCall(itemIndex: number): Promise<GateOutcome | undefined> {
+		const key = this.claimed.get(itemIndex);
+		if (!key || !this.claims) return undefined;
+		let holder: Holder | undefined;
+		try {
+			holder = await this.claims.dispatch(key);
+		} catch (error) {
+			return { error: notAttempted(this.run, itemIndex, error) };
+		}
+		if (!holder) return undefined;
+		// Another run took the claim over (this one was thought dead): it sends, this one does not.
+		this.claimed.delete(itemIndex);
+		return this.skip(itemIndex, { holder });
+	}
+
+	async settle(fates: ItemFate[]): Promise<void> {
+		if (!this.claims) return;
+		const outcomes = [...this.claimed].map(
+			([itemIndex, key]): [string, 'sent' | 'maybe' | 'release'] => {
+				const fate = fates[itemIndex];
+				if (fate.kind === 'done') return [key, 'sent'];
+				if (fate.kind === 'failed' && mayHaveBeenDelivered(fate.error)) return [key, 'maybe'];
+				return [key, 'release'];
+			},
+		);
+		try {
+			await this.claims.settle(outcomes);
+		} catch (error) {
+			const released = outcomes.filter(([, outcome]) => outcome === 'release').length;
+			if (released > 0)
+				this.hint(
+					`${released} message${released === 1 ? '' : 's'} not sent in this run could not be given back (${reasonOf(error)}): a Retry within ${this.window} skips ${released === 1 ? 'it' : 'them'} as if sent.`,
+					'warning',
+				);
+		}
+	}
+
+	rerunNote(fates: ItemFate[]): string {
+		const sent: number[] = [];
+		const before: number[] = [];
+		const maybe: number[] = [];
+		const resend: number[] = [];
+		for (const itemIndex of [...this.sends.keys()].sort((a, b) => a - b)) {
+			const fate = fates[itemIndex];
+			if (fate.kind === 'done') sent.push(itemIndex);
+			else if (fate.kind === 'skipped') before.push(itemIndex);
+			else if (fate.kind === 'failed' && mayHaveBeenDelivered(fate.error)) maybe.push(itemIndex);
+			else resend.push(itemIndex);
+		}
+		const skips = [
+			sent.length ? `${itemList(sent)} (sent)` : '',
+			before.length ? `${itemList(before)} (sent before)` : '',
+			maybe.length ? `${itemList(maybe)} (may have been delivered: check the recipient)` : '',
+		].filter(Boolean);
+		if (skips.length === 0 && resend.length === 0) return '';
+		const skipText = skips.length ? `skips ${skips.join(', ')}` : 'skips nothing';
+		const sendText = resend.length ? ` and sends ${itemList(resend)}` : ', and sends nothing';
+		return `Running the same input again within ${this.window} (n8n's Retry, a re-run) ${skipText}${sendText}: Skip Repeats Within.`;
+	}
+
+	private get window(): string {
+		return `${this.hours} h`;
+	}
+
+	/** The output of an item that is not sent again: in its place, on the success output. */
+	private skip(
+		itemIndex: number,
+		why: { duplicateOf: number } | { holder: Holder },
+	): { output: INodeExecutionData } {
+		this.skippedCount++;
+		const send = this.sends.get(itemIndex)!;
+		const earlierSend: IDataObject =
+			'duplicateOf' in why
+				? { item: why.duplicateOf, executionId: this.ctx.getExecutionId() ?? null }
+				: {
+						executionId: why.holder.executionId,
+						at: why.holder.at === null ? null : new Date(why.holder.at).toISOString(),
+						notBefore: new Date(why.holder.notBefore).toISOString(),
+					};
+		return {
+			output: {
+				json: {
+					skipped: true,
+					reason: `Not sent again: ${'duplicateOf' in why ? `the same message as item ${why.duplicateOf} of this run` : describeHolder(why.holder)} (Skip Repeats Within ${this.window})`,
+					phone: send.phone,
+					idempotencyKey: send.key,
+					earlierSend,
+					protection: this.claims?.protection ?? 'process',
+				},
+				pairedItem: { item: itemIndex },
+			},
+		};
+	}
+
+	private hintAtSkips(): void {
+		if (this.claims?.protection === 'process')
+			this.hint(
+				'Skip Repeats Within holds until n8n restarts: this n8n has no processed-items store (n8n 1.66 or newer keeps it in its database).',
+				'warning',
+			);
+		if (this.skippedCount > 0)
+			this.hint(
+				`${this.skippedCount} item${this.skippedCount === 1 ? ' was' : 's were'} not sent again: the same message was sent within ${this.window} (Skip Repeats Within). Each skipped item says when.`,
+				'info',
+			);
+	}
+
+	private hint(message: string, type: 'info' | 'warning'): void {
+		// addExecutionHints exists in newer n8n only.
+		(this.ctx as Partial<IExecuteFunctions>).addExecutionHints?.({
+			message,
+			type,
+			location: 'outputPane',
+		});
+	}
+}
+
+function describeHolder(holder: Holder): string {
+	const by = holder.executionId ? `execution ${holder.executionId}` : 'an earlier execution';
+	const at = holder.at === null ? '' : ` at ${new Date(holder.at).toISOString()}`;
+	switch (holder.state) {
+		case 'sending':
+			return `the same message is being sent by ${by} now`;
+		case 'sent':
+			return `the same message was sent by ${by}${at}`;
+		case 'maybe':
+			return `the same message may have been delivered by ${by}${at} (its answer was lost)`;
+		case 'stopped':
+			return `${by} stopped while sending the same message${at}: it may have been delivered`;
+		case 'recorded':
+			return `the same message was sent by an earlier execution, not before ${new Date(holder.notBefore).toISOString()} (n8n's database holds it)`;
+	}
+}
+
+/** Whether a failed send may have reached the gateway: then its claim is kept. Unknown failures count as may. */
+function mayHaveBeenDelivered(error: unknown): boolean {
+	const apiError =
+		error instanceof ApiError ? error : (error as { apiError?: ApiError } | undefined)?.apiError;
+	if (apiError) return apiError.deliveryUnknown;
+	const known = error as { notAttempted?: boolean; sourceFailure?: boolean } | undefined;
+	// Kept back without a request, or a download that failed (the gateway got an incomplete request).
+	return known?.notAttempted !== true && known?.sourceFailure !== true;
+}
+
+function reasonOf(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}
+
+/** The claim could not be made: the item is not sent (never unprotected). */
+class ClaimUnavailable extends NodeOperationError {
+	readonly notAttempted = true;
+}
+
+function notAttempted(run: MessagingRun, itemIndex: number, error: unknown): ClaimUnavailable {
+	return new ClaimUnavailable(
+		run.node,
+		`Not sent: Skip Repeats Within could not check whether this message was already sent: ${causeInWords(reasonOf(error))} ${itemLabel(itemIndex)}`,
+		{
+			itemIndex,
+			description:
+				'Nothing was sent for this item, so running it again cannot send it twice. Check that n8n reaches its database (and, in queue mode, its Redis), or set Skip Repeats Within to 0 to send without this check.',
+		},
+	);
+}

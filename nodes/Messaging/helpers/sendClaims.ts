@@ -1,0 +1,517 @@
+import { randomBytes } from 'crypto';
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { clock } from '../../shared/clock';
+import { MemoryTable } from '../../shared/state/memoryTable';
+import {
+	sharedState,
+	SharedStateUnavailable,
+	type QueueRedisState,
+	type RedisScript,
+} from '../../shared/state/sharedState';
+
+/**
+ * Claims on messages, so that one message (one idempotency key of one node) is sent once per
+ * window whatever runs it: n8n's Retry, a re-run, two executions at once, several workers.
+ *
+ * Three layers, each where n8n gives it:
+ *
+ * 1. **The claim** (atomic): in regular mode this process's memory (every execution runs here);
+ *    in queue mode n8n's queue Redis (Lua scripts), shared by main, workers and webhook processes.
+ *    A claim belongs to one run of the node; it is `claimed` before the first request of the
+ *    run, `dispatched` just before its own request (in Redis this is the per-message gate: a run
+ *    sends only what it still holds), then `sent`, `maybe` (may have been delivered) or given back.
+ * 2. **n8n's processed-items store** (the Remove Duplicates node's, in n8n's database): durable
+ *    across restarts and shared through the database, but not atomic (a read-modify-write of one
+ *    row per node), so it is only ever written behind layer 1, under this process's lock of that
+ *    row. A key claimed here that the store already holds was sent by an earlier execution.
+ * 3. **The window**: the store has no time, so a key is recorded with its time bucket
+ *    (`floor(now / window)`), and a claim records the next bucket's too: a repeat within one
+ *    window is always caught, one after two windows never, in between it may be. Memory and
+ *    Redis keep the same expiry (the end of the next bucket), so all layers agree.
+ *
+ * A run that dies (a worker killed) leaves its claims: in Redis those it never dispatched are
+ * taken over by the next run once the dead run's lease has lapsed (`LEASE_MS`); those it
+ * dispatched stay, as "may have been delivered", until the window ends.
+ */
+
+/** What is known of a message another run claimed. */
+export interface Holder {
+	/** `sending`: a run holds it now; `sent`; `maybe`: may have been delivered; `stopped`: a run that stopped while sending it. */
+	state: 'sending' | 'sent' | 'maybe' | 'stopped' | 'recorded';
+	executionId: string | null;
+	/** When the earlier run claimed it, when known exactly (memory, Redis); else null. */
+	at: number | null;
+	/** The earliest the earlier send can have been. */
+	notBefore: number;
+}
+
+export type ClaimResult = { won: true } | { won: false; holder: Holder };
+
+/** Where a run's claims are kept, for the output and the docs' table. */
+export type Protection = 'database' | 'redis' | 'database and redis' | 'process';
+
+/** The store keeps this many keys per node (two per message): about 10,000 messages per window. */
+const STORE_MAX_ENTRIES = 20_000;
+/** A run holds its claims while its lease lasts; it renews it every third of it. */
+const LEASE_MS = 30_000;
+/** Claims held in this process's memory (regular mode), at most: about 45,000 messages. */
+const MEMORY_BUDGET_BYTES = 16 * 1024 * 1024;
+
+type Outcome = 'sent' | 'maybe' | 'release';
+
+/** The claims of one run of one node. */
+export class SendClaims {
+	private readonly scope: string;
+	private readonly owner: string;
+	private readonly backend: ClaimBackend;
+	private readonly store: ProcessedItems | undefined;
+	/** Store entries this run added, per key, to remove when its claim is given back. */
+	private readonly added = new Map<string, string[]>();
+
+	constructor(
+		ctx: IExecuteFunctions,
+		private readonly windowMs: number,
+	) {
+		const workflowId = ctx.getWorkflow().id;
+		const node = ctx.getNode();
+		this.scope = `${workflowId ?? 'unsaved'}:${node.id ?? node.name}`;
+		const executionId = String(ctx.getExecutionId() ?? '').replace(/\|/g, '') || 'unknown';
+		this.owner = `${executionId}.${randomBytes(6).toString('hex')}`;
+		const state = sharedState();
+		this.backend =
+			state.kind === 'redis'
+				? new RedisClaims(state, this.scope, this.owner, executionId)
+				: new MemoryClaims(this.scope, this.owner, executionId);
+		this.store = workflowId ? ProcessedItems.of(ctx) : undefined;
+	}
+
+	get protection(): Protection {
+		if (this.backend.kind === 'redis') return this.store ? 'database and redis' : 'redis';
+		return this.store ? 'database' : 'process';
+	}
+
+	/** Claims every key for this run (one backend call, one store call); the keys are distinct. */
+	async claim(keys: string[]): Promise<ClaimResult[]> {
+		const now = clock.now();
+		const bucket = Math.floor(now / this.windowMs);
+		const expiresAt = (bucket + 2) * this.windowMs;
+		return await withLock(this.scope, async () => {
+			const claimed = await this.backend.claim(keys, now, expiresAt);
+			const results: ClaimResult[] = claimed.map((c) =>
+				c.won ? { won: true } : { won: false, holder: c.holder },
+			);
+			if (!this.store) return results;
+			const winners = keys.filter((_, i) => claimed[i].won);
+			const entries = winners.flatMap((key) => [
+				storeEntry(key, bucket),
+				storeEntry(key, bucket + 1),
+			]);
+			let processed: Set<string>;
+			try {
+				processed = await this.store.record(entries);
+			} catch (error) {
+				await this.backend.settle(
+					winners.map((key) => [key, 'release']),
+					false,
+				);
+				// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the claims know no n8n item: the gate turns this into each item's "not attempted" error
+				throw error;
+			}
+			const recordedEarlier: string[] = [];
+			const undo: string[] = [];
+			keys.forEach((key, i) => {
+				const c = claimed[i];
+				if (!c.won) return;
+				const current = storeEntry(key, bucket);
+				const next = storeEntry(key, bucket + 1);
+				const addedNext = !processed.has(next);
+				// A claim taken over from a run that died: the store holds what that run recorded.
+				if (processed.has(current) && !c.tookOver) {
+					recordedEarlier.push(key);
+					if (addedNext) undo.push(next);
+					results[i] = {
+						won: false,
+						holder: {
+							state: 'recorded',
+							executionId: null,
+							at: null,
+							notBefore: (bucket - 1) * this.windowMs,
+						},
+					};
+					return;
+				}
+				this.added.set(key, [
+					...(processed.has(current) ? [] : [current]),
+					...(addedNext ? [next] : []),
+				]);
+			});
+			if (recordedEarlier.length) {
+				await this.backend.settle(
+					recordedEarlier.map((key) => [key, 'release']),
+					false,
+				);
+				if (undo.length) await this.store.remove(undo);
+			}
+			return results;
+		});
+	}
+
+	/** Just before a key's request: undefined when this run still holds it, else who does. */
+	async dispatch(key: string): Promise<Holder | undefined> {
+		const now = clock.now();
+		const expiresAt = (Math.floor(now / this.windowMs) + 2) * this.windowMs;
+		return await this.backend.dispatch(key, now, expiresAt);
+	}
+
+	/** The end of the run: what was sent or may have been delivered is kept, the rest given back. */
+	async settle(outcomes: Array<[string, Outcome]>): Promise<void> {
+		await withLock(this.scope, async () => {
+			await this.backend.settle(outcomes, true);
+			const entries = outcomes.flatMap(([key, outcome]) =>
+				outcome === 'release' ? (this.added.get(key) ?? []) : [],
+			);
+			if (this.store && entries.length) await this.store.remove(entries);
+		});
+	}
+}
+
+function storeEntry(key: string, bucket: number): string {
+	return `${key}:${bucket}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// n8n's processed-items store
+
+class ProcessedItems {
+	private constructor(private readonly ctx: IExecuteFunctions) {}
+
+	/** The store, where n8n has it (n8n 1.64 and newer, in execute and tool contexts). */
+	static of(ctx: IExecuteFunctions): ProcessedItems | undefined {
+		const helpers = ctx.helpers as Partial<IExecuteFunctions['helpers']>;
+		return typeof helpers.checkProcessedAndRecord === 'function' &&
+			typeof helpers.removeProcessed === 'function'
+			? new ProcessedItems(ctx)
+			: undefined;
+	}
+
+	/** Records `entries`; the ones it already held. Tried twice: two processes creating the node's row at once fail one insert. */
+	async record(entries: string[]): Promise<Set<string>> {
+		if (entries.length === 0) return new Set();
+		const call = async () =>
+			await this.ctx.helpers.checkProcessedAndRecord(entries, 'node', {
+				mode: 'entries',
+				maxEntries: STORE_MAX_ENTRIES,
+			});
+		let answer;
+		try {
+			answer = await call();
+		} catch {
+			try {
+				answer = await call();
+			} catch (error) {
+				// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the claims know no n8n item: the gate turns this into each item's "not attempted" error
+				throw new SharedStateUnavailable(
+					`n8n's processed-items store (its database) failed: ${error instanceof Error ? error.message : String(error)}`,
+				);
+			}
+		}
+		return new Set(answer.processed.map(String));
+	}
+
+	async remove(entries: string[]): Promise<void> {
+		await this.ctx.helpers.removeProcessed(entries, 'node', { mode: 'entries' });
+	}
+}
+
+/** One writer at a time per store row (workflow and node) in this process. */
+const locks = new Map<string, Promise<unknown>>();
+
+async function withLock<T>(scope: string, work: () => Promise<T>): Promise<T> {
+	const before = locks.get(scope) ?? Promise.resolve();
+	const mine = before.then(work, work);
+	const tail = mine.catch(() => undefined);
+	locks.set(scope, tail);
+	try {
+		return await mine;
+	} finally {
+		if (locks.get(scope) === tail) locks.delete(scope);
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// The claim backends
+
+type BackendClaim = { won: true; tookOver: boolean } | { won: false; holder: Holder };
+
+interface ClaimBackend {
+	readonly kind: 'memory' | 'redis';
+	claim(keys: string[], now: number, expiresAt: number): Promise<BackendClaim[]>;
+	dispatch(key: string, now: number, expiresAt: number): Promise<Holder | undefined>;
+	/** `done`: the run is over (its lease ends). */
+	settle(outcomes: Array<[string, Outcome]>, done: boolean): Promise<void>;
+}
+
+/** A claim's state letter: claimed, dispatched, sent, maybe delivered. */
+type StateLetter = 'c' | 'd' | 's' | 'm';
+
+function holderOf(
+	state: StateLetter,
+	executionId: string,
+	at: number,
+	ownerAlive: boolean,
+): Holder {
+	return {
+		state:
+			state === 's'
+				? 'sent'
+				: state === 'm'
+					? 'maybe'
+					: state === 'd' && !ownerAlive
+						? 'stopped'
+						: 'sending',
+		executionId: executionId || null,
+		at,
+		notBefore: at,
+	};
+}
+
+interface MemoryClaim {
+	state: StateLetter;
+	owner: string;
+	executionId: string;
+	at: number;
+}
+
+const memoryClaims = new MemoryTable<MemoryClaim>(
+	MEMORY_BUDGET_BYTES,
+	(c) => 2 * (c.owner.length + c.executionId.length) + 24,
+);
+/** Runs of this process that hold claims now. */
+const liveOwners = new Set<string>();
+
+/** Regular mode: every run is in this process, so its memory is the claim (atomic: no await inside). */
+class MemoryClaims implements ClaimBackend {
+	readonly kind = 'memory';
+
+	constructor(
+		private readonly scope: string,
+		private readonly owner: string,
+		private readonly executionId: string,
+	) {}
+
+	async claim(keys: string[], now: number, expiresAt: number): Promise<BackendClaim[]> {
+		liveOwners.add(this.owner);
+		return keys.map((key): BackendClaim => {
+			const id = this.id(key);
+			const held = memoryClaims.get(id, now);
+			const alive = held ? liveOwners.has(held.owner) : false;
+			if (held && held.owner !== this.owner && !(held.state === 'c' && !alive))
+				return { won: false, holder: holderOf(held.state, held.executionId, held.at, alive) };
+			memoryClaims.set(id, this.record('c', now), expiresAt);
+			return { won: true, tookOver: held !== undefined };
+		});
+	}
+
+	async dispatch(key: string, now: number, expiresAt: number): Promise<Holder | undefined> {
+		const id = this.id(key);
+		const held = memoryClaims.get(id, now);
+		if (held && held.owner !== this.owner)
+			return holderOf(held.state, held.executionId, held.at, liveOwners.has(held.owner));
+		memoryClaims.set(id, { ...(held ?? this.record('c', now)), state: 'd' }, expiresAt);
+		return undefined;
+	}
+
+	async settle(outcomes: Array<[string, Outcome]>, done: boolean): Promise<void> {
+		const now = clock.now();
+		for (const [key, outcome] of outcomes) {
+			const id = this.id(key);
+			const held = memoryClaims.get(id, now);
+			if (held?.owner !== this.owner) continue;
+			if (outcome === 'release') memoryClaims.delete(id);
+			else held.state = outcome === 'sent' ? 's' : 'm';
+		}
+		if (done) liveOwners.delete(this.owner);
+	}
+
+	private id(key: string): string {
+		return `${this.scope}\n${key}`;
+	}
+
+	private record(state: StateLetter, now: number): MemoryClaim {
+		return { state, owner: this.owner, executionId: this.executionId, at: now };
+	}
+}
+
+/** Forgets every claim this process holds, as a restarted process would (for tests). */
+export function forgetSendClaimsInProcess(): void {
+	memoryClaims.clear();
+	liveOwners.clear();
+}
+
+// Redis: one string per message, `<state>|<owner>|<executionId>|<at>`, expiring with the window;
+// one hash per node of the runs holding claims (owner → end of lease, ms).
+
+const CLAIM: RedisScript = {
+	name: 'messagingClaimSends',
+	lua: `
+local leases, owner, execution, now = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
+redis.call('HSET', leases, owner, ARGV[4])
+redis.call('PEXPIRE', leases, ARGV[5])
+local record = 'c|' .. owner .. '|' .. execution .. '|' .. ARGV[3]
+local out = {}
+for i = 2, #KEYS do
+  local held = redis.call('GET', KEYS[i])
+  local take, alive = not held, '1'
+  if held then
+    local state, holder = string.match(held, '^(%a)|([^|]*)|')
+    if holder == owner then
+      take = true
+    else
+      local lease = tonumber(redis.call('HGET', leases, holder) or '0')
+      if lease <= now then alive = '0' end
+      if state == 'c' and alive == '0' then
+        take = true
+        redis.call('HDEL', leases, holder)
+      end
+    end
+  end
+  if take then
+    redis.call('SET', KEYS[i], record, 'PX', ARGV[i + 4])
+    out[i - 1] = held and 'T' or 'W'
+  else
+    out[i - 1] = 'L' .. alive .. held
+  end
+end
+return out`,
+};
+
+const DISPATCH: RedisScript = {
+	name: 'messagingDispatchSend',
+	keys: 2,
+	lua: `
+local held = redis.call('GET', KEYS[2])
+if held then
+  local holder = string.match(held, '^%a|([^|]*)|')
+  if holder ~= ARGV[1] then
+    local lease = tonumber(redis.call('HGET', KEYS[1], holder) or '0')
+    return (lease > tonumber(ARGV[3]) and '1' or '0') .. held
+  end
+  local ttl = redis.call('PTTL', KEYS[2])
+  if ttl < 1 then ttl = ARGV[4] end
+  redis.call('SET', KEYS[2], 'd' .. string.sub(held, 2), 'PX', ttl)
+else
+  redis.call('SET', KEYS[2], 'd|' .. ARGV[1] .. '|' .. ARGV[2] .. '|' .. ARGV[3], 'PX', ARGV[4])
+end
+return ''`,
+};
+
+const SETTLE: RedisScript = {
+	name: 'messagingSettleSends',
+	lua: `
+local owner = ARGV[1]
+if ARGV[2] == '1' then redis.call('HDEL', KEYS[1], owner) end
+for i = 2, #KEYS do
+  local held = redis.call('GET', KEYS[i])
+  if held and string.match(held, '^%a|([^|]*)|') == owner then
+    local outcome = ARGV[i + 1]
+    if outcome == 'r' then
+      redis.call('DEL', KEYS[i])
+    else
+      local ttl = redis.call('PTTL', KEYS[i])
+      if ttl > 0 then redis.call('SET', KEYS[i], outcome .. string.sub(held, 2), 'PX', ttl) end
+    end
+  end
+end
+return 1`,
+};
+
+const RENEW: RedisScript = {
+	name: 'messagingRenewLease',
+	keys: 1,
+	lua: `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1`,
+};
+
+/** Queue mode: claims in n8n's queue Redis, atomic for main, workers and webhook processes. */
+class RedisClaims implements ClaimBackend {
+	readonly kind = 'redis';
+	private renewal: NodeJS.Timeout | undefined;
+
+	constructor(
+		private readonly state: QueueRedisState,
+		private readonly scope: string,
+		private readonly owner: string,
+		private readonly executionId: string,
+	) {}
+
+	async claim(keys: string[], now: number, expiresAt: number): Promise<BackendClaim[]> {
+		const answer = (await this.state.run(
+			CLAIM,
+			[this.leases, ...keys.map((key) => this.key(key))],
+			[
+				this.owner,
+				this.executionId,
+				now,
+				now + LEASE_MS,
+				2 * LEASE_MS,
+				...keys.map(() => Math.max(1, expiresAt - now)),
+			],
+		)) as string[];
+		this.renewLease();
+		return answer.map((reply): BackendClaim => {
+			if (reply === 'W' || reply === 'T') return { won: true, tookOver: reply === 'T' };
+			return { won: false, holder: parseHolder(reply.slice(2), reply[1] === '1') };
+		});
+	}
+
+	async dispatch(key: string, now: number, expiresAt: number): Promise<Holder | undefined> {
+		const reply = (await this.state.run(
+			DISPATCH,
+			[this.leases, this.key(key)],
+			[this.owner, this.executionId, now, Math.max(1, expiresAt - now)],
+		)) as string;
+		return reply === '' ? undefined : parseHolder(reply.slice(1), reply[0] === '1');
+	}
+
+	async settle(outcomes: Array<[string, Outcome]>, done: boolean): Promise<void> {
+		if (done) this.stopRenewal();
+		await this.state.run(
+			SETTLE,
+			[this.leases, ...outcomes.map(([key]) => this.key(key))],
+			[this.owner, done ? '1' : '0', ...outcomes.map(([, outcome]) => outcome[0])],
+		);
+	}
+
+	/** Keeps the lease while the run lasts, so that other runs leave its claims alone. */
+	private renewLease(): void {
+		if (this.renewal) return;
+		this.renewal = setInterval(() => {
+			const now = clock.now();
+			this.state
+				.run(RENEW, [this.leases], [this.owner, now + LEASE_MS, 2 * LEASE_MS])
+				.catch(() => undefined);
+		}, LEASE_MS / 3);
+		this.renewal.unref();
+	}
+
+	private stopRenewal(): void {
+		if (this.renewal) clearInterval(this.renewal);
+		this.renewal = undefined;
+	}
+
+	private get leases(): string {
+		return this.state.key(this.scope, 'leases');
+	}
+
+	private key(key: string): string {
+		return this.state.key(this.scope, 'send', key);
+	}
+}
+
+function parseHolder(record: string, ownerAlive: boolean): Holder {
+	const [state, , executionId, at] = record.split('|');
+	return holderOf(state as StateLetter, executionId, Number(at), ownerAlive);
+}

@@ -1,0 +1,172 @@
+/**
+ * Skip Repeats Within in queue mode: the claims in n8n's queue Redis (a redis-server of this
+ * file's own, test/harness/redisServer.ts), through n8n's real engine against the sandbox. What a
+ * run leaves in Redis, a run that died (its claims taken over or kept), another run taking a claim
+ * over while this one waits, and an unreachable Redis (nothing sent unprotected).
+ */
+import type { INode, INodeExecutionData } from 'n8n-workflow';
+
+import { forgetSendClaimsInProcess } from '../../../../nodes/Messaging/helpers/sendClaims';
+import {
+	apiRequests,
+	mappedSendText,
+	orderItems,
+	runMessaging,
+} from '../../../harness/messagingNode';
+import { processedItems } from '../../../harness/processedItems';
+import { useQueueMode } from '../../../harness/redisServer';
+import { useSandbox } from '../../../harness/useSandbox';
+
+const sandbox = useSandbox();
+const queue = useQueueMode();
+
+const V2: Partial<INode> = { typeVersion: 2 };
+const PREFIX = 'n8n-nodes-messaging-rate:{test-workflow:3}';
+const json = (items: INodeExecutionData[]) => items.map((item) => item.json);
+const sends = () => apiRequests(sandbox).filter((entry) => entry.params?.method === 'sendMessage');
+
+/** The idempotency keys of `orderItems(count)`, read from the skipped items of a second run. */
+async function keysOf(count: number): Promise<string[]> {
+	await runMessaging(sandbox, mappedSendText(), orderItems(count), V2);
+	const again = await runMessaging(sandbox, mappedSendText(), orderItems(count), V2);
+	const keys = json(again.output('Node')).map((item) => String(item.idempotencyKey));
+	await queue.redis().cli('FLUSHALL');
+	processedItems.clear();
+	sandbox.reset();
+	return keys;
+}
+
+it("keeps each claim in n8n's queue Redis under the package's own prefix, until the window's end", async () => {
+	const run = await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
+	expect(run.error).toBeUndefined();
+	const keys = (await queue.redis().cli('--scan', '--pattern', '*')).split('\n').sort();
+	expect(keys).toHaveLength(3);
+	expect(keys.every((key) => new RegExp(`^${escape(PREFIX)}:send:[0-9a-f]{32}$`).test(key))).toBe(
+		true,
+	);
+	const record = await queue.redis().cli('GET', keys[0]);
+	expect(record).toMatch(/^s\|test-\d+\.[0-9a-f]{12}\|test-\d+\|\d{13}$/);
+	const ttl = Number(await queue.redis().cli('PTTL', keys[0]));
+	// Until the end of the next 8-hour bucket: more than 8 h, at most 16 h.
+	expect(ttl).toBeGreaterThan(8 * 3_600_000 - 60_000);
+	expect(ttl).toBeLessThanOrEqual(16 * 3_600_000);
+});
+
+it('another process (another worker) finds what this one sent, whatever its memory holds', async () => {
+	await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+	// A worker has its own memory and, here, no shared database store: Redis alone holds the claims.
+	forgetSendClaimsInProcess();
+	processedItems.clear();
+	const again = await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+	expect(json(again.output('Node'))).toEqual([
+		expect.objectContaining({
+			skipped: true,
+			reason: expect.stringMatching(
+				/^Not sent again: the same message was sent by execution test-\d+ at /,
+			),
+			protection: 'database and redis',
+		}),
+		expect.objectContaining({ skipped: true }),
+	]);
+	expect(sandbox.ledger()).toHaveLength(2);
+});
+
+it('a run that died: what it never sent is taken over once its lease lapsed, what it was sending is kept', async () => {
+	const [never, sending, live] = await keysOf(3);
+	const at = Date.now() - 60_000;
+	const redis = queue.redis();
+	// Run "dead.1" of execution 77 claimed item 0 and was sending item 1 when its worker died;
+	// run "live.1" of execution 78 holds item 2 and renews its lease.
+	await redis.cli('SET', `${PREFIX}:send:${never}`, `c|dead.1|77|${at}`, 'PX', '3600000');
+	await redis.cli('SET', `${PREFIX}:send:${sending}`, `d|dead.1|77|${at}`, 'PX', '3600000');
+	await redis.cli('SET', `${PREFIX}:send:${live}`, `c|live.1|78|${at}`, 'PX', '3600000');
+	await redis.cli('HSET', `${PREFIX}:leases`, 'live.1', String(Date.now() + 60_000));
+	const run = await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
+	const out = json(run.output('Node'));
+	expect(out[0]).toMatchObject({ sent: true });
+	expect(out[1]).toMatchObject({
+		skipped: true,
+		reason: expect.stringContaining('execution 77 stopped while sending the same message at'),
+		earlierSend: { executionId: '77', at: new Date(at).toISOString() },
+	});
+	expect(out[2]).toMatchObject({
+		skipped: true,
+		reason: expect.stringContaining('the same message is being sent by execution 78 now'),
+	});
+	expect(sandbox.ledger().map((entry) => entry.text)).toEqual(['Order 0 is ready']);
+});
+
+it('sends only what it still holds: a claim taken over while the item waited for its turn is not sent', async () => {
+	const keys = await keysOf(3);
+	const redis = queue.redis();
+	const running = runMessaging(sandbox, mappedSendText({ delayMs: 400 }), orderItems(3), V2);
+	// Once item 0 is sent, another run takes item 2 over.
+	while (sandbox.ledger().length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+	await redis.cli(
+		'SET',
+		`${PREFIX}:send:${keys[2]}`,
+		`c|other.1|79|${Date.now()}`,
+		'PX',
+		'3600000',
+	);
+	await redis.cli('HSET', `${PREFIX}:leases`, 'other.1', String(Date.now() + 60_000));
+	const out = json((await running).output('Node'));
+	expect(out.map((item) => item.sent ?? item.skipped)).toEqual([true, true, true]);
+	expect(out[2]).toMatchObject({ skipped: true, reason: expect.stringContaining('execution 79') });
+	expect(sandbox.ledger()).toHaveLength(2);
+	// It is left to its holder: this run did not give it back.
+	expect(await redis.cli('GET', `${PREFIX}:send:${keys[2]}`)).toMatch(/^c\|other\.1\|79\|/);
+});
+
+it('a stopped run gives back what it did not send: only the sent claim is left, and the Retry sends the rest, once', async () => {
+	sandbox.addFaults([
+		{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
+	]);
+	const stopped = await runMessaging(sandbox, mappedSendText(), orderItems(4), V2);
+	expect(stopped.error?.description).toContain('skips item 0 (sent) and sends items 1–3');
+	const records = await Promise.all(
+		(await queue.redis().cli('--scan', '--pattern', `${PREFIX}:send:*`))
+			.split('\n')
+			.map(async (key) => await queue.redis().cli('GET', key)),
+	);
+	// Only item 0's claim is left, as sent.
+	expect(records.map((record) => record[0])).toEqual(['s']);
+	await runMessaging(sandbox, mappedSendText(), orderItems(4), V2);
+	expect(sandbox.ledger().map((entry) => entry.text)).toEqual([
+		'Order 0 is ready',
+		'Order 1 is ready',
+		'Order 2 is ready',
+		'Order 3 is ready',
+	]);
+});
+
+it('with Redis unreachable nothing is sent: every item "not attempted", naming Redis; sent once it is back', async () => {
+	const redis = queue.redis();
+	await redis.stop();
+	try {
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2), {
+			...V2,
+			onError: 'continueRegularOutput',
+		});
+		expect(json(run.output('Node'))).toEqual([
+			{
+				error: expect.stringMatching(
+					new RegExp(
+						`^Not sent: Skip Repeats Within could not check whether this message was already sent: n8n's queue Redis \\(127\\.0\\.0\\.1:${redis.port}, database 0\\) did not answer: connection refused by 127\\.0\\.0\\.1:${redis.port} \\[item 0\\]$`,
+					),
+				),
+				details: expect.objectContaining({ notAttempted: true, deliveryUnknown: false }),
+			},
+			expect.objectContaining({ error: expect.stringContaining('[item 1]') }),
+		]);
+		expect(sends()).toEqual([]);
+	} finally {
+		await redis.start();
+	}
+	const later = await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+	expect(json(later.output('Node')).map((item) => item.sent)).toEqual([true, true]);
+});
+
+function escape(text: string): string {
+	return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

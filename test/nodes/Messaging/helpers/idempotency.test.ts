@@ -1,0 +1,422 @@
+/**
+ * Skip Repeats Within (nodes/Messaging/helpers/idempotency.ts, sendClaims.ts) through n8n's real
+ * engine, with n8n's processed-items store as n8n's database implements it (races included:
+ * test/harness/processedItems.ts), against the sandbox's ledger: nothing is sent twice across
+ * executions (n8n's Retry, re-runs, two at once, a restart), and nothing that certainly was not
+ * sent is held back.
+ */
+import type { INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { forgetSendClaimsInProcess } from '../../../../nodes/Messaging/helpers/sendClaims';
+import { clock } from '../../../../nodes/shared/clock';
+import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
+import {
+	PHONE,
+	apiRequests,
+	mappedSendText,
+	orderItems,
+	runMessaging,
+} from '../../../harness/messagingNode';
+import { processedItems } from '../../../harness/processedItems';
+import { useSandbox } from '../../../harness/useSandbox';
+
+const sandbox = useSandbox();
+afterEach(() => jest.restoreAllMocks());
+
+const V2: Partial<INode> = { typeVersion: 2 };
+const HOUR = 3_600_000;
+
+const texts = () => sandbox.ledger().map((entry) => entry.text);
+const sends = () => apiRequests(sandbox).filter((entry) => entry.params?.method === 'sendMessage');
+const json = (items: INodeExecutionData[]) => items.map((item) => item.json);
+/** How often each text is in the ledger. */
+const counts = () =>
+	texts().reduce<Record<string, number>>(
+		(all, text = '') => ({ ...all, [text]: (all[text] ?? 0) + 1 }),
+		{},
+	);
+
+describe("n8n's Retry of a stopped run", () => {
+	const dropThird = () =>
+		sandbox.addFaults([
+			{ kind: 'dropAfterProcessing', match: { rpcMethod: 'sendMessage' }, skip: 2, times: 1 },
+		]);
+
+	it('sends what the first run did not, once: items sent or maybe delivered are skipped, in place and paired', async () => {
+		dropThird();
+		const first = await runMessaging(sandbox, mappedSendText(), orderItems(5), V2);
+		expect(first.error?.message).toContain('[item 2]');
+		expect(first.error?.description).toContain(
+			"Running the same input again within 8 h (n8n's Retry, a re-run) skips items 0–1 (sent), item 2 (may have been delivered: check the recipient) and sends items 3–4: Skip Repeats Within.",
+		);
+		expect(first.error?.description).not.toContain('repeats them');
+		expect(texts()).toEqual(['Order 0 is ready', 'Order 1 is ready', 'Order 2 is ready']);
+
+		const retry = await runMessaging(sandbox, mappedSendText(), orderItems(5), V2);
+		expect(retry.error).toBeUndefined();
+		const out = retry.output('Node');
+		expect(out.map((item) => item.pairedItem)).toEqual([0, 1, 2, 3, 4].map((item) => ({ item })));
+		expect(json(out).map((item) => item.skipped ?? false)).toEqual([
+			true,
+			true,
+			true,
+			false,
+			false,
+		]);
+		expect(json(out).map((item) => item.sent ?? false)).toEqual([false, false, false, true, true]);
+		expect(out[0].json).toEqual({
+			skipped: true,
+			reason: expect.stringMatching(
+				/^Not sent again: the same message was sent by execution test-\d+ at \d{4}-.*Z \(Skip Repeats Within 8 h\)$/,
+			),
+			phone: PHONE,
+			idempotencyKey: expect.stringMatching(/^[0-9a-f]{32}$/),
+			earlierSend: {
+				executionId: expect.stringMatching(/^test-\d+$/),
+				at: expect.any(String),
+				notBefore: expect.any(String),
+			},
+			protection: 'database',
+		});
+		expect(out[2].json.reason).toContain('may have been delivered by execution');
+		expect(Object.values(counts())).toEqual([1, 1, 1, 1, 1]);
+	});
+
+	it('version 1 nodes keep sending everything again (their behaviour before version 2)', async () => {
+		dropThird();
+		await runMessaging(sandbox, mappedSendText(), orderItems(5));
+		const retry = await runMessaging(sandbox, mappedSendText(), orderItems(5));
+		expect(retry.error).toBeUndefined();
+		expect(counts()).toEqual({
+			'Order 0 is ready': 2,
+			'Order 1 is ready': 2,
+			'Order 2 is ready': 2,
+			'Order 3 is ready': 1,
+			'Order 4 is ready': 1,
+		});
+	});
+
+	it('a version 1 node with the option set is protected the same way', async () => {
+		dropThird();
+		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 8 }), orderItems(5));
+		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 8 }), orderItems(5));
+		expect(Object.values(counts())).toEqual([1, 1, 1, 1, 1]);
+	});
+
+	it("after a restart (memory gone) n8n's store still knows what was sent", async () => {
+		await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
+		forgetSendClaimsInProcess();
+		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
+		expect(json(again.output('Node')).map((item) => item.skipped)).toEqual([true, true, true]);
+		expect(again.output('Node')[0].json.reason).toMatch(
+			/the same message was sent by an earlier execution, not before .*n8n's database holds it/,
+		);
+		expect(again.output('Node')[0].json.earlierSend).toMatchObject({ at: null, executionId: null });
+		expect(texts()).toHaveLength(3);
+	});
+});
+
+describe('two executions at once', () => {
+	it("n8n's store alone would let both send (it reads, then writes): the race the claim closes", async () => {
+		const context = { workflow: { id: 'wf', active: true }, node: { id: 'n' } as INode };
+		const options = { mode: 'entries' as const };
+		await processedItems.checkProcessedAndRecord(['seed'], 'node', context, options);
+		const both = await Promise.all([
+			processedItems.checkProcessedAndRecord(['order-7'], 'node', context, options),
+			processedItems.checkProcessedAndRecord(['order-7'], 'node', context, options),
+		]);
+		expect(both.map((answer) => answer.new)).toEqual([['order-7'], ['order-7']]);
+	});
+
+	it('send each message once (five items started twice at once: five messages, five skipped)', async () => {
+		// An earlier message makes the store's row exist: two calls then race on it (not on its insert).
+		await runMessaging(sandbox, mappedSendText(), [{ phone: PHONE, text: 'Earlier' }], V2);
+		sandbox.reset();
+		processedItems.queryDelayMs = 5;
+		const runs = await Promise.all([
+			runMessaging(sandbox, mappedSendText(), orderItems(5), V2),
+			runMessaging(sandbox, mappedSendText(), orderItems(5), V2),
+		]);
+		expect(runs.map((run) => run.error)).toEqual([undefined, undefined]);
+		expect(Object.values(counts())).toEqual([1, 1, 1, 1, 1]);
+		const outputs = runs.flatMap((run) => json(run.output('Node')));
+		expect(outputs.filter((item) => item.sent === true)).toHaveLength(5);
+		expect(outputs.filter((item) => item.skipped === true)).toHaveLength(5);
+	});
+});
+
+describe('what makes two messages the same', () => {
+	it('a mapped Idempotency Key: one message per order, whatever the text; the repeat names the earlier item', async () => {
+		const items = [
+			{ phone: PHONE, text: 'Your order 41 shipped', orderId: 41 },
+			{ phone: PHONE, text: 'Your order 41 has shipped!', orderId: 41 },
+			{ phone: PHONE, text: 'Your order 42 shipped', orderId: 42 },
+		];
+		const options = { idempotencyKey: '={{ $json.orderId }}' };
+		const run = await runMessaging(sandbox, mappedSendText(options), items, V2);
+		expect(json(run.output('Node')).map((item) => item.sent ?? item.skipped)).toEqual([
+			true,
+			true,
+			true,
+		]);
+		expect(run.output('Node')[1].json).toMatchObject({
+			skipped: true,
+			reason: 'Not sent again: the same message as item 0 of this run (Skip Repeats Within 8 h)',
+			earlierSend: { item: 0 },
+		});
+		const later = await runMessaging(
+			sandbox,
+			mappedSendText(options),
+			[{ phone: PHONE, text: 'Order 41: shipped (resent)', orderId: 41 }],
+			V2,
+		);
+		expect(later.output('Node')[0].json.skipped).toBe(true);
+		expect(texts()).toEqual(['Your order 41 shipped', 'Your order 42 shipped']);
+	});
+
+	it('the same text to another number, or another text, is another message', async () => {
+		await runMessaging(sandbox, mappedSendText(), orderItems(1), V2);
+		await runMessaging(
+			sandbox,
+			mappedSendText(),
+			[
+				{ phone: '+62 812-8877-6714', text: 'Order 0 is ready' },
+				{ phone: PHONE, text: 'Order 0 is ready.' },
+			],
+			V2,
+		);
+		expect(texts()).toHaveLength(3);
+	});
+
+	it('0 turns it off in a version 2 node', async () => {
+		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 0 }), orderItems(2), V2);
+		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 0 }), orderItems(2), V2);
+		expect(texts()).toHaveLength(4);
+	});
+});
+
+describe('the window', () => {
+	/** Runs at `at` (ms), with the node's clock set there. */
+	const runAt = async (at: number, options: INodeParameters = {}) => {
+		jest.spyOn(clock, 'now').mockReturnValue(at);
+		return await runMessaging(sandbox, mappedSendText(options), orderItems(1), V2);
+	};
+	// 01:00 UTC on a day: the 8-hour windows start at 00:00, 08:00 and 16:00.
+	const start = Date.UTC(2026, 10, 23, 1);
+
+	it('a repeat within 8 h is skipped; a daily message, 24 h later, is sent', async () => {
+		await runAt(start);
+		expect((await runAt(start + 8 * HOUR - 1)).output('Node')[0].json.skipped).toBe(true);
+		expect((await runAt(start + 24 * HOUR)).output('Node')[0].json.sent).toBe(true);
+		expect(texts()).toHaveLength(2);
+	});
+
+	it('after two windows a repeat is always sent; between one and two it may be (at least W, at most 2W)', async () => {
+		await runAt(start, { skipRepeatsHours: 1 });
+		// 2 h later: the claim of 01:xx covered 01:00–03:00.
+		expect(
+			(await runAt(start + 2 * HOUR, { skipRepeatsHours: 1 })).output('Node')[0].json.sent,
+		).toBe(true);
+		expect(texts()).toHaveLength(2);
+	});
+
+	it('after a restart the store keeps the same window', async () => {
+		await runAt(start);
+		forgetSendClaimsInProcess();
+		expect((await runAt(start + 7 * HOUR)).output('Node')[0].json.skipped).toBe(true);
+		forgetSendClaimsInProcess();
+		expect((await runAt(start + 16 * HOUR)).output('Node')[0].json.sent).toBe(true);
+	});
+});
+
+describe('what certainly was not sent goes out later', () => {
+	it('a send the gateway refused (sent: false) is sent by the next run; the others are not repeated', async () => {
+		sandbox.addFaults([
+			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
+		]);
+		const first = await runMessaging(sandbox, mappedSendText(), orderItems(3), {
+			...V2,
+			onError: 'continueRegularOutput',
+		});
+		expect(json(first.output('Node')).map((item) => (item.error ? 'error' : 'sent'))).toEqual([
+			'sent',
+			'error',
+			'sent',
+		]);
+		const second = await runMessaging(sandbox, mappedSendText(), orderItems(3), {
+			...V2,
+			onError: 'continueRegularOutput',
+		});
+		expect(json(second.output('Node')).map((item) => (item.skipped ? 'skipped' : 'sent'))).toEqual([
+			'skipped',
+			'sent',
+			'skipped',
+		]);
+		expect(Object.values(counts())).toEqual([1, 1, 1]);
+	});
+
+	it('after a stop, the Retry sends the refused item and those not started, and only them', async () => {
+		sandbox.addFaults([
+			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
+		]);
+		const first = await runMessaging(sandbox, mappedSendText(), orderItems(4), V2);
+		expect(first.error?.description).toContain(
+			'skips item 0 (sent) and sends items 1–3: Skip Repeats Within.',
+		);
+		await runMessaging(sandbox, mappedSendText(), orderItems(4), V2);
+		expect(Object.values(counts())).toEqual([1, 1, 1, 1]);
+	});
+
+	it('with Continue (using error output): failures on the error output, skipped items on the success output in place', async () => {
+		await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+		sandbox.addFaults([{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, times: 1 }]);
+		const run = await runWorkflow(
+			singleNodeWorkflow('messaging', mappedSendText(), orderItems(4), {
+				...V2,
+				onError: 'continueErrorOutput',
+			}),
+			sandboxCredential(sandbox.url),
+		);
+		expect(
+			run.output('Node', 0).map((item) => [item.pairedItem, item.json.skipped ?? item.json.sent]),
+		).toEqual([
+			[{ item: 0 }, true],
+			[{ item: 1 }, true],
+			[{ item: 3 }, true],
+		]);
+		expect(run.output('Node', 0)[2].json.sent).toBe(true);
+		expect(run.output('Node', 1).map((item) => item.json.text)).toEqual(['Order 2 is ready']);
+	});
+
+	it('Retry On Fail still redoes only what failed, and the claims agree', async () => {
+		sandbox.addFaults([
+			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 2, times: 1 },
+		]);
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(3), {
+			...V2,
+			retryOnFail: true,
+			maxTries: 2,
+			waitBetweenTries: 0,
+		});
+		expect(run.error).toBeUndefined();
+		expect(json(run.output('Node')).map((item) => item.sent)).toEqual([true, true, true]);
+		expect(Object.values(counts())).toEqual([1, 1, 1]);
+		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
+		expect(json(again.output('Node')).map((item) => item.skipped)).toEqual([true, true, true]);
+	});
+});
+
+describe("when n8n's store cannot be used", () => {
+	it('nothing is sent unprotected: every item is "not attempted", and a later run sends them', async () => {
+		processedItems.failing = [new Error('database is locked'), new Error('database is locked')];
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2), {
+			...V2,
+			onError: 'continueRegularOutput',
+		});
+		expect(json(run.output('Node'))).toEqual([
+			{
+				error: expect.stringMatching(
+					/^Not sent: Skip Repeats Within could not check whether this message was already sent: n8n's processed-items store \(its database\) failed: database is locked \[item 0\]$/,
+				),
+				details: expect.objectContaining({ kind: 'not-attempted', notAttempted: true }),
+			},
+			expect.objectContaining({ error: expect.stringContaining('[item 1]') }),
+		]);
+		expect(sends()).toEqual([]);
+		await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+		expect(texts()).toHaveLength(2);
+	});
+
+	it('a first failure is tried once more (two processes creating the row at once fail one insert)', async () => {
+		processedItems.failing = [new Error('UNIQUE constraint failed')];
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+		expect(run.error).toBeUndefined();
+		expect(texts()).toHaveLength(2);
+	});
+});
+
+describe('1,000 items', () => {
+	it('one store call claims them all; a re-run after a restart sends nothing and makes one store call', async () => {
+		const items = orderItems(1000);
+		const first = await runMessaging(sandbox, mappedSendText({ parallel: 8 }), items, V2);
+		expect(first.error).toBeUndefined();
+		expect(texts()).toHaveLength(1000);
+		expect(processedItems.calls).toEqual([{ method: 'checkProcessedAndRecord', items: 2000 }]);
+
+		forgetSendClaimsInProcess();
+		processedItems.calls.length = 0;
+		const requestsBefore = sends().length;
+		const again = await runMessaging(sandbox, mappedSendText({ parallel: 8 }), items, V2);
+		expect(json(again.output('Node')).every((item) => item.skipped === true)).toBe(true);
+		expect(sends().length).toBe(requestsBefore);
+		expect(processedItems.calls).toEqual([{ method: 'checkProcessedAndRecord', items: 2000 }]);
+	});
+});
+
+describe('Send File', () => {
+	const pdf = Buffer.from('%PDF-1.7 the same invoice');
+	it('the same file is the same message, from a binary field or as base64 text', async () => {
+		await runMessaging(
+			sandbox,
+			{
+				resource: 'message',
+				operation: 'sendFile',
+				phone: PHONE,
+				fileSource: 'base64',
+				fileContent: pdf.toString('base64'),
+				fileFields: { fileName: 'invoice.pdf' },
+			},
+			[{}],
+			V2,
+		);
+		const again = await runMessaging(
+			sandbox,
+			{ resource: 'message', operation: 'sendFile', phone: PHONE, fileSource: 'binary' },
+			[
+				{
+					json: {},
+					binary: {
+						data: {
+							data: pdf.toString('base64'),
+							mimeType: 'application/pdf',
+							fileName: 'invoice.pdf',
+						},
+					},
+				},
+			],
+			V2,
+		);
+		expect(again.output('Node')[0].json.skipped).toBe(true);
+		expect(sandbox.ledger()).toHaveLength(1);
+	});
+});
+
+describe("where n8n's processed-items store cannot hold the node's messages (n8n older than 1.64)", () => {
+	it('claims live in this process only: a re-run is skipped with protection "process" and a warning; a restart forgets', async () => {
+		const noStore = async () =>
+			await runWorkflow(
+				singleNodeWorkflow('messaging', mappedSendText(), orderItems(1), V2),
+				sandboxCredential(sandbox.url),
+				{ workflowId: null },
+			);
+		await noStore();
+		const again = await noStore();
+		expect(again.output('Node')[0].json).toMatchObject({ skipped: true, protection: 'process' });
+		expect(again.run.data.resultData.runData.Node[0].hints).toEqual(
+			expect.arrayContaining([
+				expect.objectContaining({
+					type: 'warning',
+					message:
+						'Skip Repeats Within holds until n8n restarts: this n8n has no processed-items store (n8n 1.66 or newer keeps it in its database).',
+				}),
+				expect.objectContaining({
+					message: expect.stringContaining('1 item was not sent again'),
+				}),
+			]),
+		);
+		expect(processedItems.calls).toEqual([]);
+		forgetSendClaimsInProcess();
+		await noStore();
+		expect(texts()).toHaveLength(2);
+	});
+});

@@ -1,0 +1,49 @@
+/**
+ * The process memory's table (nodes/shared/state/memoryTable.ts): entries expire, and the least
+ * recently used leave first once the table is over its byte budget.
+ */
+import { MemoryTable } from '../../../../nodes/shared/state/memoryTable';
+
+const table = (budgetBytes: number) =>
+	new MemoryTable<string>(budgetBytes, (value) => 2 * value.length);
+
+it('forgets an entry at its expiry', () => {
+	const t = table(10_000);
+	t.set('a', 'x', 1_000);
+	expect(t.get('a', 999)).toBe('x');
+	expect(t.get('a', 1_000)).toBeUndefined();
+	expect(t.size().entries).toBe(0);
+});
+
+it('over budget, drops the least recently used entry, not the oldest set', () => {
+	const t = table(3 * (96 + 2 + 2));
+	t.set('a', 'x', Infinity);
+	t.set('b', 'x', Infinity);
+	t.set('c', 'x', Infinity);
+	// "a" is read (used) again, so "b" is now the least recently used.
+	expect(t.get('a', 0)).toBe('x');
+	t.set('d', 'x', Infinity);
+	expect(['a', 'b', 'c', 'd'].map((key) => t.get(key, 0) !== undefined)).toEqual([
+		true,
+		false,
+		true,
+		true,
+	]);
+	expect(t.size().bytes).toBeLessThanOrEqual(t.budgetBytes);
+});
+
+it('counts bytes, not entries: one large entry pushes out several small ones', () => {
+	const t = table(1_000);
+	for (let i = 0; i < 5; i++) t.set(`k${i}`, 'x', Infinity);
+	t.set('big', 'y'.repeat(300), Infinity);
+	// 5 × 102 bytes, then 702: three small ones leave.
+	expect(t.size().entries).toBe(3);
+	expect(['k0', 'k1', 'k2', 'k3', 'k4', 'big'].map((key) => t.get(key, 0) !== undefined)).toEqual([
+		false,
+		false,
+		false,
+		true,
+		true,
+		true,
+	]);
+});
