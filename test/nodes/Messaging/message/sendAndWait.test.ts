@@ -484,6 +484,6 @@ describe('Send and Wait: Skip Repeats Within (version 2)', () => {
 		]);
 		expect(sandbox.ledger()).toHaveLength(1);
 		// The first question is still open, and its link still answers it.
-		expect((await harness.open(linksOf().Approve)).resumed).toBe(true);
+		expect((await harness.press(linksOf().Approve)).resumed).toBe(true);
 	});
 });
