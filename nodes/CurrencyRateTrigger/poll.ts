@@ -16,8 +16,15 @@ import { readTriggerSettings, type TriggerSettings } from './parameters';
 const MEMORY_KEY = 'rateWatch';
 
 /**
+ * The static data objects of activations that have polled: n8n saves static data after the
+ * first poll of an activation whatever it returns, and later only when a poll returns something.
+ */
+const polledActivations = new WeakSet<object>();
+
+/**
  * One poll: one rates request, compared with what the last polls saw. Returns one item per
- * currency that fired, or null (n8n then starts no execution). In the editor ("Fetch Test Event",
+ * currency that fired; an empty result when a threshold side changed without an event, so that
+ * n8n saves it (an execution with no items); or null (n8n then starts no execution). In the editor ("Fetch Test Event",
  * manual mode) it returns the current rates as sample items and leaves the memory alone, so
  * testing never moves the active workflow's baseline.
  */
@@ -31,9 +38,17 @@ export async function pollRates(this: IPollFunctions): Promise<INodeExecutionDat
 	if (this.getMode() === 'manual') {
 		return [toItems(sampleEvents(settings, table, remembered), settings)];
 	}
-	const { events, memory } = decide(settings, table, remembered, settings.fireOnFirstPoll);
+	const { events, memory, mustSave } = decide(
+		settings,
+		table,
+		remembered,
+		settings.fireOnFirstPoll,
+	);
 	staticData[MEMORY_KEY] = memory as unknown as IDataObject;
-	return events.length > 0 ? [toItems(events, settings)] : null;
+	const firstPoll = !polledActivations.has(staticData);
+	polledActivations.add(staticData);
+	if (events.length > 0) return [toItems(events, settings)];
+	return mustSave && !firstPoll ? [[]] : null;
 }
 
 /** The provider's table, through the shared transport (its token cache) and the rates helpers. */

@@ -170,6 +170,12 @@ export interface PollDecision {
 	memory: WatchMemory;
 	/** True when this poll only set the baseline (no memory, or the settings changed). */
 	baseline: boolean;
+	/**
+	 * True when a threshold side changed without an event (a crossing in the direction not
+	 * watched): n8n saves static data only when a poll returns something, and a restart that lost
+	 * the side would miss the next crossing.
+	 */
+	mustSave: boolean;
 }
 
 /**
@@ -200,6 +206,7 @@ export function decide(
 	};
 	const events: RateEvent[] = [];
 	const rule = MODE_RULES[settings.mode];
+	let mustSave = false;
 
 	for (const code of watchedCodes(settings, table)) {
 		const quote = table.quotes.get(code) as CurrencyQuote;
@@ -220,6 +227,7 @@ export function decide(
 		// Baseline: fire only when asked, as a "sample" of the current rates.
 		if (!before && fireOnBaseline && !known) events.push(eventOf(seen, 'sample', null, null));
 		if (event) events.push(event);
+		else if (before && next.side !== before.side) mustSave = true;
 		memory.rates[code] = next;
 	}
 	// Watched currencies this answer left out: remembered as they were.
@@ -231,7 +239,7 @@ export function decide(
 		if (!(table.fetchedAtMs - seenAtMs < MISSING_KEPT_MS)) continue;
 		memory.rates[code] = before;
 	}
-	return { events, memory, baseline: !known };
+	return { events, memory, baseline: !known, mustSave };
 }
 
 /**

@@ -16,7 +16,7 @@ const node = (name: string) => example.nodes.find((candidate) => candidate.name 
 
 describe('examples/approval-before-broadcast.json', () => {
 	it('webhook → Send and Wait → IF approved → recipients → Send Text with Stop at the Usage Limit', () => {
-		expect(example.id).toMatch(/^\w{1,21}$/);
+		expect(example.id).toMatch(/^\w{1,16}$/);
 		expect(new Set(example.nodes.map((n) => n.id)).size).toBe(example.nodes.length);
 		const next = (name: string, output = 0) =>
 			example.connections[name]?.main[output]?.map((c) => c?.node);

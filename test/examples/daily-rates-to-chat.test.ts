@@ -33,7 +33,7 @@ describe('examples/daily-rates-to-chat.json', () => {
 	it('is an importable workflow: id, unique node ids and names, positions, credentials', () => {
 		expect(typeof example.id).toBe('string');
 		expect(example.id.length).toBeGreaterThan(0);
-		expect(example.id.length).toBeLessThanOrEqual(21);
+		expect(example.id.length).toBeLessThanOrEqual(16);
 		expect(new Set(example.nodes.map((n) => n.id)).size).toBe(example.nodes.length);
 		expect(new Set(example.nodes.map((n) => n.name)).size).toBe(example.nodes.length);
 		for (const node of example.nodes) {

@@ -52,7 +52,7 @@ function parameterProblems(node: INode, description: INodeTypeDescription) {
 
 describe('examples/usd-alert-to-chat.json', () => {
 	it('is an importable workflow: Currency Rate Trigger → Messaging Send Text, with the sandbox credential', () => {
-		expect(example.id).toMatch(/^\w{1,21}$/);
+		expect(example.id).toMatch(/^\w{1,16}$/);
 		expect(new Set(example.nodes.map((n) => n.id)).size).toBe(example.nodes.length);
 		const trigger = byType(RATE_TRIGGER_TYPE);
 		const send = byType('n8n-nodes-messaging-rate.messaging');

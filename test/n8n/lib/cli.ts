@@ -149,7 +149,8 @@ export interface WorkflowJson {
 
 /**
  * `n8n import:workflow --input=<file>`; accepts a file path or a workflow object. The workflow
- * must have an "id" (at most 21 chars, used by `execute --id`). Import always leaves it inactive
+ * must have an "id" of at most 16 chars: n8n 1.x stores no static data (trigger memory,
+ * registrations) for a longer id, and 2.x at most 21 (`isWorkflowIdValid`). Import always leaves it inactive
  * (regular mode): activate through startN8n(...).activateWorkflow(id), or run
  * publishWorkflow() before `n8n start`. Returns the workflow id.
  */
@@ -178,9 +179,9 @@ export async function importWorkflows(
 			...overrides,
 		};
 		if (!wf.id) throw new Error('importWorkflow: the workflow needs an "id"');
-		if (wf.id.length > 21)
+		if (wf.id.length > 16)
 			throw new Error(
-				`importWorkflow: id "${wf.id}" is longer than 21 chars (n8n treats it as invalid)`,
+				`importWorkflow: id "${wf.id}" is longer than 16 chars (n8n 1.x then saves no static data for it)`,
 			);
 		wf.settings ??= { executionOrder: 'v1' };
 		writeFileSync(join(dir, `workflow-${wf.id}.json`), JSON.stringify(wf, null, 2));

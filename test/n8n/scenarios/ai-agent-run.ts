@@ -21,7 +21,7 @@ import {
 	type WorkflowJson,
 } from '../lib';
 
-const EXAMPLE_ID = 'AiAgentRatesMessages';
+const EXAMPLE_ID = 'AiAgentRates';
 const WORKFLOW_ID = 'E2eAiAgentRun';
 const MODEL_CREDENTIAL = { id: 'scriptedModelCred01', name: 'Scripted model' };
 const RECIPIENT = '6281300000021';

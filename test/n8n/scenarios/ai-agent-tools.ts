@@ -10,7 +10,7 @@ import { existsSync } from 'fs';
 import { docImage, screenshotWorkflowIn, withEditor } from '../editor';
 import { log, type ScenarioContext } from '../lib';
 
-const EXAMPLE_ID = 'AiAgentRatesMessages';
+const EXAMPLE_ID = 'AiAgentRates';
 const TOOL_TYPES = [
 	'n8n-nodes-messaging-rate.messagingTool',
 	'n8n-nodes-messaging-rate.currencyRateTool',

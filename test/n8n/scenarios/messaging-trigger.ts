@@ -180,22 +180,11 @@ export async function messagingTriggerUnderStart(t: ScenarioContext): Promise<vo
 			publication: deact.publication?.status,
 		},
 	);
-	if (t.target.major >= 2) {
-		report.check(
-			'deactivation put back the webhook the account had before activation (README: restored when Check Account showed it)',
-			account().whatsappWebhook === t.account.previousWebhook,
-			account(),
-		);
-	} else {
-		// n8n 1.123 does not store the workflow static data a trigger writes while it is activated
-		// (checked: the column stays null), so the trigger cannot know the previous webhook at
-		// deactivation and clears its own (docs/messaging-trigger.md, README compatibility table).
-		report.check(
-			"deactivation took n8n's URL off the account (n8n 1.x keeps no static data from activation, so the previous webhook is cleared, not restored)",
-			!account().whatsappWebhook?.startsWith(srv.url),
-			account(),
-		);
-	}
+	report.check(
+		'deactivation put back the webhook the account had before activation (README: restored when Check Account showed it)',
+		account().whatsappWebhook === t.account.previousWebhook,
+		account(),
+	);
 	const after = await fetch(registered, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },

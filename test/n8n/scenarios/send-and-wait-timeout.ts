@@ -17,7 +17,7 @@ import {
 	type ScenarioContext,
 } from '../lib';
 
-const WORKFLOW_ID = 'E2eSendAndWaitTimeout';
+const WORKFLOW_ID = 'E2eWaitTimeout';
 
 export async function sendAndWaitTimesOut(t: ScenarioContext): Promise<void> {
 	const { report, server: srv, sandbox: sb } = t;

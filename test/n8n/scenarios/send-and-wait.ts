@@ -19,7 +19,7 @@ import {
 	type ScenarioContext,
 } from '../lib';
 
-const EXAMPLE_ID = 'ApprovalBroadcast';
+const EXAMPLE_ID = 'ApproveBroadcast';
 const RECIPIENTS = [
 	'6281300000011',
 	'6281300000012',

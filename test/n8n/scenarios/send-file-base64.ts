@@ -12,7 +12,7 @@ function decodeFileContent(content: string): Buffer {
 }
 
 export async function sendFileBase64ArrivesByteForByte(t: ScenarioContext): Promise<void> {
-	const { wf } = t.workflow('E2eSendFileBase64');
+	const { wf } = t.workflow('E2eSendFile64');
 	const run = await executeWithGenericChecks(t, wf.id);
 	if (!t.report.check('test/n8n/workflows/send-file-base64.json was run', !!run)) return;
 	const params = nodesOf(wf).find((n) => n.name === 'Send Invoice')?.parameters ?? {};

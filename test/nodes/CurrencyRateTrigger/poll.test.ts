@@ -193,11 +193,40 @@ describe('Currency Rate Trigger: crosses a threshold', () => {
 		sandbox.moveRate({ provider: 'bca', currency: 'USD', sell: usd.sell + 180 });
 		expect((await trigger.poll()).returned).toBeNull();
 
+		// Back below: no event, but an empty result so that n8n saves the side (next test).
 		sandbox.moveRate({ provider: 'bca', currency: 'USD', sell: usd.sell });
-		expect((await trigger.poll()).returned).toBeNull();
+		expect((await trigger.poll()).returned).toEqual([[]]);
 		sandbox.moveRate({ provider: 'bca', currency: 'USD', sell: usd.sell + 101 });
 		expect(items(await trigger.poll())).toMatchObject([
 			{ event: 'crossedAbove', previousValue: usd.sell, currentValue: usd.sell + 101 },
+		]);
+	});
+
+	it('keeps a crossing back it did not fire for across an n8n restart, so the next crossing fires', async () => {
+		const usd = sandboxQuote('bca', 'USD');
+		const trigger = harness({
+			provider: 'bca',
+			currencies: 'USD',
+			event: 'threshold',
+			field: 'sell',
+			threshold: usd.sell + 100,
+			direction: 'above',
+		});
+		await trigger.activate();
+		sandbox.moveRate({ provider: 'bca', currency: 'USD', sell: usd.sell + 150 });
+		expect(items(await trigger.poll()).map((item) => item.event)).toEqual(['crossedAbove']);
+		sandbox.moveRate({ provider: 'bca', currency: 'USD', sell: usd.sell });
+		const down = await trigger.poll();
+		expect(down.returned).toEqual([[]]);
+		expect(items(down)).toEqual([]);
+		// Still below: the side is saved, nothing to save again.
+		expect((await trigger.poll()).returned).toBeNull();
+
+		// n8n restarts (activation runs the first poll, then saves); the rate goes above again.
+		expect((await trigger.activate()).returned).toBeNull();
+		sandbox.moveRate({ provider: 'bca', currency: 'USD', sell: usd.sell + 120 });
+		expect(items(await trigger.poll())).toMatchObject([
+			{ event: 'crossedAbove', previousValue: usd.sell, currentValue: usd.sell + 120 },
 		]);
 	});
 
