@@ -73,7 +73,7 @@ export async function retrySkipsWhatWasSent(t: ScenarioContext): Promise<void> {
 
 async function retryOnce(t: ScenarioContext, typeVersion: number): Promise<void> {
 	const { report, server: srv, sandbox: sb } = t;
-	const id = `E2eRetrySkipsSentV${typeVersion}`;
+	const id = `E2eRetrySentV${typeVersion}`;
 	const path = `retry-skips-sent-v${typeVersion}`;
 	const workflow = webhookToSendText(id, path, typeVersion);
 	for (const node of workflow.nodes as Array<{ type: string; credentials?: unknown }>)
