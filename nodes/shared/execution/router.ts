@@ -90,18 +90,17 @@ export function forOperation(
 export function buildProperties<C>(
 	resources: ReadonlyArray<ResourceDefinition<C>>,
 ): INodeProperties[] {
-	// The rule cannot see computed defaults; both selectors below do have one.
-	// eslint-disable-next-line n8n-nodes-base/node-param-default-missing
+	// Defaults by name: n8n's lint reads a literal or a name as a default, not `a.b`.
+	const firstResource = resources[0].option.value;
 	const resourceSelector: INodeProperties = {
 		displayName: 'Resource',
 		name: 'resource',
 		type: 'options',
 		noDataExpression: true,
 		options: resources.map((r) => r.option),
-		default: resources[0].option.value,
+		default: firstResource,
 	};
-	const perResource = resources.flatMap((resource): INodeProperties[] => [
-		// eslint-disable-next-line n8n-nodes-base/node-param-default-missing
+	const perResource = resources.flatMap(({ defaultOperation, ...resource }): INodeProperties[] => [
 		{
 			displayName: 'Operation',
 			name: 'operation',
@@ -111,7 +110,7 @@ export function buildProperties<C>(
 			options: resource.operations.map(
 				({ module: _module, subtitle: _subtitle, ...option }) => option,
 			),
-			default: resource.defaultOperation,
+			default: defaultOperation,
 		},
 		...resource.operations.flatMap((op) => op.module.description),
 	]);

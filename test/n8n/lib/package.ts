@@ -58,7 +58,7 @@ function packageJsonOf(dir: string): { name: string; version: string } {
 }
 
 /** The README's "From a checkout" line: the command to run in the checkout and the tarball it names. */
-export function readmeCheckoutInstall(): { command: string; tarball: string } {
+function readmeCheckoutInstall(): { command: string; tarball: string } {
 	const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
 	const m = /From a checkout: `([^`]+)`, then `npm install \/path\/to\/([^`/]+\.tgz)`/.exec(readme);
 	if (!m)
