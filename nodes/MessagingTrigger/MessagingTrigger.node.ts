@@ -28,7 +28,7 @@ export class MessagingTrigger implements INodeType {
 		// default; version 1 triggers keep the defaults they were saved with (parameters.ts).
 		version: [1, 2],
 		defaultVersion: 2,
-		subtitle: '={{"Account " + $parameter["accountNumber"]}}',
+		subtitle: '={{"Account " + ($parameter["accountNumber"] || "held by the gateway")}}',
 		documentationUrl: nodeDocumentationUrl('messaging-trigger.md', 'messaging-trigger'),
 		// n8n's node panel merges this trigger into the Messaging entry and shows this description
 		// there, above Messaging's actions too: it describes both.

@@ -12,6 +12,7 @@ import { decodeDataUri, looksLikeDataUri } from './media';
 import { readTriggerSettings } from './parameters';
 import { eventFields, rawPayload, readEvent, type IncomingEvent } from './payload';
 import { readJsonBody } from './requestBody';
+import { registeredNumberOf } from './registration';
 import { apiKeyProblem, generatedSecretProblem, sharedSecretProblem } from './verification';
 
 /**
@@ -22,6 +23,10 @@ import { apiKeyProblem, generatedSecretProblem, sharedSecretProblem } from './ve
  */
 export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const settings = readTriggerSettings(this);
+	// An empty Account Number: the number activation read from the gateway and registered.
+	if (settings.accountNumber.trim() === '')
+		settings.accountNumber =
+			registeredNumberOf(this.getWorkflowStaticData('node'), this.getMode() === 'manual') ?? '';
 
 	// Checked before the body is parsed: a stranger's body is not worth the work.
 	const secretProblem =
