@@ -79,8 +79,9 @@ export class CurrencyRate implements INodeType {
 		},
 		group: ['transform'],
 		// 1.1: Convert keeps the input item's fields by default (Include Input Fields); 1 keeps giving the conversion details.
-		version: [1, 1.1],
-		defaultVersion: 1.1,
+		// 1.2: beside the converted amount, the rate used and when it was fetched (Rate Details Field).
+		version: [1, 1.1, 1.2],
+		defaultVersion: 1.2,
 		subtitle: currencyRateSubtitle(resources),
 		documentationUrl: nodeDocumentationUrl('currency-rate.md', 'currency-rate'),
 		description:
