@@ -93,7 +93,7 @@ export class CurrencyRate implements INodeType {
 		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
 		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
 		properties: [
-			...buildProperties(resources),
+			...buildProperties(resources, 'currency-rate.md'),
 			currencyRateOptionsProperty,
 			includeRawResponseProperty,
 		],

@@ -82,7 +82,7 @@ export class Messaging implements INodeType {
 		waitingNodeTooltip:
 			'={{ $parameter.operation === "sendAndWait" ? "Waiting for the person to answer in WhatsApp" : "" }}',
 		properties: [
-			...buildProperties(resources),
+			...buildProperties(resources, 'messaging.md'),
 			messagingOptionsProperty(listInWords(operationsSending(resources, 'version'))),
 			includeRawResponseProperty,
 		],

@@ -438,6 +438,18 @@ export async function panelDocsLink(page: PwPage): Promise<string | undefined> {
 	return hrefs[0];
 }
 
+/** The link of the open panel's operation notice ("…: its fields, … in the docs"), if shown. */
+export async function operationDocsLink(page: PwPage): Promise<string | undefined> {
+	const hrefs = await page
+		.locator('[data-test-id="ndv"] a')
+		.evaluateAll((els) =>
+			els
+				.filter((e) => (e.textContent ?? '').trim() === 'docs')
+				.map((e) => (e as HTMLAnchorElement).href),
+		);
+	return hrefs[0];
+}
+
 /** Each canvas node's subtitle (the grey line under its name), by node name. */
 export async function canvasSubtitles(page: PwPage): Promise<Record<string, string>> {
 	const pairs = await page
