@@ -468,7 +468,7 @@ export async function canvasSubtitles(page: PwPage): Promise<Record<string, stri
 
 /**
  * A screenshot the docs show: saved as test-artifacts/n8n/docs-images/<name>.png, and written over
- * docs/images/<name>.png when the run was started with --doc-images (so that a normal run never
+ * docs/.images/<name>.png when the run was started with --doc-images (so that a normal run never
  * changes tracked files).
  */
 export async function docImage(s: EditorSession, name: string): Promise<string> {
@@ -477,8 +477,8 @@ export async function docImage(s: EditorSession, name: string): Promise<string> 
 	const path = join(dir, `${name}.png`);
 	await s.page.screenshot({ path });
 	if (process.argv.includes('--doc-images')) {
-		copyFileSync(path, join(REPO_ROOT, 'docs', 'images', `${name}.png`));
-		log(`docs/images/${name}.png updated`);
+		copyFileSync(path, join(REPO_ROOT, 'docs', '.images', `${name}.png`));
+		log(`docs/.images/${name}.png updated`);
 	}
 	return path;
 }

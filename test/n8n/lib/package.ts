@@ -57,6 +57,29 @@ function packageJsonOf(dir: string): { name: string; version: string } {
 	};
 }
 
+/**
+ * A copy of the working tree as a fresh clone of it would hold it: tracked and untracked files
+ * git does not ignore (no node_modules, no dist/, no test-artifacts/), in a new temp folder.
+ */
+export function copyWorkingTree(prefix: string): string {
+	const copy = tempFolder(prefix);
+	const files = execFileSync(
+		'git',
+		['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+		{
+			cwd: REPO_ROOT,
+			encoding: 'utf8',
+		},
+	)
+		.split('\0')
+		.filter((file) => file && existsSync(join(REPO_ROOT, file)));
+	for (const file of files) {
+		mkdirSync(dirname(join(copy, file)), { recursive: true });
+		copyFileSync(join(REPO_ROOT, file), join(copy, file));
+	}
+	return copy;
+}
+
 /** The README's "From a checkout" line: the command to run in the checkout and the tarball it names. */
 function readmeCheckoutInstall(): { command: string; tarball: string } {
 	const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
@@ -77,21 +100,7 @@ function readmeCheckoutInstall(): { command: string; tarball: string } {
  */
 export async function packFromCheckout(): Promise<{ tgz: string; command: string; ms: number }> {
 	const { command, tarball } = readmeCheckoutInstall();
-	const checkout = tempFolder('n8n-e2e-checkout-');
-	const files = execFileSync(
-		'git',
-		['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
-		{
-			cwd: REPO_ROOT,
-			encoding: 'utf8',
-		},
-	)
-		.split('\0')
-		.filter((file) => file && existsSync(join(REPO_ROOT, file)));
-	for (const file of files) {
-		mkdirSync(dirname(join(checkout, file)), { recursive: true });
-		copyFileSync(join(REPO_ROOT, file), join(checkout, file));
-	}
+	const checkout = copyWorkingTree('n8n-e2e-checkout-');
 	try {
 		const r = mustSucceed(
 			`README checkout install: ${command}`,

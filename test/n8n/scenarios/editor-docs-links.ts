@@ -6,7 +6,7 @@
  * - the canvas shows what each node does (`Send Text`, `BCA · USD → IDR`), evaluated by the
  *   editor itself;
  * - the phone number's guidance is visible under the field, not only on hover.
- * Screenshots: docs/images/canvas-subtitles.png and docs/images/messaging-panel-hints.png
+ * Screenshots: docs/.images/canvas-subtitles.png and docs/.images/messaging-panel-hints.png
  * (written with --doc-images).
  */
 import { packageNodeDescriptions, repositoryTarget } from '../../../scripts/docs';
