@@ -557,32 +557,47 @@ function readAmountFields(run: CurrencyRateRun, itemIndex: number): string[] {
 }
 
 function readOutputField(run: CurrencyRateRun, itemIndex: number): string {
-	const value = run.parameter('outputField', itemIndex, 'convertedAmount');
-	const name = typeof value === 'string' ? value.trim() : '';
-	if (name === '' || name.split('.').some((part) => part === '' || UNSAFE_KEYS.has(part))) {
-		throw inputError(
-			run.node,
-			itemIndex,
-			'Output Field',
-			`is not a field name: ${JSON.stringify(value)}`,
-			'Enter a name such as convertedAmount or totals.idr.',
-		);
-	}
-	return name;
+	return readFieldName(run, itemIndex, {
+		parameter: 'outputField',
+		label: 'Output Field',
+		fallback: 'convertedAmount',
+		fix: 'Enter a name such as convertedAmount or totals.idr.',
+	});
 }
 
 /** Where the rate details go beside the converted amount; '' for none. */
 function readRateDetailsField(run: CurrencyRateRun, itemIndex: number): string {
-	const value = run.parameter('rateDetailsField', itemIndex, '');
+	return readFieldName(run, itemIndex, {
+		parameter: 'rateDetailsField',
+		label: 'Rate Details Field',
+		fallback: '',
+		emptyMeansNone: true,
+		fix: 'Enter a name such as conversion or totals.rate, or leave it empty for none.',
+	});
+}
+
+/** A field name (dots reach into objects) from a parameter, refused when it is none. */
+function readFieldName(
+	run: CurrencyRateRun,
+	itemIndex: number,
+	field: {
+		parameter: string;
+		label: string;
+		fallback: string;
+		fix: string;
+		emptyMeansNone?: boolean;
+	},
+): string {
+	const value = run.parameter(field.parameter, itemIndex, field.fallback);
 	const name = typeof value === 'string' ? value.trim() : '';
-	if (name === '') return '';
-	if (name.split('.').some((part) => part === '' || UNSAFE_KEYS.has(part))) {
+	if (name === '' && field.emptyMeansNone) return '';
+	if (name === '' || name.split('.').some((part) => part === '' || UNSAFE_KEYS.has(part))) {
 		throw inputError(
 			run.node,
 			itemIndex,
-			'Rate Details Field',
+			field.label,
 			`is not a field name: ${JSON.stringify(value)}`,
-			'Enter a name such as conversion or totals.rate, or leave it empty for none.',
+			field.fix,
 		);
 	}
 	return name;
