@@ -1,16 +1,14 @@
 /**
  * Copies what the build does not compile: the icons to dist/icons (the nodes reference
  * `file:../../icons/x.svg` from dist/nodes/<Node>/, the credential `file:../icons/x.svg` from
- * dist/credentials/, as n8n's current starter lays them out) and the codex files next to the nodes.
+ * dist/credentials/, as n8n's current starter lays them out). The codex files (`*.node.json`) are
+ * emitted by tsc (tsconfig.json includes them), as in n8n's `n8n-node build`: both builds give the
+ * same dist/ (test/cross-cutting/nodeCliBuild.test.ts).
  */
-const { src, dest, parallel } = require('gulp');
+const { src, dest } = require('gulp');
 
 function copyIcons() {
 	return src('icons/*.svg').pipe(dest('dist/icons'));
 }
 
-function copyCodex() {
-	return src('nodes/**/*.node.json').pipe(dest('dist/nodes'));
-}
-
-exports['build:icons'] = parallel(copyIcons, copyCodex);
+exports['build:icons'] = copyIcons;

@@ -65,8 +65,8 @@ export function fileSha256(size: number, seed = 1): string {
 	return hash.digest('hex');
 }
 
-/** Resolves when the response can take more, or is gone. */
-function drained(res: ServerResponse): Promise<void> {
+/** Resolves when the response can take more, or is gone (no listener left behind on either). */
+export function drained(res: ServerResponse): Promise<void> {
 	return new Promise((resolve) => {
 		const done = () => {
 			res.off('drain', done);

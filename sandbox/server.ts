@@ -20,7 +20,7 @@ import {
 	type Answer,
 } from './answers';
 import { CONTROL_PREFIX, handleControl } from './control';
-import { FILES_PREFIX, FileServer } from './files';
+import { FILES_PREFIX, FileServer, drained } from './files';
 import {
 	bearerTokenOf,
 	resolveRoute,
@@ -192,11 +192,8 @@ async function writeHugeAnswer(res: ServerResponse, bytes: number): Promise<void
 	while (left > 0 && !res.destroyed) {
 		const chunk = left >= piece.length ? piece : piece.slice(0, left);
 		left -= chunk.length;
-		if (!res.write(chunk))
-			await new Promise((resolve) => {
-				res.once('drain', resolve);
-				res.once('close', resolve);
-			});
+		// Each wait's listeners go with it: a 'close' left per drain piled up past Node's warning of 10.
+		if (!res.write(chunk)) await drained(res);
 	}
 	if (!res.destroyed) res.end(tail);
 }

@@ -52,11 +52,18 @@ export const DEFAULT_ACCOUNTS: SandboxAccount[] = [
 
 /**
  * The accounts of `npm run sandbox` and `npm run n8n`: one connected, so that sends work at once,
- * and one logged out, so that Get QR Code shows a QR image (scan it at /__sandbox/phone).
+ * and one logged out, so that Get QR Code shows a QR image (scan it at /__sandbox/phone). Each
+ * holds a WhatsApp number (the README names them), so that Account → Check shows one and the
+ * Messaging Trigger's Account Number may stay empty.
  */
 export const PLAYGROUND_ACCOUNTS: SandboxAccount[] = [
-	...DEFAULT_ACCOUNTS,
-	{ clientId: 'qr-client', clientSecret: 'qr-secret', status: 'init' },
+	{ ...DEFAULT_ACCOUNTS[0], whatsappNumber: '6281100000001' },
+	{
+		clientId: 'qr-client',
+		clientSecret: 'qr-secret',
+		status: 'init',
+		whatsappNumber: '6281100000002',
+	},
 ];
 
 function randomToken(bytes = 24): string {

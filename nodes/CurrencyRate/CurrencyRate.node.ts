@@ -1,4 +1,5 @@
 import {
+	NodeConnectionTypes,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeType,
@@ -78,22 +79,21 @@ export class CurrencyRate implements INodeType {
 		},
 		group: ['transform'],
 		// 1.1: Convert keeps the input item's fields by default (Include Input Fields); 1 keeps giving the conversion details.
-		version: [1, 1.1],
-		defaultVersion: 1.1,
+		// 1.2: beside the converted amount, the rate used and when it was fetched (Rate Details Field).
+		version: [1, 1.1, 1.2],
+		defaultVersion: 1.2,
 		subtitle: currencyRateSubtitle(resources),
 		documentationUrl: nodeDocumentationUrl('currency-rate.md', 'currency-rate'),
 		description:
 			'Get exchange rates of Indonesian banks and the tax office, and convert amounts between currencies',
 		defaults: { name: 'Currency Rate' },
 		usableAsTool: true,
-		// eslint-disable-next-line @n8n/community-nodes/node-connection-type-literal -- n8n before 1.85 has no NodeConnectionTypes: the string loads in every version
-		inputs: ['main'],
-		// eslint-disable-next-line @n8n/community-nodes/node-connection-type-literal -- n8n before 1.85 has no NodeConnectionTypes: the string loads in every version
-		outputs: ['main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
 		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
 		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
 		properties: [
-			...buildProperties(resources),
+			...buildProperties(resources, 'currency-rate.md'),
 			currencyRateOptionsProperty,
 			includeRawResponseProperty,
 		],

@@ -1,8 +1,9 @@
-import type {
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-	IPollFunctions,
+import {
+	NodeConnectionTypes,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+	type IPollFunctions,
 } from 'n8n-workflow';
 
 import { messagingRateApiTest } from '../shared/credential';
@@ -43,8 +44,7 @@ export class CurrencyRateTrigger implements INodeType {
 		defaults: { name: 'Currency Rate Trigger' },
 		polling: true,
 		inputs: [],
-		// eslint-disable-next-line @n8n/community-nodes/node-connection-type-literal -- n8n before 1.85 has no NodeConnectionTypes: the string loads in every version
-		outputs: ['main'],
+		outputs: [NodeConnectionTypes.Main],
 		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
 		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
 		properties: triggerProperties,

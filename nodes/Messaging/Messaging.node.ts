@@ -1,4 +1,5 @@
 import {
+	NodeConnectionTypes,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeType,
@@ -72,10 +73,8 @@ export class Messaging implements INodeType {
 		description: 'Send WhatsApp messages and files, check numbers and manage the gateway account',
 		defaults: { name: 'Messaging' },
 		usableAsTool: true,
-		// eslint-disable-next-line @n8n/community-nodes/node-connection-type-literal -- n8n before 1.85 has no NodeConnectionTypes: the string loads in every version
-		inputs: ['main'],
-		// eslint-disable-next-line @n8n/community-nodes/node-connection-type-literal -- n8n before 1.85 has no NodeConnectionTypes: the string loads in every version
-		outputs: ['main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
 		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
 		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
 		// Send and Wait: the links' resume calls (n8n registers no URL for these; see helpers/waitAndResume.ts).
@@ -83,7 +82,7 @@ export class Messaging implements INodeType {
 		waitingNodeTooltip:
 			'={{ $parameter.operation === "sendAndWait" ? "Waiting for the person to answer in WhatsApp" : "" }}',
 		properties: [
-			...buildProperties(resources),
+			...buildProperties(resources, 'messaging.md'),
 			messagingOptionsProperty(listInWords(operationsSending(resources, 'version'))),
 			includeRawResponseProperty,
 		],

@@ -8,7 +8,7 @@ import {
 	optionText,
 	optionsCollection,
 } from '../shared/optionsCollection';
-import { timerDelay } from '../shared/timer';
+import { timerDelay } from '../shared/clock';
 import { normalizePhone } from '../shared/phone';
 import { textValue, type OperationRun } from '../shared/execution/operationRun';
 
@@ -67,6 +67,9 @@ const showForSends = {
 	show: { '/resource': ['message'], '/operation': ['sendText', 'sendFile', 'sendAndWait'] },
 };
 
+/** Version 2's default (DEFAULTS_BY_VERSION), by name: n8n's lint reads a literal or a name as a default. */
+const SKIP_REPEATS_HOURS_DEFAULT = DEFAULTS_BY_VERSION[MESSAGING_VERSION].skipRepeatsHours;
+
 /**
  * The Options collection. `versionSentBy` names the operations that send "version" (derived
  * from the resource definitions by the node, so that the text stays true).
@@ -105,14 +108,12 @@ export function messagingOptionsProperty(versionSentBy: string): INodeProperties
 				"Whether to read the account's usage limit once before the first send and send only as many items as remain; the others fail without a request (error items with On Error → Continue)",
 			displayOptions: showForSends,
 		},
-		// The rule cannot see a computed default: it is version 2's (DEFAULTS_BY_VERSION).
-		// eslint-disable-next-line n8n-nodes-base/node-param-default-missing
 		{
 			displayName: 'Skip Repeats Within (Hours)',
 			name: 'skipRepeatsHours',
 			type: 'number',
 			typeOptions: { minValue: 0, maxValue: MAX_SKIP_REPEATS_HOURS },
-			default: DEFAULTS_BY_VERSION[MESSAGING_VERSION].skipRepeatsHours,
+			default: SKIP_REPEATS_HOURS_DEFAULT,
 			hint: 'Not sent again: the same message to the same number within this many hours, by any execution. 0: send every time.',
 			description:
 				"The same message to the same number is sent once within this many hours, whatever runs it again: n8n's Retry, a re-run, two executions at once, other workers. 0 sends every time. Not set: 8 for nodes added since version 2, off for older ones. Kept in n8n's database (n8n 1.66 or newer; older n8n: this process's memory only).",

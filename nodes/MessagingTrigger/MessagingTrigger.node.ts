@@ -1,4 +1,5 @@
 import {
+	NodeConnectionTypes,
 	type IHookFunctions,
 	type INodeType,
 	type INodeTypeDescription,
@@ -27,15 +28,14 @@ export class MessagingTrigger implements INodeType {
 		// default; version 1 triggers keep the defaults they were saved with (parameters.ts).
 		version: [1, 2],
 		defaultVersion: 2,
-		subtitle: '={{"Account " + $parameter["accountNumber"]}}',
+		subtitle: '={{"Account " + ($parameter["accountNumber"] || "held by the gateway")}}',
 		documentationUrl: nodeDocumentationUrl('messaging-trigger.md', 'messaging-trigger'),
 		// n8n's node panel merges this trigger into the Messaging entry and shows this description
 		// there, above Messaging's actions too: it describes both.
 		description: 'Send and receive WhatsApp messages through your gateway account',
 		defaults: { name: 'Messaging Trigger' },
 		inputs: [],
-		// eslint-disable-next-line @n8n/community-nodes/node-connection-type-literal -- n8n before 1.85 has no NodeConnectionTypes: the string loads in every version
-		outputs: ['main'],
+		outputs: [NodeConnectionTypes.Main],
 		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
 		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
 		// responseData '': n8n 2.x answers an onReceived webhook with `responseData` when it is set and

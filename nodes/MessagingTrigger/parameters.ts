@@ -93,11 +93,10 @@ export const triggerProperties: INodeProperties[] = [
 		name: 'accountNumber',
 		type: 'string',
 		default: '',
-		required: true,
 		placeholder: '+62 812-8877-6713',
-		hint: 'The number connected to the gateway, with its country code (or add the "Default Country" option)',
+		hint: 'Empty: the number the gateway holds for this account (Account → Check). Else with its country code.',
 		description:
-			"The WhatsApp number of your gateway account. Activating the workflow registers this workflow's URL as the account's webhook (Update Account).",
+			"The WhatsApp number of your gateway account; empty takes the number the gateway holds for it (what Account → Check shows). Activating the workflow registers this workflow's URL as the account's webhook (Update Account).",
 	},
 	{
 		displayName: 'Message Types',

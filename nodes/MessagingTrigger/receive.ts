@@ -12,6 +12,7 @@ import { decodeDataUri, looksLikeDataUri } from './media';
 import { readTriggerSettings } from './parameters';
 import { eventFields, rawPayload, readEvent, type IncomingEvent } from './payload';
 import { readJsonBody } from './requestBody';
+import { registeredNumberOf } from './registration';
 import { apiKeyProblem, generatedSecretProblem, sharedSecretProblem } from './verification';
 
 /**
@@ -22,6 +23,10 @@ import { apiKeyProblem, generatedSecretProblem, sharedSecretProblem } from './ve
  */
 export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const settings = readTriggerSettings(this);
+	// An empty Account Number: the number activation read from the gateway and registered.
+	if (settings.accountNumber.trim() === '')
+		settings.accountNumber =
+			registeredNumberOf(this.getWorkflowStaticData('node'), this.getMode() === 'manual') ?? '';
 
 	// Checked before the body is parsed: a stranger's body is not worth the work.
 	const secretProblem =
@@ -62,14 +67,13 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 		}
 		claim = claimed;
 	}
-	let item: INodeExecutionData;
+	// If n8n's prepareBinaryData fails, its error goes on unchanged; the claim is released first (not
+	// started: the gateway's retry of this message must not be taken for a repeat).
+	let item: INodeExecutionData | undefined;
 	try {
 		item = await messageItem(this, event, read.fields, settings.binaryPropertyName);
-	} catch (error) {
-		// Not started: the gateway's retry of this message must not be taken for a repeat.
-		await claim?.release();
-		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- n8n's own prepareBinaryData failed: its error goes on unchanged, only the claim is released
-		throw error;
+	} finally {
+		if (!item) await claim?.release();
 	}
 	return {
 		webhookResponse: { received: true, messageId: event.messageId },

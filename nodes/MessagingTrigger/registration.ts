@@ -135,7 +135,10 @@ async function targetOf(ctx: IHookFunctions, registeredNumber?: string): Promise
 		throw new NodeOperationError(ctx.getNode(), 'n8n gave this trigger no webhook URL');
 	let accountNumber = registeredNumber;
 	if (!accountNumber) {
-		const parsed = normalizePhone(settings.accountNumber, settings.defaultCountry);
+		const parsed =
+			settings.accountNumber.trim() === ''
+				? await heldNumber(ctx, settings)
+				: normalizePhone(settings.accountNumber, settings.defaultCountry);
 		if ('problem' in parsed) {
 			throw new NodeOperationError(ctx.getNode(), `Field "Account Number" ${parsed.problem}`, {
 				description:
@@ -163,6 +166,42 @@ async function targetOf(ctx: IHookFunctions, registeredNumber?: string): Promise
 		url: registrationUrl(webhookUrl, settings, generated),
 		secrets: [settings.sharedSecret, generated].filter((secret) => secret !== ''),
 	};
+}
+
+/**
+ * An empty Account Number stands for the number the gateway holds for this account (what Account
+ * → Check shows): the gateway knows it, so a newcomer need not.
+ */
+async function heldNumber(
+	ctx: IHookFunctions,
+	settings: TriggerSettings,
+): Promise<{ phone: string } | { problem: string }> {
+	const client = await apiClientFor(ctx);
+	const held = readAccountAnswer(
+		await checkAccount(
+			client,
+			{ whatsapp_number: '', whatsapp_webhook: '' },
+			{ version: settings.version },
+		),
+	).whatsappNumber;
+	if (!held)
+		return {
+			problem:
+				'is empty and the gateway holds no number for this account (Account → Check shows none)',
+		};
+	const parsed = normalizePhone(/^\d+$/.test(held) ? `+${held}` : held, settings.defaultCountry);
+	return 'problem' in parsed
+		? { problem: `is empty and the number the gateway holds ("${held}") ${parsed.problem}` }
+		: parsed;
+}
+
+/**
+ * The number this trigger registered (kept at activation; "Listen for test event" keeps its own),
+ * for filters that need it when Account Number is empty.
+ */
+export function registeredNumberOf(staticData: IDataObject, manual: boolean): string | undefined {
+	const record = staticData[manual ? TEST_RECORD_KEY : RECORD_KEY] as IDataObject | undefined;
+	return typeof record?.accountNumber === 'string' ? record.accountNumber : undefined;
 }
 
 async function readAccountWebhook(client: ApiClient, target: Target): Promise<AccountWebhook> {

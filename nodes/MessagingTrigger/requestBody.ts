@@ -1,5 +1,3 @@
-import type { IncomingMessage } from 'http';
-import { TextDecoder } from 'util';
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { boundedCopy } from './payload';
@@ -18,8 +16,17 @@ import { boundedCopy } from './payload';
 
 export type JsonBody = { json: unknown } | { problem: string };
 
-/** What n8n adds to Node's request object (declared by n8n-workflow for `http.IncomingMessage`). */
-type WebhookRequest = IncomingMessage & { rawBody?: Buffer; readRawBody?: () => Promise<void> };
+/**
+ * What the node reads of n8n's request object: Node's `http.IncomingMessage` (headers, a readable
+ * stream of the body) and what n8n adds to it (`rawBody`, `readRawBody`).
+ */
+type WebhookRequest = AsyncIterable<Buffer | string> & {
+	headers?: Record<string, string | string[] | undefined>;
+	readable?: boolean;
+	on?: unknown;
+	rawBody?: Buffer;
+	readRawBody?: () => Promise<void>;
+};
 
 class BodyTooLarge extends Error {}
 
@@ -77,7 +84,7 @@ function decodeBody(
 	raw: Buffer,
 	charset: string | undefined,
 ): { text: string } | { problem: string } {
-	let decoder: TextDecoder;
+	let decoder: InstanceType<typeof TextDecoder>;
 	try {
 		decoder = new TextDecoder(charset ?? 'utf-8');
 	} catch {

@@ -1,8 +1,90 @@
+import { sleep as n8nSleep } from 'n8n-workflow';
+
 /**
- * The time as the nodes read it, in one place: state that outlives a run (idempotency windows,
- * repeated deliveries, and the pacing that builds on them) asks `clock.now()`, so a test moves
- * time with `jest.spyOn(clock, 'now')` instead of waiting for it.
+ * The time as the nodes read it and wait for it, in one place: state that outlives a run
+ * (idempotency windows, repeated deliveries, the pacing that builds on them) asks `clock.now()`,
+ * every wait is `clock.sleep()`, every time limit `clock.deadline()`, the one periodic task
+ * `clock.every()`. A test moves time with `jest.spyOn(clock, 'now')` instead of waiting for it.
+ *
+ * No `setTimeout` / `setInterval` (n8n's package scanner forbids them): a wait is n8n-workflow's
+ * `sleep`, in slices of at most a second, so that an abort ends it at once and leaves at most one
+ * second-long timer behind; a time limit is `AbortSignal.timeout` (a timer that does not keep the
+ * process alive). n8n-workflow's `sleepWithAbort`, which the scanner suggests, exists in 1.x but
+ * not in 2.40 / 2.41.
  */
 export const clock = {
 	now: (): number => Date.now(),
+
+	/**
+	 * Resolves after `ms` (cut to what a timer holds), or rejects with the signal's reason as soon
+	 * as `signal` aborts (n8n's Stop), so that a wait never outlives its execution.
+	 */
+	sleep: async (ms: number, signal?: AbortSignal): Promise<void> => {
+		const until = Date.now() + timerDelay(ms);
+		for (let left = until - Date.now(); left > 0; left = until - Date.now()) {
+			if (signal?.aborted) throw abortReason(signal);
+			await (signal
+				? untilAborted(signal, n8nSleep(Math.min(left, SLICE_MS)))
+				: n8nSleep(Math.min(left, SLICE_MS)));
+		}
+		if (signal?.aborted) throw abortReason(signal);
+	},
+
+	/**
+	 * A signal that aborts after `ms` (rounded up to a whole ms, which AbortSignal.timeout requires,
+	 * and cut to what a timer holds); it does not keep the process alive.
+	 */
+	deadline: (ms: number): AbortSignal => AbortSignal.timeout(Math.ceil(timerDelay(ms))),
+
+	/** Calls `task` every `ms` until the returned stop is called; does not keep the process alive. */
+	every: (ms: number, task: () => void): (() => void) => {
+		let stopped = false;
+		let current: AbortSignal;
+		const tick = () => {
+			if (stopped) return;
+			task();
+			arm();
+		};
+		const arm = () => {
+			current = clock.deadline(ms);
+			current.addEventListener('abort', tick, { once: true });
+		};
+		arm();
+		return () => {
+			stopped = true;
+			current.removeEventListener('abort', tick);
+		};
+	},
 };
+
+const SLICE_MS = 1000;
+
+/**
+ * Node's timers take at most 2^31 - 1 ms (about 24.8 days): a longer delay fires after 1 ms, so a
+ * timeout of "a year" would time out at once. Every delay the package sets goes through here.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A delay a timer can hold: longer ones are cut to MAX_TIMER_MS, NaN and negatives to 0. */
+export function timerDelay(ms: number): number {
+	return Number.isNaN(ms) || ms < 0 ? 0 : Math.min(ms, MAX_TIMER_MS);
+}
+
+async function untilAborted(signal: AbortSignal, wait: Promise<void>): Promise<void> {
+	let onAbort = () => {};
+	try {
+		await Promise.race([
+			wait,
+			new Promise<never>((_resolve, reject) => {
+				onAbort = () => reject(abortReason(signal));
+				signal.addEventListener('abort', onAbort, { once: true });
+			}),
+		]);
+	} finally {
+		signal.removeEventListener('abort', onAbort);
+	}
+}
+
+function abortReason(signal: AbortSignal): Error {
+	return signal.reason instanceof Error ? signal.reason : new Error('The execution was stopped');
+}

@@ -11,6 +11,7 @@ import {
 	type RetryPolicy,
 } from './transport';
 import type { StoredCredentials } from './transport/credentialFields';
+import { readSessionAnswer, type SessionAnswer } from './gatewaySession';
 
 /**
  * The credential's Test button: one fresh login and one token check, through the transport the
@@ -43,7 +44,10 @@ export async function testCredential(
 		}
 		const client = new ApiClient(credentials, new TokenCache(), ONE_ATTEMPT);
 		await client.call(endpoints.waProtected);
-		return { status: 'OK', message: 'Connection successful: a token was issued and accepted' };
+		// The account's WhatsApp session: a credential that works for an account whose phone is not
+		// connected would fail at the first send, so the test says so now (n8n shows an error's message).
+		const session = await client.call(endpoints.status).then(readSessionAnswer, () => undefined);
+		return sessionResult(session);
 	} catch (error) {
 		if (error instanceof CredentialError) return failed(error.message);
 		if (error instanceof ApiError && baseUrl)
@@ -52,6 +56,28 @@ export async function testCredential(
 			`The test failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
 		);
 	}
+}
+
+/** What the test says once the credential works: the WhatsApp session's state and what to do. */
+function sessionResult(session: SessionAnswer | undefined): INodeCredentialTestResult {
+	if (!session?.stated)
+		return {
+			status: 'OK',
+			message:
+				"Connection successful: a token was issued and accepted (the gateway did not say the WhatsApp session's state)",
+		};
+	if (session.connected)
+		return {
+			status: 'OK',
+			message: 'Connection successful: a token was issued and accepted, and WhatsApp is connected',
+		};
+	if (session.qrCode !== undefined || session.status.toLowerCase() === 'got qr code')
+		return failed(
+			'The credential works, but WhatsApp is not connected: the gateway waits for a QR scan. Run Messaging → Session → Get QR Code and scan the image with WhatsApp → Linked devices (Currency Rate works already).',
+		);
+	return failed(
+		`The credential works, but WhatsApp is logged out (status "${session.status.slice(0, 40)}"). Run Messaging → Session → Login and scan the QR code it returns with WhatsApp → Linked devices (Currency Rate works already).`,
+	);
 }
 
 function failed(message: string): INodeCredentialTestResult {

@@ -11,3 +11,19 @@ export const REPOSITORY_URL =
 export function nodeDocumentationUrl(file: string, anchor: string): string {
 	return `${REPOSITORY_URL}/blob/main/docs/${file}#${anchor}`;
 }
+
+/**
+ * The docs section of one operation, `## <Resource> → <Operation>` in the node's page, by GitHub's
+ * heading anchor: lower case, punctuation dropped (the arrow too), spaces to hyphens.
+ */
+export function operationDocumentationUrl(
+	file: string,
+	resource: string,
+	operation: string,
+): string {
+	const anchor = `${resource} → ${operation}`
+		.toLowerCase()
+		.replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+		.replace(/ /g, '-');
+	return nodeDocumentationUrl(file, anchor);
+}

@@ -183,6 +183,35 @@ describe('links', () => {
 		expect(repositoryTarget(url)?.heading).toBe(description.displayName);
 	});
 
+	it.each(['messaging', 'currencyRate'] as const)(
+		"%s: each operation's panel links its own section of the node's page",
+		(type) => {
+			const { description } = packageNodeDescriptions().find(
+				({ description }) => description.name === type,
+			)!;
+			const nameOf = (name: string, value: unknown) =>
+				description.properties
+					.filter((property) => property.name === name)
+					.flatMap((property) => property.options ?? [])
+					.find((option) => 'value' in option && option.value === value)?.name;
+			const notices = description.properties.filter((p) => p.name === 'operationDocsNotice');
+			const operations = description.properties
+				.filter((p) => p.name === 'operation')
+				.flatMap((p) => p.options ?? []);
+			expect(notices).toHaveLength(operations.length);
+			for (const notice of notices) {
+				const show = notice.displayOptions?.show ?? {};
+				const [resource] = show.resource as string[];
+				const [operation] = show.operation as string[];
+				const url = /href="([^"]+)"/.exec(notice.displayName)![1];
+				expect(brokenLink('nodes', url)).toBeUndefined();
+				expect(repositoryTarget(url)?.heading).toBe(
+					`${nameOf('resource', resource)} → ${nameOf('operation', operation)}`,
+				);
+			}
+		},
+	);
+
 	it('the nodes link the repository package.json names', () => {
 		expect(REPOSITORY_URL).toBe(REPOSITORY);
 		expect(

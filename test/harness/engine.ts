@@ -499,9 +499,9 @@ export function sandboxCredential(
 			baseUrl,
 			clientId: 'demo-client',
 			clientSecret: 'demo-secret',
-			tokenLifetimeMinutes: 60,
+			bearerLifetimeMinutes: 60,
 			timeoutSeconds: 10,
-			allowUnauthorizedCerts: false,
+			ignoreSSLIssues: false,
 			...overrides,
 		},
 	};

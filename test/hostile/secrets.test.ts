@@ -324,9 +324,9 @@ describe('every escaping a server stack produces (PHP, Java, .NET, Python, Go, R
 					baseUrl,
 					clientId,
 					clientSecret: HOSTILE_SECRET,
-					tokenLifetimeMinutes: 60,
+					bearerLifetimeMinutes: 60,
 					timeoutSeconds: 5,
-					allowUnauthorizedCerts: false,
+					ignoreSSLIssues: false,
 				},
 			});
 			const test = await messagingRateApiTest.call({} as never, {

@@ -16,6 +16,7 @@
  *   npx ts-node --transpile-only test/n8n/e2e.ts [--only=<file name part>] [--n8n=n8n-2] [--no-editor] [--keep]
  * Last line: "N passed, M failed"; exit code 1 on any failure.
  */
+import { execFileSync } from 'child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'fs';
 import { join } from 'path';
 import { startSandbox } from '../../sandbox/server';
@@ -37,6 +38,7 @@ import {
 	log,
 	makeUserFolder,
 	messagingRateCredential,
+	packFromCheckout,
 	packPackage,
 	readWorkflowDir,
 	startN8n,
@@ -208,21 +210,35 @@ async function main(): Promise<void> {
 		.split(',')
 		.filter(Boolean);
 
-	const tgz = await report.timed('npm run build + npm pack', () => packPackage());
+	// The package every scenario installs is the one the README's "From a checkout" command makes
+	// in a copy of the working tree (npm ci included, the repository's .npmrc in force);
+	// --quick-pack packs this checkout with `npm run package` instead (while working on a scenario).
+	const tgz = flag('quick-pack')
+		? await report.timed('npm run package', () => packPackage())
+		: await report.timed('README checkout install, in a copy of the working tree', async () => {
+				const fromCheckout = await packFromCheckout();
+				report.fact('README checkout command', `${fromCheckout.command} (${fromCheckout.ms} ms)`);
+				return fromCheckout.tgz;
+			});
+	const listing = execFileSync('tar', ['-tzf', tgz], { encoding: 'utf8' }).split('\n');
 	const packed = tarballPackageJson(tgz) as {
 		name: string;
 		version: string;
 		n8n?: { nodes?: string[]; credentials?: string[] };
 	};
+	const shipped = [...(packed.n8n?.nodes ?? []), ...(packed.n8n?.credentials ?? [])];
 	report.check(
-		'npm pack: tarball carries the n8n block (5 nodes, 1 credential)',
+		'the tarball carries the n8n block (5 nodes, 1 credential) and every file it names',
 		packed.name === PACKAGE_NAME &&
 			packed.n8n?.nodes?.length === 5 &&
-			packed.n8n?.credentials?.length === 1,
+			packed.n8n?.credentials?.length === 1 &&
+			shipped.every((file) => listing.includes(`package/${file}`)),
 		{
 			tgz,
 			name: packed.name,
 			version: packed.version,
+			files: listing.filter(Boolean).length,
+			missing: shipped.filter((file) => !listing.includes(`package/${file}`)),
 		},
 	);
 	for (const key of targets) {

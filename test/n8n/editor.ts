@@ -32,7 +32,7 @@ interface PwLocator {
 	inputValue(): Promise<string>;
 	locator(sel: string): PwLocator;
 	filter(o: { hasText?: string | RegExp; visible?: boolean }): PwLocator;
-	evaluateAll<R>(fn: (els: Element[]) => R): Promise<R>;
+	evaluateAll<R, A = undefined>(fn: (els: Element[], arg: A) => R, arg?: A): Promise<R>;
 }
 export interface PwPage {
 	goto(url: string, o?: { waitUntil?: string; timeout?: number }): Promise<unknown>;
@@ -428,14 +428,26 @@ export async function closeNodePanel(page: PwPage): Promise<void> {
 
 /** The href of the open panel's "Docs" link (top right), as the editor renders it. */
 export async function panelDocsLink(page: PwPage): Promise<string | undefined> {
+	return await panelLink(page, 'Docs');
+}
+
+/** The first link of the open panel whose text is `text`. */
+async function panelLink(page: PwPage, text: string): Promise<string | undefined> {
 	const hrefs = await page
 		.locator('[data-test-id="ndv"] a')
-		.evaluateAll((els) =>
-			els
-				.filter((e) => (e.textContent ?? '').trim() === 'Docs')
-				.map((e) => (e as HTMLAnchorElement).href),
+		.evaluateAll(
+			(els, wanted) =>
+				els
+					.filter((e) => (e.textContent ?? '').trim() === wanted)
+					.map((e) => (e as HTMLAnchorElement).href),
+			text,
 		);
 	return hrefs[0];
+}
+
+/** The link of the open panel's operation notice ("…: its fields, … in the docs"), if shown. */
+export async function operationDocsLink(page: PwPage): Promise<string | undefined> {
+	return await panelLink(page, 'docs');
 }
 
 /** Each canvas node's subtitle (the grey line under its name), by node name. */
@@ -456,7 +468,7 @@ export async function canvasSubtitles(page: PwPage): Promise<Record<string, stri
 
 /**
  * A screenshot the docs show: saved as test-artifacts/n8n/docs-images/<name>.png, and written over
- * docs/images/<name>.png when the run was started with --doc-images (so that a normal run never
+ * docs/.images/<name>.png when the run was started with --doc-images (so that a normal run never
  * changes tracked files).
  */
 export async function docImage(s: EditorSession, name: string): Promise<string> {
@@ -465,8 +477,8 @@ export async function docImage(s: EditorSession, name: string): Promise<string> 
 	const path = join(dir, `${name}.png`);
 	await s.page.screenshot({ path });
 	if (process.argv.includes('--doc-images')) {
-		copyFileSync(path, join(REPO_ROOT, 'docs', 'images', `${name}.png`));
-		log(`docs/images/${name}.png updated`);
+		copyFileSync(path, join(REPO_ROOT, 'docs', '.images', `${name}.png`));
+		log(`docs/.images/${name}.png updated`);
 	}
 	return path;
 }

@@ -521,7 +521,7 @@ async function startCluster(): Promise<Cluster> {
 				baseUrl: sb.url,
 				clientId: 'demo-client',
 				clientSecret: 'demo-secret',
-				tokenLifetimeMinutes: 60,
+				bearerLifetimeMinutes: 60,
 			}),
 		),
 	);

@@ -96,9 +96,9 @@ const stubCredential = {
 		baseUrl: 'http://127.0.0.1:9/stub',
 		clientId: 'client-123',
 		clientSecret: 'very-secret',
-		tokenLifetimeMinutes: 60,
+		bearerLifetimeMinutes: 60,
 		timeoutSeconds: 30,
-		allowUnauthorizedCerts: false,
+		ignoreSSLIssues: false,
 	},
 };
 

@@ -5,11 +5,18 @@
  * over HTTP, as a user's n8n and browser would use it.
  */
 import { spawn } from 'child_process';
+import { readFileSync } from 'fs';
 import { join } from 'path';
 import { request } from 'undici';
 
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
 import { PLAYGROUND_ACCOUNTS } from '../../sandbox/state';
+import {
+	DEFAULT_MESSAGING_VERSION,
+	checkAccount,
+	readAccountAnswer,
+} from '../../nodes/shared/gatewayAccount';
+import { ApiClient, parseCredentials } from '../../nodes/shared/transport';
 import { pngShowsQrOf } from '../harness/messagingNode';
 import { useSandbox } from '../harness/useSandbox';
 
@@ -43,6 +50,26 @@ async function control(
 }
 
 describe('the playground accounts', () => {
+	it('each holds the WhatsApp number the README gives it: Account → Check shows it', async () => {
+		const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+		for (const [clientId, clientSecret, shown] of [
+			['demo-client', 'demo-secret', '+62 811-0000-0001'],
+			['qr-client', 'qr-secret', '+62 811-0000-0002'],
+		]) {
+			expect(readme).toContain(`\`${clientId}\` / \`${clientSecret}\` (${shown})`);
+			// What the Messaging Trigger asks when its Account Number is empty.
+			const client = new ApiClient(
+				parseCredentials({ baseUrl: sandbox.url, clientId, clientSecret }),
+			);
+			const answer = await checkAccount(
+				client,
+				{ whatsapp_number: '', whatsapp_webhook: '' },
+				{ version: DEFAULT_MESSAGING_VERSION },
+			);
+			expect(readAccountAnswer(answer).whatsappNumber).toBe(shown.replace(/\D/g, ''));
+		}
+	});
+
 	it('demo-client is connected, qr-client waits for a scan', () => {
 		expect(sandbox.accounts().map(({ clientId, status }) => ({ clientId, status }))).toEqual([
 			{ clientId: 'demo-client', status: 'authenticated' },

@@ -56,10 +56,8 @@ export async function ratesForItem(
 	provider: string,
 	version: string,
 ): Promise<RateTable> {
-	try {
-		return await run.rates.tableFor(provider, version);
-	} catch (error) {
-		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- converted once, with its item, by runItems (toNodeError)
+	// Other failures pass on as they are: runItems converts them once, with their item (toNodeError).
+	return await run.rates.tableFor(provider, version).catch((error: unknown) => {
 		if (!isRatesRefusal(error)) throw error;
 		const nodeError = toNodeError(run.node, error, { itemIndex });
 		nodeError.description = [
@@ -69,7 +67,7 @@ export async function ratesForItem(
 			.filter(Boolean)
 			.join(' ');
 		throw nodeError;
-	}
+	});
 }
 
 /**

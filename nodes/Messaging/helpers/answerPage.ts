@@ -1,5 +1,3 @@
-import type { ServerResponse } from 'http';
-
 /**
  * The small pages a person sees after tapping a Send and Wait link: plain HTML with inline styles,
  * no scripts, no external assets, no referrer (the link is a credential), never cached.
@@ -44,7 +42,13 @@ function renderPage({ title, lines, form }: PageContent): string {
 }
 
 /** Writes a page with the headers that keep it self-contained (works on express's and Node's response). */
-export function sendPage(res: ServerResponse, status: number, page: PageContent): void {
+/** What the pages need of n8n's response object (Node's `http.ServerResponse`). */
+export interface PageResponse {
+	writeHead(status: number, headers: Record<string, string>): unknown;
+	end(body: string): unknown;
+}
+
+export function sendPage(res: PageResponse, status: number, page: PageContent): void {
 	const html = renderPage(page);
 	res.writeHead(status, {
 		'content-type': 'text/html; charset=utf-8',

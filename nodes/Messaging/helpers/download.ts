@@ -2,6 +2,7 @@ import { parse as parseContentDisposition } from 'content-disposition';
 import { request, type Dispatcher } from 'undici';
 
 import { cleanFileName } from '../../shared/fileName';
+import { clock } from '../../shared/clock';
 import { EGRESS_REFUSED, egressProblem, poolFor, type EgressPolicy } from './egress';
 
 export { closeDownloadConnections } from './egress';
@@ -149,8 +150,10 @@ export async function openUrlFile(text: string, options: UrlFileOptions): Promis
 	if (problem) throw new UrlFileError(shownUrl(text), `the URL ${problem}`);
 	// The whole download's deadline, and the execution's cancel, stop whichever request is running.
 	const deadline = new Deadline(options);
+	let opened = false;
 	try {
 		const file = await follow(new URL(text), options, deadline, shownUrl);
+		opened = true;
 		return {
 			...file,
 			body: cappedBody(file.response.body, file.url, file.byteLength, options, deadline),
@@ -159,10 +162,9 @@ export async function openUrlFile(text: string, options: UrlFileOptions): Promis
 				deadline.end();
 			},
 		};
-	} catch (error) {
-		deadline.end();
-		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the download knows no n8n node: runItems converts UrlFileError (toNodeError)
-		throw error;
+	} finally {
+		// On success the body's reader or discard() ends it.
+		if (!opened) deadline.end();
 	}
 }
 
@@ -193,20 +195,17 @@ async function follow(
 		};
 		if (basic && url.origin === credentialOrigin) headers.authorization = basic;
 
-		let response: Dispatcher.ResponseData;
-		try {
-			response = await request(target, {
-				method: 'GET',
-				headers,
-				dispatcher: poolFor(options.egress),
-				headersTimeout: options.timeoutMs,
-				bodyTimeout: options.timeoutMs,
-				signal: deadline.signal,
-			});
-		} catch (cause) {
-			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the download knows no n8n node: runItems converts UrlFileError (toNodeError)
+		// UrlFileError: the download knows no n8n node; runItems converts it (toNodeError).
+		const response: Dispatcher.ResponseData = await request(target, {
+			method: 'GET',
+			headers,
+			dispatcher: poolFor(options.egress),
+			headersTimeout: options.timeoutMs,
+			bodyTimeout: options.timeoutMs,
+			signal: deadline.signal,
+		}).catch((cause: unknown) => {
 			throw new UrlFileError(shown, connectionReason(cause, options, deadline));
-		}
+		});
 
 		const { statusCode: status } = response;
 		if (REDIRECT_STATUSES.has(status)) {
@@ -225,13 +224,9 @@ async function follow(
 					status,
 				);
 			}
-			let next: URL;
-			try {
-				next = new URL(location, url);
-			} catch {
-				// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the download knows no n8n node: runItems converts UrlFileError (toNodeError)
+			if (!URL.canParse(location, url.href))
 				throw new UrlFileError(shown, `the server redirected to an invalid URL`, status);
-			}
+			const next = new URL(location, url);
 			const nextProblem = urlProblem(next.toString());
 			if (nextProblem)
 				throw new UrlFileError(
@@ -280,15 +275,17 @@ async function follow(
  */
 class Deadline {
 	private readonly controller = new AbortController();
-	private readonly timer: ReturnType<typeof setTimeout>;
+	private readonly limit: AbortSignal;
 	private readonly cancel = () => this.controller.abort();
+	private readonly expire = () => {
+		this.expired = true;
+		this.controller.abort();
+	};
 	private expired = false;
 
 	constructor(private readonly options: UrlFileOptions) {
-		this.timer = setTimeout(() => {
-			this.expired = true;
-			this.controller.abort();
-		}, options.deadlineMs);
+		this.limit = clock.deadline(options.deadlineMs);
+		this.limit.addEventListener('abort', this.expire, { once: true });
 		options.signal?.addEventListener('abort', this.cancel, { once: true });
 		if (options.signal?.aborted) this.controller.abort();
 	}
@@ -303,7 +300,7 @@ class Deadline {
 	}
 
 	end(): void {
-		clearTimeout(this.timer);
+		this.limit.removeEventListener('abort', this.expire);
 		this.options.signal?.removeEventListener('abort', this.cancel);
 	}
 }
@@ -316,8 +313,14 @@ async function* cappedBody(
 	deadline: Deadline,
 ): AsyncGenerator<Buffer> {
 	let received = 0;
+	let complete = false;
+	const brokeOff = (error: unknown) =>
+		new UrlFileError(
+			shown,
+			`the download broke off after ${received} bytes (${connectionReason(error, options, deadline)})`,
+		);
 	try {
-		for await (const chunk of body) {
+		for await (const chunk of convertedErrors(body, brokeOff)) {
 			const piece = chunk as Buffer;
 			received += piece.length;
 			if (received > options.maxBytes) {
@@ -334,17 +337,10 @@ async function* cappedBody(
 			}
 			yield piece;
 		}
-	} catch (error) {
-		discardBody(body);
-		deadline.end();
-		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the download knows no n8n node: runItems converts UrlFileError (toNodeError)
-		if (error instanceof UrlFileError) throw error;
-		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the download knows no n8n node: runItems converts UrlFileError (toNodeError)
-		throw new UrlFileError(
-			shown,
-			`the download broke off after ${received} bytes (${connectionReason(error, options, deadline)})`,
-		);
+		complete = true;
 	} finally {
+		// A failure (a limit passed, the connection broken) or a reader that stopped: free the connection.
+		if (!complete) discardBody(body);
 		deadline.end();
 	}
 	if (declared !== undefined && received !== declared) {
@@ -447,4 +443,19 @@ function sizeInWords(bytes: number): string {
 	if (bytes < 1024 * 1024) return `${bytes} bytes`;
 	const mb = bytes / (1024 * 1024);
 	return `${mb >= 10 ? Math.round(mb) : mb.toFixed(1)} MB`;
+}
+
+/** The chunks of `source`, its failures turned into `convert(error)` (the stream's own errors name no file). */
+async function* convertedErrors<T>(
+	source: AsyncIterable<T>,
+	convert: (error: unknown) => Error,
+): AsyncGenerator<T> {
+	const chunks = source[Symbol.asyncIterator]();
+	for (;;) {
+		const step = await chunks.next().catch((error: unknown) => {
+			throw convert(error);
+		});
+		if (step.done) return;
+		yield step.value;
+	}
 }

@@ -1,5 +1,4 @@
 import { createHash } from 'crypto';
-import type { Readable } from 'stream';
 import {
 	NodeOperationError,
 	type IDataObject,
@@ -82,9 +81,9 @@ export function base64Digest(base64: string): string {
 }
 
 /** SHA-256 of a file read from a stream (n8n's filesystem or object-store binary data). */
-export async function streamDigest(stream: Readable): Promise<string> {
+export async function streamDigest(stream: AsyncIterable<Buffer>): Promise<string> {
 	const hash = createHash('sha256');
-	for await (const chunk of stream) hash.update(chunk as Buffer);
+	for await (const chunk of stream) hash.update(chunk);
 	return hash.digest('hex');
 }
 

@@ -107,16 +107,19 @@ export class SendClaims {
 				storeEntry(key, bucket),
 				storeEntry(key, bucket + 1),
 			]);
+			// If the store fails, the claims are released and its error goes on: the gate turns it into
+			// each item's "not attempted" error (the claims know no n8n item).
+			let recorded = false;
 			let processed: Set<string>;
 			try {
 				processed = await this.store.record(entries);
-			} catch (error) {
-				await this.backend.settle(
-					winners.map((key) => [key, 'release']),
-					false,
-				);
-				// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the claims know no n8n item: the gate turns this into each item's "not attempted" error
-				throw error;
+				recorded = true;
+			} finally {
+				if (!recorded)
+					await this.backend.settle(
+						winners.map((key) => [key, 'release']),
+						false,
+					);
 			}
 			const recordedEarlier: string[] = [];
 			const undo: string[] = [];
@@ -203,19 +206,15 @@ class ProcessedItems {
 				mode: 'entries',
 				maxEntries: STORE_MAX_ENTRIES,
 			});
-		let answer;
-		try {
-			answer = await call();
-		} catch {
-			try {
-				answer = await call();
-			} catch (error) {
-				// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the claims know no n8n item: the gate turns this into each item's "not attempted" error
+		// One more try, then SharedStateUnavailable: the claims know no n8n item, the gate turns it
+		// into each item's "not attempted" error.
+		const answer = await call()
+			.catch(call)
+			.catch((error: unknown) => {
 				throw new SharedStateUnavailable(
 					`n8n's processed-items store (its database) failed: ${error instanceof Error ? error.message : String(error)}`,
 				);
-			}
-		}
+			});
 		return new Set(answer.processed.map(String));
 	}
 
@@ -438,7 +437,7 @@ return 1`,
 /** Queue mode: claims in n8n's queue Redis, atomic for main, workers and webhook processes. */
 class RedisClaims implements ClaimBackend {
 	readonly kind = 'redis';
-	private renewal: NodeJS.Timeout | undefined;
+	private renewal: (() => void) | undefined;
 
 	constructor(
 		private readonly state: QueueRedisState,
@@ -488,17 +487,16 @@ class RedisClaims implements ClaimBackend {
 	/** Keeps the lease while the run lasts, so that other runs leave its claims alone. */
 	private renewLease(): void {
 		if (this.renewal) return;
-		this.renewal = setInterval(() => {
+		this.renewal = clock.every(LEASE_MS / 3, () => {
 			const now = clock.now();
 			this.state
 				.run(RENEW, [this.leases], [this.owner, now + LEASE_MS, 2 * LEASE_MS])
 				.catch(() => undefined);
-		}, LEASE_MS / 3);
-		this.renewal.unref();
+		});
 	}
 
 	private stopRenewal(): void {
-		if (this.renewal) clearInterval(this.renewal);
+		this.renewal?.();
 		this.renewal = undefined;
 	}
 

@@ -2,7 +2,7 @@ import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-wo
 
 import { fileIdentity } from '../../shared/dataUri';
 import { inputError } from '../../shared/errors';
-import { MAX_TIMER_MS } from '../../shared/timer';
+import { MAX_TIMER_MS } from '../../shared/clock';
 import type { DataUriParam } from '../../shared/transport';
 import {
 	openUrlFile,

@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'http';
 import {
 	NodeOperationError,
 	type IDataObject,
@@ -9,7 +8,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { sendPage } from './answerPage';
+import { sendPage, type PageResponse } from './answerPage';
 import type { ResponseType } from '../actions/message/sendAndWait.operation';
 
 /**
@@ -126,7 +125,7 @@ function pressed(ctx: IWebhookFunctions, value: string): boolean {
 
 /** The node's `webhook()`: answers a tap on a link, and resumes the execution with the answer. */
 export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const res = this.getResponseObject() as unknown as ServerResponse;
+	const res = this.getResponseObject() as unknown as PageResponse;
 	const query = this.getQueryData() as Record<string, unknown>;
 	const itemIndex =
 		typeof query.item === 'string' && /^\d{1,6}$/.test(query.item) ? Number(query.item) : -1;
@@ -153,7 +152,7 @@ export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookRe
  * link (a preview, a scanner, someone it was forwarded to) learns nothing the link itself does not
  * say. Returns the answer, or undefined when nothing was recorded.
  */
-function freeTextAnswer(ctx: IWebhookFunctions, res: ServerResponse): IDataObject | undefined {
+function freeTextAnswer(ctx: IWebhookFunctions, res: PageResponse): IDataObject | undefined {
 	const buttonLabel = textOption(
 		ctx.getNodeParameter('freeTextOptions.buttonLabel', 'Send'),
 		'Send',
@@ -197,7 +196,7 @@ const NOT_RECORDED = 'Nothing was recorded: press the button to answer.';
  */
 function approvalAnswer(
 	ctx: IWebhookFunctions,
-	res: ServerResponse,
+	res: PageResponse,
 	query: Record<string, unknown>,
 ): IDataObject | undefined {
 	if (query.approved !== 'true' && query.approved !== 'false') {

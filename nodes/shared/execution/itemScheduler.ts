@@ -7,6 +7,7 @@ import type {
 	NodeOperationError,
 } from 'n8n-workflow';
 
+import { clock } from '../clock';
 import { errorItemJson, isErrorItemJson, toNodeError } from '../errors';
 import { retryMemoryFor, type RunMemory } from './retryMemory';
 import type { ItemCall } from './router';
@@ -238,7 +239,7 @@ async function runCalls(
 		const now = Date.now();
 		const startAt = Math.max(now, nextStartAt);
 		nextStartAt = startAt + delayMs;
-		if (startAt > now) await new Promise((resolve) => setTimeout(resolve, startAt - now));
+		if (startAt > now) await clock.sleep(startAt - now);
 	};
 	const worker = async () => {
 		while (!outcomes.stopped) {

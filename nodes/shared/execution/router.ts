@@ -11,6 +11,7 @@ import { readCredential } from '../credential';
 import { ParameterReader, type OperationRun, type RunBasics } from './operationRun';
 import { runItems, type CallGate, type RunItemsOptions } from './itemScheduler';
 import { compactForTool } from '../aiTool';
+import { operationDocumentationUrl } from '../documentationUrl';
 import {
 	ApiClient,
 	DEFAULT_RETRY_POLICY,
@@ -86,22 +87,26 @@ export function forOperation(
 	}));
 }
 
-/** The resource selector, each resource's operation selector and every operation's fields. */
+/**
+ * The resource selector, each resource's operation selector and every operation's fields. With
+ * `docsFile` (the node's page in docs/), each operation's panel opens with a notice linking its own
+ * section there: n8n's Docs link can lead to one place per node only.
+ */
 export function buildProperties<C>(
 	resources: ReadonlyArray<ResourceDefinition<C>>,
+	docsFile?: string,
 ): INodeProperties[] {
-	// The rule cannot see computed defaults; both selectors below do have one.
-	// eslint-disable-next-line n8n-nodes-base/node-param-default-missing
+	// Defaults by name: n8n's lint reads a literal or a name as a default, not `a.b`.
+	const firstResource = resources[0].option.value;
 	const resourceSelector: INodeProperties = {
 		displayName: 'Resource',
 		name: 'resource',
 		type: 'options',
 		noDataExpression: true,
 		options: resources.map((r) => r.option),
-		default: resources[0].option.value,
+		default: firstResource,
 	};
-	const perResource = resources.flatMap((resource): INodeProperties[] => [
-		// eslint-disable-next-line n8n-nodes-base/node-param-default-missing
+	const perResource = resources.flatMap(({ defaultOperation, ...resource }): INodeProperties[] => [
 		{
 			displayName: 'Operation',
 			name: 'operation',
@@ -111,11 +116,29 @@ export function buildProperties<C>(
 			options: resource.operations.map(
 				({ module: _module, subtitle: _subtitle, ...option }) => option,
 			),
-			default: resource.defaultOperation,
+			default: defaultOperation,
 		},
-		...resource.operations.flatMap((op) => op.module.description),
+		...resource.operations.flatMap((op) => [
+			...(docsFile ? [operationDocsNotice(docsFile, resource.option, op)] : []),
+			...op.module.description,
+		]),
 	]);
 	return [resourceSelector, ...perResource];
+}
+
+function operationDocsNotice(
+	docsFile: string,
+	resource: { value: string; name: string },
+	operation: { value: string; name: string },
+): INodeProperties {
+	const url = operationDocumentationUrl(docsFile, resource.name, operation.name);
+	return {
+		displayName: `${resource.name} → ${operation.name}: its fields, an example and its errors in the <a href="${url}" target="_blank">docs</a>`,
+		name: 'operationDocsNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: showFor(resource.value, operation.value),
+	};
 }
 
 /** The module for a resource/operation pair, or undefined. */

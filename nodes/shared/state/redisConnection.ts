@@ -1,6 +1,6 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 
-import { envSetting } from './queueMode';
+import { envSetting, environment } from '../environment';
 
 /**
  * The connection to the Redis that n8n's queue mode already runs, made from n8n's own settings
@@ -37,7 +37,7 @@ export interface QueueRedisSettings {
 	dualStack: boolean;
 }
 
-export function queueRedisSettings(env: NodeJS.ProcessEnv = process.env): QueueRedisSettings {
+export function queueRedisSettings(env: NodeJS.ProcessEnv = environment()): QueueRedisSettings {
 	const text = (name: string, fallback = '') =>
 		envSetting(env, `QUEUE_BULL_REDIS_${name}`) ?? fallback;
 	const number = (name: string, fallback: number) => {

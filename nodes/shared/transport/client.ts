@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import { request } from 'undici';
 
-import { timerDelay } from '../timer';
+import { clock } from '../clock';
 import { buildBody, isSourceFailure, type ParamValue, type RequestBody } from './body';
 import { callerParams, tokenEndpoint, type ApiGroup, type Endpoint } from './endpoints';
 import { parseEnvelope } from './envelope';
@@ -101,16 +101,14 @@ export class ApiClient {
 		if (!endpoint.bearer) return await this.send(endpoint, body, undefined, options);
 
 		const token = await this.token(endpoint.group, options);
-		try {
-			return await this.send(endpoint, body, token, options);
-		} catch (error) {
-			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the transport knows no n8n node: toNodeError (errors.ts) converts its ApiError
+		// Errors pass on as ApiError: the transport knows no n8n node, toNodeError (errors.ts) converts them.
+		return await this.send(endpoint, body, token, options).catch(async (error: unknown) => {
 			if (!(error instanceof ApiError && error.authFailure)) throw error;
 			// The token expired or was revoked: one new token, one more try, never more.
 			this.tokens.invalidate(this.tokenKey(endpoint.group), token);
 			const fresh = await this.token(endpoint.group, options);
 			return await this.send(endpoint, body, fresh, options);
-		}
+		});
 	}
 
 	/** The cached token of a group, fetching one if needed (shared with concurrent callers). */
@@ -232,13 +230,14 @@ export class ApiClient {
 		const isWrite = endpoint.httpMethod === 'POST';
 		for (let attempt = 0; ; attempt++) {
 			const canRetry = attempt < this.retryPolicy.maxRetries;
-			let response: AttemptAnswer;
-			try {
-				response = await this.attempt(endpoint, body, token, options.signal);
-			} catch (failure) {
+			const outcome = await this.attempt(endpoint, body, token, options.signal).then(
+				(answer) => ({ answer }),
+				(failure: unknown) => ({ failure }),
+			);
+			if ('failure' in outcome) {
+				const { failure } = outcome;
 				if (failure instanceof ApiError) {
 					failure.attempts = attempt + 1;
-					// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the transport knows no n8n node: toNodeError (errors.ts) converts its errors
 					throw failure;
 				}
 				const { cause, dispatched, deadline } = failure as AttemptFailure;
@@ -256,6 +255,7 @@ export class ApiClient {
 				continue;
 			}
 
+			const response = outcome.answer;
 			const retryAfter = response.retryAfter;
 			if (
 				canRetry &&
@@ -265,22 +265,23 @@ export class ApiClient {
 				await sleep(retryDelayMs(attempt, this.retryPolicy, retryAfter), options.signal);
 				continue;
 			}
-			try {
-				const redactor = this.redactor();
-				const result = parseEnvelope(
-					endpoint,
-					response.status,
-					response.text,
-					redactor,
-					retryAfter,
-					response.location,
-				);
-				return redactResult ? redactor.value(result) : result;
-			} catch (error) {
-				if (error instanceof ApiError) error.attempts = attempt + 1;
-				// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the transport knows no n8n node: toNodeError (errors.ts) converts its ApiError
-				throw error;
-			}
+			const redactor = this.redactor();
+			return await Promise.resolve()
+				.then(() => {
+					const result = parseEnvelope(
+						endpoint,
+						response.status,
+						response.text,
+						redactor,
+						retryAfter,
+						response.location,
+					);
+					return redactResult ? redactor.value(result) : result;
+				})
+				.catch((error: unknown) => {
+					if (error instanceof ApiError) error.attempts = attempt + 1;
+					throw error;
+				});
 		}
 	}
 
@@ -309,17 +310,18 @@ export class ApiClient {
 		const deadline = new AbortController();
 		// A body of unknown length (a file downloaded while it is sent) gets the allowance of its size cap.
 		const uploadMiB = (body.length ?? body.maxLength ?? 0) / (1024 * 1024);
-		const timer = setTimeout(
-			() => deadline.abort(),
-			timerDelay(timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0)),
+		const limit = clock.deadline(
+			timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0),
 		);
+		const expire = () => deadline.abort();
+		limit.addEventListener('abort', expire, { once: true });
 		const record: DispatchRecord = { dispatched: false };
 		// The execution's cancel signal stops this attempt too (a listener removed afterwards rather
 		// than AbortSignal.any, whose combined signals a long-lived signal keeps alive on Node 20).
 		const cancel = () => deadline.abort();
 		signal?.addEventListener('abort', cancel, { once: true });
 		if (signal?.aborted) deadline.abort();
-		try {
+		const exchange = async (): Promise<AttemptAnswer> => {
 			const response = await request(`${this.credentials.baseUrl}${endpoint.path}`, {
 				method: endpoint.httpMethod,
 				headers,
@@ -353,19 +355,21 @@ export class ApiClient {
 				retryAfter: parseRetryAfter(response.headers['retry-after']),
 				location: Array.isArray(location) ? location[0] : location,
 			};
-		} catch (cause) {
-			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the transport knows no n8n node: toNodeError (errors.ts) converts its errors
-			if (cause instanceof ApiError) throw cause;
-			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the transport knows no n8n node: toNodeError (errors.ts) converts its errors
-			throw new AttemptFailure(
-				cause,
-				record.dispatched,
-				deadline.signal.aborted && !signal?.aborted,
-			);
-		} finally {
-			clearTimeout(timer);
-			signal?.removeEventListener('abort', cancel);
-		}
+		};
+		// The transport knows no n8n node: toNodeError (errors.ts) converts what send() makes of this.
+		return await exchange()
+			.catch((cause: unknown) => {
+				if (cause instanceof ApiError) throw cause;
+				throw new AttemptFailure(
+					cause,
+					record.dispatched,
+					deadline.signal.aborted && !signal?.aborted,
+				);
+			})
+			.finally(() => {
+				limit.removeEventListener('abort', expire);
+				signal?.removeEventListener('abort', cancel);
+			});
 	}
 
 	/** The answer's text, or an error as soon as it is larger than the credential allows (nothing more is read). */
@@ -450,16 +454,7 @@ export class ApiClient {
 	}
 }
 
+/** A wait between attempts; an abort ends it early, and the next attempt then fails at once with undici's abort error. */
 async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-	if (ms <= 0) return;
-	await new Promise<void>((resolve) => {
-		const timer = setTimeout(done, timerDelay(ms));
-		function done() {
-			clearTimeout(timer);
-			signal?.removeEventListener('abort', done);
-			resolve();
-		}
-		signal?.addEventListener('abort', done, { once: true });
-	});
-	// After an abort the next attempt fails at once with undici's abort error.
+	if (ms > 0) await clock.sleep(ms, signal).catch(() => undefined);
 }

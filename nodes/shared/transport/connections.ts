@@ -1,4 +1,5 @@
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { environment } from '../environment';
 
 /**
  * The connection pools: one undici Agent (a keep-alive Pool per origin) per TLS setting and
@@ -32,12 +33,12 @@ export interface PoolSettings {
 
 /** The proxy variables as they are now (a change of them calls for new pools). */
 export function proxyEnvironment(): string {
-	return PROXY_VARIABLES.map((name) => process.env[name] ?? '').join('\n');
+	return PROXY_VARIABLES.map((name) => environment()[name] ?? '').join('\n');
 }
 
 /** Whether a proxy is set (then undici's EnvHttpProxyAgent routes each request, NO_PROXY honoured). */
 export function usesProxy(): boolean {
-	return PROXY_VARIABLES.slice(0, 4).some((name) => Boolean(process.env[name]));
+	return PROXY_VARIABLES.slice(0, 4).some((name) => Boolean(environment()[name]));
 }
 
 /** The pool for these settings under the current proxy environment. */

@@ -1,4 +1,4 @@
-import { MAX_TIMER_MS } from '../timer';
+import { MAX_TIMER_MS } from '../clock';
 import { DEFAULT_MAX_RESPONSE_MEGABYTES, type ApiCredentials } from './client';
 
 /** The credential's fields as n8n stores them (see MessagingRateApi.credentials.ts). */
@@ -6,8 +6,11 @@ export interface StoredCredentials {
 	baseUrl?: unknown;
 	clientId?: unknown;
 	clientSecret?: unknown;
-	tokenLifetimeMinutes?: unknown;
+	bearerLifetimeMinutes?: unknown;
 	timeoutSeconds?: unknown;
+	ignoreSSLIssues?: unknown;
+	/** The names of Token Lifetime and Ignore SSL Issues before 0.1.0 (n8n keeps what was saved). */
+	tokenLifetimeMinutes?: unknown;
 	allowUnauthorizedCerts?: unknown;
 	maxResponseMegabytes?: unknown;
 }
@@ -27,17 +30,14 @@ export function parseCredentials(stored: StoredCredentials): ApiCredentials {
 			`Credential field "Base URL" is too long (${baseUrl.length} characters). Use the service's address, e.g. https://gateway.example.com`,
 		);
 	}
-	let url: URL;
-	try {
-		url = new URL(baseUrl);
-	} catch {
+	if (!URL.canParse(baseUrl)) {
 		// Quoted only when it cannot hold a password (user:pass@host) and is short enough to read.
 		const quoted = baseUrl.includes('@') || baseUrl.length > 200 ? '' : ` ("${baseUrl}")`;
-		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- the transport knows no n8n node: readCredential and toNodeError convert CredentialError
 		throw new CredentialError(
 			`Credential field "Base URL" is not a valid URL${quoted}. Use the service's address, e.g. https://gateway.example.com`,
 		);
 	}
+	const url = new URL(baseUrl);
 	if (url.username || url.password) {
 		throw new CredentialError(
 			'Credential field "Base URL" must not contain a user name or password (user:pass@…): the service does not use them, and they would not be kept secret there. Remove them; the Client ID and Client Secret go in their own fields.',
@@ -68,14 +68,18 @@ export function parseCredentials(stored: StoredCredentials): ApiCredentials {
 		baseUrl: withoutTrailingSlashes(`${url.origin}${url.pathname}`),
 		clientId,
 		clientSecret,
-		tokenLifetimeMinutes: positive(stored.tokenLifetimeMinutes, 60, 'Token Lifetime (Minutes)'),
+		tokenLifetimeMinutes: positive(
+			stored.bearerLifetimeMinutes ?? stored.tokenLifetimeMinutes,
+			60,
+			'Token Lifetime (Minutes)',
+		),
 		timeoutSeconds: positive(
 			stored.timeoutSeconds,
 			30,
 			'Request Timeout (Seconds)',
 			MAX_TIMEOUT_SECONDS,
 		),
-		allowUnauthorizedCerts: stored.allowUnauthorizedCerts === true,
+		allowUnauthorizedCerts: (stored.ignoreSSLIssues ?? stored.allowUnauthorizedCerts) === true,
 		maxResponseMegabytes: positive(
 			stored.maxResponseMegabytes,
 			DEFAULT_MAX_RESPONSE_MEGABYTES,

@@ -97,9 +97,9 @@ export function messagingRateCredential(opts: {
 	baseUrl: string;
 	clientId: string;
 	clientSecret: string;
-	tokenLifetimeMinutes?: number;
+	bearerLifetimeMinutes?: number;
 	timeoutSeconds?: number;
-	allowUnauthorizedCerts?: boolean;
+	ignoreSSLIssues?: boolean;
 }): CredentialSpec {
 	return {
 		id: opts.id ?? 'msgRateCredE2E01',
@@ -109,9 +109,9 @@ export function messagingRateCredential(opts: {
 			baseUrl: opts.baseUrl,
 			clientId: opts.clientId,
 			clientSecret: opts.clientSecret,
-			tokenLifetimeMinutes: opts.tokenLifetimeMinutes ?? 60,
+			bearerLifetimeMinutes: opts.bearerLifetimeMinutes ?? 60,
 			timeoutSeconds: opts.timeoutSeconds ?? 30,
-			allowUnauthorizedCerts: opts.allowUnauthorizedCerts ?? false,
+			ignoreSSLIssues: opts.ignoreSSLIssues ?? false,
 		},
 	};
 }

@@ -2,24 +2,33 @@
  * The package under test: build, pack, and install it into an n8n user folder.
  */
 import { execFileSync } from 'child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'fs';
-import { dirname, join, resolve } from 'path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { basename, dirname, join, resolve } from 'path';
 import { REPO_ROOT, cleanEnv, mustSucceed, runCommand, tempFolder } from './util';
 
 /**
- * `npm run build` then `npm pack` in the repository (or in `dir`, for a fixture package).
- * Returns the absolute path of the .tgz (in a fresh temp folder).
+ * The package as a tarball in a fresh temp folder. From the repository: `npm run package` (build,
+ * pack, check: scripts/package.ts). For a fixture package (`dir`): `npm pack --ignore-scripts`,
+ * after `npm run build` unless `build: false`. Returns the absolute path of the .tgz.
  */
 export async function packPackage(opts: { dir?: string; build?: boolean } = {}): Promise<string> {
 	const dir = opts.dir ?? REPO_ROOT;
 	const dest = tempFolder('n8n-e2e-pack-');
+	if (dir === REPO_ROOT) {
+		mustSucceed(
+			'npm run package',
+			await runCommand('npm', ['run', 'package'], { cwd: dir, timeoutMs: 600_000 }),
+		);
+		const { name, version } = packageJsonOf(dir);
+		const tgz = join(dir, `${name}-${version}.tgz`);
+		return moveFile(tgz, join(dest, basename(tgz)));
+	}
 	if (opts.build ?? true) {
 		mustSucceed(
 			'npm run build',
 			await runCommand('npm', ['run', 'build'], { cwd: dir, timeoutMs: 600_000 }),
 		);
 	}
-	// --ignore-scripts: the build already ran; prepack would only repeat it.
 	const r = mustSucceed(
 		'npm pack',
 		await runCommand('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dest], {
@@ -32,6 +41,82 @@ export async function packPackage(opts: { dir?: string; build?: boolean } = {}):
 	if (!existsSync(tgz))
 		throw new Error(`npm pack reported ${info[0].filename} but ${tgz} does not exist`);
 	return tgz;
+}
+
+/** Moves a file, across file systems too (the repository and the temp folder may differ). */
+function moveFile(from: string, to: string): string {
+	copyFileSync(from, to);
+	rmSync(from);
+	return to;
+}
+
+function packageJsonOf(dir: string): { name: string; version: string } {
+	return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+		name: string;
+		version: string;
+	};
+}
+
+/**
+ * A copy of the working tree as a fresh clone of it would hold it: tracked and untracked files
+ * git does not ignore (no node_modules, no dist/, no test-artifacts/), in a new temp folder.
+ */
+export function copyWorkingTree(prefix: string): string {
+	const copy = tempFolder(prefix);
+	const files = execFileSync(
+		'git',
+		['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+		{
+			cwd: REPO_ROOT,
+			encoding: 'utf8',
+		},
+	)
+		.split('\0')
+		.filter((file) => file && existsSync(join(REPO_ROOT, file)));
+	for (const file of files) {
+		mkdirSync(dirname(join(copy, file)), { recursive: true });
+		copyFileSync(join(REPO_ROOT, file), join(copy, file));
+	}
+	return copy;
+}
+
+/** The README's "From a checkout" line: the command to run in the checkout and the tarball it names. */
+function readmeCheckoutInstall(): { command: string; tarball: string } {
+	const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+	const m = /From a checkout: `([^`]+)`, then `npm install \/path\/to\/([^`/]+\.tgz)`/.exec(readme);
+	if (!m)
+		throw new Error(
+			'README.md has no "From a checkout: `…`, then `npm install /path/to/….tgz`" line',
+		);
+	return { command: m[1], tarball: m[2] };
+}
+
+/**
+ * The README's checkout install as a newcomer runs it: the working tree (tracked and untracked
+ * files git does not ignore: no node_modules, no dist/) copied to a fresh folder, the README's
+ * command run there by a shell with the caller's npm configuration dropped (the repository's
+ * .npmrc applies, ignore-scripts included). Returns the tarball the README names, moved to a
+ * temp folder, and how long the command took.
+ */
+export async function packFromCheckout(): Promise<{ tgz: string; command: string; ms: number }> {
+	const { command, tarball } = readmeCheckoutInstall();
+	const checkout = copyWorkingTree('n8n-e2e-checkout-');
+	try {
+		const r = mustSucceed(
+			`README checkout install: ${command}`,
+			await runCommand('sh', ['-c', command], {
+				cwd: checkout,
+				env: cleanEnv(),
+				timeoutMs: 900_000,
+			}),
+		);
+		const built = join(checkout, tarball);
+		if (!existsSync(built)) throw new Error(`${command} did not produce ${tarball}`);
+		const dest = join(tempFolder('n8n-e2e-pack-'), tarball);
+		return { tgz: moveFile(built, dest), command, ms: r.ms };
+	} finally {
+		rmSync(checkout, { recursive: true, force: true });
+	}
 }
 
 /** package.json inside a packed .tgz. */

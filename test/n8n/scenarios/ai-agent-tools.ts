@@ -3,7 +3,7 @@
  * `currencyRateTool` (inputs none, output ai_tool, "Include Raw Response" shown on them only), the
  * imported examples/ai-agent-rates-and-messages.json keeps its three tools on the agent's tool
  * connector, and (n8n 2.x editor) its canvas is the picture docs/ai-agents.md shows
- * (docs/images/ai-agent-tools.png, rewritten by a run with --doc-images). The agent itself runs in
+ * (docs/.images/ai-agent-tools.png, rewritten by a run with --doc-images). The agent itself runs in
  * ai-agent-run.ts (a scripted chat model); the tool nodes with $fromAI values in test/aiTools.test.ts.
  */
 import { existsSync } from 'fs';
@@ -78,7 +78,7 @@ export async function aiAgentToolsAreServed(t: ScenarioContext): Promise<void> {
 		shot.nodeNames,
 	);
 	report.check(
-		'editor: screenshot for docs/images/ai-agent-tools.png saved (written there with --doc-images)',
+		'editor: screenshot for docs/.images/ai-agent-tools.png saved (written there with --doc-images)',
 		existsSync(image),
 		image,
 	);

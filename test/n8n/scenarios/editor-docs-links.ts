@@ -6,7 +6,7 @@
  * - the canvas shows what each node does (`Send Text`, `BCA · USD → IDR`), evaluated by the
  *   editor itself;
  * - the phone number's guidance is visible under the field, not only on hover.
- * Screenshots: docs/images/canvas-subtitles.png and docs/images/messaging-panel-hints.png
+ * Screenshots: docs/.images/canvas-subtitles.png and docs/.images/messaging-panel-hints.png
  * (written with --doc-images).
  */
 import { packageNodeDescriptions, repositoryTarget } from '../../../scripts/docs';
@@ -14,6 +14,7 @@ import {
 	canvasSubtitles,
 	closeNodePanel,
 	docImage,
+	operationDocsLink,
 	openNodePanel,
 	openWorkflow,
 	panelDocsLink,
@@ -38,6 +39,11 @@ const PARAMETERS: Record<string, Record<string, unknown>> = {
 		amount: 100,
 	},
 	messagingTrigger: { accountNumber: '+62 812-8877-6713' },
+};
+/** The operation each panel opens on above, and the docs heading its notice must link. */
+const OPERATION_SECTIONS: Record<string, string> = {
+	'Messaging': 'Message → Send Text',
+	'Currency Rate': 'Rate → Convert',
 };
 const EXPECTED_SUBTITLES: Record<string, string> = {
 	messaging: 'Send Text',
@@ -104,10 +110,15 @@ export async function editorDocsLinksHintsAndSubtitles(t: ScenarioContext): Prom
 			const subtitles = await canvasSubtitles(s.page);
 			await docImage(s, 'canvas-subtitles');
 			const docs: Record<string, string | undefined> = {};
+			const operationDocs: Record<string, string | null> = {};
 			let phoneHintVisible = false;
 			for (const { node } of nodes) {
 				await openNodePanel(s.page, node.name);
 				docs[node.name] = await panelDocsLink(s.page);
+				if (node.name in OPERATION_SECTIONS) {
+					// The notice at the top of the operation's fields: "…: its fields, … in the docs".
+					operationDocs[node.name] = (await operationDocsLink(s.page)) ?? null;
+				}
 				if (node.name === 'Messaging') {
 					const hint = s.page.getByText('Include the country code, e.g. +62 812-8877-6713', {
 						exact: false,
@@ -117,7 +128,13 @@ export async function editorDocsLinksHintsAndSubtitles(t: ScenarioContext): Prom
 				}
 				await closeNodePanel(s.page);
 			}
-			return { subtitles, docs, phoneHintVisible, externalRequests: s.externalRequests };
+			return {
+				subtitles,
+				docs,
+				operationDocs,
+				phoneHintVisible,
+				externalRequests: s.externalRequests,
+			};
 		}),
 	);
 
@@ -132,6 +149,15 @@ export async function editorDocsLinksHintsAndSubtitles(t: ScenarioContext): Prom
 		report.check(
 			`editor: ${description.displayName}'s Docs link lands on the heading "${description.displayName}" of ${target?.file ?? '?'} (GitHub anchor #${target?.anchor ?? '?'})`,
 			target?.heading === description.displayName,
+			{ href, target },
+		);
+	}
+	for (const [name, heading] of Object.entries(OPERATION_SECTIONS)) {
+		const href = seen.operationDocs[name] ?? undefined;
+		const target = href === undefined ? undefined : repositoryTarget(href);
+		report.check(
+			`editor: ${name}'s panel links its operation's own section "${heading}" (${target?.file ?? '?'}#${target?.anchor ?? '?'})`,
+			target?.heading === heading,
 			{ href, target },
 		);
 	}

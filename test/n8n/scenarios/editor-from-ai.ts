@@ -3,7 +3,7 @@
  * the Currency Rate Tool under an AI Agent with Provider set to the documented `$fromAI` line
  * shows that expression in its panel, and "Execute step" asks for the value a model would give
  * ("provider"); with "bni" typed in, the rates request the sandbox receives is BNI's and the
- * output shows BNI's rates. Screenshots: docs/images/currency-rate-tool-from-ai.png (the panel)
+ * output shows BNI's rates. Screenshots: docs/.images/currency-rate-tool-from-ai.png (the panel)
  * and currency-rate-tool-from-ai-test.png (the value asked for), written with --doc-images.
  */
 import { PROVIDER_FROM_AI } from '../../../nodes/shared/rates/providers';

@@ -3,7 +3,7 @@
  * logged out, Session → Get QR Code run from the node's panel ("Execute step") shows the QR image
  * in the output's Binary tab, and that image, fetched as the browser shows it, scans to the code
  * the sandbox is waiting for. The account is connected again afterwards (the sandbox is shared).
- * Screenshot: docs/images/qr-code-binary-tab.png (written with --doc-images).
+ * Screenshot: docs/.images/qr-code-binary-tab.png (written with --doc-images).
  */
 import { pngShowsQrOf } from '../../harness/qrReader';
 import { docImage, openNodePanel, openWorkflow, withEditor } from '../editor';

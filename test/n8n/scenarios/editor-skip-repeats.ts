@@ -2,7 +2,7 @@
  * The editor shows Skip Repeats Within (n8n 2.x only: the selectors are 2.x's): in a Messaging
  * node of version 2 and in one saved with version 1, Options → Add option lists "Skip Repeats
  * Within (Hours)" and "Idempotency Key"; added, Skip Repeats Within shows 8 and its hint.
- * Screenshot: docs/images/messaging-skip-repeats.png (written with --doc-images).
+ * Screenshot: docs/.images/messaging-skip-repeats.png (written with --doc-images).
  */
 import { closeNodePanel, docImage, openNodePanel, openWorkflow, withEditor } from '../editor';
 import { NODE_TYPES, log, type ScenarioContext } from '../lib';

@@ -3,7 +3,7 @@
  * - the notice about the gateway's one webhook per account is visible in the panel;
  * - listening for a test event ("Execute step") shows the trigger's own instruction (not n8n's generic "Go to …
  *   and create an event"), and a message the sandbox then delivers appears in the panel.
- * Screenshots: docs/images/messaging-trigger-panel.png and messaging-trigger-listening.png
+ * Screenshots: docs/.images/messaging-trigger-panel.png and messaging-trigger-listening.png
  * (written with --doc-images).
  */
 import { closeNodePanel, docImage, openNodePanel, openWorkflow, withEditor } from '../editor';

@@ -10,7 +10,7 @@
 import type { RequestLogEntry } from '../../../sandbox/types';
 import { ApiClient, endpoints, parseCredentials } from '../../../nodes/shared/transport';
 import { useSandbox } from '../../harness/useSandbox';
-import { useTriggerHarnesses } from '../../harness/messagingTriggerNode';
+import { useTrigger, useTriggerHarnesses } from '../../harness/messagingTriggerNode';
 
 const ACCOUNT = '6281288776713';
 const VERSION = '16.0.1.3';
@@ -139,6 +139,51 @@ describe('activation', () => {
 		);
 		// n8n runs `delete` after a failed activation: it must not clear the other system's URL.
 		expect(account().whatsappWebhook).toBe(OTHER_SYSTEM_URL);
+	});
+});
+
+describe('an empty Account Number: the number the gateway holds for the account', () => {
+	it('no number held: activation fails naming the field, and registers nothing', async () => {
+		const trigger = await harness({ accountNumber: '' });
+		await expect(trigger.activate()).rejects.toThrow(
+			'Field "Account Number" is empty and the gateway holds no number for this account (Account → Check shows none)',
+		);
+		// Activation's Check, and the one of n8n's `delete` after a failed activation: reads only.
+		expect(accountCalls('check').map((entry) => entry.params?.whatsapp_number)).toEqual(['', '']);
+		expect(accountCalls('update')).toHaveLength(0);
+		expect(account().whatsappWebhook).toBeUndefined();
+	});
+
+	describe('with a number held (as the playground accounts have)', () => {
+		const held = useSandbox({
+			accounts: [
+				{
+					clientId: 'demo-client',
+					clientSecret: 'demo-secret',
+					status: 'authenticated',
+					whatsappNumber: ACCOUNT,
+				},
+			],
+		});
+		const trigger = useTrigger(held, { typeVersion: 1 });
+
+		it('activation reads it with Account → Check and registers the webhook for it', async () => {
+			await trigger.activate({ accountNumber: '' });
+			const updates = held
+				.requests()
+				.filter((entry) => entry.path === '/api/wa/2.0/post' && entry.params?.method === 'update');
+			expect(updates.map((entry) => entry.params?.whatsapp_number)).toEqual([ACCOUNT]);
+			expect(held.accounts()[0].whatsappWebhook).toBe(trigger.harness.productionUrl);
+		});
+
+		it("Ignore Own Messages knows the account's number without the field", async () => {
+			await trigger.activate({ accountNumber: '', ignoreOwnMessages: true });
+			const own = await trigger.deliver({ sender: ACCOUNT, message: 'echo of our own reply' });
+			expect(own.json).toEqual({ received: true, ignored: "sent by the account's own number" });
+			expect(own.executions).toHaveLength(0);
+			const customer = await trigger.deliver({ sender: '6281300000002', message: 'hello' });
+			expect(customer.executions).toHaveLength(1);
+		});
 	});
 });
 

@@ -60,13 +60,17 @@ const WEB_PAGE =
 	'<!doctype html><html><head><title>Welcome to nginx!</title></head><body><h1>Welcome</h1></body></html>';
 
 describe('the credential Test button', () => {
-	it('succeeds with a right credential, with one login and one token check', async () => {
+	it('succeeds with a right credential, with one login, one token check and the session read', async () => {
 		const result = await testButton({});
-		expect(result).toEqual({ status: 'OK', message: expect.stringMatching(/successful/) });
-		expect(sandbox.requests().map((request) => request.path)).toEqual([
-			'/api/wa/authentication',
-			'/api/wa/protected',
-		]);
+		expect(result).toEqual({
+			status: 'OK',
+			message: 'Connection successful: a token was issued and accepted, and WhatsApp is connected',
+		});
+		expect(
+			sandbox
+				.requests()
+				.map((request) => `${request.path} ${String(request.params?.method ?? '')}`),
+		).toEqual(['/api/wa/authentication ', '/api/wa/protected ', '/api/wa/2.0/get status']);
 	});
 
 	it('a wrong Client Secret: says which fields to check, quotes the gateway, no "code 200"', async () => {
@@ -184,6 +188,43 @@ describe('the credential Test button', () => {
 	});
 });
 
+describe("the credential Test button says the WhatsApp session's state and what to do", () => {
+	const accounts = useSandbox({
+		accounts: [
+			{ clientId: 'demo-client', clientSecret: SECRET, status: 'init' },
+			{ clientId: 'scan-client', clientSecret: 'scan-secret', status: 'got qr code' },
+		],
+	});
+
+	it('a logged-out account: the credential works, WhatsApp does not; run Login and scan', async () => {
+		const result = await messagingRateApiTest.call({} as never, {
+			id: '1',
+			name: 'Sandbox',
+			type: 'messagingRateApi',
+			data: { baseUrl: accounts.url, clientId: 'demo-client', clientSecret: SECRET },
+		});
+		expect(result).toEqual({
+			status: 'Error',
+			message:
+				'The credential works, but WhatsApp is logged out (status "init"). Run Messaging → Session → Login and scan the QR code it returns with WhatsApp → Linked devices (Currency Rate works already).',
+		});
+	});
+
+	it('an account waiting for a QR scan: run Get QR Code and scan it', async () => {
+		const result = await messagingRateApiTest.call({} as never, {
+			id: '1',
+			name: 'Sandbox',
+			type: 'messagingRateApi',
+			data: { baseUrl: accounts.url, clientId: 'scan-client', clientSecret: 'scan-secret' },
+		});
+		expect(result).toEqual({
+			status: 'Error',
+			message:
+				'The credential works, but WhatsApp is not connected: the gateway waits for a QR scan. Run Messaging → Session → Get QR Code and scan the image with WhatsApp → Linked devices (Currency Rate works already).',
+		});
+	});
+});
+
 describe('the credential Test button against servers that are not the gateway', () => {
 	let website: Server;
 	let websiteHost = '';
@@ -262,9 +303,22 @@ describe('the credential Test button against servers that are not the gateway', 
 		});
 
 		it('with Ignore SSL Issues the connection is made (and the page is named)', async () => {
+			expect(await failureOf({ baseUrl: `https://${secureHost}`, ignoreSSLIssues: true })).toMatch(
+				/not the gateway's API \(it shows "Welcome to nginx!"\)/,
+			);
+		});
+
+		it('a credential saved under the field names before 0.1.0 keeps its settings', async () => {
 			expect(
 				await failureOf({ baseUrl: `https://${secureHost}`, allowUnauthorizedCerts: true }),
 			).toMatch(/not the gateway's API \(it shows "Welcome to nginx!"\)/);
+			expect(
+				await failureOf({
+					baseUrl: `https://${secureHost}`,
+					ignoreSSLIssues: false,
+					allowUnauthorizedCerts: true,
+				}),
+			).toMatch(/is not trusted/);
 		});
 	});
 });

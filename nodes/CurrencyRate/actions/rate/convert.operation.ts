@@ -47,6 +47,18 @@ const INCLUDE_INPUT_FIELDS: INodeProperties = {
 		"Whether the output keeps the input item's fields and adds the converted amount to them. Off: the output is the conversion (amount, rate, currencies, provider, rates' time).",
 };
 
+const withInputFields = { show: { ...amountShown.show, includeInputFields: [true] } };
+
+const RATE_DETAILS_FIELD: INodeProperties = {
+	displayName: 'Rate Details Field',
+	name: 'rateDetailsField',
+	type: 'string',
+	default: 'conversion',
+	placeholder: 'conversion',
+	description:
+		'Name of the field that gets the rate used, the currencies, the provider and when the rates were fetched (fetchedAt: the rates answer has no date of its own). Empty: only the converted amount is added.',
+};
+
 export const description: INodeProperties[] = [
 	...providerProperties('convert'),
 	...forOperation('rate', 'convert', [
@@ -186,6 +198,18 @@ export const description: INodeProperties[] = [
 		default: true,
 		displayOptions: { show: { ...amountShown.show, '@version': [{ _cnd: { gte: 1.1 } }] } },
 	},
+	// New nodes (1.2) put the rate used and when it was fetched beside the converted amount; older
+	// ones keep their output as it was.
+	{
+		...RATE_DETAILS_FIELD,
+		default: '',
+		displayOptions: { show: { ...withInputFields.show, '@version': [1, 1.1] } },
+	},
+	{
+		...RATE_DETAILS_FIELD,
+		default: 'conversion',
+		displayOptions: { show: { ...withInputFields.show, '@version': [{ _cnd: { gte: 1.2 } }] } },
+	},
 ];
 
 /** The same rates request as Get (one per provider and run), then arithmetic. */
@@ -214,20 +238,29 @@ function convertOneAmount(
 	const conversion = readConversion(run, itemIndex, provider);
 	const outputField = readOutputField(run, itemIndex);
 	const includeInputFields = run.parameter('includeInputFields', itemIndex, false) === true;
+	const detailsField = includeInputFields ? readRateDetailsField(run, itemIndex) : '';
 	return async () => {
 		const converter = await converterFor(run, itemIndex, conversion);
 		const convertedAmount = converter.convert(amount, 'Amount');
-		if (includeInputFields) {
-			return {
-				json: withValueAt(
-					{ ...(ctx.getInputData()[itemIndex]?.json ?? {}) },
-					outputField,
-					convertedAmount,
-				),
-			};
-		}
 		const { fromCurrency, toCurrency, rateType, decimalPlaces, baseCurrency } = conversion;
 		const { fromRate, toRate, table } = converter;
+		if (includeInputFields) {
+			const json = withValueAt(
+				{ ...(ctx.getInputData()[itemIndex]?.json ?? {}) },
+				outputField,
+				convertedAmount,
+			);
+			if (!detailsField) return { json };
+			const rateDetails: IDataObject = {
+				rate: fromRate / toRate,
+				fromCurrency,
+				toCurrency,
+				rateType,
+				provider,
+				fetchedAt: table.fetchedAt,
+			};
+			return { json: withValueAt(json, detailsField, rateDetails) };
+		}
 		const details: IDataObject = {
 			rate: fromRate / toRate,
 			amount,
@@ -524,15 +557,47 @@ function readAmountFields(run: CurrencyRateRun, itemIndex: number): string[] {
 }
 
 function readOutputField(run: CurrencyRateRun, itemIndex: number): string {
-	const value = run.parameter('outputField', itemIndex, 'convertedAmount');
+	return readFieldName(run, itemIndex, {
+		parameter: 'outputField',
+		label: 'Output Field',
+		fallback: 'convertedAmount',
+		fix: 'Enter a name such as convertedAmount or totals.idr.',
+	});
+}
+
+/** Where the rate details go beside the converted amount; '' for none. */
+function readRateDetailsField(run: CurrencyRateRun, itemIndex: number): string {
+	return readFieldName(run, itemIndex, {
+		parameter: 'rateDetailsField',
+		label: 'Rate Details Field',
+		fallback: '',
+		emptyMeansNone: true,
+		fix: 'Enter a name such as conversion or totals.rate, or leave it empty for none.',
+	});
+}
+
+/** A field name (dots reach into objects) from a parameter, refused when it is none. */
+function readFieldName(
+	run: CurrencyRateRun,
+	itemIndex: number,
+	field: {
+		parameter: string;
+		label: string;
+		fallback: string;
+		fix: string;
+		emptyMeansNone?: boolean;
+	},
+): string {
+	const value = run.parameter(field.parameter, itemIndex, field.fallback);
 	const name = typeof value === 'string' ? value.trim() : '';
+	if (name === '' && field.emptyMeansNone) return '';
 	if (name === '' || name.split('.').some((part) => part === '' || UNSAFE_KEYS.has(part))) {
 		throw inputError(
 			run.node,
 			itemIndex,
-			'Output Field',
+			field.label,
 			`is not a field name: ${JSON.stringify(value)}`,
-			'Enter a name such as convertedAmount or totals.idr.',
+			field.fix,
 		);
 	}
 	return name;

@@ -353,6 +353,82 @@ describe('rate → convert: bad inputs', () => {
 	});
 });
 
+describe('convert beside the rate used (version 1.2, what the editor adds today)', () => {
+	const V12 = { typeVersion: 1.2 };
+
+	it('keeps the input fields and adds the converted amount, the rate used and when the rates were fetched', async () => {
+		const { output, error } = await runCurrencyRate(
+			sandbox,
+			convert({ amount: '={{ $json.amount }}', fromCurrency: 'USD', toCurrency: 'IDR' }),
+			[{ invoice: 'A-1', amount: 100 }],
+			V12,
+		);
+		expect(error).toBeUndefined();
+		expect(jsonOf(output('Node'))).toEqual([
+			{
+				invoice: 'A-1',
+				amount: 100,
+				convertedAmount: 100 * usd(),
+				conversion: {
+					rate: usd(),
+					fromCurrency: 'USD',
+					toCurrency: 'IDR',
+					rateType: 'average',
+					provider: 'bca',
+					fetchedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/),
+				},
+			},
+		]);
+	});
+
+	it('Rate Details Field names where they go (dots reach into objects); empty adds none', async () => {
+		const named = await runCurrencyRate(
+			sandbox,
+			convert({ amount: 2, fromCurrency: 'USD', toCurrency: 'IDR', rateDetailsField: 'fx.used' }),
+			[{}],
+			V12,
+		);
+		expect(named.output('Node')[0].json).toMatchObject({
+			convertedAmount: 2 * usd(),
+			fx: { used: { rate: usd(), fromCurrency: 'USD', toCurrency: 'IDR' } },
+		});
+		const none = await runCurrencyRate(
+			sandbox,
+			convert({ amount: 2, fromCurrency: 'USD', toCurrency: 'IDR', rateDetailsField: '' }),
+			[{}],
+			V12,
+		);
+		expect(none.output('Node')[0].json).toEqual({ convertedAmount: 2 * usd() });
+	});
+
+	it('a Rate Details Field that is no field name is refused before the rates request', async () => {
+		const { error } = await runCurrencyRate(
+			sandbox,
+			convert({ amount: 2, fromCurrency: 'USD', toCurrency: 'IDR', rateDetailsField: 'a..b' }),
+			[{}],
+			V12,
+		);
+		expect(error?.message).toMatch(/Field "Rate Details Field" is not a field name/);
+		expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(0);
+	});
+
+	it('the in-place mode (Amounts: Fields of the Item) is as before: no details added', async () => {
+		const { output, error } = await runCurrencyRate(
+			sandbox,
+			convert({
+				amountSource: 'fields',
+				amountFields: 'total',
+				fromCurrency: 'USD',
+				toCurrency: 'IDR',
+			}),
+			[{ total: 10 }],
+			V12,
+		);
+		expect(error).toBeUndefined();
+		expect(jsonOf(output('Node'))).toEqual([{ total: 10 * usd() }]);
+	});
+});
+
 describe('convert in place (version 1.1)', () => {
 	it('keeps the input fields and adds the converted amount as "convertedAmount" by default', async () => {
 		const items = [{ invoice: 'A-1', amount: 100, customer: { name: 'Ana' } }];

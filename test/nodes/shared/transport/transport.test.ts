@@ -445,7 +445,7 @@ describe('credential', () => {
 		).toBe('https://x.example/odoo');
 	});
 
-	test('the credential test authenticates and calls the token check', async () => {
+	test('the credential test authenticates, calls the token check and reads the session', async () => {
 		const { messagingRateApiTest } = await import('../../../../nodes/shared/credential');
 		const good = await messagingRateApiTest.call({} as never, {
 			id: '1',
@@ -457,6 +457,7 @@ describe('credential', () => {
 		expect(sandbox.requests().map((r) => r.path)).toEqual([
 			'/api/wa/authentication',
 			'/api/wa/protected',
+			'/api/wa/2.0/get',
 		]);
 		const bad = await messagingRateApiTest.call({} as never, {
 			id: '1',

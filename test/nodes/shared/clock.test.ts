@@ -1,0 +1,45 @@
+/**
+ * The package's one module of time and timers (n8n's scanner forbids setTimeout / setInterval in
+ * a node): waits end early on an abort, time limits take any number of ms, the periodic task
+ * stops. No wall-clock durations are asserted: only order and outcome.
+ */
+import { MAX_TIMER_MS, clock, timerDelay } from '../../../nodes/shared/clock';
+
+describe('clock', () => {
+	it('sleep resolves after the shorter wait first', async () => {
+		const order: string[] = [];
+		await Promise.all([
+			clock.sleep(60).then(() => order.push('60 ms')),
+			clock.sleep(5).then(() => order.push('5 ms')),
+		]);
+		expect(order).toEqual(['5 ms', '60 ms']);
+	});
+
+	it('an abort ends an hour-long sleep at once, with the signal reason', async () => {
+		const stop = new AbortController();
+		const hour = clock.sleep(3_600_000, stop.signal);
+		stop.abort(new Error('stopped by the user'));
+		await expect(hour).rejects.toThrow('stopped by the user');
+		await expect(clock.sleep(10, stop.signal)).rejects.toThrow('stopped by the user');
+	});
+
+	it('deadline takes fractions and delays beyond what a timer holds', async () => {
+		const fraction = clock.deadline(1.5);
+		const long = clock.deadline(10 * MAX_TIMER_MS);
+		await clock.sleep(20);
+		expect(fraction.aborted).toBe(true);
+		expect(long.aborted).toBe(false);
+		expect(timerDelay(10 * MAX_TIMER_MS)).toBe(MAX_TIMER_MS);
+		expect(timerDelay(Number.NaN)).toBe(0);
+	});
+
+	it('every runs its task until stopped', async () => {
+		let runs = 0;
+		const stop = clock.every(5, () => runs++);
+		while (runs < 3) await clock.sleep(5);
+		stop();
+		const atStop = runs;
+		await clock.sleep(40);
+		expect(runs).toBe(atStop);
+	});
+});
