@@ -1,6 +1,7 @@
 import { createHash } from 'crypto';
 import { request } from 'undici';
 
+import { clock } from '../clock';
 import { timerDelay } from '../timer';
 import { buildBody, isSourceFailure, type ParamValue, type RequestBody } from './body';
 import { callerParams, tokenEndpoint, type ApiGroup, type Endpoint } from './endpoints';
@@ -450,16 +451,8 @@ export class ApiClient {
 	}
 }
 
+/** The wait between two attempts; an abort ends it early (the next attempt then fails at once with undici's abort error). */
 async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 	if (ms <= 0) return;
-	await new Promise<void>((resolve) => {
-		const timer = setTimeout(done, timerDelay(ms));
-		function done() {
-			clearTimeout(timer);
-			signal?.removeEventListener('abort', done);
-			resolve();
-		}
-		signal?.addEventListener('abort', done, { once: true });
-	});
-	// After an abort the next attempt fails at once with undici's abort error.
+	await clock.sleep(ms, signal).catch(() => undefined);
 }
