@@ -14,6 +14,7 @@ import {
 	runWorkflow,
 	sandboxCredential,
 	singleNodeWorkflow,
+	type EngineRun,
 	type WorkflowJson,
 } from '../../../harness/engine';
 import { mappedSendText, orderItems, runMessaging } from '../../../harness/messagingNode';
@@ -31,6 +32,8 @@ const MINUTE = 60_000;
 
 /** The ledger's send times (ms), in order. */
 const sendTimes = () => sandbox.ledger().map((entry) => Date.parse(entry.at));
+/** The execution hints of the node's run (n8n shows them above the output). */
+const hintsOf = (run: EngineRun) => run.run.data.resultData.runData.Node[0].hints ?? [];
 const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]);
 /** The most sends in any window of `periodMs` (a send at t counts in (t - period, t]). */
 const mostInAnyWindow = (times: number[], periodMs: number) =>
@@ -103,6 +106,13 @@ describe('Account Cap', () => {
 		expect(times[15] - times[0]).toBeGreaterThanOrEqual(3 * MINUTE);
 		const waited = runs.flatMap((run) => run.output('Node').map((item) => item.json.waitedMs));
 		expect(waited.filter((ms) => (ms as number) >= MINUTE / 2).length).toBeGreaterThan(0);
+		// The execution hint says the cap held the run.
+		expect(hintsOf(runs[0])).toEqual([
+			expect.objectContaining({
+				message: expect.stringMatching(/^This run waited \d+ (s|min) for the Account Cap\.$/),
+				type: 'info',
+			}),
+		]);
 	});
 
 	it('beyond Max Wait: the rest come out not attempted, their claims given back, and a later run sends them once', async () => {
@@ -144,6 +154,9 @@ describe('Send Only Between', () => {
 		expect(times).toHaveLength(4);
 		expect(Math.min(...times)).toBe(Date.parse('2026-11-23T09:00:00Z'));
 		expect(run.output('Node')[0].json).toMatchObject({ waitedMs: 10_000 });
+		expect(hintsOf(run).map((hint) => hint.message)).toEqual([
+			'This run waited 10 s for Send Only Between to open.',
+		]);
 	});
 
 	it('outside the window beyond Max Wait: not attempted, with the next opening; a window in another time zone', async () => {
