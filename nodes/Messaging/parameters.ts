@@ -196,7 +196,7 @@ export function messagingOptionsProperty(versionSentBy: string): INodeProperties
 			placeholder: 'Set Cap',
 			default: {},
 			description:
-				'At most this many messages from the account (this credential) per minute or hour, counted across every workflow and execution, and every worker in queue mode. Messages over the cap wait their turn, up to Max Wait.',
+				'At most this many messages from the account (this credential) per minute or hour, counted over every workflow, execution and queue-mode worker whose node has a cap. Messages over the cap wait their turn, up to Max Wait.',
 			options: [
 				{
 					name: 'cap',

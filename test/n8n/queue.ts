@@ -22,8 +22,8 @@
  *      the same 200 items executed twice at once, on the two workers: 200 messages;
  *   8. Account Cap (test/n8n/workflows/queue-capped-send.json, 60 per minute): two executions of
  *      100 messages each at once, on the workers: at every capped send the sandbox's ledger holds
- *      at most 60 sends (of any scenario) in the minute before it, and each message once (real
- *      minutes: about 3);
+ *      at most 60 capped sends in the minute before it, and each message once (real minutes:
+ *      about 3);
  *   9. a worker killed while it sends 200 items: n8n's REST retry of the failed execution re-runs
  *      nothing (n8n 2.40.7 drops a stalled job's run data), so the items are posted again, as the
  *      sender or a user re-runs them, on the other worker: no message twice, none lost.
@@ -1264,8 +1264,8 @@ async function killedWorkerRerunSendsNothingTwice({
 /**
  * Account Cap across workers: two executions of CAPPED_ITEMS messages each, posted at once, share
  * one cap of CAP_PER_MINUTE a minute through n8n's queue Redis. The ledger's own times prove it: at
- * every capped send, the sends of the minute before (every scenario's: the account sent them) are
- * at most the cap; every message is there once. Real minutes: 200 messages at 60 a minute, about 3.
+ * every capped send, the capped sends of the minute before are at most the cap; every message is
+ * there once. Real minutes: 200 messages at 60 a minute, about 3.
  */
 async function cappedSendsAcrossWorkers({ sb, srv, ws, capped, runTag }: Cluster): Promise<void> {
 	await timed('activate the Account Cap workflow', () => srv.activateWorkflow(capped.id));
@@ -1313,14 +1313,24 @@ async function cappedSendsAcrossWorkers({ sb, srv, ws, capped, runTag }: Cluster
 			.slice(ledgerBefore)
 			.filter((e) => e.text?.startsWith(`capped ${runTag}`))
 			.map((e) => Date.parse(e.at));
+		// The cap counts the sends of nodes that have it (uncapped nodes record nothing): the
+		// scenarios before sent 1,400 uncapped messages from the same account.
 		const most = Math.max(
+			...cappedTimes.map((t) => cappedTimes.filter((s) => s > t - 60_000 && s <= t).length),
+		);
+		const mostOfAnySends = Math.max(
 			...cappedTimes.map((t) => all.filter((s) => s > t - 60_000 && s <= t).length),
 		);
 		const span = Math.max(...cappedTimes) - Math.min(...cappedTimes);
 		const workersOf = execs.map(
 			(e) => ws.find((w) => workerExecutions(w.log()).started.has(String(e.id)))?.name ?? 'none',
 		);
-		facts['accountCap'] = { most, spanSeconds: Math.round(span / 1000), workersOf };
+		facts['accountCap'] = {
+			most,
+			mostOfAnySends,
+			spanSeconds: Math.round(span / 1000),
+			workersOf,
+		};
 		check(
 			`Account Cap ${CAP_PER_MINUTE}/min: two executions of ${CAPPED_ITEMS} at once succeeded on the workers and sent each message once`,
 			execs.length === 2 &&
@@ -1334,7 +1344,7 @@ async function cappedSendsAcrossWorkers({ sb, srv, ws, capped, runTag }: Cluster
 			},
 		);
 		check(
-			`Account Cap ${CAP_PER_MINUTE}/min: the ledger never shows more than ${CAP_PER_MINUTE} sends in the minute before a capped send (the cap was needed: ${2 * CAPPED_ITEMS} messages over ${Math.round(span / 1000)} s)`,
+			`Account Cap ${CAP_PER_MINUTE}/min: the ledger never shows more than ${CAP_PER_MINUTE} capped sends in any minute (the cap was needed: ${2 * CAPPED_ITEMS} messages over ${Math.round(span / 1000)} s)`,
 			most <= CAP_PER_MINUTE && span >= 120_000,
 			{ most, spanSeconds: span / 1000 },
 		);

@@ -15,8 +15,9 @@ import {
  *
  * `take` is check-and-add in one step (memory: no await inside; Redis: one Lua script): a send
  * time is added only when fewer than N are in the window; otherwise nothing is added and the
- * answer is how long until one leaves it. Two nodes with different caps on one account each hold
- * their own cap against the account's whole history (the last hour is kept).
+ * answer is how long until one leaves it. Only nodes with a cap record their sends (a node
+ * without one makes no extra round trip per message); two nodes with different caps on one
+ * account each hold their own cap against all of them (the last hour is kept).
  */
 
 export interface AccountCap {

@@ -115,6 +115,31 @@ describe('Account Cap', () => {
 		]);
 	});
 
+	it('the same items twice at once, waiting for the cap: each message once (Skip Repeats Within holds across the wait)', async () => {
+		const runs = await Promise.all([
+			runMessaging(sandbox, capped(2), orderItems(6), V2),
+			runWorkflow(
+				singleNodeWorkflow('messaging', capped(2), orderItems(6), V2),
+				sandboxCredential(sandbox.url),
+				{ workflowId: 'test-workflow' },
+			),
+		]);
+		const out = runs.flatMap((run) => run.output('Node').map((item) => item.json));
+		expect(out.filter((item) => item.sent === true)).toHaveLength(6);
+		expect(out.filter((item) => item.skipped === true)).toHaveLength(6);
+		expect(
+			sandbox
+				.ledger()
+				.map((entry) => entry.text)
+				.sort(),
+		).toEqual(
+			orderItems(6)
+				.map((item) => item.text)
+				.sort(),
+		);
+		expect(mostInAnyWindow(sendTimes(), MINUTE)).toBe(2);
+	});
+
 	it('beyond Max Wait: the rest come out not attempted, their claims given back, and a later run sends them once', async () => {
 		const run = await runMessaging(sandbox, capped(3, { maxWaitMinutes: 0 }), orderItems(5), {
 			...V2,
