@@ -1,8 +1,10 @@
 /**
  * `useVirtualTime()`: the nodes' clock (`nodes/shared/clock.ts`) under the test's control, for
  * every test of the file (or describe block) that calls it. `clock.now()` reads a virtual time
- * that starts at the real one; `clock.sleep(ms)` moves it on by `ms` and resolves at once (after
- * one turn of the event loop, so other runs get their turn), or rejects when its signal aborts.
+ * that starts at the real one; `clock.sleep(ms)` wakes at virtual `now + ms` (time moves to the
+ * latest wake so far, never by the sum of concurrent sleeps) after a real pause of 1 ms per
+ * virtual second (at most 200 ms): long enough for a request already on its way to the sandbox
+ * to land before another run's wait ends, as in real time; it rejects when its signal aborts.
  * Pacing, the account cap and send windows then take no real time, and a test asserts times
  * from the virtual clock only (pass `now` to the sandbox so that its ledger uses it too).
  */
@@ -27,8 +29,9 @@ export function useVirtualTime(): VirtualTime {
 		jest.spyOn(clock, 'sleep').mockImplementation(async (ms: number, signal?: AbortSignal) => {
 			sleeps.push(ms);
 			// Date.now() is whole milliseconds, and so is this clock.
-			now += Math.max(0, Math.ceil(ms));
-			await new Promise((resolve) => setImmediate(resolve));
+			const wakeAt = now + Math.max(0, Math.ceil(ms));
+			await new Promise((resolve) => setTimeout(resolve, Math.min(200, Math.ceil(ms / 1000))));
+			now = Math.max(now, wakeAt);
 			if (signal?.aborted) throw new Error('The execution was stopped');
 		});
 	});

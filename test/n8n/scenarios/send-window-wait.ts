@@ -119,7 +119,9 @@ export async function sendWindowWaitsAcrossARestart(t: ScenarioContext): Promise
 		// n8n restarted during the wait: the waiting execution is in its database, not in a worker.
 		await report.timed('n8n restarted during the wait', async () => {
 			await srv.stop();
-			Object.assign(srv, await startN8n(t.userFolder, { port: srv.port }));
+			const restarted = await startN8n(t.userFolder, { port: srv.port });
+			// The runner and later scenarios hold `srv`: it becomes the restarted server (getters too).
+			Object.defineProperties(srv, Object.getOwnPropertyDescriptors(restarted));
 		});
 		const afterRestart = await getExecution(srv, waiting.id);
 		report.check(
