@@ -36,33 +36,68 @@ export function accountKey(baseUrl: string, clientId: string): string {
 		.slice(0, 32);
 }
 
+/** A send the cap counted: `waitMs` 0 and its entry; or, over the cap, the wait and nothing taken. */
+export type CapSlot = { waitMs: 0; entry: string } | { waitMs: number; entry?: undefined };
+
 /**
- * Takes one send of `account` at `now` when under `cap`: 0. Else nothing is taken, and the
- * answer is the wait (ms, at least 1) until a send leaves the window.
+ * Takes one send of `account` at `now` when under `cap` (waitMs 0, and the entry to move to the
+ * request's end with `endCapSlot`). Else nothing is taken, and `waitMs` (at least 1) is how long
+ * until a send leaves the window.
  */
-export async function takeCapSlot(account: string, cap: AccountCap, now: number): Promise<number> {
+export async function takeCapSlot(account: string, cap: AccountCap, now: number): Promise<CapSlot> {
+	const entry = `${now}:${processTag}:${++sendCounter}`;
 	const state = sharedState();
-	if (state.kind === 'redis') return await takeInRedis(state, account, cap, now);
-	return takeInMemory(account, cap, now);
+	const waitMs =
+		state.kind === 'redis'
+			? await takeInRedis(state, account, cap, now, entry)
+			: takeInMemory(account, cap, now, entry);
+	return waitMs === 0 ? { waitMs: 0, entry } : { waitMs };
 }
 
-// Memory: one sorted list of send times per account (at most 50,000 per hour at the top cap).
+/**
+ * Once the request is over: the send counts from then on, not from its start. The gateway (and
+ * WhatsApp) see a message when it arrives; counted from its start, a slow request would leave
+ * the window before it arrived and let the next minute's first message in beside it.
+ */
+export async function endCapSlot(account: string, entry: string, now: number): Promise<void> {
+	const state = sharedState();
+	if (state.kind === 'redis')
+		await state.run(END, [state.key(`account:${account}`, 'sends')], [now, entry]);
+	else endInMemory(account, entry, now);
+}
 
-const MEMORY_BUDGET_BYTES = 4 * 1024 * 1024;
-const sendTimes = new MemoryTable<number[]>(MEMORY_BUDGET_BYTES, (times) => 8 * times.length);
+// Memory: one list of sends per account, by time (at most 50,000 per hour at the top cap).
 
-function takeInMemory(account: string, cap: AccountCap, now: number): number {
-	const kept = (sendTimes.get(account, now) ?? []).filter((t) => t > now - LONGEST_CAP_PERIOD_MS);
-	const inWindow = kept.filter((t) => t > now - cap.periodMs);
+interface Sent {
+	at: number;
+	entry: string;
+}
+
+const MEMORY_BUDGET_BYTES = 8 * 1024 * 1024;
+const sendTimes = new MemoryTable<Sent[]>(MEMORY_BUDGET_BYTES, (sends) => 64 * sends.length);
+
+function takeInMemory(account: string, cap: AccountCap, now: number, entry: string): number {
+	const kept = (sendTimes.get(account, now) ?? []).filter(
+		(s) => s.at > now - LONGEST_CAP_PERIOD_MS,
+	);
+	const inWindow = kept.filter((s) => s.at > now - cap.periodMs);
 	if (inWindow.length < cap.messages) {
-		kept.push(now);
-		kept.sort((a, b) => a - b);
+		kept.push({ at: now, entry });
+		kept.sort((a, b) => a.at - b.at);
 		sendTimes.set(account, kept, now + LONGEST_CAP_PERIOD_MS);
 		return 0;
 	}
 	sendTimes.set(account, kept, now + LONGEST_CAP_PERIOD_MS);
 	// The send whose leaving brings the window under the cap.
-	return Math.max(1, inWindow[inWindow.length - cap.messages] + cap.periodMs - now);
+	return Math.max(1, inWindow[inWindow.length - cap.messages].at + cap.periodMs - now);
+}
+
+function endInMemory(account: string, entry: string, now: number): void {
+	const kept = sendTimes.get(account, now);
+	const sent = kept?.find((s) => s.entry === entry);
+	if (!kept || !sent) return;
+	sent.at = Math.max(sent.at, now);
+	kept.sort((a, b) => a.at - b.at);
 }
 
 /** Forgets every account's send times, as a restarted process would (tests). */
@@ -89,6 +124,16 @@ local leaving = redis.call('ZRANGEBYSCORE', KEYS[1], from, '+inf', 'WITHSCORES',
 return math.max(1, tonumber(leaving[2]) + period - now)`,
 };
 
+/** A send's time moves to its request's end: only if the entry is still there, never back (any Redis version, unlike ZADD XX GT). */
+const END: RedisScript = {
+	name: 'messagingEndCapSlot',
+	keys: 1,
+	lua: `
+local at = redis.call('ZSCORE', KEYS[1], ARGV[2])
+if at and tonumber(at) < tonumber(ARGV[1]) then redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2]) end
+return 1`,
+};
+
 let sendCounter = 0;
 const processTag = randomBytes(6).toString('hex');
 
@@ -97,12 +142,12 @@ async function takeInRedis(
 	account: string,
 	cap: AccountCap,
 	now: number,
+	entry: string,
 ): Promise<number> {
-	const member = `${now}:${processTag}:${++sendCounter}`;
 	const answer = await state.run(
 		TAKE,
 		[state.key(`account:${account}`, 'sends')],
-		[now, cap.periodMs, cap.messages, LONGEST_CAP_PERIOD_MS, member],
+		[now, cap.periodMs, cap.messages, LONGEST_CAP_PERIOD_MS, entry],
 	);
 	return Number(answer);
 }

@@ -4,7 +4,7 @@ import { clock } from '../../shared/clock';
 import { causeInWords, itemLabel } from '../../shared/errors';
 import type { CallGate, GateOutcome } from '../../shared/execution/itemScheduler';
 import type { MessagingRun } from '../parameters';
-import { accountKey, takeCapSlot, type AccountCap } from './accountCap';
+import { accountKey, endCapSlot, takeCapSlot, type AccountCap } from './accountCap';
 import { describeWindow, windowState, type SendWindow } from './sendWindow';
 
 /**
@@ -34,6 +34,11 @@ export function pacingGate(ctx: IExecuteFunctions, run: MessagingRun, sends: boo
 	return pacer;
 }
 
+/** After an item's request: its Account Cap entry counts from the request's end. */
+export async function requestEnded(run: MessagingRun, itemIndex: number): Promise<void> {
+	await pacers.get(run)?.requestEnded(itemIndex);
+}
+
 /** How long the item slept before its request (its pause, the cap, the window), in ms; 0 when nothing held it. */
 export function waitedMs(run: MessagingRun, itemIndex: number): number {
 	return pacers.get(run)?.waited.get(itemIndex) ?? 0;
@@ -41,6 +46,8 @@ export function waitedMs(run: MessagingRun, itemIndex: number): number {
 
 class SendPacer implements CallGate {
 	readonly waited = new Map<number, number>();
+	/** The cap's entry of each item that took one, moved to its request's end (`requestEnded`). */
+	private readonly capEntries = new Map<number, string>();
 	private readonly account: string;
 	private nextStartAt = 0;
 	private budgetMs: number;
@@ -106,7 +113,9 @@ class SendPacer implements CallGate {
 			if (accountCap) {
 				let waitMs: number;
 				try {
-					waitMs = await takeCapSlot(this.account, accountCap, clock.now());
+					const slot = await takeCapSlot(this.account, accountCap, clock.now());
+					waitMs = slot.waitMs;
+					if (slot.entry !== undefined) this.capEntries.set(itemIndex, slot.entry);
 				} catch (error) {
 					return notSent(
 						this.run,
@@ -158,6 +167,15 @@ class SendPacer implements CallGate {
 			'Run it again later, raise Max Wait, or send fewer messages per run.',
 			{ capFreesAt: new Date(clock.now() + waitMs).toISOString() },
 		);
+	}
+
+	/** After the item's request (sent or not): its send counts in the cap from now on. */
+	async requestEnded(itemIndex: number): Promise<void> {
+		const entry = this.capEntries.get(itemIndex);
+		if (entry === undefined) return;
+		this.capEntries.delete(itemIndex);
+		// The send was counted from its start already: a failure here only makes the cap less strict by the request's length.
+		await endCapSlot(this.account, entry, clock.now()).catch(() => undefined);
 	}
 
 	async settle(): Promise<void> {

@@ -6,7 +6,7 @@ import { endpoints } from '../../shared/transport';
 import { readUsageLimit } from '../../shared/usageLimit';
 import type { MessagingRun } from '../parameters';
 import { identifySend as identifyForRepeats, type SendIdentity } from './idempotency';
-import { waitedMs } from './pacing';
+import { requestEnded, waitedMs } from './pacing';
 
 /**
  * In the check phase, for every send: its Send Only Between fields are usable (else the item's
@@ -50,7 +50,13 @@ export async function send(
 ): Promise<IDataObject> {
 	await takeSendSlot(run, itemIndex);
 	const sentAt = new Date(clock.now()).toISOString();
-	const { response, ...fields } = sendResultJson(await request(), phone);
+	let result: unknown;
+	try {
+		result = await request();
+	} finally {
+		await requestEnded(run, itemIndex);
+	}
+	const { response, ...fields } = sendResultJson(result, phone);
 	return { ...fields, sentAt, waitedMs: waitedMs(run, itemIndex), response };
 }
 
