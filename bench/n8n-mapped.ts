@@ -256,7 +256,11 @@ function buildWorkflow(sandboxUrl: string, token: string): WorkflowJson {
 					operation: 'sendText',
 					phone: kind.fields === 'typed' ? '6281210000000' : map('phone'),
 					text: kind.fields === 'typed' ? 'Order 0 is ready for pick-up' : map('text'),
-					options: kind.parallel === 8 ? { parallel: 8 } : {},
+					// Raw sending: pacing off, said explicitly (Delay Between Messages 0–0).
+					options: {
+						messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } },
+						...(kind.parallel === 8 ? { parallel: 8 } : {}),
+					},
 				},
 			});
 		} else {

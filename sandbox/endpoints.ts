@@ -190,7 +190,7 @@ function recordSend(
 		clientId: account.clientId,
 		phone: ctx.params.phone,
 		version: ctx.params.version,
-		at: new Date().toISOString(),
+		at: new Date(ctx.state.now()).toISOString(),
 		...entry,
 		...(ctx.fault ? { fault: ctx.fault.kind } : {}),
 	});

@@ -411,7 +411,7 @@ function configureTimeouts(server: http.Server): void {
 export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 	const resolved = resolveOptions(options);
 	const core: Core = {
-		state: new SandboxState(resolved.accounts, resolved.tokenTtlMs),
+		state: new SandboxState(resolved.accounts, resolved.tokenTtlMs, options?.now),
 		faults: new FaultEngine(),
 		options: resolved,
 		delays: new Delays(),

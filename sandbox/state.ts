@@ -89,6 +89,8 @@ export class SandboxState {
 	constructor(
 		private readonly initialAccounts: SandboxAccount[],
 		private readonly tokenTtlMs: number,
+		/** The clock of the ledger's times (SandboxOptions.now). */
+		readonly now: () => number = Date.now,
 	) {
 		this.reset();
 	}

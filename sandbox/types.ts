@@ -51,6 +51,11 @@ export interface SandboxOptions {
 	tokenAnswerExtra?: Record<string, unknown>;
 	/** Keep request-log entries (params of large bodies are summarised). Default true. */
 	logRequests?: boolean;
+	/**
+	 * The clock the ledger's `at` is read from (ms since the epoch). Default `Date.now`; engine
+	 * tests that move the nodes' clock pass the same one, so the ledger proves pacing and caps.
+	 */
+	now?: () => number;
 }
 
 export type FaultKind =

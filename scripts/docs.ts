@@ -68,12 +68,14 @@ export function operationCatalog(): OperationRow[] {
 	);
 }
 
-function requestOf(endpoint: Endpoint): string {
+function requestOf(endpoint: Endpoint | undefined): string {
+	if (!endpoint) return 'none (no request)';
 	const selector = Object.entries(endpoint.fixed ?? {}).map(([name, value]) => `${name}=${value}`);
 	return [`${endpoint.httpMethod} ${endpoint.path}`, ...selector].join(', ');
 }
 
-function tokenOf(endpoint: Endpoint): OperationRow['token'] {
+function tokenOf(endpoint: Endpoint | undefined): OperationRow['token'] {
+	if (!endpoint) return '—';
 	if (Object.values(tokenEndpoint).includes(endpoint)) return '—';
 	return endpoint.bearer ? 'yes' : 'no';
 }

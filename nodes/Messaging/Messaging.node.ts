@@ -25,7 +25,9 @@ import { message } from './actions/message/message.resource';
 import { SEND_AND_WAIT } from './actions/message/sendAndWait.operation';
 import { number } from './actions/number/number.resource';
 import { session } from './actions/session/session.resource';
+import { chainGates } from '../shared/execution/itemScheduler';
 import { idempotencyGate } from './helpers/idempotency';
+import { pacingGate } from './helpers/pacing';
 import { answerWebhook, answerWebhooks, waitForAnswers, waitLimit } from './helpers/waitAndResume';
 import {
 	MESSAGING_VERSION,
@@ -50,13 +52,27 @@ const messagingNode: NodeDefinition<MessagingOptions, MessagingRun> = {
 	readOptions: readMessagingOptions,
 	startRun: (basics) => new OperationRun(basics),
 	pacing: ({ parallel, delayMs }) => ({ parallel, delayMs }),
-	runWideOptions: ({ parallel, delayMs, skipRepeatsHours }) => ({
-		'Parallel Requests': parallel,
-		'Delay Between Requests (Ms)': delayMs,
-		'Skip Repeats Within (Hours)': skipRepeatsHours,
+	runWideOptions: (options) => ({
+		'Parallel Requests': options.parallel,
+		'Delay Between Requests (Ms)': options.delayMs,
+		'Skip Repeats Within (Hours)': options.skipRepeatsHours,
+		'Delay Between Messages': JSON.stringify(options.messageDelay),
+		'Account Cap': JSON.stringify(options.accountCap ?? null),
+		'Send Only Between': JSON.stringify(options.sendWindow ?? null, (_, value: unknown) =>
+			value instanceof Set ? [...(value as Set<number>)] : value,
+		),
+		'Max Wait (Minutes)': options.maxWaitMs / 60_000,
 	}),
-	gate: idempotencyGate,
+	// Pacing, cap and window first; the idempotency gate marks the item dispatched just before its request.
+	gate: (ctx, run) =>
+		chainGates(
+			pacingGate(ctx, run, SENDING_OPERATIONS.has(ctx.getNodeParameter('operation', 0) as string)),
+			idempotencyGate(ctx, run),
+		),
 };
+
+/** The operations that send a message: the ones Delay Between Messages, Account Cap and Send Only Between hold. */
+const SENDING_OPERATIONS = new Set(['sendText', 'sendFile', SEND_AND_WAIT]);
 
 export class Messaging implements INodeType {
 	description: INodeTypeDescription = {

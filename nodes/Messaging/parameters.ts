@@ -9,6 +9,13 @@ import {
 	optionsCollection,
 } from '../shared/optionsCollection';
 import { timerDelay } from '../shared/clock';
+import type { AccountCap } from './helpers/accountCap';
+import {
+	readSendWindow,
+	sendWindowFields,
+	type SendWindow,
+	type WindowProblem,
+} from './helpers/sendWindow';
 import { normalizePhone } from '../shared/phone';
 import { textValue, type OperationRun } from '../shared/execution/operationRun';
 
@@ -28,6 +35,14 @@ export interface MessagingOptions {
 	skipRepeatsHours: number;
 	/** What makes two messages the same for Skip Repeats Within, instead of their content (empty: the content). */
 	idempotencyKey: string;
+	/** Delay Between Messages: a pause drawn uniformly from this range before every message but the run's first. */
+	messageDelay: { minMs: number; maxMs: number };
+	/** Account Cap: at most this many messages per period from the account, across workflows and processes. */
+	accountCap: AccountCap | undefined;
+	/** Send Only Between: outside it nothing is sent (or what is wrong with its fields, for the item's error). */
+	sendWindow: SendWindow | WindowProblem | undefined;
+	/** Max Wait: how long a run may wait in all for the account cap and the send window. */
+	maxWaitMs: number;
 }
 
 /**
@@ -35,12 +50,14 @@ export interface MessagingOptions {
  * version's behaviour differs. n8n saves no value for an option left out, so a workflow saved
  * with version 1 keeps behaving as it did; nodes added since are version 2.
  * Version 2: Skip Repeats Within is on, 8 hours (a re-run the same working day is caught; a
- * daily message, 24 hours later, is never taken for a repeat: see docs/delivery-and-scale.md).
+ * daily message, 24 hours later, is never taken for a repeat: see docs/delivery-and-scale.md);
+ * Delay Between Messages is 2–6 s (no machine-regular bursts from a new user's account: see
+ * docs/account-safety.md).
  */
 const DEFAULTS_BY_VERSION = {
-	1: { skipRepeatsHours: 0 },
-	2: { skipRepeatsHours: 8 },
-} as const satisfies Record<number, Partial<MessagingOptions>>;
+	1: { skipRepeatsHours: 0, messageDelaySeconds: { min: 0, max: 0 } },
+	2: { skipRepeatsHours: 8, messageDelaySeconds: { min: 2, max: 6 } },
+} as const;
 
 /** The newest version of the Messaging node (its `defaultVersion`). */
 export const MESSAGING_VERSION = 2;
@@ -49,6 +66,16 @@ function defaultsFor(ctx: IExecuteFunctions) {
 	const version = Math.floor(ctx.getNode().typeVersion) as keyof typeof DEFAULTS_BY_VERSION;
 	return DEFAULTS_BY_VERSION[version] ?? DEFAULTS_BY_VERSION[MESSAGING_VERSION];
 }
+
+/** Delay Between Messages at most, in seconds (a timer holds more, a run should not). */
+const MAX_MESSAGE_DELAY_SECONDS = 3_600;
+
+/** Account Cap: at most this many messages per period (the sliding window keeps each send's time). */
+const MAX_CAP_MESSAGES = 1_000;
+
+/** Max Wait (Minutes) at most: a longer wait holds the execution (and a worker); Wait for Send Window does not. */
+const MAX_WAIT_MINUTES = 60;
+const DEFAULT_MAX_WAIT_MINUTES = 5;
 
 /** Skip Repeats Within (Hours) at most: 30 days. */
 const MAX_SKIP_REPEATS_HOURS = 720;
@@ -129,6 +156,96 @@ export function messagingOptionsProperty(versionSentBy: string): INodeProperties
 				'What makes two messages to a number the same for Skip Repeats Within, instead of their content: an order or ticket number, for example. Empty: the content.',
 			displayOptions: showForSends,
 		},
+		{
+			displayName: 'Delay Between Messages',
+			name: 'messageDelay',
+			type: 'fixedCollection',
+			placeholder: 'Set Delay',
+			default: {},
+			hint: 'Not set: 2 to 6 seconds (nodes added since version 2; older ones: none)',
+			description:
+				'A random pause before each message but the first of the run, between Min and Max seconds: regular bursts are what gets WhatsApp accounts banned. 0 and 0: no pause.',
+			options: [
+				{
+					name: 'range',
+					displayName: 'Range',
+					values: [
+						{
+							displayName: 'Min (Seconds)',
+							name: 'minSeconds',
+							type: 'number',
+							typeOptions: { minValue: 0, maxValue: MAX_MESSAGE_DELAY_SECONDS, numberPrecision: 1 },
+							// Version 2's default (DEFAULTS_BY_VERSION), written out for the editor's lint.
+							default: 2,
+						},
+						{
+							displayName: 'Max (Seconds)',
+							name: 'maxSeconds',
+							type: 'number',
+							typeOptions: { minValue: 0, maxValue: MAX_MESSAGE_DELAY_SECONDS, numberPrecision: 1 },
+							default: 6,
+						},
+					],
+				},
+			],
+			displayOptions: showForSends,
+		},
+		{
+			displayName: 'Account Cap',
+			name: 'accountCap',
+			type: 'fixedCollection',
+			placeholder: 'Set Cap',
+			default: {},
+			description:
+				'At most this many messages from the account (this credential) per minute or hour, counted over every workflow, execution and queue-mode worker whose node has a cap. Messages over the cap wait their turn, up to Max Wait.',
+			options: [
+				{
+					name: 'cap',
+					displayName: 'Cap',
+					values: [
+						{
+							displayName: 'Messages',
+							name: 'messages',
+							type: 'number',
+							typeOptions: { minValue: 1, maxValue: MAX_CAP_MESSAGES },
+							default: 20,
+						},
+						{
+							displayName: 'Per',
+							name: 'per',
+							type: 'options',
+							options: [
+								{ name: 'Minute', value: 'minute' },
+								{ name: 'Hour', value: 'hour' },
+							],
+							default: 'minute',
+						},
+					],
+				},
+			],
+			displayOptions: showForSends,
+		},
+		{
+			displayName: 'Send Only Between',
+			name: 'sendWindow',
+			type: 'fixedCollection',
+			placeholder: 'Set Send Window',
+			default: {},
+			description:
+				'Hours and days in which messages may go out. Outside them nothing is sent: an item waits for the opening up to Max Wait, else comes out not sent, with the next opening. Put Message → Wait for Send Window before this node to hold the items until then.',
+			options: [{ name: 'window', displayName: 'Window', values: sendWindowFields() }],
+			displayOptions: showForSends,
+		},
+		{
+			displayName: 'Max Wait (Minutes)',
+			name: 'maxWaitMinutes',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: MAX_WAIT_MINUTES },
+			default: DEFAULT_MAX_WAIT_MINUTES,
+			description:
+				'How long the run may wait in all for Account Cap and Send Only Between. Messages that would wait longer come out not sent (no request made), so running them again later cannot send them twice.',
+			displayOptions: showForSends,
+		},
 	]);
 }
 
@@ -147,7 +264,50 @@ export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number):
 		stopAtUsageLimit: options.stopAtUsageLimit === true,
 		skipRepeatsHours: hoursOption(options.skipRepeatsHours, defaultsFor(ctx).skipRepeatsHours),
 		idempotencyKey: optionText(options, 'idempotencyKey', ''),
+		messageDelay: messageDelayOption(options.messageDelay, defaultsFor(ctx).messageDelaySeconds),
+		accountCap: accountCapOption(options.accountCap),
+		sendWindow: sendWindowOption(ctx, options.sendWindow),
+		maxWaitMs:
+			boundedNumber(options.maxWaitMinutes, 0, MAX_WAIT_MINUTES, DEFAULT_MAX_WAIT_MINUTES) * 60_000,
 	};
+}
+
+/** A number within bounds; not set (or not a number): `fallback`. */
+function boundedNumber(value: unknown, min: number, max: number, fallback: number): number {
+	const n = value === undefined || value === '' || value === null ? NaN : Number(value);
+	return Number.isFinite(n) ? Math.min(max, Math.max(min, n)) : fallback;
+}
+
+function messageDelayOption(
+	value: unknown,
+	fallback: { min: number; max: number },
+): MessagingOptions['messageDelay'] {
+	const range = asOptions(asOptions(value).range);
+	const seconds = (name: string, dflt: number) =>
+		boundedNumber(range[name], 0, MAX_MESSAGE_DELAY_SECONDS, dflt);
+	const min = seconds('minSeconds', fallback.min);
+	// A Max below Min is read as Min: the pause is never shorter than the user asked.
+	const max = Math.max(min, seconds('maxSeconds', Math.max(min, fallback.max)));
+	return { minMs: Math.round(min * 1000), maxMs: Math.round(max * 1000) };
+}
+
+function accountCapOption(value: unknown): AccountCap | undefined {
+	const cap = asOptions(value).cap;
+	if (!cap || typeof cap !== 'object') return undefined;
+	const fields = asOptions(cap);
+	return {
+		messages: Math.floor(boundedNumber(fields.messages, 1, MAX_CAP_MESSAGES, 20)),
+		periodMs: fields.per === 'hour' ? 3_600_000 : 60_000,
+	};
+}
+
+function sendWindowOption(
+	ctx: IExecuteFunctions,
+	value: unknown,
+): SendWindow | WindowProblem | undefined {
+	const window = asOptions(value).window;
+	if (!window || typeof window !== 'object') return undefined;
+	return readSendWindow(asOptions(window), ctx.getTimezone());
 }
 
 /** A number of hours from 0 to the maximum; not set (or not a number): the version's default. */

@@ -117,6 +117,8 @@ export function errorItemJson(error: NodeApiError | NodeOperationError): JsonObj
 	const notAttempted = (error as { notAttempted?: boolean }).notAttempted === true;
 	details.kind = apiError ? apiError.kind : notAttempted ? 'not-attempted' : 'input';
 	if (notAttempted) details.notAttempted = true;
+	// What the item needs to be sent later (Send Only Between: `nextWindowOpensAt`).
+	Object.assign(details, (error as { itemDetails?: JsonObject }).itemDetails);
 	if (apiError) {
 		if (apiError.httpStatus !== undefined) details.httpStatus = apiError.httpStatus;
 		if (apiError.serverMessage !== undefined) details.serverMessage = apiError.serverMessage;

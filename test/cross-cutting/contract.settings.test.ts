@@ -101,6 +101,19 @@ const CASES: Record<string, FailureCase> = {
 		ok: 0,
 		failed: 1,
 	},
+	'message/waitForSendWindow': {
+		type: 'messaging',
+		parameters: {
+			resource: 'message',
+			operation: 'waitForSendWindow',
+			start: '={{ $json.start }}',
+			end: '24:00',
+			timeZone: 'UTC',
+		},
+		items: [{ start: '00:00' }, { start: '9am' }],
+		ok: 1,
+		failed: 1,
+	},
 	'number/check': {
 		type: 'messaging',
 		parameters: { resource: 'number', operation: 'check', phone: '={{ $json.phone }}' },

@@ -20,7 +20,11 @@
  *      again: one execution, on a worker, one reply (the ids are in n8n's queue Redis);
  *   7. Skip Repeats Within (test/n8n/workflows/queue-idempotent-send.json, Send Text version 2):
  *      the same 200 items executed twice at once, on the two workers: 200 messages;
- *   8. a worker killed while it sends 200 items: n8n's REST retry of the failed execution re-runs
+ *   8. Account Cap (test/n8n/workflows/queue-capped-send.json, 60 per minute): two executions of
+ *      100 messages each at once, on the workers: at every capped send the sandbox's ledger holds
+ *      at most 60 capped sends in the minute before it, and each message once (real minutes:
+ *      about 3);
+ *   9. a worker killed while it sends 200 items: n8n's REST retry of the failed execution re-runs
  *      nothing (n8n 2.40.7 drops a stalled job's run data), so the items are posted again, as the
  *      sender or a user re-runs them, on the other worker: no message twice, none lost.
  *
@@ -80,6 +84,10 @@ const PHONE = '6281288776713';
 const BULK_WORKFLOW = join(__dirname, 'workflows', 'queue-bulk-send.json');
 const TRIGGER_WORKFLOW = join(__dirname, 'workflows', 'queue-trigger-once.json');
 const IDEMPOTENT_WORKFLOW = join(__dirname, 'workflows', 'queue-idempotent-send.json');
+const CAPPED_WORKFLOW = join(__dirname, 'workflows', 'queue-capped-send.json');
+/** Account Cap scenario: two executions of this many messages at once, at most CAP_PER_MINUTE a minute. */
+const CAPPED_ITEMS = 100;
+const CAP_PER_MINUTE = 60;
 /** Items of each Skip Repeats Within scenario. */
 const IDEMPOTENT_ITEMS = 200;
 const CREDENTIAL = { id: 'sandbox-credential', name: 'Sandbox' };
@@ -441,6 +449,7 @@ interface Cluster {
 	bulk: WorkflowJson;
 	trigger: WorkflowJson;
 	idempotent: WorkflowJson;
+	capped: WorkflowJson;
 	/** The `n8n webhook` process's base URL. */
 	webhookUrl: string;
 	runTag: string;
@@ -538,6 +547,10 @@ async function startCluster(): Promise<Cluster> {
 	await timed('n8n import:workflow queue-idempotent-send.json', () =>
 		importWorkflow(mainFolder, idempotent),
 	);
+	const capped = JSON.parse(readFileSync(CAPPED_WORKFLOW, 'utf8')) as WorkflowJson;
+	await timed('n8n import:workflow queue-capped-send.json', () =>
+		importWorkflow(mainFolder, capped),
+	);
 
 	// --- main + workers ---
 	main = await timed('n8n start (main, queue mode) → healthy', () =>
@@ -584,6 +597,7 @@ async function startCluster(): Promise<Cluster> {
 		bulk,
 		trigger,
 		idempotent,
+		capped,
 		webhookUrl: webhook.url,
 		runTag,
 	};
@@ -1247,6 +1261,98 @@ async function killedWorkerRerunSendsNothingTwice({
 	});
 }
 
+/**
+ * Account Cap across workers: two executions of CAPPED_ITEMS messages each, posted at once, share
+ * one cap of CAP_PER_MINUTE a minute through n8n's queue Redis. The ledger's own times prove it: at
+ * every capped send, the capped sends of the minute before are at most the cap; every message is
+ * there once. Real minutes: 200 messages at 60 a minute, about 3.
+ */
+async function cappedSendsAcrossWorkers({ sb, srv, ws, capped, runTag }: Cluster): Promise<void> {
+	await timed('activate the Account Cap workflow', () => srv.activateWorkflow(capped.id));
+	try {
+		const batches = [0, 1].map((batch) =>
+			Array.from(
+				{ length: CAPPED_ITEMS },
+				(_, i) => `capped ${runTag} batch ${batch} msg ${String(i).padStart(3, '0')}`,
+			),
+		);
+		const startedAt = new Date(Date.now() - 1000);
+		const ledgerBefore = sb.ledger().length;
+		await timed(`two webhook calls of ${CAPPED_ITEMS} messages each, at once`, () =>
+			Promise.all(
+				batches.map(async (texts) => {
+					const res = await fetch(srv.webhookUrl('queue-capped-send'), {
+						method: 'POST',
+						headers: { 'content-type': 'application/json' },
+						body: JSON.stringify({ messages: texts.map((text) => ({ phone: PHONE, text })) }),
+					});
+					if (res.status !== 200) throw new Error(`webhook answered ${res.status}`);
+				}),
+			),
+		);
+		const until = Date.now() + 6 * 60_000;
+		let execs: ExecutionSummary[] = [];
+		await timed('both capped executions finished', async () => {
+			while (Date.now() < until) {
+				execs = (await allExecutions(srv, capped.id)).filter(
+					(e) => new Date(e.startedAt) >= startedAt,
+				);
+				if (
+					execs.length >= 2 &&
+					execs.every((e) => ['success', 'error', 'crashed'].includes(e.status))
+				)
+					return;
+				await sleep(2000);
+			}
+		});
+		const texts = batches.flat();
+		const counts = ledgerCounts(sb, texts, ledgerBefore);
+		const ledger = sb.ledger();
+		const all = ledger.map((e) => Date.parse(e.at));
+		const cappedTimes = ledger
+			.slice(ledgerBefore)
+			.filter((e) => e.text?.startsWith(`capped ${runTag}`))
+			.map((e) => Date.parse(e.at));
+		// The cap counts the sends of nodes that have it (uncapped nodes record nothing): the
+		// scenarios before sent 1,400 uncapped messages from the same account.
+		const most = Math.max(
+			...cappedTimes.map((t) => cappedTimes.filter((s) => s > t - 60_000 && s <= t).length),
+		);
+		const mostOfAnySends = Math.max(
+			...cappedTimes.map((t) => all.filter((s) => s > t - 60_000 && s <= t).length),
+		);
+		const span = Math.max(...cappedTimes) - Math.min(...cappedTimes);
+		const workersOf = execs.map(
+			(e) => ws.find((w) => workerExecutions(w.log()).started.has(String(e.id)))?.name ?? 'none',
+		);
+		facts['accountCap'] = {
+			most,
+			mostOfAnySends,
+			spanSeconds: Math.round(span / 1000),
+			workersOf,
+		};
+		check(
+			`Account Cap ${CAP_PER_MINUTE}/min: two executions of ${CAPPED_ITEMS} at once succeeded on the workers and sent each message once`,
+			execs.length === 2 &&
+				execs.every((e) => e.status === 'success') &&
+				!workersOf.includes('none') &&
+				counts.every((n) => n === 1),
+			{
+				executions: execs.map((e, i) => `${e.id}:${e.status}:${workersOf[i]}`),
+				twice: counts.filter((n) => n > 1).length,
+				missing: counts.filter((n) => n === 0).length,
+			},
+		);
+		check(
+			`Account Cap ${CAP_PER_MINUTE}/min: the ledger never shows more than ${CAP_PER_MINUTE} capped sends in any minute (the cap was needed: ${2 * CAPPED_ITEMS} messages over ${Math.round(span / 1000)} s)`,
+			most <= CAP_PER_MINUTE && span >= 120_000,
+			{ most, spanSeconds: span / 1000 },
+		);
+	} finally {
+		await srv.deactivateWorkflow(capped.id);
+	}
+}
+
 /** The JSON of a node's first output items in an execution read over REST. */
 function nodeOutputOf(
 	ex: Awaited<ReturnType<typeof getExecution>>,
@@ -1265,6 +1371,7 @@ async function run(): Promise<void> {
 	await oneTokenPerWorker(cluster, bulkRun, ranBy);
 	await repeatedDeliveryRunsOnce(cluster);
 	await sameItemsTwiceAtOnceSendOnce(cluster);
+	await cappedSendsAcrossWorkers(cluster);
 	// Last: it kills a worker.
 	await killedWorkerRerunSendsNothingTwice(cluster);
 	const { srv, ws, bulk, inst } = cluster;

@@ -1,11 +1,33 @@
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
-import { itemLabel } from '../../shared/errors';
+import { clock } from '../../shared/clock';
+import { inputError, itemLabel } from '../../shared/errors';
 import { endpoints } from '../../shared/transport';
 import { readUsageLimit } from '../../shared/usageLimit';
 import type { MessagingRun } from '../parameters';
+import { identifySend as identifyForRepeats, type SendIdentity } from './idempotency';
+import { requestEnded, waitedMs } from './pacing';
 
-export { identifySend } from './idempotency';
+/**
+ * In the check phase, for every send: its Send Only Between fields are usable (else the item's
+ * input error, before anything is sent), and its idempotency key is recorded.
+ */
+export async function identifySend(
+	run: MessagingRun,
+	itemIndex: number,
+	send: SendIdentity,
+): Promise<void> {
+	const window = run.options(itemIndex).sendWindow;
+	if (window && 'problem' in window)
+		throw inputError(
+			run.node,
+			itemIndex,
+			`Send Only Between → ${window.field}`,
+			window.problem,
+			window.fix,
+		);
+	await identifyForRepeats(run, itemIndex, send);
+}
 
 /**
  * What every sending operation (Send Text, Send File, Send and Wait) does around its request, in
@@ -16,7 +38,9 @@ export { identifySend } from './idempotency';
 
 /**
  * One item's send: its usage-limit slot, then `request`, then the send's output fields
- * (`sent`, `id`, `phone`, `message`, `response`), to which an operation adds its own.
+ * (`sent`, `id`, `phone`, `message`, `sentAt`, `waitedMs`, `response`), to which an operation
+ * adds its own. Pacing, Account Cap and Send Only Between held the item before this
+ * (`pacing.ts`, the run's gate): `waitedMs` says how long.
  */
 export async function send(
 	run: MessagingRun,
@@ -25,7 +49,15 @@ export async function send(
 	request: () => Promise<unknown>,
 ): Promise<IDataObject> {
 	await takeSendSlot(run, itemIndex);
-	return sendResultJson(await request(), phone);
+	const sentAt = new Date(clock.now()).toISOString();
+	let result: unknown;
+	try {
+		result = await request();
+	} finally {
+		await requestEnded(run, itemIndex);
+	}
+	const { response, ...fields } = sendResultJson(result, phone);
+	return { ...fields, sentAt, waitedMs: waitedMs(run, itemIndex), response };
 }
 
 /**

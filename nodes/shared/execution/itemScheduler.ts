@@ -56,6 +56,44 @@ export interface CallGate {
 	rerunNote(fates: ItemFate[]): string;
 }
 
+/**
+ * Several gates as one, in order: `admit` hands each gate the items the gates before it left,
+ * `beforeCall` stops at the first outcome (so the last gate acts just before the request), and
+ * every gate settles. Undefined gates are left out; none at all: undefined.
+ */
+export function chainGates(...gates: Array<CallGate | undefined>): CallGate | undefined {
+	const chain = gates.filter((gate): gate is CallGate => gate !== undefined);
+	if (chain.length <= 1) return chain[0];
+	return {
+		async admit(itemIndexes) {
+			const decided = new Map<number, GateOutcome>();
+			for (const gate of chain) {
+				const left = itemIndexes.filter((itemIndex) => !decided.has(itemIndex));
+				for (const [itemIndex, outcome] of await gate.admit(left)) decided.set(itemIndex, outcome);
+			}
+			return decided;
+		},
+		async beforeCall(itemIndex) {
+			for (const gate of chain) {
+				const outcome = await gate.beforeCall(itemIndex);
+				if (outcome) return outcome;
+			}
+			return undefined;
+		},
+		async settle(fates) {
+			const failures: unknown[] = [];
+			for (const gate of chain) await gate.settle(fates).catch((error) => failures.push(error));
+			if (failures.length) throw failures[0];
+		},
+		rerunNote(fates) {
+			return chain
+				.map((gate) => gate.rerunNote(fates))
+				.filter(Boolean)
+				.join(' ');
+		},
+	};
+}
+
 /** An operation's `execute` for one item: reads and checks its parameters, without any request; throws on bad input. */
 export type ExecuteItem = (itemIndex: number) => ItemCall | Promise<ItemCall>;
 
@@ -236,7 +274,7 @@ async function runCalls(
 	let nextStartAt = 0;
 	const takeTurn = async () => {
 		if (delayMs <= 0) return;
-		const now = Date.now();
+		const now = clock.now();
 		const startAt = Math.max(now, nextStartAt);
 		nextStartAt = startAt + delayMs;
 		if (startAt > now) await clock.sleep(startAt - now);

@@ -42,8 +42,11 @@ export type ItemCall = () => Promise<INodeExecutionData | INodeExecutionData[]>;
  */
 export interface OperationModule<C> {
 	readonly description: INodeProperties[];
-	/** The request the operation makes: the documentation tables and the options' texts are derived from it. */
-	readonly endpoint: Endpoint;
+	/**
+	 * The request the operation makes: the documentation tables and the options' texts are derived
+	 * from it. None for a step that makes no request (Message → Wait for Send Window).
+	 */
+	readonly endpoint?: Endpoint;
 	/**
 	 * No per-item parameters (Get Token, Get Status …): the operation runs once per run, whatever
 	 * the number of input items, and its output item is paired with all of them.
@@ -163,7 +166,7 @@ export function operationsSending<C>(
 ): string[] {
 	return resources.flatMap((resource) =>
 		resource.operations
-			.filter((operation) => operation.module.endpoint.params.includes(field))
+			.filter((operation) => operation.module.endpoint?.params.includes(field))
 			.map((operation) => `${resource.option.name} → ${operation.name}`),
 	);
 }

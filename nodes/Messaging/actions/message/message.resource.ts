@@ -3,6 +3,7 @@ import type { MessagingRun } from '../../parameters';
 import * as sendAndWait from './sendAndWait.operation';
 import * as sendFile from './sendFile.operation';
 import * as sendText from './sendText.operation';
+import * as waitForSendWindow from './waitForSendWindow.operation';
 
 export const message: ResourceDefinition<MessagingRun> = {
 	option: { name: 'Message', value: 'message' },
@@ -28,6 +29,14 @@ export const message: ResourceDefinition<MessagingRun> = {
 			action: 'Send a message and wait for response',
 			description: 'Send a question with answer links and wait until the person answers',
 			module: sendAndWait,
+		},
+		{
+			name: 'Wait for Send Window',
+			value: waitForSendWindow.WAIT_FOR_SEND_WINDOW,
+			action: 'Wait for the send window',
+			description:
+				'Hold the items until the hours in which messages may go out (no worker held while waiting), then pass them on',
+			module: waitForSendWindow,
 		},
 	],
 };

@@ -16,9 +16,12 @@ import {
 import { processedItems } from '../../../harness/processedItems';
 import { useQueueMode } from '../../../harness/redisServer';
 import { useSandbox } from '../../../harness/useSandbox';
+import { useVirtualTime } from '../../../harness/virtualTime';
 
 const sandbox = useSandbox();
 const queue = useQueueMode();
+// Version 2's pacing (2–6 s between messages) stays on: its waits take virtual time.
+useVirtualTime();
 
 const V2: Partial<INode> = { typeVersion: 2 };
 const PREFIX = 'n8n-nodes-messaging-rate:{test-workflow:3}';
@@ -99,7 +102,14 @@ it('a run that died: what it never sent is taken over once its lease lapsed, wha
 it('sends only what it still holds: a claim taken over while the item waited for its turn is not sent', async () => {
 	const keys = await keysOf(3);
 	const redis = queue.redis();
-	const running = runMessaging(sandbox, mappedSendText({ delayMs: 400 }), orderItems(3), V2);
+	// Real time here: the other run takes item 2 over while this one waits 400 ms for its turn.
+	jest.restoreAllMocks();
+	const running = runMessaging(
+		sandbox,
+		mappedSendText({ delayMs: 400, messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } } }),
+		orderItems(3),
+		V2,
+	);
 	// Once item 0 is sent, another run takes item 2 over.
 	while (sandbox.ledger().length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
 	await redis.cli(

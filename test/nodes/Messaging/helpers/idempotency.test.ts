@@ -3,7 +3,8 @@
  * engine, with n8n's processed-items store as n8n's database implements it (races included:
  * test/harness/processedItems.ts), against the sandbox's ledger: nothing is sent twice across
  * executions (n8n's Retry, re-runs, two at once, a restart), and nothing that certainly was not
- * sent is held back.
+ * sent is held back. Version 2's pacing is on in every test (a send that waits its turn is never
+ * sent twice or lost), on a virtual clock.
  */
 import type { INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
@@ -19,9 +20,11 @@ import {
 } from '../../../harness/messagingNode';
 import { processedItems } from '../../../harness/processedItems';
 import { useSandbox } from '../../../harness/useSandbox';
+import { useVirtualTime } from '../../../harness/virtualTime';
 
 const sandbox = useSandbox();
-afterEach(() => jest.restoreAllMocks());
+// Version 2's pacing (2–6 s between messages) stays on: its waits take virtual time.
+useVirtualTime();
 
 const V2: Partial<INode> = { typeVersion: 2 };
 const HOUR = 3_600_000;

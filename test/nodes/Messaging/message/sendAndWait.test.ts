@@ -142,6 +142,8 @@ describe('Send and Wait: approval', () => {
 			id: entry.id,
 			phone: PHONE,
 			message: 'Message sent',
+			sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
+			waitedMs: 0,
 			response: expect.any(Object),
 			question: 'Send the March price list to 1,200 customers?',
 			waitId: expect.stringMatching(/^[0-9a-f]{12}$/),

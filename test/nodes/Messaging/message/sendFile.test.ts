@@ -236,6 +236,8 @@ describe('message: sendFile', () => {
 					id: entry.id,
 					phone: PHONE,
 					message: 'Message sent',
+					sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
+					waitedMs: 0,
 					response: { message: { sent: true, message: 'Message sent', id: entry.id } },
 					fileName: 'invoice.pdf',
 					mimeType: 'application/pdf',

@@ -114,6 +114,8 @@ describe('message: sendText', () => {
 					id: entry.id,
 					phone: PHONE,
 					message: 'Message sent',
+					sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
+					waitedMs: 0,
 					response: { message: { sent: true, message: 'Message sent', id: entry.id } },
 				},
 				pairedItem: { item: 0 },

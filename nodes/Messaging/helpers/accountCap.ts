@@ -1,0 +1,153 @@
+import { createHash, randomBytes } from 'crypto';
+
+import { MemoryTable } from '../../shared/state/memoryTable';
+import {
+	sharedState,
+	type QueueRedisState,
+	type RedisScript,
+} from '../../shared/state/sharedState';
+
+/**
+ * Options → Account Cap ("at most N messages per minute / per hour"): one sliding window of send
+ * times per account (base URL and client id), shared by every workflow and execution that sends
+ * from it: in this process's memory in regular mode (every execution runs here), in n8n's queue
+ * Redis in queue mode (main, workers, webhook processes), as the idempotency claims are.
+ *
+ * `take` is check-and-add in one step (memory: no await inside; Redis: one Lua script): a send
+ * time is added only when fewer than N are in the window; otherwise nothing is added and the
+ * answer is how long until one leaves it. Only nodes with a cap record their sends (a node
+ * without one makes no extra round trip per message); two nodes with different caps on one
+ * account each hold their own cap against all of them (the last hour is kept).
+ */
+
+export interface AccountCap {
+	messages: number;
+	periodMs: number;
+}
+
+/** The longest period a cap can have; send times older than this are dropped. */
+const LONGEST_CAP_PERIOD_MS = 3_600_000;
+
+/** The account's key: a hash of base URL and client id (no secret, and short). */
+export function accountKey(baseUrl: string, clientId: string): string {
+	return createHash('sha256')
+		.update(JSON.stringify(['account', baseUrl, clientId]))
+		.digest('hex')
+		.slice(0, 32);
+}
+
+/** A send the cap counted: `waitMs` 0 and its entry; or, over the cap, the wait and nothing taken. */
+export type CapSlot = { waitMs: 0; entry: string } | { waitMs: number; entry?: undefined };
+
+/**
+ * Takes one send of `account` at `now` when under `cap` (waitMs 0, and the entry to move to the
+ * request's end with `endCapSlot`). Else nothing is taken, and `waitMs` (at least 1) is how long
+ * until a send leaves the window.
+ */
+export async function takeCapSlot(account: string, cap: AccountCap, now: number): Promise<CapSlot> {
+	const entry = `${now}:${processTag}:${++sendCounter}`;
+	const state = sharedState();
+	const waitMs =
+		state.kind === 'redis'
+			? await takeInRedis(state, account, cap, now, entry)
+			: takeInMemory(account, cap, now, entry);
+	return waitMs === 0 ? { waitMs: 0, entry } : { waitMs };
+}
+
+/**
+ * Once the request is over: the send counts from then on, not from its start. The gateway (and
+ * WhatsApp) see a message when it arrives; counted from its start, a slow request would leave
+ * the window before it arrived and let the next minute's first message in beside it.
+ */
+export async function endCapSlot(account: string, entry: string, now: number): Promise<void> {
+	const state = sharedState();
+	if (state.kind === 'redis')
+		await state.run(END, [state.key(`account:${account}`, 'sends')], [now, entry]);
+	else endInMemory(account, entry, now);
+}
+
+// Memory: one list of sends per account, by time (at most 50,000 per hour at the top cap).
+
+interface Sent {
+	at: number;
+	entry: string;
+}
+
+const MEMORY_BUDGET_BYTES = 8 * 1024 * 1024;
+const sendTimes = new MemoryTable<Sent[]>(MEMORY_BUDGET_BYTES, (sends) => 64 * sends.length);
+
+function takeInMemory(account: string, cap: AccountCap, now: number, entry: string): number {
+	const kept = (sendTimes.get(account, now) ?? []).filter(
+		(s) => s.at > now - LONGEST_CAP_PERIOD_MS,
+	);
+	const inWindow = kept.filter((s) => s.at > now - cap.periodMs);
+	if (inWindow.length < cap.messages) {
+		kept.push({ at: now, entry });
+		kept.sort((a, b) => a.at - b.at);
+		sendTimes.set(account, kept, now + LONGEST_CAP_PERIOD_MS);
+		return 0;
+	}
+	sendTimes.set(account, kept, now + LONGEST_CAP_PERIOD_MS);
+	// The send whose leaving brings the window under the cap.
+	return Math.max(1, inWindow[inWindow.length - cap.messages].at + cap.periodMs - now);
+}
+
+function endInMemory(account: string, entry: string, now: number): void {
+	const kept = sendTimes.get(account, now);
+	const sent = kept?.find((s) => s.entry === entry);
+	if (!kept || !sent) return;
+	sent.at = Math.max(sent.at, now);
+	kept.sort((a, b) => a.at - b.at);
+}
+
+/** Forgets every account's send times, as a restarted process would (tests). */
+export function forgetCapsInProcess(): void {
+	sendTimes.clear();
+}
+
+// Redis: one sorted set per account, send times as scores (members unique per send).
+
+const TAKE: RedisScript = {
+	name: 'messagingTakeCapSlot',
+	keys: 1,
+	lua: `
+local now, period, cap, keep = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - keep)
+local from = '(' .. (now - period)
+local count = redis.call('ZCOUNT', KEYS[1], from, '+inf')
+if count < cap then
+  redis.call('ZADD', KEYS[1], now, ARGV[5])
+  redis.call('PEXPIRE', KEYS[1], keep)
+  return 0
+end
+local leaving = redis.call('ZRANGEBYSCORE', KEYS[1], from, '+inf', 'WITHSCORES', 'LIMIT', count - cap, 1)
+return math.max(1, tonumber(leaving[2]) + period - now)`,
+};
+
+/** A send's time moves to its request's end: only if the entry is still there, never back (any Redis version, unlike ZADD XX GT). */
+const END: RedisScript = {
+	name: 'messagingEndCapSlot',
+	keys: 1,
+	lua: `
+local at = redis.call('ZSCORE', KEYS[1], ARGV[2])
+if at and tonumber(at) < tonumber(ARGV[1]) then redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2]) end
+return 1`,
+};
+
+let sendCounter = 0;
+const processTag = randomBytes(6).toString('hex');
+
+async function takeInRedis(
+	state: QueueRedisState,
+	account: string,
+	cap: AccountCap,
+	now: number,
+	entry: string,
+): Promise<number> {
+	const answer = await state.run(
+		TAKE,
+		[state.key(`account:${account}`, 'sends')],
+		[now, cap.periodMs, cap.messages, LONGEST_CAP_PERIOD_MS, entry],
+	);
+	return Number(answer);
+}

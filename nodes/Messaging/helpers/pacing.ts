@@ -1,0 +1,239 @@
+import { NodeOperationError, type IExecuteFunctions, type JsonObject } from 'n8n-workflow';
+
+import { clock } from '../../shared/clock';
+import { causeInWords, itemLabel } from '../../shared/errors';
+import type { CallGate, GateOutcome } from '../../shared/execution/itemScheduler';
+import type { MessagingRun } from '../parameters';
+import { accountKey, endCapSlot, takeCapSlot, type AccountCap } from './accountCap';
+import { describeWindow, windowState, type SendWindow } from './sendWindow';
+
+/**
+ * What keeps the account's sending human-like, per run of a send (the item scheduler's gate,
+ * acting just before the idempotency gate marks the item dispatched, so an item that waits here
+ * and is then not sent was never marked and is given back):
+ *
+ * 1. **Delay Between Messages**: a pause drawn uniformly from the range before every message
+ *    but the run's first, counted from the previous message's start.
+ * 2. **Send Only Between**: outside the window nothing is sent; the item waits for the opening
+ *    if Max Wait allows, else comes out not attempted with `nextWindowOpensAt`.
+ * 3. **Account Cap**: a send time is taken from the account's sliding window (`accountCap.ts`);
+ *    over the cap the item waits its turn if Max Wait allows, else comes out not attempted.
+ *
+ * Max Wait bounds the run's waits for 2 and 3 together, so a run over the cap never waits item
+ * by item for longer than the user allowed. Each sent item tells `waitedMs` (from its turn to
+ * its request, pacing included); the execution hint tells when the cap or window held the run.
+ */
+
+const pacers = new WeakMap<MessagingRun, SendPacer>();
+
+/** The gate of a send's run (Send Text, Send File, Send and Wait); undefined for other operations. */
+export function pacingGate(ctx: IExecuteFunctions, run: MessagingRun, sends: boolean) {
+	if (!sends) return undefined;
+	const pacer = new SendPacer(ctx, run);
+	pacers.set(run, pacer);
+	return pacer;
+}
+
+/** After an item's request: its Account Cap entry counts from the request's end. */
+export async function requestEnded(run: MessagingRun, itemIndex: number): Promise<void> {
+	await pacers.get(run)?.requestEnded(itemIndex);
+}
+
+/** How long the item slept before its request (its pause, the cap, the window), in ms; 0 when nothing held it. */
+export function waitedMs(run: MessagingRun, itemIndex: number): number {
+	return pacers.get(run)?.waited.get(itemIndex) ?? 0;
+}
+
+class SendPacer implements CallGate {
+	readonly waited = new Map<number, number>();
+	/** The cap's entry of each item that took one, moved to its request's end (`requestEnded`). */
+	private readonly capEntries = new Map<number, string>();
+	private readonly account: string;
+	private nextStartAt = 0;
+	private budgetMs: number;
+	private readonly held = { cap: 0, window: 0 };
+	private readonly refused = { cap: 0, window: 0 };
+	private nextOpening: number | undefined;
+
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		private readonly run: MessagingRun,
+	) {
+		this.account = accountKey(run.credentials.baseUrl, run.credentials.clientId);
+		this.budgetMs = run.runOptions.maxWaitMs;
+	}
+
+	async admit(): Promise<Map<number, GateOutcome>> {
+		return new Map();
+	}
+
+	async beforeCall(itemIndex: number): Promise<GateOutcome | undefined> {
+		const began = clock.now();
+		const { minMs, maxMs } = this.run.runOptions.messageDelay;
+		const gapMs = Math.round(minMs + Math.random() * (maxMs - minMs));
+		const turnAt = Math.max(began, this.nextStartAt);
+		const reserved = turnAt + gapMs;
+		this.nextStartAt = reserved;
+		this.waited.set(itemIndex, 0);
+		let refusal: Error | undefined;
+		try {
+			if (turnAt > began) await this.wait(itemIndex, turnAt - began);
+			refusal = await this.hold(itemIndex);
+		} catch (error) {
+			refusal = notSent(
+				this.run,
+				itemIndex,
+				`the run was stopped while waiting (${reasonOf(error)})`,
+			);
+		}
+		if (refusal) {
+			// No message went out: the next item does not wait for this one's pause.
+			if (this.nextStartAt === reserved) this.nextStartAt = turnAt;
+			return { error: refusal };
+		}
+		this.nextStartAt = Math.max(this.nextStartAt, clock.now() + gapMs);
+		return undefined;
+	}
+
+	/** Waits for the window and the cap (within the budget); the item's error when it cannot. */
+	private async hold(itemIndex: number): Promise<Error | undefined> {
+		const { sendWindow, accountCap } = this.run.runOptions;
+		const window = sendWindow && 'days' in sendWindow ? sendWindow : undefined;
+		for (;;) {
+			if (window) {
+				const now = clock.now();
+				const state = windowState(window, now);
+				if (!state.open) {
+					const waitMs = state.opensAt - now;
+					if (waitMs > this.budgetMs) return this.outsideWindow(itemIndex, window, state.opensAt);
+					await this.wait(itemIndex, waitMs, 'window');
+					continue;
+				}
+			}
+			if (accountCap) {
+				let waitMs: number;
+				try {
+					const slot = await takeCapSlot(this.account, accountCap, clock.now());
+					waitMs = slot.waitMs;
+					if (slot.entry !== undefined) this.capEntries.set(itemIndex, slot.entry);
+				} catch (error) {
+					return notSent(
+						this.run,
+						itemIndex,
+						`Account Cap could not count the account's messages: ${causeInWords(reasonOf(error))}`,
+						'Check that n8n reaches its Redis (queue mode), or remove Account Cap to send without it.',
+					);
+				}
+				if (waitMs > 0) {
+					if (waitMs > this.budgetMs) return this.overCap(itemIndex, accountCap, waitMs);
+					await this.wait(itemIndex, waitMs, 'cap');
+					continue;
+				}
+			}
+			return undefined;
+		}
+	}
+
+	/** Sleeps `ms` for the item: its pause, or (`why`) a wait for the window or the cap, taken from Max Wait. */
+	private async wait(itemIndex: number, ms: number, why?: 'cap' | 'window'): Promise<void> {
+		if (why) {
+			this.budgetMs -= ms;
+			this.held[why] += ms;
+		}
+		this.waited.set(itemIndex, (this.waited.get(itemIndex) ?? 0) + ms);
+		await clock.sleep(ms, this.run.signal);
+	}
+
+	private outsideWindow(itemIndex: number, window: SendWindow, opensAt: number): Error {
+		this.refused.window++;
+		this.nextOpening = opensAt;
+		const at = new Date(opensAt).toISOString();
+		return notSent(
+			this.run,
+			itemIndex,
+			`outside Send Only Between (${describeWindow(window)}); it opens next at ${at}`,
+			`Run it again once the window is open, or put Message → Wait for Send Window before this node: the execution then waits for the opening without holding n8n.`,
+			{ nextWindowOpensAt: at },
+		);
+	}
+
+	private overCap(itemIndex: number, cap: AccountCap, waitMs: number): Error {
+		this.refused.cap++;
+		const per = cap.periodMs === 60_000 ? 'minute' : 'hour';
+		return notSent(
+			this.run,
+			itemIndex,
+			`the account sent ${cap.messages} messages in the last ${per} (Account Cap), and its next turn is in ${seconds(waitMs)}, beyond what Max Wait leaves`,
+			'Run it again later, raise Max Wait, or send fewer messages per run.',
+			{ capFreesAt: new Date(clock.now() + waitMs).toISOString() },
+		);
+	}
+
+	/** After the item's request (sent or not): its send counts in the cap from now on. */
+	async requestEnded(itemIndex: number): Promise<void> {
+		const entry = this.capEntries.get(itemIndex);
+		if (entry === undefined) return;
+		this.capEntries.delete(itemIndex);
+		// The send was counted from its start already: a failure here only makes the cap less strict by the request's length.
+		await endCapSlot(this.account, entry, clock.now()).catch(() => undefined);
+	}
+
+	async settle(): Promise<void> {
+		const lines: string[] = [];
+		if (this.held.window > 0)
+			lines.push(`waited ${seconds(this.held.window)} for Send Only Between to open`);
+		if (this.held.cap > 0) lines.push(`waited ${seconds(this.held.cap)} for the Account Cap`);
+		const refused = this.refused.cap + this.refused.window;
+		if (refused > 0)
+			lines.push(
+				`left ${refused} message${refused === 1 ? '' : 's'} unsent (${[
+					this.refused.window
+						? `${this.refused.window} outside Send Only Between${this.nextOpening ? `, next opening ${new Date(this.nextOpening).toISOString()}` : ''}`
+						: '',
+					this.refused.cap ? `${this.refused.cap} over the Account Cap beyond Max Wait` : '',
+				]
+					.filter(Boolean)
+					.join('; ')}): each says why, and none was attempted`,
+			);
+		if (lines.length === 0) return;
+		// addExecutionHints exists in newer n8n only.
+		(this.ctx as Partial<IExecuteFunctions>).addExecutionHints?.({
+			message: `This run ${lines.join(', and ')}.`,
+			type: refused > 0 ? 'warning' : 'info',
+			location: 'outputPane',
+		});
+	}
+
+	rerunNote(): string {
+		return '';
+	}
+}
+
+function seconds(ms: number): string {
+	return ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.ceil(ms / 1000)} s`;
+}
+
+function reasonOf(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}
+
+/** An item kept back without a request: its idempotency claim is given back, and a re-run sends it. */
+class NotSentYet extends NodeOperationError {
+	readonly notAttempted = true;
+	itemDetails: JsonObject | undefined;
+}
+
+function notSent(
+	run: MessagingRun,
+	itemIndex: number,
+	why: string,
+	fix = 'Run it again later.',
+	details?: JsonObject,
+): NotSentYet {
+	const error = new NotSentYet(run.node, `Not sent: ${why} ${itemLabel(itemIndex)}`, {
+		itemIndex,
+		description: `${fix} This item was not attempted (no request was made), so running it again cannot send it twice.`,
+	});
+	error.itemDetails = details;
+	return error;
+}

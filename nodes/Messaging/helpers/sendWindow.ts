@@ -1,0 +1,178 @@
+import { DateTime, IANAZone } from 'luxon';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+/**
+ * Send windows: the hours (and days) in which messages may go out, in a time zone: 08:00–20:00
+ * Monday to Saturday in Asia/Jakarta, say. Used by Options → Send Only Between on every send (a
+ * guard: outside the window nothing is sent) and by Message → Wait for Send Window (which holds
+ * the items until the window opens). Time-zone arithmetic is Luxon's (daylight saving included);
+ * no table of our own.
+ */
+
+export interface SendWindow {
+	/** Minutes after local midnight: `start` inclusive, `end` exclusive (1440: midnight); `end <= start` runs past midnight. */
+	start: number;
+	end: number;
+	/** Luxon weekdays (1 = Monday … 7 = Sunday) on which a window opens. */
+	days: ReadonlySet<number>;
+	/** An IANA time zone. */
+	timeZone: string;
+}
+
+export type WindowState = { open: true; closesAt: number } | { open: false; opensAt: number };
+
+const WEEKDAYS: Array<[string, string]> = [
+	['Monday', 'mon'],
+	['Tuesday', 'tue'],
+	['Wednesday', 'wed'],
+	['Thursday', 'thu'],
+	['Friday', 'fri'],
+	['Saturday', 'sat'],
+	['Sunday', 'sun'],
+];
+
+/** The window's fields, the same in Options → Send Only Between and in Wait for Send Window. */
+export function sendWindowFields(): INodeProperties[] {
+	return [
+		{
+			displayName: 'Start',
+			name: 'start',
+			type: 'string',
+			default: '08:00',
+			placeholder: '08:00',
+			description: 'When the window opens each day, as HH:MM (24-hour clock) in the time zone',
+		},
+		{
+			displayName: 'End',
+			name: 'end',
+			type: 'string',
+			default: '20:00',
+			placeholder: '20:00',
+			description:
+				'When the window closes, as HH:MM; earlier than Start means the next day (22:00 to 06:00 runs overnight)',
+		},
+		{
+			displayName: 'Days',
+			name: 'days',
+			type: 'multiOptions',
+			options: WEEKDAYS.map(([name, value]) => ({ name, value })),
+			default: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'],
+			description: 'The days on which the window opens',
+		},
+		{
+			displayName: 'Time Zone',
+			name: 'timeZone',
+			type: 'string',
+			default: '',
+			placeholder: 'Asia/Jakarta',
+			description:
+				"An IANA time zone such as Asia/Jakarta or Europe/Berlin. Empty: the workflow's time zone (Settings), else n8n's (GENERIC_TIMEZONE).",
+		},
+	];
+}
+
+/** Why a window's fields cannot be used, in words naming the field; undefined when they can. */
+export type WindowProblem = { field: string; problem: string; fix: string };
+
+/** Reads the window's fields; `fallbackZone` is n8n's (`this.getTimezone()`). */
+export function readSendWindow(
+	fields: IDataObject,
+	fallbackZone: string,
+): SendWindow | WindowProblem {
+	const start = minutesOf(fields.start ?? '08:00');
+	if (start === undefined)
+		return {
+			field: 'Start',
+			problem: `is not a time of day (${JSON.stringify(fields.start)})`,
+			fix: 'Write it as HH:MM on a 24-hour clock, e.g. 08:00.',
+		};
+	const end = minutesOf(fields.end ?? '20:00');
+	if (end === undefined)
+		return {
+			field: 'End',
+			problem: `is not a time of day (${JSON.stringify(fields.end)})`,
+			fix: 'Write it as HH:MM on a 24-hour clock, e.g. 20:00 (24:00 for midnight).',
+		};
+	if (start % 1440 === end % 1440 && !(start === 0 && end === 1440))
+		return {
+			field: 'End',
+			problem: 'is the same as Start, so the window never opens',
+			fix: 'Give the window a length, or remove Send Only Between to send at any time.',
+		};
+	const dayValues = Array.isArray(fields.days) ? fields.days : WEEKDAYS.map(([, value]) => value);
+	const days = new Set<number>();
+	for (const value of dayValues) {
+		const index = WEEKDAYS.findIndex(([, day]) => day === value);
+		if (index < 0)
+			return {
+				field: 'Days',
+				problem: `holds ${JSON.stringify(value)}, which is no day`,
+				fix: `Pick days from the list (${WEEKDAYS.map(([, day]) => day).join(', ')}).`,
+			};
+		days.add(index + 1);
+	}
+	if (days.size === 0)
+		return {
+			field: 'Days',
+			problem: 'is empty, so the window never opens',
+			fix: 'Pick at least one day.',
+		};
+	const given = typeof fields.timeZone === 'string' ? fields.timeZone.trim() : '';
+	const timeZone = given || fallbackZone;
+	if (!IANAZone.isValidZone(timeZone))
+		return {
+			field: 'Time Zone',
+			problem: `is not a known time zone (${JSON.stringify(timeZone)})`,
+			fix: 'Use an IANA name such as Asia/Jakarta, Europe/Berlin or UTC.',
+		};
+	return { start: start % 1440, end, days, timeZone };
+}
+
+/** `HH:MM` (24:00 allowed) as minutes after midnight; anything else undefined (never guessed). */
+function minutesOf(value: unknown): number | undefined {
+	if (typeof value !== 'string') return undefined;
+	const match = /^([01]?\d|2[0-4]):([0-5]\d)$/.exec(value.trim());
+	if (!match) return undefined;
+	const minutes = Number(match[1]) * 60 + Number(match[2]);
+	return minutes <= 1440 ? minutes : undefined;
+}
+
+/**
+ * Whether the window is open at `now` (ms since the epoch), and until when; else when it opens
+ * next. A window belongs to the day it opens on: 22:00–06:00 on Fridays is open from Friday
+ * 22:00 to Saturday 06:00. On a day that skips or repeats an hour (daylight saving), the opening
+ * is Luxon's reading of that wall time.
+ */
+export function windowState(window: SendWindow, now: number): WindowState {
+	const today = DateTime.fromMillis(now, { zone: window.timeZone }).startOf('day');
+	// From yesterday (a window that runs past midnight may still be open) to a week ahead.
+	for (let offset = -1; offset <= 7; offset++) {
+		const day = today.plus({ days: offset });
+		if (!window.days.has(day.weekday)) continue;
+		const opens = atMinutes(day, window.start);
+		const closes = atMinutes(window.end > window.start ? day : day.plus({ days: 1 }), window.end);
+		if (opens <= now && now < closes) return { open: true, closesAt: closes };
+		if (opens > now) return { open: false, opensAt: opens };
+	}
+	// Unreachable with at least one day: every week has it.
+	throw new Error('The send window never opens');
+}
+
+function atMinutes(day: DateTime, minutes: number): number {
+	if (minutes === 1440) return day.plus({ days: 1 }).toMillis();
+	return day.set({ hour: Math.floor(minutes / 60), minute: minutes % 60 }).toMillis();
+}
+
+/** The window in words for messages: `08:00–20:00 Mon–Sat (Asia/Jakarta)`. */
+export function describeWindow(window: SendWindow): string {
+	const time = (m: number) =>
+		`${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+	const days =
+		window.days.size === 7
+			? 'every day'
+			: [...window.days]
+					.sort((a, b) => a - b)
+					.map((d) => WEEKDAYS[d - 1][0].slice(0, 3))
+					.join(', ');
+	return `${time(window.start)}–${time(window.end)} ${days} (${window.timeZone})`;
+}
