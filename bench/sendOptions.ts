@@ -8,17 +8,19 @@
  * starts with `delayBetween` and is not the request delay `delayMs`), and turned off by giving
  * it its default with every number set to 0, whatever its shape (a number, a min/max pair).
  */
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { INodeParameters, INodeProperties, NodeParameterValueType } from 'n8n-workflow';
 
 import { Messaging } from '../nodes/Messaging/Messaging.node';
 
-function zeroed(value: unknown): unknown {
+function zeroed(value: unknown): NodeParameterValueType {
 	if (typeof value === 'number') return 0;
 	if (typeof value === 'string') return '0';
-	if (Array.isArray(value)) return value.map(zeroed);
+	if (Array.isArray(value)) return value.map(zeroed) as NodeParameterValueType;
 	if (value && typeof value === 'object')
-		return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, zeroed(inner)]));
-	return value;
+		return Object.fromEntries(
+			Object.entries(value).map(([key, inner]) => [key, zeroed(inner)]),
+		) as INodeParameters;
+	return value as NodeParameterValueType;
 }
 
 /** The pacing option of the Messaging node's Options, if this version of the package has one. */
@@ -32,7 +34,7 @@ function pacingOption(): INodeProperties | undefined {
 const pacing = pacingOption();
 
 /** Options for a sending bench: `options` plus the pacing turned off when the node has pacing. */
-export function sendOptions(options: IDataObject): IDataObject {
+export function sendOptions(options: INodeParameters): INodeParameters {
 	return pacing ? { ...options, [pacing.name]: zeroed(pacing.default) } : options;
 }
 

@@ -10,6 +10,7 @@
  * Run: npm run bench:startup [-- --runs 7 --no-build]
  */
 import { execFileSync, spawnSync } from 'child_process';
+import { readFileSync } from 'fs';
 import { join } from 'path';
 
 const ROOT = join(__dirname, '..');
@@ -59,15 +60,14 @@ function main(): void {
 		console.log('Building dist/ (npm run build)…');
 		execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
 	}
-	const pkg = require(join(ROOT, 'package.json')) as Pkg;
+	const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Pkg;
 	const files = [...pkg.n8n.nodes, ...pkg.n8n.credentials].map((file) => join(ROOT, file));
 	const results: Array<{ ms: number; heap: number; packages: Record<string, number> }> = [];
 	for (let run = 0; run < RUNS; run++) {
-		const child = spawnSync(
-			process.execPath,
-			['--expose-gc', '-e', CHILD, JSON.stringify(files)],
-			{ cwd: ROOT, encoding: 'utf8' },
-		);
+		const child = spawnSync(process.execPath, ['--expose-gc', '-e', CHILD, JSON.stringify(files)], {
+			cwd: ROOT,
+			encoding: 'utf8',
+		});
 		if (child.status !== 0) throw new Error(`The load failed:\n${child.stderr}`);
 		results.push(JSON.parse(child.stdout) as (typeof results)[number]);
 	}

@@ -1,8 +1,15 @@
-import { parse as parseContentDisposition } from 'content-disposition';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 
 import { cleanFileName } from '../../shared/fileName';
+import { onFirstUse } from '../../shared/onFirstUse';
+import { undici } from '../../shared/transport';
 import { EGRESS_REFUSED, egressProblem, poolFor, type EgressPolicy } from './egress';
+
+/** The Content-Disposition reader: loaded by the first download. */
+const contentDisposition = onFirstUse(
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
+	() => require('content-disposition') as typeof import('content-disposition'),
+);
 
 export { closeDownloadConnections } from './egress';
 
@@ -195,7 +202,7 @@ async function follow(
 
 		let response: Dispatcher.ResponseData;
 		try {
-			response = await request(target, {
+			response = await undici().request(target, {
 				method: 'GET',
 				headers,
 				dispatcher: poolFor(options.egress),
@@ -425,7 +432,7 @@ function mimeTypeOf(contentType: string | undefined): string | undefined {
 function dispositionFileName(value: string | undefined): string | undefined {
 	if (!value || value.length > MAX_DISPOSITION_LENGTH) return undefined;
 	try {
-		const { parameters } = parseContentDisposition(value);
+		const { parameters } = contentDisposition().parse(value);
 		// The parser puts the decoded RFC 8187 `filename*` (when valid) under `filename`.
 		return parameters.filename ? cleanFileName(parameters.filename) || undefined : undefined;
 	} catch {

@@ -1,11 +1,10 @@
 import { createHash } from 'crypto';
-import { request } from 'undici';
 
 import { timerDelay } from '../timer';
 import { buildBody, isSourceFailure, type ParamValue, type RequestBody } from './body';
 import { callerParams, tokenEndpoint, type ApiGroup, type Endpoint } from './endpoints';
 import { parseEnvelope } from './envelope';
-import { poolFor, trackDispatch, type DispatchRecord } from './connections';
+import { poolFor, trackDispatch, undici, type DispatchRecord } from './connections';
 import { ApiError } from './errors';
 import { Redactor } from './redact';
 import {
@@ -320,7 +319,7 @@ export class ApiClient {
 		signal?.addEventListener('abort', cancel, { once: true });
 		if (signal?.aborted) deadline.abort();
 		try {
-			const response = await request(`${this.credentials.baseUrl}${endpoint.path}`, {
+			const response = await undici().request(`${this.credentials.baseUrl}${endpoint.path}`, {
 				method: endpoint.httpMethod,
 				headers,
 				// undici also writes an async iterable body (its type list omits it), string by string.
