@@ -31,6 +31,13 @@ const PROXY_VARIABLES = [
 ] as const;
 
 const agents = new Map<string, Dispatcher>();
+/** How many times `closeConnections` closed every pool: a pool kept from before is closed. */
+let poolsClosed = 0;
+
+/** The `closeConnections` count now (a holder of a pool checks it before using the pool again). */
+export function poolGeneration(): number {
+	return poolsClosed;
+}
 
 export interface PoolSettings {
 	readonly allowUnauthorizedCerts: boolean;
@@ -71,6 +78,7 @@ export function poolFor(settings: PoolSettings): Dispatcher {
 
 /** Closes the pooled connections (tests and short-lived scripts; n8n never needs to). */
 export async function closeConnections(): Promise<void> {
+	poolsClosed++;
 	const closing = [...agents.values()].map(async (agent) => await agent.close());
 	agents.clear();
 	await Promise.all(closing);
