@@ -16,8 +16,8 @@ export const undici = onFirstUse(
  *   nodes and executions running at once: further requests wait in the pool's queue.
  * - `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` (and their lower-case forms) are honoured as n8n's
  *   own HTTP helpers honour them (undici's EnvHttpProxyAgent: a CONNECT tunnel through the
- *   proxy, direct for hosts in NO_PROXY). They are read when a pool is made; a change of them
- *   makes a new pool.
+ *   proxy, direct for hosts in NO_PROXY). A run's client reads them when it first sends
+ *   (ApiClient's `pool`, not for every request); a change of them makes a new pool.
  */
 export const MAX_CONNECTIONS_PER_ORIGIN = 64;
 
