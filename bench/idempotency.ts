@@ -20,6 +20,7 @@ import '../test/harness/env';
 import { performance } from 'perf_hooks';
 
 import { startChildSandbox } from './sandbox-child';
+import { sendOptions } from './sendOptions';
 
 const ITEMS = Number(process.argv[2] ?? 1000);
 const ROUNDS = Number(process.argv[3] ?? 5);
@@ -59,12 +60,7 @@ async function main(): Promise<void> {
 				operation: 'sendText',
 				phone: '={{ $json.phone }}',
 				text: '={{ $json.text }}',
-				// Pacing off (version 2 would pause 2–6 s between messages): the bench measures the claims.
-				options: {
-					parallel,
-					skipRepeatsHours: variant === 'off' ? 0 : 8,
-					messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } },
-				},
+				options: sendOptions({ parallel, skipRepeatsHours: variant === 'off' ? 0 : 8 }),
 			},
 			list,
 			{ typeVersion: 2 },

@@ -10,11 +10,19 @@
  *   3. the same with `={{ ($json.phone) }}` / `={{ ($json.text) }}`: the same values, but not a plain
  *      path, so n8n evaluates them per item (the expression toll every mapping paid before);
  *   4. Send Text with phone and text typed in (the node's own cost, for reference);
- *   5. Currency Rate → Convert, 10,000 items, Amount/From/To `={{ $json.amount }}`… and the same with
+ *   5. Send Text, version 2 (Skip Repeats Within on, its default: n8n's processed-items store),
+ *      mapped, parallel 1 and 8; the branches above are version 1 (Skip Repeats Within off);
+ *   6. Currency Rate → Convert, 10,000 items, Amount/From/To `={{ $json.amount }}`… and the same with
  *      n8n-evaluated `={{ ($json.amount) }}`….
  * The send branches run in 5 interleaved rounds, each in an order rotated by one (a busy moment of
  * a shared machine then hits every kind alike) and the median is used; a 1-second Wait before each
  * measured node keeps the previous branch's leftover work out of its time.
+ *
+ * The limit: a bare undici loop (bench/bare-undici-loop.ts) sending the same requests, in a separate
+ * process on n8n's Node, against the same sandbox, at parallel 1 and 8, before and after the n8n
+ * run (median of its rounds); Send Text's ms per item is printed as a multiple of it next to the
+ * goals of issue 26 (mapped: <= 1.3x at parallel 1, <= 1.5x at parallel 8). Pacing, when the node
+ * has it, is off in every send branch (bench/sendOptions.ts).
  *
  * Prints ms per item (each node's executionTime as n8n records it / its items) and the ratios, and
  * checks the work: every send in the sandbox's ledger with the item's phone and text (in input
@@ -31,6 +39,7 @@ import { join } from 'path';
 import { request } from 'undici';
 
 import { startSandbox } from '../sandbox/server';
+import { pacingNote, sendOptions } from './sendOptions';
 import {
 	CREDENTIAL_TYPE,
 	NODE_TYPES,
@@ -64,13 +73,25 @@ const CREDENTIAL = { id: 'benchMappedCred01', name: 'Sandbox (bench)' };
 
 /** What a branch measures: the node and how its fields are given. */
 interface Kind {
-	key: 'http' | 'p1' | 'p8' | 'p1n8n' | 'p8n8n' | 'p1typed' | 'convert' | 'convertN8n';
+	key:
+		| 'http'
+		| 'p1'
+		| 'p8'
+		| 'p1n8n'
+		| 'p8n8n'
+		| 'p1typed'
+		| 'p1v2'
+		| 'p8v2'
+		| 'convert'
+		| 'convertN8n';
 	label: string;
 	items: number;
 	op: 'http' | 'send' | 'convert';
 	/** `mapped`: plain `{{ $json.x }}`; `n8n`: `{{ ($json.x) }}`, the same values evaluated by n8n; `typed`: fixed values. */
 	fields: 'mapped' | 'n8n' | 'typed';
 	parallel?: number;
+	/** Messaging's version: 2 has Skip Repeats Within on by default (8 h); 1 has it off. */
+	version?: 1 | 2;
 }
 
 const KINDS: Kind[] = [
@@ -122,6 +143,24 @@ const KINDS: Kind[] = [
 		parallel: 1,
 	},
 	{
+		key: 'p1v2',
+		label: 'Send Text version 2 (Skip Repeats Within on, 8 h), mappings, parallel 1',
+		items: SENDS,
+		op: 'send',
+		fields: 'mapped',
+		parallel: 1,
+		version: 2,
+	},
+	{
+		key: 'p8v2',
+		label: 'Send Text version 2 (Skip Repeats Within on), mappings, parallel 8',
+		items: SENDS,
+		op: 'send',
+		fields: 'mapped',
+		parallel: 8,
+		version: 2,
+	},
+	{
 		key: 'convert',
 		label: `Convert, \`{{ $json.amount }}\` / from / to`,
 		items: CONVERTS,
@@ -164,8 +203,18 @@ const branches: Branch[] = [
 	})),
 ];
 
-function sendItemsCode(count: number): string {
-	return `return Array.from({ length: ${count} }, (_, i) => ({ json: { phone: '62812' + String(10000000 + i), text: 'Order ' + i + ' is ready for pick-up' } }));`;
+/** The texts of a branch: `suffix` makes them new for Skip Repeats Within (else every round after the first would be skipped). */
+function sendText(i: number, suffix: string): string {
+	return `Order ${i} is ready for pick-up${suffix}`;
+}
+
+function sendItemsCode(count: number, suffix: string): string {
+	return `return Array.from({ length: ${count} }, (_, i) => ({ json: { phone: '62812' + String(10000000 + i), text: 'Order ' + i + ' is ready for pick-up' + ${JSON.stringify(suffix)} } }));`;
+}
+
+/** What a branch appends to its texts: version 2 branches their node's name. */
+function textSuffix(branch: Branch): string {
+	return branch.kind.version === 2 ? ` (${branch.node})` : '';
 }
 
 function convertItemsCode(count: number): string {
@@ -199,7 +248,7 @@ function buildWorkflow(sandboxUrl: string, token: string): WorkflowJson {
 				jsCode:
 					branch.kind.op === 'convert'
 						? convertItemsCode(branch.kind.items)
-						: sendItemsCode(branch.kind.items),
+						: sendItemsCode(branch.kind.items, textSuffix(branch)),
 			},
 		});
 		(connections.Start as { main: unknown[][] }).main[0].push({
@@ -248,7 +297,7 @@ function buildWorkflow(sandboxUrl: string, token: string): WorkflowJson {
 				id: `send-${index}`,
 				name: branch.node,
 				type: NODE_TYPES.messaging,
-				typeVersion: 1,
+				typeVersion: kind.version ?? 1,
 				position,
 				credentials,
 				parameters: {
@@ -256,11 +305,7 @@ function buildWorkflow(sandboxUrl: string, token: string): WorkflowJson {
 					operation: 'sendText',
 					phone: kind.fields === 'typed' ? '6281210000000' : map('phone'),
 					text: kind.fields === 'typed' ? 'Order 0 is ready for pick-up' : map('text'),
-					// Raw sending: pacing off, said explicitly (Delay Between Messages 0–0).
-					options: {
-						messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } },
-						...(kind.parallel === 8 ? { parallel: 8 } : {}),
-					},
+					options: sendOptions(kind.parallel === 8 ? { parallel: 8 } : {}),
 				},
 			});
 		} else {
@@ -341,6 +386,11 @@ async function main(): Promise<void> {
 				clientSecret: SECRET,
 			}),
 		);
+		// The limit, before n8n's run (again after it): the sandbox's ledger is cleared after it.
+		log(
+			`bare undici loop on ${install.target.label.replace(/^.* on /, '')}: ${SENDS} items × ${ROUNDS} rounds, parallel 1 and 8`,
+		);
+		const bareBefore = await bareLoops(install.node, sandbox.url);
 		sandbox.reset();
 		// "By hand": the user fetched a token once and pasted it into the HTTP Request's header.
 		const tokenAnswer = await request(`${sandbox.url}/api/wa/authentication`, {
@@ -377,11 +427,12 @@ async function main(): Promise<void> {
 		const sendBranches = branches.filter((b) => b.kind.op !== 'convert');
 		if (ledger.length !== SENDS * sendBranches.length)
 			problems.push(`ledger holds ${ledger.length} sends, expected ${SENDS * sendBranches.length}`);
-		sendBranches.forEach(({ kind, node }, b) => {
+		sendBranches.forEach((branch, b) => {
+			const { kind, node } = branch;
 			const block = ledger.slice(b * SENDS, (b + 1) * SENDS);
 			const expected = (i: number) => (kind.fields === 'typed' ? 0 : i);
 			const key = (i: number) =>
-				`62812${10000000 + expected(i)}|Order ${expected(i)} is ready for pick-up`;
+				`62812${10000000 + expected(i)}|${sendText(expected(i), textSuffix(branch))}`;
 			// Parallel 8 and HTTP Request (which sends its items at once) may deliver out of order: the set must still be exact.
 			const inOrder = kind.parallel === 1;
 			const exact = inOrder
@@ -441,26 +492,49 @@ async function main(): Promise<void> {
 			Kind['key'],
 			{ median: number; rounds: number[] }
 		>;
+		const bareAfter = await bareLoops(install.node, sandbox.url);
+		const bare = Object.fromEntries(
+			BARE_PARALLELISM.map((parallel) => {
+				const rounds = [...bareBefore[parallel], ...bareAfter[parallel]];
+				return [parallel, { median: median(rounds), rounds }];
+			}),
+		) as Record<1 | 8, { median: number; rounds: number[] }>;
 		const http = ms.http.median;
 		const fmt = (value: number) => (value < 0.1 ? value.toFixed(3) : value.toFixed(2));
 		console.log(
 			`\nbench:n8n: real n8n 2.40.7 (Node 24, its default \`vm\` expression engine), one \`n8n execute\` process, sandbox at ${sandbox.url}`,
 		);
 		console.log(
-			`ms per item = the node's executionTime as n8n records it / its items (median of ${ROUNDS} interleaved rounds for the sends); vs HTTP Request = its ms per item / this one's\n`,
+			`ms per item = the node's executionTime as n8n records it / its items (median of ${ROUNDS} interleaved rounds for the sends); vs HTTP Request = its ms per item / this one's; ${pacingNote()}\n`,
 		);
-		console.log('| Workflow | Items | ms per item | rounds | vs HTTP Request |');
-		console.log('|---|---|---|---|---|');
+		console.log(
+			'| Workflow | Items | ms per item | rounds | vs HTTP Request | ÷ bare undici, same parallelism |',
+		);
+		console.log('|---|---|---|---|---|---|');
+		for (const parallel of BARE_PARALLELISM) {
+			const { median: value, rounds } = bare[parallel];
+			console.log(
+				`| Bare undici loop, separate process, parallel ${parallel} (the limit) | ${SENDS.toLocaleString('en')} | ${fmt(value)} | ${rounds.map(fmt).join(', ')} | ${(http / value).toFixed(1)}x | 1.00 |`,
+			);
+		}
 		for (const kind of KINDS) {
 			const { median: value, rounds } = ms[kind.key];
 			const ratio = kind.op === 'convert' ? '' : `${(http / value).toFixed(1)}x`;
+			const limit =
+				kind.op === 'send' ? (value / bare[kind.parallel === 8 ? 8 : 1].median).toFixed(2) : '';
 			console.log(
-				`| ${kind.label} | ${kind.items.toLocaleString('en')} | ${fmt(value)} | ${rounds.map(fmt).join(', ')} | ${ratio} |`,
+				`| ${kind.label} | ${kind.items.toLocaleString('en')} | ${fmt(value)} | ${rounds.map(fmt).join(', ')} | ${ratio} | ${limit} |`,
 			);
 		}
 		const fastRate = 1000 / ms.convert.median;
 		const n8nRate = 1000 / ms.convertN8n.median;
 		console.log('');
+		console.log(
+			`Send Text mapped, ms per item ÷ the bare undici loop's: version 1 (Skip Repeats Within off) parallel 1 ${limitRatio(ms.p1.median, bare[1].median, 1.3)}, parallel 8 ${limitRatio(ms.p8.median, bare[8].median, 1.5)}`,
+		);
+		console.log(
+			`  version 2 (Skip Repeats Within on, n8n's processed-items store): parallel 1 ${limitRatio(ms.p1v2.median, bare[1].median, 1.3)}, parallel 8 ${limitRatio(ms.p8v2.median, bare[8].median, 1.5)}`,
+		);
 		console.log(
 			`Send Text mapped vs HTTP Request: parallel 1 ${(http / ms.p1.median).toFixed(1)}x (goal >= 3), parallel 8 ${(http / ms.p8.median).toFixed(1)}x (goal >= 6)`,
 		);
@@ -484,6 +558,45 @@ async function main(): Promise<void> {
 		await sandbox.close();
 		if (!args.includes('--keep')) rmSync(userFolder, { recursive: true, force: true });
 	}
+}
+
+const BARE_PARALLELISM = [1, 8] as const;
+
+/**
+ * The bare undici loop (bench/bare-undici-loop.ts) in its own process on n8n's Node, at parallel 1
+ * and 8: ms per item of each of its rounds.
+ */
+async function bareLoops(node: string, sandboxUrl: string): Promise<Record<1 | 8, number[]>> {
+	const rounds: Record<1 | 8, number[]> = { 1: [], 8: [] };
+	for (const parallel of BARE_PARALLELISM) {
+		const child = spawn(
+			node,
+			[
+				'-r',
+				require.resolve('ts-node/register/transpile-only'),
+				join(__dirname, 'bare-undici-loop.ts'),
+				sandboxUrl,
+				String(SENDS),
+				String(parallel),
+				String(ROUNDS),
+			],
+			{ cwd: join(__dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] },
+		);
+		let out = '';
+		child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+		const code = await new Promise<number | null>((resolve, reject) =>
+			child.on('error', reject).on('close', resolve),
+		);
+		if (code !== 0) throw new Error(`the bare undici loop exited with code ${code}`);
+		rounds[parallel].push(...(JSON.parse(out) as { msPerItem: number[] }).msPerItem);
+	}
+	return rounds;
+}
+
+/** `ms` as a multiple of the bare loop's, next to its goal. */
+function limitRatio(ms: number, bare: number, goal: number): string {
+	const ratio = ms / bare;
+	return `${ratio.toFixed(2)}x (goal <= ${goal}: ${ratio <= goal ? 'met' : 'NOT met'})`;
 }
 
 function median(values: number[]): number {

@@ -19,7 +19,10 @@ export interface ChildSandbox {
 
 const ROOT = join(__dirname, '..');
 
-export async function startChildSandbox(): Promise<ChildSandbox> {
+/** `blockLimit`: messages the account may send before the sandbox refuses (its default: 10,000). */
+export async function startChildSandbox({
+	blockLimit,
+}: { blockLimit?: number } = {}): Promise<ChildSandbox> {
 	const child: ChildProcess = spawn(
 		process.execPath,
 		[
@@ -29,6 +32,7 @@ export async function startChildSandbox(): Promise<ChildSandbox> {
 			join(ROOT, 'sandbox', 'cli.ts'),
 			'--port',
 			'0',
+			...(blockLimit ? ['--block-limit', String(blockLimit)] : []),
 		],
 		{ cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
 	);

@@ -1,6 +1,7 @@
 /**
  * Runs the sandbox as a standalone server for manual tries and real-n8n runs:
  *   npm run sandbox -- --port 8069      (or PORT=8069 npm run sandbox)
+ *   [--block-limit N]                   messages an account may send (default 10,000)
  * Stays up until Ctrl-C.
  */
 import { CONTROL_PATHS } from './control';
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
 		port: chosenPort(),
 		host: argValue('host') ?? '127.0.0.1',
 		accounts: PLAYGROUND_ACCOUNTS,
+		// Messages an account may send before the gateway refuses (benchmarks send 100,000 in one run).
+		...(argValue('block-limit') ? { blockLimit: Number(argValue('block-limit')) } : {}),
 	});
 	console.log(`Sandbox listening on ${sandbox.url}`);
 	console.log('Accounts (client id / client secret):');

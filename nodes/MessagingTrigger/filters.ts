@@ -1,6 +1,11 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
-
+import { onFirstUse } from '../shared/onFirstUse';
 import { normalizePhone } from '../shared/phone';
+
+/** The phone metadata, loaded by the first number compared (not when n8n loads the trigger). */
+const phoneNumbers = onFirstUse(
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
+	() => require('libphonenumber-js') as typeof import('libphonenumber-js'),
+);
 import type { TriggerSettings } from './parameters';
 import type { IncomingEvent } from './payload';
 
@@ -30,7 +35,7 @@ function comparable(text: string, defaultCountry: string): ComparableNumber {
 	if (digits === '') return {};
 	if (/^\s*(\+|00)/.test(text) || !digits.startsWith('0')) {
 		const international = digits.replace(/^00/, '');
-		const parsed = parsePhoneNumberFromString(`+${international}`);
+		const parsed = phoneNumbers().parsePhoneNumberFromString(`+${international}`);
 		return { international, national: parsed?.nationalNumber };
 	}
 	const normalized = defaultCountry ? normalizePhone(text, defaultCountry) : undefined;

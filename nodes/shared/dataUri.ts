@@ -1,6 +1,4 @@
-import { lookup as mimeTypeOf } from 'mime-types';
-
-import { cleanFileName, extensionFor } from './fileName';
+import { cleanFileName, extensionFor, mimeTypes } from './fileName';
 
 /**
  * Data URIs and base64 text: the files Send File is given as text (Messaging) and the media the
@@ -142,7 +140,7 @@ export function fileIdentity(
 	const mimeType =
 		clean(given.mimeType) ??
 		specificKnownType ??
-		(fileNameGiven ? mimeTypeOf(fileNameGiven) || undefined : undefined) ??
+		(fileNameGiven ? mimeTypes().lookup(fileNameGiven) || undefined : undefined) ??
 		knownType ??
 		FALLBACK_MIME_TYPE;
 	const fileName = fileNameGiven ?? `file.${extensionFor(mimeType)}`;

@@ -1,4 +1,10 @@
-import { extension as registryExtension } from 'mime-types';
+import { onFirstUse } from './onFirstUse';
+
+/** The MIME tables (mime-types): loaded by the first lookup, not when n8n loads the node. */
+export const mimeTypes = onFirstUse(
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
+	() => require('mime-types') as typeof import('mime-types'),
+);
 
 /**
  * File names: one cleaner for every name a file gets (a name typed or mapped by the user, a data
@@ -26,7 +32,7 @@ const KNOWN_EXTENSIONS: Readonly<Record<string, string>> = {
 /** The extension (without the dot) a file of this mime type is known by; `bin` when none is known. */
 export function extensionFor(mimeType: string): string {
 	const bare = mimeType.split(';')[0].trim().toLowerCase();
-	return KNOWN_EXTENSIONS[bare] ?? (registryExtension(bare) || 'bin');
+	return KNOWN_EXTENSIONS[bare] ?? (mimeTypes().extension(bare) || 'bin');
 }
 
 /** Longest file name kept, in characters (file systems allow 255 bytes; UTF-8 takes up to 4 per character). */

@@ -1,10 +1,12 @@
-import {
-	getCountries,
-	parsePhoneNumberWithError,
-	validatePhoneNumberLength,
-	type CountryCode,
-	type PhoneNumber,
-} from 'libphonenumber-js/max';
+import type { CountryCode, PhoneNumber } from 'libphonenumber-js/max';
+
+import { onFirstUse } from './onFirstUse';
+
+/** The phone metadata (1.5 MB of heap): loaded by the first number read. */
+const phoneNumbers = onFirstUse(
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
+	() => require('libphonenumber-js/max') as typeof import('libphonenumber-js/max'),
+);
 
 /**
  * A phone number as people paste it ("+62 812-8877-6713", "0812 8877 6713", "6281288776713")
@@ -69,7 +71,7 @@ export function phoneCacheBytes(): number {
 }
 
 /** The countries libphonenumber knows, listed once per process (not once per number read). */
-const COUNTRIES: ReadonlySet<string> = new Set(getCountries());
+const countries = onFirstUse((): ReadonlySet<string> => new Set(phoneNumbers().getCountries()));
 
 const FORMATTING = /[\s().\-/]/g;
 
@@ -178,7 +180,7 @@ function parsePhone(input: string, defaultCountry?: string): PhoneResult {
 			problem: `is too long to be a phone number (${raw.length} characters): ${quote(raw)}`,
 		};
 	const country = defaultCountry ? (defaultCountry.trim().toUpperCase() as CountryCode) : undefined;
-	if (country && !COUNTRIES.has(country)) {
+	if (country && !countries().has(country)) {
 		return {
 			problem: `cannot be read: the default country "${defaultCountry}" is not an ISO country code such as ID or US`,
 		};
@@ -200,12 +202,14 @@ function parsePhone(input: string, defaultCountry?: string): PhoneResult {
 /** A number with `+`, or national with a leading 0: read as written. */
 function asWritten(input: string, text: string, country: CountryCode | undefined): PhoneResult {
 	try {
-		const parsed = parsePhoneNumberWithError(
+		const parsed = phoneNumbers().parsePhoneNumberWithError(
 			text,
 			country ? { defaultCountry: country } : undefined,
 		);
 		if (!parsed.isPossible())
-			return { problem: lengthProblem(input, validatePhoneNumberLength(text, country)) };
+			return {
+				problem: lengthProblem(input, phoneNumbers().validatePhoneNumberLength(text, country)),
+			};
 		return { phone: digitsOf(parsed) };
 	} catch (error) {
 		// libphonenumber-js's error codes: INVALID_COUNTRY, NOT_A_NUMBER, TOO_SHORT, TOO_LONG, INVALID_LENGTH.
@@ -224,7 +228,7 @@ function asWritten(input: string, text: string, country: CountryCode | undefined
 function asInternational(input: string, bare: string): PhoneResult {
 	const parsed = tryParse(`+${bare}`);
 	if (parsed?.isPossible()) return { phone: digitsOf(parsed) };
-	const reason = validatePhoneNumberLength(`+${bare}`);
+	const reason = phoneNumbers().validatePhoneNumberLength(`+${bare}`);
 	if (reason === 'INVALID_COUNTRY') {
 		return {
 			problem: `has no country code: ${quote(input)}. Write it with its country code (e.g. +62…) or set the "Default Country" option`,
@@ -254,7 +258,7 @@ function eitherReading(input: string, bare: string, country: CountryCode): Phone
 	if (possible.length === 1) return { phone: digitsOf(possible[0]) };
 	if (possible.length === 2)
 		return { problem: ambiguity(input, country, possible[0], possible[1]) };
-	return { problem: lengthProblem(input, validatePhoneNumberLength(bare, country)) };
+	return { problem: lengthProblem(input, phoneNumbers().validatePhoneNumberLength(bare, country)) };
 }
 
 function ambiguity(
@@ -293,7 +297,10 @@ function isMobile(number: PhoneNumber): boolean {
 
 function tryParse(text: string, country?: CountryCode): PhoneNumber | undefined {
 	try {
-		return parsePhoneNumberWithError(text, country ? { defaultCountry: country } : undefined);
+		return phoneNumbers().parsePhoneNumberWithError(
+			text,
+			country ? { defaultCountry: country } : undefined,
+		);
 	} catch {
 		return undefined;
 	}

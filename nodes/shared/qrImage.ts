@@ -1,4 +1,10 @@
-import QRCode from 'qrcode';
+import { onFirstUse } from './onFirstUse';
+
+/** The QR encoder: loaded by the first QR code rendered here. */
+const qrEncoder = onFirstUse(
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
+	() => require('qrcode') as typeof import('qrcode'),
+);
 
 /**
  * The login QR code as an image a person can scan from an email or a chat. The service sends
@@ -29,7 +35,7 @@ export async function qrImage(qrCode: string): Promise<QrImage> {
 		};
 	}
 	// Medium error correction and a 4-module quiet zone: what phone cameras read best from a screen.
-	const image = await QRCode.toBuffer(qrCode, {
+	const image = await qrEncoder().toBuffer(qrCode, {
 		type: 'png',
 		errorCorrectionLevel: 'M',
 		margin: 4,

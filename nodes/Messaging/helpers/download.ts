@@ -1,9 +1,16 @@
-import { parse as parseContentDisposition } from 'content-disposition';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 
 import { cleanFileName } from '../../shared/fileName';
 import { clock } from '../../shared/clock';
+import { onFirstUse } from '../../shared/onFirstUse';
+import { undici } from '../../shared/transport';
 import { EGRESS_REFUSED, egressProblem, poolFor, type EgressPolicy } from './egress';
+
+/** The Content-Disposition reader: loaded by the first download. */
+const contentDisposition = onFirstUse(
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
+	() => require('content-disposition') as typeof import('content-disposition'),
+);
 
 export { closeDownloadConnections } from './egress';
 
@@ -196,7 +203,7 @@ async function follow(
 		if (basic && url.origin === credentialOrigin) headers.authorization = basic;
 
 		// UrlFileError: the download knows no n8n node; runItems converts it (toNodeError).
-		const response: Dispatcher.ResponseData = await request(target, {
+		const response: Dispatcher.ResponseData = await undici().request(target, {
 			method: 'GET',
 			headers,
 			dispatcher: poolFor(options.egress),
@@ -421,7 +428,7 @@ function mimeTypeOf(contentType: string | undefined): string | undefined {
 function dispositionFileName(value: string | undefined): string | undefined {
 	if (!value || value.length > MAX_DISPOSITION_LENGTH) return undefined;
 	try {
-		const { parameters } = parseContentDisposition(value);
+		const { parameters } = contentDisposition().parse(value);
 		// The parser puts the decoded RFC 8187 `filename*` (when valid) under `filename`.
 		return parameters.filename ? cleanFileName(parameters.filename) || undefined : undefined;
 	} catch {

@@ -1,9 +1,9 @@
 import { lookup as dnsLookup, type LookupAddress } from 'dns';
 import { BlockList, isIP, type LookupFunction } from 'net';
 import type { IExecuteFunctions, NodeEgressFilter } from 'n8n-workflow';
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 
-import { proxyEnvironment, usesProxy } from '../../shared/transport';
+import { proxyEnvironment, undici, usesProxy } from '../../shared/transport';
 
 /**
  * Where a download (Send File from a URL) may connect, and the connections it uses.
@@ -238,7 +238,7 @@ export function poolFor(policy: EgressPolicy): Dispatcher {
 			connections: MAX_DOWNLOAD_CONNECTIONS_PER_ORIGIN,
 			connect: { timeout: CONNECT_TIMEOUT_MS, ...(lookup ? { lookup } : {}) },
 		};
-		pool = usesProxy() ? new EnvHttpProxyAgent(options) : new Agent(options);
+		pool = usesProxy() ? new (undici().EnvHttpProxyAgent)(options) : new (undici().Agent)(options);
 		while (pools.size >= MAX_POOLS) {
 			const [oldest, agent] = pools.entries().next().value as [string, Dispatcher];
 			pools.delete(oldest);

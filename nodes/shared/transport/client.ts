@@ -1,11 +1,11 @@
 import { createHash } from 'crypto';
-import { request } from 'undici';
+import type { Dispatcher } from 'undici';
 
 import { clock } from '../clock';
 import { buildBody, isSourceFailure, type ParamValue, type RequestBody } from './body';
 import { callerParams, tokenEndpoint, type ApiGroup, type Endpoint } from './endpoints';
 import { parseEnvelope } from './envelope';
-import { poolFor, trackDispatch, type DispatchRecord } from './connections';
+import { poolFor, poolGeneration, trackDispatch, undici, type DispatchRecord } from './connections';
 import { ApiError } from './errors';
 import { Redactor } from './redact';
 import {
@@ -203,21 +203,26 @@ export class ApiClient {
 
 	/**
 	 * The secrets known now: the client secret, the cached tokens and the ones just retired. Their
-	 * forms (every encoding) are computed again only when the set changes, not for every answer.
+	 * forms (every encoding) are computed again only when the set changes, not for every answer;
+	 * the set is not even listed again while no token was added (the cache's `generation`).
 	 */
 	private redactor(): Redactor {
+		const generation = this.tokens.generation;
+		if (this.lastRedactor?.generation === generation) return this.lastRedactor.redactor;
 		// This credential's tokens (cached and just retired), not every credential's the process saw.
 		const secrets = [
 			this.credentials.clientSecret,
 			...this.tokens.values(`${this.credentialKey}|`),
 		];
 		const key = secrets.join('\u0000');
-		if (this.lastRedactor?.key !== key)
-			this.lastRedactor = { key, redactor: new Redactor(secrets) };
+		this.lastRedactor =
+			this.lastRedactor?.key === key
+				? { ...this.lastRedactor, generation }
+				: { key, generation, redactor: new Redactor(secrets) };
 		return this.lastRedactor.redactor;
 	}
 
-	private lastRedactor: { key: string; redactor: Redactor } | undefined;
+	private lastRedactor: { key: string; generation: number; redactor: Redactor } | undefined;
 
 	/** One logical request: attempts, retries as the policy allows, parses the answer. */
 	private async send(
@@ -322,7 +327,7 @@ export class ApiClient {
 		signal?.addEventListener('abort', cancel, { once: true });
 		if (signal?.aborted) deadline.abort();
 		const exchange = async (): Promise<AttemptAnswer> => {
-			const response = await request(`${this.credentials.baseUrl}${endpoint.path}`, {
+			const response = await undici().request(`${this.credentials.baseUrl}${endpoint.path}`, {
 				method: endpoint.httpMethod,
 				headers,
 				// undici also writes an async iterable body (its type list omits it), string by string.
@@ -331,13 +336,7 @@ export class ApiClient {
 				// that do not read one), and then opened a new TCP connection for every request of
 				// this API. This server reads GET bodies (Content-Length is always set): keep it alive.
 				reset: false,
-				dispatcher: trackDispatch(
-					poolFor({
-						allowUnauthorizedCerts: this.credentials.allowUnauthorizedCerts,
-						connectTimeoutMs: Math.min(timeoutMs, 10_000),
-					}),
-					record,
-				),
+				dispatcher: trackDispatch(this.pool(timeoutMs), record),
 				headersTimeout: timeoutMs,
 				bodyTimeout: timeoutMs,
 				signal: deadline.signal,
@@ -398,6 +397,24 @@ export class ApiClient {
 		}
 		return Buffer.concat(chunks, size).toString('utf8');
 	}
+
+	/**
+	 * The connection pool of this client's requests, looked up once per client (a run's client:
+	 * the proxy variables are read when a run first sends, not for every request).
+	 */
+	private pool(timeoutMs: number): Dispatcher {
+		const generation = poolGeneration();
+		if (this.connections?.generation !== generation) {
+			const pool = poolFor({
+				allowUnauthorizedCerts: this.credentials.allowUnauthorizedCerts,
+				connectTimeoutMs: Math.min(timeoutMs, 10_000),
+			});
+			this.connections = { pool, generation };
+		}
+		return this.connections.pool;
+	}
+
+	private connections: { pool: Dispatcher; generation: number } | undefined;
 
 	/** The service may set a `session_id` cookie; later requests of this credential send it back. */
 	private keepSessionCookie(header: string | string[] | undefined): void {

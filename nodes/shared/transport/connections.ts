@@ -1,5 +1,13 @@
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+
 import { environment } from '../environment';
+import { onFirstUse } from '../onFirstUse';
+
+/** undici (about 60 ms and 4 MB of a start): loaded by the first request, not when n8n loads the node. */
+export const undici = onFirstUse(
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
+	() => require('undici') as typeof import('undici'),
+);
 
 /**
  * The connection pools: one undici Agent (a keep-alive Pool per origin) per TLS setting and
@@ -9,8 +17,8 @@ import { environment } from '../environment';
  *   nodes and executions running at once: further requests wait in the pool's queue.
  * - `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` (and their lower-case forms) are honoured as n8n's
  *   own HTTP helpers honour them (undici's EnvHttpProxyAgent: a CONNECT tunnel through the
- *   proxy, direct for hosts in NO_PROXY). They are read when a pool is made; a change of them
- *   makes a new pool.
+ *   proxy, direct for hosts in NO_PROXY). A run's client reads them when it first sends
+ *   (ApiClient's `pool`, not for every request); a change of them makes a new pool.
  */
 export const MAX_CONNECTIONS_PER_ORIGIN = 64;
 
@@ -24,6 +32,13 @@ const PROXY_VARIABLES = [
 ] as const;
 
 const agents = new Map<string, Dispatcher>();
+/** How many times `closeConnections` closed every pool: a pool kept from before is closed. */
+let poolsClosed = 0;
+
+/** The `closeConnections` count now (a holder of a pool checks it before using the pool again). */
+export function poolGeneration(): number {
+	return poolsClosed;
+}
 
 export interface PoolSettings {
 	readonly allowUnauthorizedCerts: boolean;
@@ -55,8 +70,8 @@ export function poolFor(settings: PoolSettings): Dispatcher {
 		};
 		// Through a proxy the connection to the service is TLS inside the tunnel: same rule for its certificate.
 		agent = usesProxy()
-			? new EnvHttpProxyAgent({ ...options, requestTls: tls })
-			: new Agent(options);
+			? new (undici().EnvHttpProxyAgent)({ ...options, requestTls: tls })
+			: new (undici().Agent)(options);
 		agents.set(key, agent);
 	}
 	return agent;
@@ -64,6 +79,7 @@ export function poolFor(settings: PoolSettings): Dispatcher {
 
 /** Closes the pooled connections (tests and short-lived scripts; n8n never needs to). */
 export async function closeConnections(): Promise<void> {
+	poolsClosed++;
 	const closing = [...agents.values()].map(async (agent) => await agent.close());
 	agents.clear();
 	await Promise.all(closing);

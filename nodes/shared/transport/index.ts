@@ -8,6 +8,7 @@ export {
 	closeConnections,
 	MAX_CONNECTIONS_PER_ORIGIN,
 	proxyEnvironment,
+	undici,
 	usesProxy,
 } from './connections';
 export { buildBody, type DataUriParam, type ParamValue } from './body';

@@ -46,9 +46,23 @@ const SECRET_KEY_ENDINGS = [
 ];
 
 function isSecretKey(key: string): boolean {
+	const known = secretKeys.get(key);
+	if (known !== undefined) return known;
 	const plain = key.toLowerCase().replace(/[^a-z0-9]/g, '');
-	return SECRET_KEY_ENDINGS.some((ending) => plain.endsWith(ending));
+	const secret = SECRET_KEY_ENDINGS.some((ending) => plain.endsWith(ending));
+	// Answers of one shape repeat their keys for every item: each is judged once per process
+	// (bounded, and only short keys: a hostile answer's million keys are judged, not kept).
+	if (secretKeys.size < MAX_JUDGED_KEYS && key.length <= MAX_JUDGED_KEY_LENGTH)
+		secretKeys.set(key, secret);
+	return secret;
 }
+
+const secretKeys = new Map<string, boolean>();
+const MAX_JUDGED_KEYS = 4096;
+const MAX_JUDGED_KEY_LENGTH = 64;
+
+/** The characters an escape starts with (and `+`, a space in URL forms): a text without them is its only reading. */
+const ESCAPE_STARTS = /[\\%&+]/;
 
 /**
  * The forms of a secret that are not escapes of its characters (those are read back, see
@@ -408,6 +422,8 @@ export class Redactor {
 	private readonly quotedShort: string[];
 	/** Whether some secret holds a space (then `+` is also read as one, as forms encode it). */
 	private readonly plusIsSpace: boolean;
+	/** The shortest text a form or a quoted short secret can be found in. */
+	private readonly shortestNeedle: number;
 
 	constructor(secrets: Iterable<string | undefined>) {
 		const all = [
@@ -423,11 +439,19 @@ export class Redactor {
 			.filter((secret) => secret.length < MIN_INSIDE_TEXT)
 			.map((secret) => JSON.stringify(secret));
 		this.plusIsSpace = all.some((secret) => secret.includes(' '));
+		this.shortestNeedle = Math.min(
+			...this.forms.map((form) => form.length),
+			...this.quotedShort.map((quoted) => quoted.length),
+		);
 	}
 
 	/** A text with every form of every secret replaced (short secrets only as quoted JSON strings). */
 	text(text: string): string {
 		if (this.forms.length === 0 && this.whole.size === 0) return text;
+		// Most texts of an answer (ids, numbers, "sent") are short and escape-free: such a text is
+		// its only reading, and one shorter than every form can only be a secret whole.
+		if (text.length < this.shortestNeedle && !ESCAPE_STARTS.test(text))
+			return this.whole.has(text) ? REDACTED : text;
 		const readings = readingsOf(text, this.plusIsSpace);
 		const spans: Array<[number, number]> = [];
 		for (const reading of readings) {

@@ -44,6 +44,11 @@ export class TokenCache {
 	private readonly retired: Retired[] = [];
 	/** Token requests made through this cache (for tests and benchmarks). */
 	fetches = 0;
+	/**
+	 * Counts every token added to what `values()` returns (cached or retired): while it stands
+	 * still, the set of values can only have shrunk, so a redactor made for it still covers them.
+	 */
+	generation = 0;
 
 	constructor(private readonly now: () => number = Date.now) {}
 
@@ -65,6 +70,7 @@ export class TokenCache {
 				if (replaced && replaced.value !== token.value) this.retire(key, replaced.value);
 				this.tokens.delete(key);
 				this.tokens.set(key, token);
+				this.generation++;
 				this.prune();
 				return token;
 			})
@@ -106,6 +112,7 @@ export class TokenCache {
 		this.inFlight.clear();
 		this.retired.length = 0;
 		this.fetches = 0;
+		this.generation++;
 	}
 
 	/** Expired tokens and the least recently used beyond MAX_TOKENS retire; old retired ones are forgotten. */
@@ -124,6 +131,7 @@ export class TokenCache {
 	private retire(key: string, value: string): void {
 		if (this.retired.some((entry) => entry.value === value)) return;
 		this.retired.push({ value, key, at: this.now() });
+		this.generation++;
 		if (this.retired.length > RETIRED_KEPT) this.retired.shift();
 	}
 }
