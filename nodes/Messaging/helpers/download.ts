@@ -203,16 +203,18 @@ async function follow(
 		if (basic && url.origin === credentialOrigin) headers.authorization = basic;
 
 		// UrlFileError: the download knows no n8n node; runItems converts it (toNodeError).
-		const response: Dispatcher.ResponseData = await undici().request(target, {
-			method: 'GET',
-			headers,
-			dispatcher: poolFor(options.egress),
-			headersTimeout: options.timeoutMs,
-			bodyTimeout: options.timeoutMs,
-			signal: deadline.signal,
-		}).catch((cause: unknown) => {
-			throw new UrlFileError(shown, connectionReason(cause, options, deadline));
-		});
+		const response: Dispatcher.ResponseData = await undici()
+			.request(target, {
+				method: 'GET',
+				headers,
+				dispatcher: poolFor(options.egress),
+				headersTimeout: options.timeoutMs,
+				bodyTimeout: options.timeoutMs,
+				signal: deadline.signal,
+			})
+			.catch((cause: unknown) => {
+				throw new UrlFileError(shown, connectionReason(cause, options, deadline));
+			});
 
 		const { statusCode: status } = response;
 		if (REDIRECT_STATUSES.has(status)) {
