@@ -330,7 +330,7 @@ function buildWorkflow(sandboxUrl: string, token: string): WorkflowJson {
 		}
 	});
 	return {
-		id: `benchMapped${randomBytes(3).toString('hex')}`,
+		id: `benchMap${randomBytes(3).toString('hex')}`,
 		name: 'bench: mapped fields',
 		nodes,
 		connections,
