@@ -51,7 +51,8 @@ async function main() {
 			operation: 'sendText',
 			phone: '={{ $json.phone }}',
 			text: '={{ $json.text }}',
-			options: { parallel: PARALLEL },
+			// Pacing off (version 2 pauses 2–6 s between messages): the soak is about faults.
+			options: { parallel: PARALLEL, messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } } },
 		},
 		items,
 		{ continueOnFail: true, typeVersion: 2 },
