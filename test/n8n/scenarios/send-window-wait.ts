@@ -14,7 +14,7 @@ import {
 	type WorkflowJson,
 } from '../lib';
 
-const WORKFLOW_ID = 'E2eSendWindowWait';
+const WORKFLOW_ID = 'E2eSendWindow';
 const PATH = 'send-window-wait';
 
 const hhmm = (at: Date) =>
