@@ -13,6 +13,7 @@ import { startSandbox } from '../sandbox/server';
 import type { FaultKind } from '../sandbox/types';
 import { closeConnections } from '../nodes/shared/transport';
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../test/harness/engine';
+import { sendOptions } from '../bench/sendOptions';
 
 const SENDS = Number(process.env.SOAK_SENDS ?? 2000);
 const PARALLEL = 8;
@@ -52,7 +53,7 @@ async function main() {
 			phone: '={{ $json.phone }}',
 			text: '={{ $json.text }}',
 			// Pacing off (version 2 pauses 2–6 s between messages): the soak is about faults.
-			options: { parallel: PARALLEL, messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } } },
+			options: sendOptions({ parallel: PARALLEL }),
 		},
 		items,
 		{ continueOnFail: true, typeVersion: 2 },
