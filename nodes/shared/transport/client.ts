@@ -324,9 +324,7 @@ export class ApiClient {
 		const timeoutMs = this.credentials.timeoutSeconds * 1000;
 		// A body of unknown length (a file downloaded while it is sent) gets the allowance of its size cap.
 		const uploadMiB = (body.length ?? body.maxLength ?? 0) / (1024 * 1024);
-		const limit = clock.deadline(
-			timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0),
-		);
+		const limitMs = timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0);
 		const maxBytes = this.credentials.maxResponseMegabytes * 1024 * 1024;
 		const target = this.target(endpoint);
 		const pool = this.pool(timeoutMs);
@@ -348,15 +346,18 @@ export class ApiClient {
 				// onRequestStart, before a byte is written (as its own `request` does with a signal).
 				controller?.abort(reason);
 			};
-			const expire = () => stop(abortReason(limit, 'Request Timeout'));
+			let timedOut = false;
+			const cancelLimit = clock.limit(limitMs, () => {
+				timedOut = true;
+				stop(new Error(`aborted: no complete answer within ${limitMs} ms (Request Timeout)`));
+			});
 			// The execution's cancel signal stops this attempt too (a listener removed afterwards rather
 			// than AbortSignal.any, whose combined signals a long-lived signal keeps alive on Node 20).
 			const cancel = () => stop(abortReason(signal, 'the execution was cancelled'));
-			limit.addEventListener('abort', expire, { once: true });
 			signal?.addEventListener('abort', cancel, { once: true });
 			if (signal?.aborted) cancel();
 			const settle = () => {
-				limit.removeEventListener('abort', expire);
+				cancelLimit();
 				signal?.removeEventListener('abort', cancel);
 			};
 			const fail = (cause: unknown) => {
@@ -365,7 +366,7 @@ export class ApiClient {
 				reject(
 					cause instanceof ApiError
 						? cause
-						: new AttemptFailure(cause, dispatched, limit.aborted && !signal?.aborted),
+						: new AttemptFailure(cause, dispatched, timedOut && !signal?.aborted),
 				);
 			};
 			const tooLarge = () =>
