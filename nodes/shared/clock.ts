@@ -1,5 +1,4 @@
 import { sleep as n8nSleep } from 'n8n-workflow';
-import { performance } from 'perf_hooks';
 
 /**
  * The time as the nodes read it and wait for it, in one place: state that outlives a run
