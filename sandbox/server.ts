@@ -53,7 +53,7 @@ interface Core {
 /** What happens to a request: an answer (maybe a rejection), or a dropped socket. */
 type Outcome =
 	| { kind: 'answer'; answer: Answer; rejectReason?: string; trickleMs?: number }
-	| { kind: 'huge'; bytes: number }
+	| { kind: 'huge'; bytes: number; chunked: boolean }
 	| { kind: 'drop' };
 
 // ---------------------------------------------------------------------------------------------
@@ -182,10 +182,19 @@ async function trickleAnswer(
 }
 
 /** A well-formed JSON answer of `bytes` bytes, streamed in 64 KiB pieces (the sandbox never holds it). */
-async function writeHugeAnswer(res: ServerResponse, bytes: number): Promise<void> {
+async function writeHugeAnswer(
+	res: ServerResponse,
+	bytes: number,
+	chunked: boolean,
+): Promise<void> {
 	const head = '{"jsonrpc":"2.0","id":null,"result":"';
 	const tail = '"}';
-	res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': bytes });
+	res.writeHead(
+		200,
+		chunked
+			? { 'Content-Type': 'application/json' }
+			: { 'Content-Type': 'application/json', 'Content-Length': bytes },
+	);
 	res.write(head);
 	const piece = 'a'.repeat(64 * 1024);
 	let left = bytes - head.length - tail.length;
@@ -231,7 +240,11 @@ function answerForFault(
 		case 'emptyBody':
 			return answer(rawJsonAnswer(''));
 		case 'hugeBody':
-			return { kind: 'huge', bytes: fired.rule.bytes ?? 100 * 1024 * 1024 };
+			return {
+				kind: 'huge',
+				bytes: fired.rule.bytes ?? 100 * 1024 * 1024,
+				chunked: fired.rule.chunked === true,
+			};
 		case 'redirect':
 			return answer({
 				status: 302,
@@ -362,7 +375,7 @@ async function handleApiRequest(
 
 	if (outcome.kind === 'huge' && !clientHasGone(req, res)) {
 		entry.status = 200;
-		await writeHugeAnswer(res, outcome.bytes);
+		await writeHugeAnswer(res, outcome.bytes, outcome.chunked);
 	} else if (outcome.kind === 'answer' && !clientHasGone(req, res)) {
 		if (outcome.trickleMs !== undefined)
 			await trickleAnswer(core, req, res, outcome.answer, outcome.trickleMs);

@@ -104,6 +104,8 @@ export interface FaultRule {
 	message?: string;
 	/** Size of a `hugeBody` answer in bytes. */
 	bytes?: number;
+	/** A `hugeBody` answer without Content-Length (chunked): a client learns its size only by reading it. */
+	chunked?: boolean;
 	/** Where a `redirect` points (default: the same path on another port). */
 	location?: string;
 	/** Fault `answer`: the `result` to answer, e.g. `{"message": {"sent": "false"}}`. */

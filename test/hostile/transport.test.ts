@@ -128,6 +128,27 @@ describe('answers that are too large', () => {
 		expect(error.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
 	});
 
+	it('a 100 MB answer without Content-Length (chunked): reading stops at the cap, memory bounded by it', async () => {
+		sandbox.addFaults([
+			{
+				kind: 'hugeBody',
+				bytes: 100 * 1024 * 1024,
+				chunked: true,
+				match: { path: '/api/wa/2.0/check' },
+			},
+		]);
+		const before = process.memoryUsage();
+		const error = await failure(
+			client({ maxResponseMegabytes: 2 }).call(endpoints.checkNumber, { phone: SEND.phone }),
+		);
+		const after = process.memoryUsage();
+		expect(error.message).toMatch(
+			/larger than 2 MB, the credential's "Max Response Size \(MB\)"; it was not read/,
+		);
+		expect(error.attempts).toBe(1);
+		expect((after.rss - before.rss) / (2 * 1024 * 1024)).toBeLessThan(10);
+	});
+
 	it('the default cap is 16 MB', () => {
 		expect(credentials().maxResponseMegabytes).toBe(16);
 	});

@@ -5,7 +5,7 @@ import { clock } from '../clock';
 import { buildBody, isSourceFailure, type ParamValue, type RequestBody } from './body';
 import { callerParams, tokenEndpoint, type ApiGroup, type Endpoint } from './endpoints';
 import { parseEnvelope } from './envelope';
-import { poolFor, poolGeneration, trackDispatch, undici, type DispatchRecord } from './connections';
+import { poolFor, poolGeneration } from './connections';
 import { ApiError } from './errors';
 import { Redactor } from './redact';
 import {
@@ -295,6 +295,16 @@ export class ApiClient {
 	 * a file upload): a server that trickles its answer a byte at a time is cut off at the
 	 * deadline, not given a new timeout for every chunk. The answer is read up to the
 	 * credential's size limit and no further.
+	 *
+	 * undici's `dispatch` with a handler of our own, not `request`: an answer of this API is a few
+	 * KB of JSON, read whole, so `request`'s stream per answer, its async iterator and its abort
+	 * signal bookkeeping were most of the transport's cost per request (CONTRIBUTING, "Where a
+	 * send's time goes"). The handler's `onRequestStart` is undici's word that the request is
+	 * about to be written on a connected socket: until then nothing of it has left this machine,
+	 * whatever the error (refused, unreachable, DNS, a failed proxy tunnel, a connect timeout, a
+	 * deadline while queued). That, not an error code, is what proves a write was never sent: the
+	 * same codes (EHOSTUNREACH, ENETUNREACH, ECONNRESET) can come from a socket that already
+	 * carried the request.
 	 */
 	private async attempt(
 		endpoint: Endpoint,
@@ -312,91 +322,126 @@ export class ApiClient {
 		if (session) headers.cookie = `session_id=${session}`;
 
 		const timeoutMs = this.credentials.timeoutSeconds * 1000;
-		const deadline = new AbortController();
 		// A body of unknown length (a file downloaded while it is sent) gets the allowance of its size cap.
 		const uploadMiB = (body.length ?? body.maxLength ?? 0) / (1024 * 1024);
-		const limit = clock.deadline(
-			timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0),
-		);
-		const expire = () => deadline.abort();
-		limit.addEventListener('abort', expire, { once: true });
-		const record: DispatchRecord = { dispatched: false };
-		// The execution's cancel signal stops this attempt too (a listener removed afterwards rather
-		// than AbortSignal.any, whose combined signals a long-lived signal keeps alive on Node 20).
-		const cancel = () => deadline.abort();
-		signal?.addEventListener('abort', cancel, { once: true });
-		if (signal?.aborted) deadline.abort();
-		const exchange = async (): Promise<AttemptAnswer> => {
-			const response = await undici().request(`${this.credentials.baseUrl}${endpoint.path}`, {
-				method: endpoint.httpMethod,
-				headers,
-				// undici also writes an async iterable body (its type list omits it), string by string.
-				body: body.open() as Buffer,
-				// undici closes the connection after any GET that carries a body (a guard for servers
-				// that do not read one), and then opened a new TCP connection for every request of
-				// this API. This server reads GET bodies (Content-Length is always set): keep it alive.
-				reset: false,
-				dispatcher: trackDispatch(this.pool(timeoutMs), record),
-				headersTimeout: timeoutMs,
-				bodyTimeout: timeoutMs,
-				signal: deadline.signal,
-			});
-			this.keepSessionCookie(response.headers['set-cookie']);
-			const text = await this.readLimited(
-				endpoint,
-				response.body,
-				response.headers['content-length'],
-			);
-			const location = response.headers.location;
-			return {
-				status: response.statusCode,
-				text,
-				retryAfter: parseRetryAfter(response.headers['retry-after']),
-				location: Array.isArray(location) ? location[0] : location,
+		const limitMs = timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0);
+		const maxBytes = this.credentials.maxResponseMegabytes * 1024 * 1024;
+		const target = this.target(endpoint);
+		const pool = this.pool(timeoutMs);
+
+		return await new Promise<AttemptAnswer>((resolve, reject) => {
+			let controller: Dispatcher.DispatchController | undefined;
+			/** Why the attempt was stopped (deadline, cancel, answer too large); undici is told once it has started. */
+			let stopped: Error | undefined;
+			let dispatched = false;
+			let status = 0;
+			let answerHeaders: Record<string, string | string[] | undefined> = {};
+			const chunks: Buffer[] = [];
+			let size = 0;
+
+			const stop = (reason: Error) => {
+				if (stopped) return;
+				stopped = reason;
+				// While the request waits for a socket there is nothing to abort yet: undici is told at
+				// onRequestStart, before a byte is written (as its own `request` does with a signal).
+				controller?.abort(reason);
 			};
-		};
-		// The transport knows no n8n node: toNodeError (errors.ts) converts what send() makes of this.
-		return await exchange()
-			.catch((cause: unknown) => {
-				if (cause instanceof ApiError) throw cause;
-				throw new AttemptFailure(
-					cause,
-					record.dispatched,
-					deadline.signal.aborted && !signal?.aborted,
-				);
-			})
-			.finally(() => {
-				limit.removeEventListener('abort', expire);
-				signal?.removeEventListener('abort', cancel);
+			let timedOut = false;
+			const cancelLimit = clock.limit(limitMs, () => {
+				timedOut = true;
+				stop(new Error(`aborted: no complete answer within ${limitMs} ms (Request Timeout)`));
 			});
+			// The execution's cancel signal stops this attempt too (a listener removed afterwards rather
+			// than AbortSignal.any, whose combined signals a long-lived signal keeps alive on Node 20).
+			const cancel = () => stop(abortReason(signal, 'the execution was cancelled'));
+			signal?.addEventListener('abort', cancel, { once: true });
+			if (signal?.aborted) cancel();
+			const settle = () => {
+				cancelLimit();
+				signal?.removeEventListener('abort', cancel);
+			};
+			const fail = (cause: unknown) => {
+				settle();
+				// The transport knows no n8n node: toNodeError (errors.ts) converts what send() makes of this.
+				reject(
+					cause instanceof ApiError
+						? cause
+						: new AttemptFailure(cause, dispatched, timedOut && !signal?.aborted),
+				);
+			};
+			const tooLarge = () =>
+				new ApiError(endpoint, {
+					kind: 'invalid-response',
+					reason: `the answer is larger than ${this.credentials.maxResponseMegabytes} MB, the credential's "Max Response Size (MB)"; it was not read`,
+					// A write was answered, so the server may well have done it: never sent again.
+					deliveryUnknown: endpoint.httpMethod === 'POST',
+				});
+
+			const handler: Dispatcher.DispatchHandler = {
+				onRequestStart: (started) => {
+					controller = started;
+					dispatched = true;
+					if (stopped) started.abort(stopped);
+				},
+				onResponseStart: (_controller, statusCode, responseHeaders) => {
+					status = statusCode;
+					answerHeaders = responseHeaders;
+					this.keepSessionCookie(responseHeaders['set-cookie']);
+					if (Number(responseHeaders['content-length']) > maxBytes) stop(tooLarge());
+				},
+				onResponseData: (_controller, chunk) => {
+					size += chunk.length;
+					if (size > maxBytes) stop(tooLarge());
+					else chunks.push(chunk);
+				},
+				onResponseEnd: () => {
+					settle();
+					const location = answerHeaders.location;
+					resolve({
+						status,
+						text: Buffer.concat(chunks, size).toString('utf8'),
+						retryAfter: parseRetryAfter(answerHeaders['retry-after']),
+						location: Array.isArray(location) ? location[0] : location,
+					});
+				},
+				onResponseError: (_controller, error) => fail(error),
+			};
+			try {
+				pool.dispatch(
+					{
+						origin: target.origin,
+						path: target.path,
+						method: endpoint.httpMethod,
+						headers,
+						// undici also writes an async iterable body (its type list omits it), string by string.
+						body: body.open() as Buffer,
+						// undici closes the connection after any GET that carries a body (a guard for servers
+						// that do not read one), and then opened a new TCP connection for every request of
+						// this API. This server reads GET bodies (Content-Length is always set): keep it alive.
+						reset: false,
+						headersTimeout: timeoutMs,
+						bodyTimeout: timeoutMs,
+					},
+					handler,
+				);
+			} catch (error) {
+				fail(error);
+			}
+		});
 	}
 
-	/** The answer's text, or an error as soon as it is larger than the credential allows (nothing more is read). */
-	private async readLimited(
-		endpoint: Endpoint,
-		stream: AsyncIterable<Buffer> & { destroy(): void },
-		contentLength: string | string[] | undefined,
-	): Promise<string> {
-		const limit = this.credentials.maxResponseMegabytes * 1024 * 1024;
-		const tooLarge = () => {
-			stream.destroy();
-			return new ApiError(endpoint, {
-				kind: 'invalid-response',
-				reason: `the answer is larger than ${this.credentials.maxResponseMegabytes} MB, the credential's "Max Response Size (MB)"; it was not read`,
-				// A write was answered, so the server may well have done it: never sent again.
-				deliveryUnknown: endpoint.httpMethod === 'POST',
-			});
-		};
-		if (Number(contentLength) > limit) throw tooLarge();
-		const chunks: Buffer[] = [];
-		let size = 0;
-		for await (const chunk of stream) {
-			size += chunk.length;
-			if (size > limit) throw tooLarge();
-			chunks.push(chunk);
+	/** Where an endpoint's requests go: the origin and the path (the base URL's prefix included), parsed once. */
+	private target(endpoint: Endpoint): { origin: string; path: string } {
+		let target = this.targets.get(endpoint.path);
+		if (!target) {
+			const url = new URL(`${this.credentials.baseUrl}${endpoint.path}`);
+			target = { origin: url.origin, path: `${url.pathname}${url.search}` };
+			this.targets.set(endpoint.path, target);
 		}
-		return Buffer.concat(chunks, size).toString('utf8');
+		return target;
 	}
+
+	private readonly targets = new Map<string, { origin: string; path: string }>();
 
 	/**
 	 * The connection pool of this client's requests, looked up once per client (a run's client:
@@ -469,6 +514,12 @@ export class ApiClient {
 			deliveryUnknown,
 		});
 	}
+}
+
+/** A signal's reason as an Error (undici passes it on as the attempt's error). */
+function abortReason(signal: AbortSignal | undefined, what: string): Error {
+	const reason: unknown = signal?.reason;
+	return reason instanceof Error ? reason : new Error(`aborted: ${what}`);
 }
 
 /** A wait between attempts; an abort ends it early, and the next attempt then fails at once with undici's abort error. */

@@ -84,35 +84,3 @@ export async function closeConnections(): Promise<void> {
 	agents.clear();
 	await Promise.all(closing);
 }
-
-/** Whether undici handed a request to a connected socket (set by `trackDispatch`). */
-export interface DispatchRecord {
-	dispatched: boolean;
-}
-
-/**
- * The pool, reporting when undici starts writing this request on a connected socket (its
- * `onRequestStart`, called just before the request line is written). Until then nothing of the
- * request has left this machine, whatever the error (refused, unreachable, DNS, a failed proxy
- * tunnel, a connect timeout, a deadline while queued): that, not an error code, is what proves a
- * write was never sent. The same codes (EHOSTUNREACH, ENETUNREACH, ECONNRESET) can come from a
- * socket that already carried the request.
- */
-export function trackDispatch(pool: Dispatcher, record: DispatchRecord): Dispatcher {
-	return pool.compose(
-		(dispatch) => (options, handler) =>
-			dispatch(options, {
-				onRequestStart(controller, context) {
-					record.dispatched = true;
-					handler.onRequestStart?.(controller, context);
-				},
-				onRequestUpgrade: (controller, statusCode, headers, socket) =>
-					handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
-				onResponseStart: (controller, statusCode, headers, statusMessage) =>
-					handler.onResponseStart?.(controller, statusCode, headers, statusMessage),
-				onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
-				onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
-				onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
-			}),
-	);
-}

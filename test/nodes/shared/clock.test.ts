@@ -33,6 +33,20 @@ describe('clock', () => {
 		expect(timerDelay(Number.NaN)).toBe(0);
 	});
 
+	it('limit: the earliest fires first on the shared timer, a cancelled one never', async () => {
+		const order: string[] = [];
+		clock.limit(80, () => order.push('80 ms'));
+		const cancel = clock.limit(10, () => order.push('cancelled'));
+		clock.limit(30, () => order.push('30 ms'));
+		clock.limit(5, () => order.push('5 ms'));
+		const never = clock.limit(10 * MAX_TIMER_MS, () => order.push('beyond a timer'));
+		cancel();
+		while (order.length < 3) await clock.sleep(5);
+		await clock.sleep(20);
+		never();
+		expect(order).toEqual(['5 ms', '30 ms', '80 ms']);
+	});
+
 	it('every runs its task until stopped', async () => {
 		let runs = 0;
 		const stop = clock.every(5, () => runs++);
