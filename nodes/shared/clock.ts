@@ -86,22 +86,23 @@ class Limits {
 
 	private arm(at: number): void {
 		if (this.timer) this.timer.signal.removeEventListener('abort', this.fire);
-		const signal = AbortSignal.timeout(Math.max(1, Math.ceil(at - performance.now())));
+		const signal = clock.deadline(Math.max(1, at - performance.now()));
 		signal.addEventListener('abort', this.fire, { once: true });
 		this.timer = { at, signal };
 	}
 
+	/** Expires the limits due; a Set visits what an `expire` adds while it is walked, so `next` counts them too. */
 	private readonly fire = (): void => {
 		this.timer = undefined;
 		const now = performance.now();
-		for (const limit of [...this.pending]) {
-			if (limit.at > now) continue;
-			this.pending.delete(limit);
-			limit.expire();
-		}
-		// An expire may have added a limit (and armed for it): the earliest left decides.
 		let next = Infinity;
-		for (const limit of this.pending) next = Math.min(next, limit.at);
+		for (const limit of this.pending) {
+			if (limit.at > now) next = Math.min(next, limit.at);
+			else {
+				this.pending.delete(limit);
+				limit.expire();
+			}
+		}
 		if (next < this.armedAt()) this.arm(next);
 	};
 
@@ -138,6 +139,7 @@ async function untilAborted(signal: AbortSignal, wait: Promise<void>): Promise<v
 	}
 }
 
-function abortReason(signal: AbortSignal): Error {
+/** A signal's reason as an Error (what a wait or a request stopped by it fails with). */
+export function abortReason(signal: AbortSignal): Error {
 	return signal.reason instanceof Error ? signal.reason : new Error('The execution was stopped');
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import type { Dispatcher } from 'undici';
 
-import { clock } from '../clock';
+import { abortReason, clock } from '../clock';
 import { buildBody, isSourceFailure, type ParamValue, type RequestBody } from './body';
 import { callerParams, tokenEndpoint, type ApiGroup, type Endpoint } from './endpoints';
 import { parseEnvelope } from './envelope';
@@ -353,7 +353,9 @@ export class ApiClient {
 			});
 			// The execution's cancel signal stops this attempt too (a listener removed afterwards rather
 			// than AbortSignal.any, whose combined signals a long-lived signal keeps alive on Node 20).
-			const cancel = () => stop(abortReason(signal, 'the execution was cancelled'));
+			const cancel = () => {
+				if (signal) stop(abortReason(signal));
+			};
 			signal?.addEventListener('abort', cancel, { once: true });
 			if (signal?.aborted) cancel();
 			const settle = () => {
@@ -514,12 +516,6 @@ export class ApiClient {
 			deliveryUnknown,
 		});
 	}
-}
-
-/** A signal's reason as an Error (undici passes it on as the attempt's error). */
-function abortReason(signal: AbortSignal | undefined, what: string): Error {
-	const reason: unknown = signal?.reason;
-	return reason instanceof Error ? reason : new Error(`aborted: ${what}`);
 }
 
 /** A wait between attempts; an abort ends it early, and the next attempt then fails at once with undici's abort error. */

@@ -1,8 +1,8 @@
 /**
  * When a failed call may be sent again. The rule that keeps messages from being sent twice:
  * a read (GET) is retried on any transient failure; a write (POST) only when the server cannot
- * have processed it: undici never started writing it on a connected socket (see
- * `trackDispatch`), or the server said "not now" (429, 503) before doing anything. A write that
+ * have processed it: undici never started writing it on a connected socket (its
+ * `onRequestStart`, in ApiClient's `attempt`), or the server said "not now" (429, 503) before doing anything. A write that
  * was handed to a socket and then got no answer is never retried, whatever the error code: an
  * EHOSTUNREACH or ENETUNREACH can come from a route lost after the request went out.
  */
