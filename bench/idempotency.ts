@@ -20,7 +20,7 @@ import '../test/harness/env';
 import { performance } from 'perf_hooks';
 
 import { startChildSandbox } from './sandbox-child';
-import { sendOptions } from './sendOptions';
+import { sendOptions } from '../test/harness/sendOptions';
 
 const ITEMS = Number(process.argv[2] ?? 1000);
 const ROUNDS = Number(process.argv[3] ?? 5);

@@ -39,7 +39,7 @@ import { join } from 'path';
 import { request } from 'undici';
 
 import { startSandbox } from '../sandbox/server';
-import { pacingNote, sendOptions } from './sendOptions';
+import { pacingNote, sendOptions } from '../test/harness/sendOptions';
 import {
 	CREDENTIAL_TYPE,
 	NODE_TYPES,

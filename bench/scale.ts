@@ -20,7 +20,7 @@ import '../test/harness/env';
 import type { IDataObject } from 'n8n-workflow';
 
 import { startChildSandbox } from './sandbox-child';
-import { pacingNote, sendOptions } from './sendOptions';
+import { pacingNote, sendOptions } from '../test/harness/sendOptions';
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: string) => {

@@ -28,7 +28,7 @@ import { performance } from 'perf_hooks';
 import { Agent, request } from 'undici';
 
 import { startChildSandbox, type ChildSandbox } from './sandbox-child';
-import { pacingNote, sendOptions } from './sendOptions';
+import { pacingNote, sendOptions } from '../test/harness/sendOptions';
 
 const ITEMS = Number(process.argv[2] ?? 2000);
 const ROUNDS = Number(process.argv[3] ?? 5);
@@ -46,7 +46,6 @@ function items(count: number, tag = ''): Array<{ phone: string; text: string }> 
 
 type Item = { phone: string; text: string };
 
-/** The baseline: the same requests with undici and nothing else (digits already normalised). */
 /** The answer a bare loop reads from a send. */
 type SendAnswer = { result?: { message?: { sent?: boolean } } };
 
@@ -85,6 +84,7 @@ const BARE_LOOPS: Record<'request' | 'dispatch', Post> = {
 		}),
 };
 
+/** The baseline: the same requests with undici and nothing else (digits already normalised). */
 async function bareLoop(
 	sandbox: ChildSandbox,
 	list: Item[],

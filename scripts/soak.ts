@@ -13,7 +13,7 @@ import { startSandbox } from '../sandbox/server';
 import type { FaultKind } from '../sandbox/types';
 import { closeConnections } from '../nodes/shared/transport';
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../test/harness/engine';
-import { sendOptions } from '../bench/sendOptions';
+import { sendOptions } from '../test/harness/sendOptions';
 
 const SENDS = Number(process.env.SOAK_SENDS ?? 2000);
 const PARALLEL = 8;

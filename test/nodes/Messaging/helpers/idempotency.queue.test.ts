@@ -16,6 +16,7 @@ import {
 import { processedItems } from '../../../harness/processedItems';
 import { useQueueMode } from '../../../harness/redisServer';
 import { useSandbox } from '../../../harness/useSandbox';
+import { sendOptions } from '../../../harness/sendOptions';
 import { useVirtualTime } from '../../../harness/virtualTime';
 
 const sandbox = useSandbox();
@@ -106,7 +107,7 @@ it('sends only what it still holds: a claim taken over while the item waited for
 	jest.restoreAllMocks();
 	const running = runMessaging(
 		sandbox,
-		mappedSendText({ delayMs: 400, messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } } }),
+		mappedSendText(sendOptions({ delayMs: 400 })),
 		orderItems(3),
 		V2,
 	);

@@ -20,6 +20,7 @@ import {
 } from '../../../harness/messagingNode';
 import { processedItems } from '../../../harness/processedItems';
 import { useSandbox } from '../../../harness/useSandbox';
+import { sendOptions } from '../../../harness/sendOptions';
 import { useVirtualTime } from '../../../harness/virtualTime';
 
 const sandbox = useSandbox();
@@ -343,10 +344,7 @@ describe('1,000 items', () => {
 		const items = orderItems(1000);
 		// Pacing off: 1,000 pauses of 2–6 s move the virtual clock about an hour, and a re-run in the
 		// next window bucket rightly adds (and undoes) one more store call than this test counts.
-		const options = {
-			parallel: 8,
-			messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } },
-		};
+		const options = sendOptions({ parallel: 8 });
 		const first = await runMessaging(sandbox, mappedSendText(options), items, V2);
 		expect(first.error).toBeUndefined();
 		expect(texts()).toHaveLength(1000);

@@ -10,6 +10,7 @@ import { forgetCapsInProcess } from '../../../../nodes/Messaging/helpers/account
 import { clock } from '../../../../nodes/shared/clock';
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
 import { mappedSendText, orderItems } from '../../../harness/messagingNode';
+import { sendOptions } from '../../../harness/sendOptions';
 import { useQueueMode } from '../../../harness/redisServer';
 import { useSandbox } from '../../../harness/useSandbox';
 import { useVirtualTime } from '../../../harness/virtualTime';
@@ -21,11 +22,9 @@ useVirtualTime();
 const V2: Partial<INode> = { typeVersion: 2 };
 const MINUTE = 60_000;
 const capped = (messages: number) =>
-	mappedSendText({
-		messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } },
-		accountCap: { cap: { messages, per: 'minute' } },
-		maxWaitMinutes: 10,
-	});
+	mappedSendText(
+		sendOptions({ accountCap: { cap: { messages, per: 'minute' } }, maxWaitMinutes: 10 }),
+	);
 const run = (from: number, workflowId: string, count = 8) =>
 	runWorkflow(
 		singleNodeWorkflow('messaging', capped(5), orderItems(count, from), V2),
