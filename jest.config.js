@@ -1,10 +1,18 @@
-/** Unit, transport and engine tests. Real-n8n tests live in test/n8n and run with `npm run test:n8n`. */
+/**
+ * `npm test`: unit, transport and engine tests; they need nothing but `npm ci`. The tests against a
+ * real Redis (`*.queue.test.ts`) run with `npm run test:redis`, real n8n with `npm run test:n8n`.
+ */
 module.exports = {
 	preset: 'ts-jest',
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
-	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/n8n/', '<rootDir>/test/hostile/'],
+	testPathIgnorePatterns: [
+		'/node_modules/',
+		'<rootDir>/test/n8n/',
+		'<rootDir>/test/hostile/',
+		'\\.queue\\.test\\.ts$',
+	],
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 60000,
 	setupFiles: ['<rootDir>/test/harness/env.ts'],

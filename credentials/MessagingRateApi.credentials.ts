@@ -12,8 +12,9 @@ export class MessagingRateApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../icons/messaging.svg', dark: 'file:../icons/messaging.dark.svg' };
 
+	// Under the package's documentation address (DOCUMENTATION_URL; a test keeps them one).
 	documentationUrl =
-		'https://github.com/n8n-nodes-messaging-rate/n8n-nodes-messaging-rate#credentials';
+		'https://github.com/n8n-nodes-messaging-rate/n8n-nodes-messaging-rate/blob/main/docs/credential.md#fields';
 
 	properties: INodeProperties[] = [
 		{

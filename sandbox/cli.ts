@@ -1,14 +1,13 @@
 /**
  * Runs the sandbox as a standalone server for manual tries and real-n8n runs:
- *   npm run sandbox -- --port 8069      (or PORT=8069 npm run sandbox)
+ *   npm run sandbox -- --port 8069      (or PORT=8069 npm run sandbox; 8069 is the default)
  *   [--block-limit N]                   messages an account may send (default 10,000)
  * Stays up until Ctrl-C.
  */
 import { CONTROL_PATHS } from './control';
+import { SANDBOX_PORT } from './options';
 import { startSandbox } from './server';
 import { PLAYGROUND_ACCOUNTS } from './state';
-
-const DEFAULT_PORT = 8069;
 
 function argValue(name: string): string | undefined {
 	const args = process.argv.slice(2);
@@ -19,7 +18,7 @@ function argValue(name: string): string | undefined {
 }
 
 function chosenPort(): number {
-	const raw = argValue('port') ?? process.env.PORT ?? String(DEFAULT_PORT);
+	const raw = argValue('port') ?? process.env.PORT ?? String(SANDBOX_PORT);
 	const port = Number(raw);
 	if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid port: ${raw}`);
 	return port;
@@ -43,7 +42,7 @@ async function main(): Promise<void> {
 		console.log(`  ${account.clientId} / ${account.clientSecret}   (${state})`);
 	}
 	console.log(
-		`Scan a QR code (completes the login): open ${sandbox.url}/__sandbox/phone, or POST /__sandbox/scan {"clientId": "qr-client"}`,
+		`The phone (scan a QR code, read what the accounts sent, answer Send and Wait, write to an account as a person): open ${sandbox.url}/__sandbox/phone`,
 	);
 	console.log('Control API:');
 	for (const route of CONTROL_PATHS) console.log(`  ${route}`);

@@ -60,6 +60,7 @@ const CONTROL_ROUTES: Record<string, ControlHandler> = {
 		return OK;
 	},
 	'POST /__sandbox/incoming': (sandbox, body) => sandbox.deliverIncoming(body as IncomingMessage),
+	'GET /__sandbox/inbox': (sandbox) => sandbox.inbox(),
 	'GET /__sandbox/file-requests': (sandbox) => sandbox.fileRequests(),
 	'GET /__sandbox/usage': (sandbox) => sandbox.usage(),
 	'POST /__sandbox/usage': (sandbox, body) => {
@@ -70,7 +71,7 @@ const CONTROL_ROUTES: Record<string, ControlHandler> = {
 
 /** Pages for a person with a browser (the JSON routes above are for programs). */
 const PAGE_ROUTES: Record<string, (sandbox: Sandbox) => Promise<Answer>> = {
-	'GET /__sandbox/phone': async (sandbox) => await phonePage(sandbox.accounts()),
+	'GET /__sandbox/phone': async (sandbox) => await phonePage(sandbox),
 };
 
 export const CONTROL_PATHS = [...Object.keys(CONTROL_ROUTES), ...Object.keys(PAGE_ROUTES)];

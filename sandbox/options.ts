@@ -2,6 +2,9 @@
 import { DEFAULT_ACCOUNTS } from './state';
 import type { SandboxAccount, SandboxOptions } from './types';
 
+/** Where `npm run sandbox` and `npm run n8n` put the sandbox: the address the README, docs and credential give. */
+export const SANDBOX_PORT = 8069;
+
 export interface ResolvedOptions extends SandboxOptions {
 	port: number;
 	host: string;

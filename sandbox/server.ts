@@ -33,8 +33,14 @@ import { FaultEngine, faultProcessesRequest, type FiredFault } from './faults';
 import { resolveOptions, type ResolvedOptions } from './options';
 import { moveRate } from './rates';
 import { SandboxState } from './state';
-import type { IncomingMessage, RequestLogEntry, Sandbox, SandboxOptions } from './types';
-import { deliverIncoming } from './webhook';
+import type {
+	InboxEntry,
+	IncomingMessage,
+	RequestLogEntry,
+	Sandbox,
+	SandboxOptions,
+} from './types';
+import { DEFAULT_SENDER, deliverIncoming } from './webhook';
 
 export type { Sandbox, SandboxOptions } from './types';
 
@@ -469,13 +475,32 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 			account.qrPayload = newQrPayload();
 			return account.qrPayload;
 		},
-		deliverIncoming: (msg: IncomingMessage) =>
-			deliverIncoming(
-				core.state.accountOrFirst(msg.clientId),
-				msg,
-				resolved.flatWebhookPayload,
-				webhookAgent,
-			),
+		deliverIncoming: async (msg: IncomingMessage) => {
+			const account = core.state.accountOrFirst(msg.clientId);
+			const entry: InboxEntry = {
+				clientId: account.clientId,
+				sender: msg.sender ?? DEFAULT_SENDER,
+				text: msg.message ?? (msg.filename ? `(file ${msg.filename})` : ''),
+				at: new Date(core.state.now()).toISOString(),
+			};
+			// Kept for the phone page only: the newest few hundred are enough to read a chat.
+			core.state.inbox = [...core.state.inbox.slice(-499), entry];
+			try {
+				const result = await deliverIncoming(
+					account,
+					msg,
+					resolved.flatWebhookPayload,
+					webhookAgent,
+				);
+				entry.status = result.status;
+				if (result.status >= 300) entry.problem = `the webhook answered ${result.status}`;
+				return result;
+			} catch (error) {
+				entry.problem = error instanceof Error ? error.message : String(error);
+				throw error;
+			}
+		},
+		inbox: () => [...core.state.inbox],
 		fileRequests: () => files.requests(),
 		usage: (clientId) =>
 			core.state.usageOf(core.state.accountOrFirst(clientId).clientId, resolved.blockLimit),

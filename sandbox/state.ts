@@ -7,6 +7,7 @@ import type { RateMoves } from './rates';
 import type {
 	AccountStatus,
 	ApiGroup,
+	InboxEntry,
 	LedgerEntry,
 	RequestLogEntry,
 	SandboxAccount,
@@ -73,6 +74,7 @@ function randomToken(bytes = 24): string {
 export class SandboxState {
 	accounts: AccountState[] = [];
 	ledger: LedgerEntry[] = [];
+	inbox: InboxEntry[] = [];
 	requestLog: RequestLogEntry[] = [];
 	tokensIssued: Record<ApiGroup, number> = { wa: 0, rate: 0 };
 	requestsByPath: Record<string, number> = {};
@@ -104,6 +106,7 @@ export class SandboxState {
 			whatsappWebhook: account.whatsappWebhook,
 		}));
 		this.ledger = [];
+		this.inbox = [];
 		this.sentByClient.clear();
 		this.requestLog = [];
 		this.tokensIssued = { wa: 0, rate: 0 };

@@ -195,6 +195,18 @@ export interface IncomingMessage {
 	apiKey?: string;
 }
 
+/** A message a person sent to an account (through the control API or the phone page), as the sandbox delivered it. */
+export interface InboxEntry {
+	clientId: string;
+	sender: string;
+	text: string;
+	at: string;
+	/** The webhook's answer status, or undefined when there was no webhook to post to. */
+	status?: number;
+	/** Why it reached no workflow (no webhook registered, the webhook refused or unreachable). */
+	problem?: string;
+}
+
 export interface IncomingResult {
 	/** The URL the sandbox posted to. */
 	url: string;
@@ -231,6 +243,8 @@ export interface Sandbox {
 	moveRate(move: RateMove): RateRow;
 	/** Posts an incoming message to the account's registered webhook. */
 	deliverIncoming(message: IncomingMessage): Promise<IncomingResult>;
+	/** The messages people sent to the accounts, in the order they were sent. */
+	inbox(): InboxEntry[];
 	/** Requests for files under `/files/` (see `files.ts`), in the order they arrived. */
 	fileRequests(): FileRequestLogEntry[];
 	/** The usage counter the Limit endpoint reports for an account (default: the first). */

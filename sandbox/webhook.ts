@@ -7,7 +7,7 @@ import { request, type Dispatcher } from 'undici';
 import type { AccountState } from './state';
 import type { IncomingMessage, IncomingResult } from './types';
 
-const DEFAULT_SENDER = '6281200000001';
+export const DEFAULT_SENDER = '6281200000001';
 const DEFAULT_SENDER_NAME = 'Sandbox Sender';
 const DEFAULT_TEXT = 'Hello from the sandbox';
 

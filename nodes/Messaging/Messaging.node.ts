@@ -33,6 +33,7 @@ import {
 	MESSAGING_VERSION,
 	messagingOptionsProperty,
 	readMessagingOptions,
+	sendPauseNotice,
 	type MessagingOptions,
 	type MessagingRun,
 } from './parameters';
@@ -99,6 +100,7 @@ export class Messaging implements INodeType {
 			'={{ $parameter.operation === "sendAndWait" ? "Waiting for the person to answer in WhatsApp" : "" }}',
 		properties: [
 			...buildProperties(resources, 'messaging.md'),
+			sendPauseNotice,
 			messagingOptionsProperty(listInWords(operationsSending(resources, 'version'))),
 			includeRawResponseProperty,
 		],

@@ -94,6 +94,24 @@ const showForSends = {
 	show: { '/resource': ['message'], '/operation': ['sendText', 'sendFile', 'sendAndWait'] },
 };
 
+/**
+ * Version 2 pauses between messages by default; an option left out is invisible in the editor,
+ * so a new send says so above its Options.
+ */
+export const sendPauseNotice: INodeProperties = {
+	displayName: `Messages after the first wait ${DEFAULTS_BY_VERSION[2].messageDelaySeconds.min}–${DEFAULTS_BY_VERSION[2].messageDelaySeconds.max} s at random, so that the WhatsApp account never sends in bursts. Change it with Options → Delay Between Messages (0 and 0: no pause).`,
+	name: 'sendPauseNotice',
+	type: 'notice',
+	default: '',
+	displayOptions: {
+		show: {
+			'@version': [2],
+			resource: ['message'],
+			operation: ['sendText', 'sendFile', 'sendAndWait'],
+		},
+	},
+};
+
 /** Version 2's default (DEFAULTS_BY_VERSION), by name: n8n's lint reads a literal or a name as a default. */
 const SKIP_REPEATS_HOURS_DEFAULT = DEFAULTS_BY_VERSION[MESSAGING_VERSION].skipRepeatsHours;
 
@@ -162,9 +180,8 @@ export function messagingOptionsProperty(versionSentBy: string): INodeProperties
 			type: 'fixedCollection',
 			placeholder: 'Set Delay',
 			default: {},
-			hint: 'Not set: 2 to 6 seconds (nodes added since version 2; older ones: none)',
 			description:
-				'A random pause before each message but the first of the run, between Min and Max seconds: regular bursts are what gets WhatsApp accounts banned. 0 and 0: no pause.',
+				'A random pause before each message but the first of the run, between Min and Max seconds: regular bursts are what gets WhatsApp accounts banned. 0 and 0: no pause. Not set: 2 to 6 seconds (nodes added since version 2; older ones: none).',
 			options: [
 				{
 					name: 'range',

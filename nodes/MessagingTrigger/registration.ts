@@ -381,7 +381,7 @@ export async function unregisterWebhook(this: IHookFunctions): Promise<boolean> 
 		const restore = previous && !ours(previous) ? previous : '';
 		if (restore === '' && stored?.previousWebhookBase) {
 			this.logger.warn(
-				`Messaging Trigger: the account's previous webhook (at ${originOf(stored.previousWebhookBase)}) carried a query that was not kept (it may hold a secret), so it cannot be put back; the webhook is cleared. Deactivate and activate the workflow it belongs to.`,
+				`Messaging Trigger: the account's previous webhook (at ${originOf(stored.previousWebhookBase)}) carried a query that was not kept (it may hold a secret), so it cannot be put back; the webhook is cleared. Unpublish and publish (n8n 1.x: deactivate and activate) the workflow it belongs to.`,
 			);
 		}
 		// The URL put back may carry its own secret (a derived one): keep that out of the warning too.

@@ -68,7 +68,7 @@ export async function generatedSecretProblem(
 	if (settings.verification !== 'generatedSecret') return undefined;
 	const given = queryValue(ctx, settings.queryParameterName);
 	if ('problem' in given) return given.problem;
-	const wrong = `The query parameter "${settings.queryParameterName}" does not hold the generated secret; activate the workflow again if the account's webhook was set by hand`;
+	const wrong = `The query parameter "${settings.queryParameterName}" does not hold the generated secret; publish (or activate) the workflow again if the account's webhook was set by hand`;
 	const record = ctx.getWorkflowStaticData('node')[
 		ctx.getMode() === 'manual' ? TEST_RECORD_KEY : RECORD_KEY
 	] as IDataObject | undefined;

@@ -1,15 +1,16 @@
 /**
- * Where the editor's "Docs" link of a node leads. n8n uses an `http…` `documentationUrl` on the
- * node description as written; without one it takes the codex file's primary documentation and
- * appends its tracking query, which would break a `#anchor`. `test/docs.test.ts` checks that
- * this is the repository of package.json and that every anchor is a heading of the file.
+ * Where the editor's "Docs" links lead: the package's documentation, the docs/ folder whose
+ * README.md is package.json's homepage (`test/cross-cutting/docs.test.ts` keeps every link of the
+ * nodes, their codex files and the credential under it). n8n uses an `http…` `documentationUrl`
+ * on the node description as written; without one it appends a tracking query to the codex's
+ * link, which would break a `#anchor`.
  */
-export const REPOSITORY_URL =
-	'https://github.com/n8n-nodes-messaging-rate/n8n-nodes-messaging-rate';
+export const DOCUMENTATION_URL =
+	'https://github.com/n8n-nodes-messaging-rate/n8n-nodes-messaging-rate/blob/main/docs/';
 
-/** A node's section in docs/: `docs/<file>#<anchor>` on the default branch of the repository. */
+/** A node's section in docs/: `docs/<file>#<anchor>`. */
 export function nodeDocumentationUrl(file: string, anchor: string): string {
-	return `${REPOSITORY_URL}/blob/main/docs/${file}#${anchor}`;
+	return `${DOCUMENTATION_URL}${file}#${anchor}`;
 }
 
 /**

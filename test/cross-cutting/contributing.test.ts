@@ -161,8 +161,8 @@ function codeNameProblem(span: string): string | undefined {
 // ---------------------------------------------------------------------------------------------
 // Paths
 
-/** Places outside the repository that CONTRIBUTING names: an n8n user folder, what test runs write. */
-const OUTSIDE_REPOSITORY = ['.n8n/', 'test-artifacts/'];
+/** Places outside a fresh clone that CONTRIBUTING names: an n8n user folder, what builds and test runs write. */
+const OUTSIDE_REPOSITORY = ['.n8n/', 'test-artifacts/', 'dist/'];
 
 function isPath(span: string): boolean {
 	if (/[\s<>*…$={}~:"'|]/.test(span) || span.startsWith('/') || span.startsWith('-')) return false;

@@ -19,7 +19,7 @@ import {
 	packageNodeDescriptions,
 	repositoryTarget,
 } from '../../scripts/docs';
-import { REPOSITORY_URL } from '../../nodes/shared/documentationUrl';
+import { DOCUMENTATION_URL } from '../../nodes/shared/documentationUrl';
 import { PROVIDER_FROM_AI } from '../../nodes/shared/rates/providers';
 import { deliveryUnknownWarning, endpoints } from '../../nodes/shared/transport';
 
@@ -212,16 +212,35 @@ describe('links', () => {
 		},
 	);
 
-	it('the nodes link the repository package.json names', () => {
-		expect(REPOSITORY_URL).toBe(REPOSITORY);
-		expect(
-			(JSON.parse(read('package.json')) as { homepage: string }).homepage.startsWith(REPOSITORY),
-		).toBe(true);
+	it("every Docs link is under the one documentation address, package.json's homepage", () => {
+		const homepage = (JSON.parse(read('package.json')) as { homepage: string }).homepage;
+		expect(homepage).toBe(`${DOCUMENTATION_URL}README.md`);
+		expect(DOCUMENTATION_URL).toBe(`${REPOSITORY}/blob/main/docs/`);
+		expect(brokenLink('package.json', homepage)).toBeUndefined();
+		const links = [
+			new MessagingRateApi().documentationUrl,
+			...packageNodeDescriptions().flatMap(({ description }) => [
+				description.documentationUrl ?? '',
+				...description.properties
+					.filter((p) => p.name === 'operationDocsNotice')
+					.map((p) => /href="([^"]+)"/.exec(p.displayName)![1]),
+			]),
+			...readdirSync(join(ROOT, 'nodes'))
+				.filter((dir) => existsSync(join(ROOT, 'nodes', dir, `${dir}.node.json`)))
+				.flatMap((dir) =>
+					[...read(`nodes/${dir}/${dir}.node.json`).matchAll(/"url": "([^"]+)"/g)].map((m) => m[1]),
+				),
+		];
+		expect(links.length).toBeGreaterThan(20);
+		expect(links.filter((url) => !url.startsWith(DOCUMENTATION_URL))).toEqual([]);
 	});
 
 	it('the credential links its section', () => {
 		const url = new MessagingRateApi().documentationUrl;
-		expect(localTarget('credentials', url)).toEqual({ file: 'README.md', anchor: 'credentials' });
+		expect(localTarget('credentials', url)).toEqual({
+			file: 'docs/credential.md',
+			anchor: 'fields',
+		});
 		expect(brokenLink('credentials', url)).toBeUndefined();
 	});
 

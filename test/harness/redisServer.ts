@@ -4,7 +4,7 @@
  * process's nodes at it the way n8n's queue mode does (`EXECUTIONS_MODE=queue` and
  * `QUEUE_BULL_REDIS_*`), for the tests of one file.
  */
-import { spawn, type ChildProcess } from 'child_process';
+import { spawn, spawnSync, type ChildProcess } from 'child_process';
 import { mkdtempSync, rmSync } from 'fs';
 import { createConnection, createServer } from 'net';
 import { tmpdir } from 'os';
@@ -52,7 +52,17 @@ async function answers(port: number): Promise<boolean> {
 	});
 }
 
+/** A missing server is a clear failure, never a skip. */
+function assertInstalled(): void {
+	const found = spawnSync('redis-server', ['--version'], { stdio: 'ignore' });
+	if (found.error)
+		throw new Error(
+			'redis-server is not installed: these tests need Debian\'s redis-server (apt-get install redis-server); .ci/run installs it',
+		);
+}
+
 export async function startRedisServer(): Promise<RedisServer> {
+	assertInstalled();
 	const port = await freePort();
 	const dir = mkdtempSync(join(tmpdir(), 'redis-test-'));
 	let child: ChildProcess | undefined;

@@ -113,6 +113,8 @@ function loadPlaywright(): PlaywrightCore {
 export async function withEditor<T>(
 	server: N8nServer,
 	fn: (s: EditorSession) => Promise<T>,
+	/** Other local origins the page may reach (the sandbox's phone page). */
+	alsoAllow: string[] = [],
 ): Promise<T> {
 	const inst = ensureInstall();
 	const pw = loadPlaywright();
@@ -134,7 +136,10 @@ export async function withEditor<T>(
 		const origin = new URL(server.url).origin;
 		await ctx.route('**/*', async (route) => {
 			const u = route.request().url();
-			if (u.startsWith(origin) || /^(data|blob|about|chrome-extension):/.test(u))
+			if (
+				[origin, ...alsoAllow].some((allowed) => u.startsWith(allowed)) ||
+				/^(data|blob|about|chrome-extension):/.test(u)
+			)
 				return await route.continue();
 			externalRequests.push(u);
 			await route.abort('blockedbyclient');

@@ -11,6 +11,7 @@
  */
 import { existsSync, readFileSync, readdirSync, rmSync } from 'fs';
 import { join } from 'path';
+import { SANDBOX_PORT } from '../../sandbox/options';
 import { startSandbox } from '../../sandbox/server';
 import { PLAYGROUND_ACCOUNTS } from '../../sandbox/state';
 import {
@@ -53,7 +54,16 @@ async function main(): Promise<void> {
 	await installPackageIntoN8n(userFolder, tgz);
 
 	// Two accounts: "Sandbox" is connected (sends work), "Sandbox (logged out)" shows a QR code.
-	const sandbox = await startSandbox({ host: '127.0.0.1', accounts: PLAYGROUND_ACCOUNTS });
+	// On the documented port, so that the address the README and the credential give works.
+	const sandbox = await startSandbox({
+		host: '127.0.0.1',
+		port: await portOrFree(SANDBOX_PORT),
+		accounts: PLAYGROUND_ACCOUNTS,
+	});
+	const sandboxNote =
+		sandbox.port === SANDBOX_PORT
+			? ''
+			: `   (port ${SANDBOX_PORT} was taken: this run's sandbox is here, and both credentials point here)`;
 	log(`sandbox ${sandbox.url} (accounts demo-client, connected, and qr-client, logged out)`);
 	// n8n preselects the newest credential in a new node: the connected one is imported last.
 	await importCredential(
@@ -118,12 +128,14 @@ async function main(): Promise<void> {
 		'',
 		`  n8n (with n8n-nodes-messaging-rate) is running:  ${server.url}/`,
 		`  log in as:      ${OWNER.email}  /  ${OWNER.password}`,
-		`  credentials:    "Sandbox" (Messaging & Rate API) -> sandbox ${sandbox.url}, account connected`,
+		`  sandbox:        ${sandbox.url}${sandboxNote}`,
+		`  phone:          ${sandbox.url}/__sandbox/phone  (the person in the chat: what the accounts sent,`,
+		`                  Send and Wait's answer buttons, a box to write to the account, the QR code to scan)`,
+		`  credentials:    "Sandbox" (Messaging & Rate API) -> the sandbox, account connected`,
 		`                  "Sandbox (logged out)" -> the same sandbox, an account waiting for a QR scan:`,
-		`                  Messaging → Session → Get QR Code shows the QR image (Binary tab);`,
-		`                  "scan" it at ${sandbox.url}/__sandbox/phone (or POST ${sandbox.url}/__sandbox/scan {"clientId": "qr-client"})`,
+		`                  Messaging → Session → Get QR Code shows the QR image (Binary tab); scan it on the phone page`,
 		`  workflows:      ${examples.length ? examples.join(', ') : '(none)'}`,
-		`  webhook base:   ${server.url}/webhook/  (the sandbox posts incoming messages there once a Messaging Trigger is active)`,
+		`  webhook base:   ${server.url}/webhook/  (the sandbox posts messages written on the phone page there once a Messaging Trigger is published (2.x) or activated (1.x), or listens for a test event)`,
 		`  n8n log:        ${server.logFile}`,
 		'',
 		'  Press Ctrl-C to stop.',

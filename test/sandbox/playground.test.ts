@@ -97,7 +97,8 @@ describe('the playground accounts', () => {
 		expect(pngShowsQrOf(Buffer.from(shown, 'base64'), payload)).toBe(true);
 		// The page's button posts what its script names: /__sandbox/scan with the account.
 		expect(page.text).toContain('<button data-call="scan" data-client="qr-client">');
-		expect(page.text).toContain("fetch('/__sandbox/' + button.dataset.call");
+		expect(page.text).toContain("fetch('/__sandbox/' + call");
+		expect(page.text).toContain('post(button.dataset.call, { clientId: button.dataset.client');
 
 		expect(await control('POST', 'scan', { clientId: 'qr-client' })).toEqual({
 			status: 200,
@@ -134,6 +135,78 @@ describe('the playground accounts', () => {
 	it('the phone page says how to get a QR code before n8n asked for one', async () => {
 		expect((await control('GET', 'phone')).text).toContain(
 			'No QR code yet: run <b>Session → Get QR Code</b>',
+		);
+	});
+});
+
+describe('the phone page: the chat as the person sees it', () => {
+	it('shows what the account sent, an answer link as a button, and the usage limit', async () => {
+		const workflow = singleNodeWorkflow(
+			'messaging',
+			{
+				resource: 'message',
+				operation: 'sendText',
+				phone: '+62 812-8877-6713',
+				text: 'Approve the order?\n\nApprove: https://n8n.example/webhook-waiting/1?approved=true',
+			},
+			[{}],
+		);
+		const run = await runWorkflow(workflow, sandboxCredential(sandbox.url));
+		expect(run.error).toBeUndefined();
+		const page = (await control('GET', 'phone')).text;
+		expect(page).toContain('<div class="msg sent" data-to="6281288776713">');
+		expect(page).toContain('Approve the order?');
+		expect(page).toContain(
+			'<a class="answer" href="https://n8n.example/webhook-waiting/1?approved=true" target="_blank">Approve</a>',
+		);
+		expect(page).toContain('Usage limit: 1 of 10000 messages used, 9999 left.');
+	});
+
+	it('writing to an account posts to its webhook as the gateway would, and the chat shows it', async () => {
+		const received: string[] = [];
+		const { createServer } = await import('http');
+		const hook = createServer((req, res) => {
+			let body = '';
+			req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+			req.on('end', () => {
+				received.push(body);
+				res.end('{"received":true}');
+			});
+		});
+		await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+		try {
+			const address = hook.address() as { port: number };
+			sandbox.setWebhook('demo-client', `http://127.0.0.1:${address.port}/hook`);
+			const page = (await control('GET', 'phone')).text;
+			expect(page).toContain('<form class="write" data-client="demo-client">');
+			expect(page).toContain("post('incoming', { clientId: form.dataset.client");
+			const sent = await control('POST', 'incoming', {
+				clientId: 'demo-client',
+				sender: '6281300000002',
+				message: 'Is my order ready?',
+			});
+			expect(sent.status).toBe(200);
+			expect(JSON.parse(received[0]).params).toMatchObject({
+				sender: '6281300000002',
+				message: 'Is my order ready?',
+				recipient: '6281100000001',
+			});
+			expect((await control('GET', 'phone')).text).toMatch(
+				/<div class="msg received"><small>from \+6281300000002 · [^<]+<\/small><br>Is my order ready\?<\/div>/,
+			);
+		} finally {
+			hook.close();
+		}
+	});
+
+	it('says why a message reached no workflow when the account has no webhook', async () => {
+		expect((await control('GET', 'phone')).text).toContain(
+			'no webhook yet: publish (n8n 2.x) or activate (1.x) a workflow with a Messaging Trigger',
+		);
+		const sent = await control('POST', 'incoming', { clientId: 'qr-client', message: 'Hello?' });
+		expect(sent.status).toBe(400);
+		expect((await control('GET', 'phone')).text).toContain(
+			'reached no workflow: Account qr-client has no registered webhook',
 		);
 	});
 });

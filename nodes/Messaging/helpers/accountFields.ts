@@ -26,7 +26,7 @@ export const accountFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'https://n8n.example.com/webhook/…',
-		hint: 'A Messaging Trigger registers its own URL when its workflow is activated: no need to set it here for that',
+		hint: 'A Messaging Trigger registers its own URL when its workflow is published (n8n 1.x: activated): no need to set it here for that',
 		description:
 			'Address the gateway posts incoming messages to, e.g. the Production URL of a Messaging Trigger node',
 	},

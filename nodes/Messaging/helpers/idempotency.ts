@@ -98,6 +98,8 @@ class IdempotencyGate implements CallGate {
 	/** Items whose key this run claimed, by index. */
 	private readonly claimed = new Map<number, string>();
 	private skippedCount = 0;
+	/** The executions that sent the messages this run skipped (for the execution hint). */
+	private readonly skippedFor = new Set<string>();
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
@@ -219,6 +221,7 @@ class IdempotencyGate implements CallGate {
 		why: { duplicateOf: number } | { holder: Holder },
 	): { output: INodeExecutionData } {
 		this.skippedCount++;
+		if ('holder' in why) this.skippedFor.add(why.holder.executionId ?? '');
 		const send = this.sends.get(itemIndex)!;
 		const earlierSend: IDataObject =
 			'duplicateOf' in why
@@ -249,11 +252,28 @@ class IdempotencyGate implements CallGate {
 				'Skip Repeats Within holds until n8n restarts: this n8n has no processed-items store (n8n 1.66 or newer keeps it in its database).',
 				'warning',
 			);
-		if (this.skippedCount > 0)
+		if (this.skippedCount === 0) return;
+		const total = this.sends.size;
+		const by = this.skippedBy();
+		if (this.skippedCount === total)
 			this.hint(
-				`${this.skippedCount} item${this.skippedCount === 1 ? ' was' : 's were'} not sent again: the same message was sent within ${this.window} (Skip Repeats Within). Each skipped item says when.`,
+				`Nothing was sent: ${total === 1 ? 'the message is a repeat' : `all ${total} messages are repeats`} of ${by}, within ${this.window} (Options → Skip Repeats Within), so ${total === 1 ? 'it was' : 'they were'} not sent again. Each item says when it was sent. To send again on purpose, set Skip Repeats Within to 0.`,
+				'warning',
+			);
+		else
+			this.hint(
+				`${this.skippedCount} of ${total} messages were not sent again: repeats of ${by}, within ${this.window} (Options → Skip Repeats Within). Each skipped item says when.`,
 				'info',
 			);
+	}
+
+	/** Whose repeats the skipped messages are: "execution 412", "executions 412 and 415", … */
+	private skippedBy(): string {
+		if (this.skippedFor.size === 0) return 'messages earlier in this run';
+		const ids = [...this.skippedFor].filter(Boolean);
+		if (ids.length === 0) return 'messages sent by an earlier execution';
+		const list = ids.length === 1 ? ids[0] : `${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]}`;
+		return `messages sent by ${ids.length === 1 ? 'execution' : 'executions'} ${list}`;
 	}
 
 	private hint(message: string, type: 'info' | 'warning'): void {

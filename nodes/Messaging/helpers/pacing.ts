@@ -52,6 +52,7 @@ class SendPacer implements CallGate {
 	private nextStartAt = 0;
 	private budgetMs: number;
 	private readonly held = { cap: 0, window: 0 };
+	private readonly paused = { count: 0, ms: 0 };
 	private readonly refused = { cap: 0, window: 0 };
 	private nextOpening: number | undefined;
 
@@ -139,6 +140,9 @@ class SendPacer implements CallGate {
 		if (why) {
 			this.budgetMs -= ms;
 			this.held[why] += ms;
+		} else {
+			this.paused.count++;
+			this.paused.ms += ms;
 		}
 		this.waited.set(itemIndex, (this.waited.get(itemIndex) ?? 0) + ms);
 		await clock.sleep(ms, this.run.signal);
@@ -180,6 +184,12 @@ class SendPacer implements CallGate {
 
 	async settle(): Promise<void> {
 		const lines: string[] = [];
+		if (this.paused.count > 0) {
+			const { minMs, maxMs } = this.run.runOptions.messageDelay;
+			lines.push(
+				`paused ${seconds(this.paused.ms)} in all before ${this.paused.count} message${this.paused.count === 1 ? '' : 's'} (Delay Between Messages: ${rangeInSeconds(minMs, maxMs)} at random before each message but the first, so that the WhatsApp account does not send in bursts)`,
+			);
+		}
 		if (this.held.window > 0)
 			lines.push(`waited ${seconds(this.held.window)} for Send Only Between to open`);
 		if (this.held.cap > 0) lines.push(`waited ${seconds(this.held.cap)} for the Account Cap`);
@@ -211,6 +221,10 @@ class SendPacer implements CallGate {
 
 function seconds(ms: number): string {
 	return ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.ceil(ms / 1000)} s`;
+}
+
+function rangeInSeconds(minMs: number, maxMs: number): string {
+	return minMs === maxMs ? `${minMs / 1000} s` : `${minMs / 1000}–${maxMs / 1000} s`;
 }
 
 function reasonOf(error: unknown): string {
