@@ -106,8 +106,8 @@ export const sendPauseNotice: INodeProperties = {
 	displayOptions: {
 		show: {
 			'@version': [2],
-			resource: ['message'],
-			operation: ['sendText', 'sendFile', 'sendAndWait'],
+			'resource': ['message'],
+			'operation': ['sendText', 'sendFile', 'sendAndWait'],
 		},
 	},
 };

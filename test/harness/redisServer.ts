@@ -57,7 +57,7 @@ function assertInstalled(): void {
 	const found = spawnSync('redis-server', ['--version'], { stdio: 'ignore' });
 	if (found.error)
 		throw new Error(
-			'redis-server is not installed: these tests need Debian\'s redis-server (apt-get install redis-server); .ci/run installs it',
+			"redis-server is not installed: these tests need Debian's redis-server (apt-get install redis-server); .ci/run installs it",
 		);
 }
 

@@ -13,7 +13,7 @@
  *   5. n8n stopped, its log in test-artifacts/n8n/.
  *
  * Run from the repository root:
- *   npx ts-node --transpile-only test/n8n/e2e.ts [--only=<file name part>] [--n8n=n8n-2] [--no-editor] [--keep]
+ *   npx ts-node --transpile-only test/n8n/e2e.ts [--only=<file name part>[,<another>]] [--n8n=n8n-2] [--no-editor] [--keep]
  * Last line: "N passed, M failed"; exit code 1 on any failure.
  */
 import { execFileSync } from 'child_process';
@@ -63,7 +63,7 @@ function loadScenarios(): Array<{ file: string; name: string; run: Scenario }> {
 	for (const file of readdirSync(SCENARIOS_DIR)
 		.filter((f) => f.endsWith('.ts'))
 		.sort()) {
-		if (only && !file.includes(only)) continue;
+		if (only && !only.split(',').some((part) => file.includes(part))) continue;
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		const mod = require(join(SCENARIOS_DIR, file)) as Record<string, unknown>;
 		const fns = Object.entries(mod).filter(

@@ -22,9 +22,10 @@ const TEXTS = [
 /** Every loopback address with a port written in a text, with the file it is in. */
 function loopbackPorts(): Array<[string, number]> {
 	return TEXTS.flatMap((file) =>
-		[...read(file).matchAll(/(?:127\.0\.0\.1|localhost):(\d+)/g)].map(
-			(match): [string, number] => [file, Number(match[1])],
-		),
+		[...read(file).matchAll(/(?:127\.0\.0\.1|localhost):(\d+)/g)].map((match): [string, number] => [
+			file,
+			Number(match[1]),
+		]),
 	);
 }
 

@@ -272,7 +272,8 @@ class IdempotencyGate implements CallGate {
 		if (this.skippedFor.size === 0) return 'messages earlier in this run';
 		const ids = [...this.skippedFor].filter(Boolean);
 		if (ids.length === 0) return 'messages sent by an earlier execution';
-		const list = ids.length === 1 ? ids[0] : `${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]}`;
+		const list =
+			ids.length === 1 ? ids[0] : `${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]}`;
 		return `messages sent by ${ids.length === 1 ? 'execution' : 'executions'} ${list}`;
 	}
 

@@ -2,7 +2,7 @@
  * What a newcomer sees of a new Send Text's defaults, n8n 2.x editor: the panel says that
  * messages after the first wait 2–6 s; after a 3-item run from the panel the output's execution
  * hint says how long the run paused and why; run again, the hint says that nothing was sent and
- * why. Screenshots: docs/.images/messaging-send-pause-notice.png and
+ * why. Screenshots: docs/.images/messaging-send-pause-notice.png, messaging-pause-hint.png and
  * messaging-nothing-sent-hint.png (written with --doc-images).
  */
 import { docImage, openNodePanel, openWorkflow, withEditor, type PwPage } from '../editor';
@@ -74,6 +74,7 @@ export async function editorShowsSendPauses(t: ScenarioContext): Promise<void> {
 				const before = await panelText(page);
 				await docImage(s, 'messaging-send-pause-notice');
 				const first = await executeUntilHint(page, /paused \d+ s in all/);
+				await docImage(s, 'messaging-pause-hint');
 				const second = await executeUntilHint(page, /Nothing was sent/);
 				await docImage(s, 'messaging-nothing-sent-hint');
 				return { before, first, second };
