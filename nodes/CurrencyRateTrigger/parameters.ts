@@ -108,7 +108,7 @@ export const triggerProperties: INodeProperties[] = [
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether the first poll after activation (or after the settings changed) fires one item per currency with the current rates. Off: it only remembers them.',
+				'Whether the first poll after publishing the workflow (activating it in n8n 1.x), or after the settings changed, fires one item per currency with the current rates. Off: it only remembers them.',
 		},
 		rateVersionOption,
 		baseCurrencyOption(

@@ -40,7 +40,6 @@ import { CurrencyRateTrigger } from '../../nodes/CurrencyRateTrigger/CurrencyRat
 import { Messaging } from '../../nodes/Messaging/Messaging.node';
 import { MessagingAccountTrigger } from '../../nodes/MessagingAccountTrigger/MessagingAccountTrigger.node';
 import { MessagingTrigger } from '../../nodes/MessagingTrigger/MessagingTrigger.node';
-import { ParameterProbe } from './parameterProbe';
 // n8n's processed-items store, installed into n8n-core for every engine run of this test file.
 import './processedItems';
 
@@ -214,7 +213,6 @@ const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {
 	'n8n-nodes-base.scheduleTrigger': new ManualTrigger(),
 	'n8n-nodes-base.emailSend': new EmailStandIn(),
 	'test.items': new TestItems(),
-	'test.parameterProbe': new ParameterProbe(),
 };
 
 export const nodeTypes: INodeTypes = {

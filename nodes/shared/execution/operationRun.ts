@@ -1,18 +1,11 @@
-import {
-	deepCopy,
-	type IExecuteFunctions,
-	type INode,
-	type INodeExecutionData,
-	type INodeParameters,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { inputError } from '../errors';
 import type { ApiClient, ApiCredentials } from '../transport';
 
 /**
  * What every operation gets for the run (`OperationRun`), and how it reads an item's parameters:
- * `run.parameter()` through the `ParameterReader` (typed-in values once per run, plain `$json`
- * paths from the item, anything else through n8n), then the rule of the field's kind
+ * `run.parameter()` is n8n's `getNodeParameter`, then the rule of the field's kind
  * (`textParameter`, `codeValue`).
  */
 
@@ -25,8 +18,6 @@ export interface RunBasics<O> {
 	readonly signal?: AbortSignal;
 	/** The node's Options for one item, as the node reads them (`readOptions` of its definition). */
 	readonly readOptions: (itemIndex: number) => O;
-	/** The run's parameter reader (the router makes one; a run without it makes its own). */
-	readonly parameters?: ParameterReader;
 }
 
 /**
@@ -46,19 +37,17 @@ export class OperationRun<O = unknown> {
 	/** The Options of the run: item 0's, which are every item's when no option is mapped. */
 	readonly runOptions: O;
 	private readonly ctx: IExecuteFunctions;
-	private readonly parameters: ParameterReader;
 	private readonly readOptions: (itemIndex: number) => O;
 	private readonly optionsConstant: boolean;
 	private lastItemOptions: { itemIndex: number; options: O } | undefined;
 
-	constructor({ ctx, credentials, client, signal, readOptions, parameters }: RunBasics<O>) {
+	constructor({ ctx, credentials, client, signal, readOptions }: RunBasics<O>) {
 		this.ctx = ctx;
 		this.credentials = credentials;
 		this.client = client;
 		this.signal = signal;
-		this.parameters = parameters ?? new ParameterReader(ctx);
 		this.readOptions = readOptions;
-		this.optionsConstant = this.parameters.isConstant('options');
+		this.optionsConstant = !optionsMapped(ctx);
 		this.runOptions = readOptions(0);
 	}
 
@@ -81,246 +70,19 @@ export class OperationRun<O = unknown> {
 		return this.lastItemOptions.options;
 	}
 
-	/**
-	 * The value of parameter `name` for item `itemIndex` (`fallback` when it is not set), as n8n
-	 * resolves it. The only way operations read a parameter: typed-in values are read once per
-	 * run and plain `{{ $json.field }}` mappings straight from the item (`ParameterReader`);
-	 * anything else is n8n's own `getNodeParameter`.
-	 */
+	/** The value of parameter `name` for item `itemIndex` (`fallback` when it is not set), as n8n resolves it. */
 	parameter(name: string, itemIndex: number, fallback: unknown): unknown {
-		return this.parameters.value(name, itemIndex, fallback);
-	}
-}
-
-/**
- * Reads a node's parameters for its items, with n8n's results, faster where that is safe.
- *
- * n8n evaluates a parameter for every item it is read for, and in n8n 2.x an expression is
- * evaluated in an isolate: two `{{ $json.x }}` mappings cost more per item than the node's own
- * work. Most mappings are nothing but a path into the item (`={{ $json.phone }}`,
- * `={{ $json["Phone Number"] }}`, `={{ $json.customer.phone }}`, `={{ $json.lines[0] }}`), and
- * most other parameters are typed in. So, per parameter, decided once per run from the raw
- * parameter (`getNode().parameters`, not evaluated):
- *
- * - **constant** (no expression anywhere in it, collections included): n8n's value, read once
- *   per run and handed out for every item (objects as copies);
- * - **a plain `$json` path** (the whole value is one `{{ }}` holding only `$json` and steps of
- *   `.name`, `["key"]`, `['key']` or `[index]`): the value is read from the item directly,
- *   when every step lands on an own data property of a plain object or an array and the value
- *   is a string, a finite number (not -0), a boolean or null;
- * - **anything else**, and every case the direct read does not take (a missing field, an
- *   object value, a step through a string or `null`, a name n8n's sandbox refuses): n8n's own
- *   `getNodeParameter`, so its results and its errors stay exactly n8n's.
- *
- * `$json` is the item at the same index of the node's first input, as n8n's expressions see it
- * in an execute run. Equivalence with n8n's evaluation is checked by property tests through
- * n8n's engine (test/parameterReader.properties.test.ts).
- */
-export class ParameterReader {
-	private readonly ctx: IExecuteFunctions;
-	private readonly parameters: INodeParameters;
-	private items: INodeExecutionData[] | undefined;
-	private readonly plans = new Map<string, Plan>();
-
-	constructor(ctx: IExecuteFunctions) {
-		this.ctx = ctx;
-		// getNode() deep-copies the node: once per run, never per item.
-		this.parameters = ctx.getNode().parameters;
-	}
-
-	/** The value of parameter `name` for item `itemIndex`, as `getNodeParameter(name, itemIndex, fallback)` gives it. */
-	value(name: string, itemIndex: number, fallback: unknown): unknown {
-		const plan = this.planFor(name);
-		if (plan.kind === 'jsonPath') {
-			const json = this.inputItems()[itemIndex]?.json;
-			const found = json === undefined ? undefined : readJsonPath(json, plan.steps);
-			if (found !== undefined) return found.value;
-		} else if (plan.kind === 'constant') {
-			if (!('value' in plan)) {
-				plan.value = this.ctx.getNodeParameter(name, itemIndex, fallback as never) as unknown;
-			}
-			return copyOf(plan.value);
-		}
 		return this.ctx.getNodeParameter(name, itemIndex, fallback as never) as unknown;
 	}
-
-	/**
-	 * Whether parameter `name` has the same value for every item of the run (no expression in
-	 * it): what is read once per run may be read from any item.
-	 */
-	isConstant(name: string): boolean {
-		return this.planFor(name).kind === 'constant';
-	}
-
-	private planFor(name: string): Plan {
-		let plan = this.plans.get(name);
-		if (!plan) {
-			plan = makePlan(rawParameter(this.parameters, name));
-			this.plans.set(name, plan);
-		}
-		return plan;
-	}
-
-	private inputItems(): INodeExecutionData[] {
-		this.items ??= this.ctx.getInputData();
-		return this.items;
-	}
 }
 
-type Step = string | number;
-type Plan =
-	{ kind: 'constant'; value?: unknown } | { kind: 'jsonPath'; steps: Step[] } | { kind: 'n8n' };
-
-/** `name` or `options.name` in the node's raw parameters; undefined when absent (n8n then uses the fallback). */
-function rawParameter(parameters: INodeParameters, name: string): unknown {
-	if (name.includes('[')) return undefined;
-	let current: unknown = parameters;
-	for (const part of name.split('.')) {
-		if (!isPlainObject(current) || !Object.prototype.hasOwnProperty.call(current, part))
-			return undefined;
-		current = current[part];
-	}
-	return current;
-}
-
-function makePlan(raw: unknown): Plan {
-	// Absent: n8n's fallback handling (and its "Could not get parameter" error) decide.
-	if (raw === undefined) return { kind: 'n8n' };
-	if (!containsExpression(raw)) return { kind: 'constant' };
-	const steps = typeof raw === 'string' ? plainJsonPath(raw) : undefined;
-	return steps ? { kind: 'jsonPath', steps } : { kind: 'n8n' };
-}
-
-/** n8n treats a string starting with "=" as an expression, at any depth of a collection. */
-function containsExpression(value: unknown, depth = 0): boolean {
-	if (typeof value === 'string') return value.startsWith('=');
-	if (depth > 32) return true;
-	if (Array.isArray(value)) return value.some((entry) => containsExpression(entry, depth + 1));
-	if (value !== null && typeof value === 'object')
-		return Object.values(value).some((entry) => containsExpression(entry, depth + 1));
-	return false;
-}
-
-/** Longest mapping the direct read considers; longer ones go to n8n. */
-const MAX_MAPPING_LENGTH = 1000;
-
-/**
- * The whole parameter is `={{ $json<steps> }}`. Each step starts with "." or "[" and its kind is
- * known from its first two characters, so the match is linear. Keys in brackets hold no
- * backslash (escapes), no braces (n8n splits templates at `}}`) and no line break.
- */
-const PLAIN_JSON_PATH =
-	/^=\{\{\s*\$json((?:\.[A-Za-z_$][\w$]*|\[(?:0|[1-9]\d{0,8})\]|\["[^"\\{}\r\n\u2028\u2029]*"\]|\['[^'\\{}\r\n\u2028\u2029]*'\])+)\s*\}\}$/;
-const STEP = /\.([A-Za-z_$][\w$]*)|\[(\d+)\]|\["([^"]*)"\]|\['([^']*)'\]/g;
-
-/** The steps of a plain `$json` mapping, or undefined if the value is any other expression. */
-export function plainJsonPath(raw: string): Step[] | undefined {
-	if (raw.length > MAX_MAPPING_LENGTH) return undefined;
-	const match = PLAIN_JSON_PATH.exec(raw);
-	if (!match) return undefined;
-	const steps: Step[] = [];
-	for (const [, name, index, doubleQuoted, singleQuoted] of match[1].matchAll(STEP)) {
-		const step = index !== undefined ? Number(index) : (name ?? doubleQuoted ?? singleQuoted);
-		if (typeof step === 'string' && (LEFT_TO_N8N.has(step) || !isPlainText(step))) return undefined;
-		steps.push(step);
-	}
-	return steps;
-}
-
-/**
- * Property names n8n's expression sandbox refuses (n8n-workflow's `isSafeObjectProperty`, 2.41):
- * a mapping naming one goes to n8n, which reports it as n8n does.
- */
-const UNSAFE_PROPERTIES = new Set([
-	'__proto__',
-	'prototype',
-	'constructor',
-	'getPrototypeOf',
-	'setPrototypeOf',
-	'getOwnPropertyDescriptor',
-	'getOwnPropertyDescriptors',
-	'defineProperty',
-	'defineProperties',
-	'mainModule',
-	'binding',
-	'_linkedBinding',
-	'_load',
-	'prepareStackTrace',
-	'__lookupGetter__',
-	'__lookupSetter__',
-	'__defineGetter__',
-	'__defineSetter__',
-	'caller',
-	'callee',
-	'arguments',
-	'getBuiltinModule',
-	'dlopen',
-	'execve',
-	'loadEnvFile',
-]);
-
-/**
- * The names a direct read leaves to n8n: those its sandbox refuses, and the names of
- * `Object.prototype`'s members (`valueOf`, `toString`, `hasOwnProperty` …). For an item with its
- * own field of such a name, n8n's quickjs engine (2.41) reads the inherited function and fails
- * ("could not be cloned") where the legacy engine gives the field: engines disagree, so n8n gives
- * whatever the running n8n gives.
- */
-const LEFT_TO_N8N: ReadonlySet<string> = new Set([
-	...UNSAFE_PROPERTIES,
-	...Object.getOwnPropertyNames(Object.prototype),
-]);
-
-/**
- * Text every engine of n8n reads as JavaScript does: no NUL (n8n's quickjs engine ends a string
- * there: "a\u0000b" is "a") and well-formed UTF-16 (no lone surrogate, which engines carry over
- * differently). Other text is left to n8n, whose result then is the running engine's.
- */
-function isPlainText(text: string): boolean {
-	return (
-		!text.includes('\u0000') && (text as unknown as { isWellFormed(): boolean }).isWellFormed()
-	);
-}
-
-/**
- * Follows the steps through plain objects and arrays. `{ value }` when every step lands on an
- * own data property and the value is one the direct read gives exactly as n8n does; undefined
- * for everything else (n8n then evaluates the expression).
- */
-function readJsonPath(json: unknown, steps: Step[]): { value: unknown } | undefined {
-	let current: unknown = json;
-	for (const step of steps) {
-		if (Array.isArray(current)) {
-			if (typeof step !== 'number' || step >= current.length) return undefined;
-		} else if (!isPlainObject(current)) {
-			return undefined;
-		}
-		const key = String(step);
-		const descriptor = Object.getOwnPropertyDescriptor(current, key);
-		if (!descriptor || !('value' in descriptor)) return undefined;
-		current = descriptor.value;
-	}
-	return isDirectValue(current) ? { value: current } : undefined;
-}
-
-function isDirectValue(value: unknown): boolean {
-	return (
-		(typeof value === 'string' && isPlainText(value)) ||
-		typeof value === 'boolean' ||
-		value === null ||
-		(typeof value === 'number' && Number.isFinite(value) && !Object.is(value, -0))
-	);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-	if (value === null || typeof value !== 'object') return false;
-	const proto = Object.getPrototypeOf(value) as unknown;
-	return proto === Object.prototype || proto === null;
-}
-
-/** Constants are shared by all items: objects are handed out as copies, so no item changes another's. */
-function copyOf(value: unknown): unknown {
-	return value !== null && typeof value === 'object' ? deepCopy(value) : value;
+/** Whether any Option is an expression (n8n marks one with a leading "="): then items may differ. */
+export function optionsMapped(ctx: IExecuteFunctions): boolean {
+	const mapped = (value: unknown): boolean =>
+		typeof value === 'string'
+			? value.startsWith('=')
+			: value !== null && typeof value === 'object' && Object.values(value).some(mapped);
+	return mapped(ctx.getNode().parameters.options);
 }
 
 /**

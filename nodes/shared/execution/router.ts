@@ -8,7 +8,7 @@ import {
 } from 'n8n-workflow';
 
 import { readCredential } from '../credential';
-import { ParameterReader, type OperationRun, type RunBasics } from './operationRun';
+import { optionsMapped, type OperationRun, type RunBasics } from './operationRun';
 import { runItems, type CallGate, type RunItemsOptions } from './itemScheduler';
 import { compactForTool } from '../aiTool';
 import { operationDocumentationUrl } from '../documentationUrl';
@@ -222,16 +222,14 @@ export async function route<O, C extends OperationRun<O>>(
 	const credentials = await readCredential(ctx);
 	const client = new ApiClient(credentials, sharedTokenCache, retryPolicyFor(ctx));
 	const signal = ctx.getExecutionCancelSignal();
-	const parameters = new ParameterReader(ctx);
 	const run = node.startRun({
 		ctx,
 		credentials,
 		client,
 		signal,
-		parameters,
 		readOptions: (itemIndex) => node.readOptions(ctx, itemIndex),
 	});
-	if (!parameters.isConstant('options')) checkRunWideOptions(ctx, node, run, itemCount);
+	if (optionsMapped(ctx)) checkRunWideOptions(ctx, node, run, itemCount);
 	const output = await runItems(
 		ctx,
 		itemCount,
