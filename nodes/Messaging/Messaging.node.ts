@@ -31,7 +31,8 @@ import { pacingGate } from './helpers/pacing';
 import { answerWebhook, answerWebhooks, waitForAnswers, waitLimit } from './helpers/waitAndResume';
 import {
 	MESSAGING_VERSION,
-	messagingOptionsProperty,
+	messagingOptionsProperties,
+	SENDING_OPERATIONS,
 	readMessagingOptions,
 	sendPauseNotice,
 	type MessagingOptions,
@@ -67,13 +68,14 @@ const messagingNode: NodeDefinition<MessagingOptions, MessagingRun> = {
 	// Pacing, cap and window first; the idempotency gate marks the item dispatched just before its request.
 	gate: (ctx, run) =>
 		chainGates(
-			pacingGate(ctx, run, SENDING_OPERATIONS.has(ctx.getNodeParameter('operation', 0) as string)),
+			pacingGate(
+				ctx,
+				run,
+				SENDING_OPERATIONS.includes(ctx.getNodeParameter('operation', 0) as string),
+			),
 			idempotencyGate(ctx, run),
 		),
 };
-
-/** The operations that send a message: the ones Delay Between Messages, Account Cap and Send Only Between hold. */
-const SENDING_OPERATIONS = new Set(['sendText', 'sendFile', SEND_AND_WAIT]);
 
 export class Messaging implements INodeType {
 	description: INodeTypeDescription = {
@@ -101,7 +103,7 @@ export class Messaging implements INodeType {
 		properties: [
 			...buildProperties(resources, 'messaging.md'),
 			sendPauseNotice,
-			messagingOptionsProperty(listInWords(operationsSending(resources, 'version'))),
+			...messagingOptionsProperties(listInWords(operationsSending(resources, 'version'))),
 			includeRawResponseProperty,
 		],
 	};

@@ -59,6 +59,9 @@ const DEFAULTS_BY_VERSION = {
 	2: { skipRepeatsHours: 8, messageDelaySeconds: { min: 2, max: 6 } },
 } as const;
 
+/** The operations that send a message: the ones Delay Between Messages, Account Cap and Send Only Between hold. */
+export const SENDING_OPERATIONS = ['sendText', 'sendFile', 'sendAndWait'];
+
 /** The newest version of the Messaging node (its `defaultVersion`). */
 export const MESSAGING_VERSION = 2;
 
@@ -91,7 +94,7 @@ export type MessagingRun = OperationRun<MessagingOptions>;
 
 /** The options that apply to sends only. */
 const showForSends = {
-	show: { '/resource': ['message'], '/operation': ['sendText', 'sendFile', 'sendAndWait'] },
+	show: { '/resource': ['message'], '/operation': SENDING_OPERATIONS },
 };
 
 /**
@@ -116,11 +119,25 @@ export const sendPauseNotice: INodeProperties = {
 const SKIP_REPEATS_HOURS_DEFAULT = DEFAULTS_BY_VERSION[MESSAGING_VERSION].skipRepeatsHours;
 
 /**
- * The Options collection. `versionSentBy` names the operations that send "version" (derived
- * from the resource definitions by the node, so that the text stays true).
+ * The Options collection, one per node version: a version 2 send shows one delay, Delay Between
+ * Messages (a version 1 node keeps both, as it was saved). `versionSentBy` names the operations
+ * that send "version" (derived from the resource definitions by the node).
  */
-export function messagingOptionsProperty(versionSentBy: string): INodeProperties {
-	return optionsCollection([
+export function messagingOptionsProperties(versionSentBy: string): INodeProperties[] {
+	const options = messagingOptions(versionSentBy);
+	const forVersion2 = options.map((option) =>
+		option.name === 'delayMs'
+			? { ...option, displayOptions: { hide: { '/operation': SENDING_OPERATIONS } } }
+			: option,
+	);
+	return [
+		optionsCollection(options, { displayOptions: { show: { '@version': [1] } } }),
+		optionsCollection(forVersion2, { displayOptions: { show: { '@version': [2] } } }),
+	];
+}
+
+function messagingOptions(versionSentBy: string): INodeProperties[] {
+	return [
 		messagingVersionOption(
 			`Value sent as "version" by ${versionSentBy}. Change it only if your gateway asks for another (e.g. v16).`,
 		),
@@ -263,7 +280,7 @@ export function messagingOptionsProperty(versionSentBy: string): INodeProperties
 				'How long the run may wait in all for Account Cap and Send Only Between. Messages that would wait longer come out not sent (no request made), so running them again later cannot send them twice.',
 			displayOptions: showForSends,
 		},
-	]);
+	];
 }
 
 /** The Options of one item (the router reads them once per run, or per item when one is an expression). */

@@ -256,3 +256,36 @@ describe('visible hints where a first run goes wrong', () => {
 		expect(baseUrl?.hint).toMatch(/without \/api\//);
 	});
 });
+
+describe('the delays a send offers', () => {
+	/** The Options a Messaging node of this version shows for an operation, by display name. */
+	function optionsShown(typeVersion: number, resource: string, operation: string): string[] {
+		const { description } = nodeTypes.getByNameAndVersion(`${PACKAGE}.messaging`, typeVersion);
+		const values = { resource, operation, options: {} };
+		return description.properties
+			.filter(
+				(property) =>
+					property.name === 'options' &&
+					NodeHelpers.displayParameter(values, property, { typeVersion }, description),
+			)
+			.flatMap((collection) => collection.options as INodeProperties[])
+			.filter((option) =>
+				NodeHelpers.displayParameter(values, option, { typeVersion }, description, values),
+			)
+			.map((option) => option.displayName);
+	}
+	const delays = (names: string[]) => names.filter((name) => name.startsWith('Delay'));
+
+	it('a new Send Text shows one delay: Delay Between Messages', () => {
+		expect(delays(optionsShown(2, 'message', 'sendText'))).toEqual(['Delay Between Messages']);
+		expect(delays(optionsShown(2, 'message', 'sendFile'))).toEqual(['Delay Between Messages']);
+	});
+
+	it('a read keeps Delay Between Requests; a version 1 send keeps both, as it was saved', () => {
+		expect(delays(optionsShown(2, 'number', 'check'))).toEqual(['Delay Between Requests (Ms)']);
+		expect(delays(optionsShown(1, 'message', 'sendText'))).toEqual([
+			'Delay Between Requests (Ms)',
+			'Delay Between Messages',
+		]);
+	});
+});

@@ -94,6 +94,14 @@ export async function editorShowsSkipRepeatsWithin(t: ScenarioContext): Promise<
 			NEW_OPTIONS.every((option) => options.includes(option)),
 			options,
 		);
+	const delays = (name: string) =>
+		(seen.listed[name] ?? []).filter((option) => option.startsWith('Delay Between'));
+	report.check(
+		'editor: a version 2 Send Text offers one delay (Delay Between Messages); version 1 keeps both',
+		JSON.stringify(delays('Send Text (version 2)')) === '["Delay Between Messages"]' &&
+			delays('Send Text (version 1)').length === 2,
+		{ v2: delays('Send Text (version 2)'), v1: delays('Send Text (version 1)') },
+	);
 	report.check(
 		'editor: Skip Repeats Within (Hours), once added, shows 8 and its hint under it',
 		seen.shown.value === '8' &&

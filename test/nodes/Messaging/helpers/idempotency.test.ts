@@ -192,6 +192,22 @@ describe('what makes two messages the same', () => {
 		expect(texts()).toHaveLength(3);
 	});
 
+	it('the execution hint counts the repeats and names the execution that sent them', async () => {
+		await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
+		expect(texts()).toHaveLength(3);
+		expect(again.run.data.resultData.runData.Node[0].hints).toEqual(
+			expect.arrayContaining([
+				expect.objectContaining({
+					type: 'info',
+					message: expect.stringMatching(
+						/^2 of 3 messages were not sent again: repeats of messages sent by execution test-\d+, within 8 h \(Options → Skip Repeats Within\)\. Each skipped item says when\.$/,
+					),
+				}),
+			]),
+		);
+	});
+
 	it('0 turns it off in a version 2 node', async () => {
 		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 0 }), orderItems(2), V2);
 		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 0 }), orderItems(2), V2);
@@ -417,7 +433,10 @@ describe("where n8n's processed-items store cannot hold the node's messages (n8n
 						'Skip Repeats Within holds until n8n restarts: this n8n has no processed-items store (n8n 1.66 or newer keeps it in its database).',
 				}),
 				expect.objectContaining({
-					message: expect.stringContaining('1 item was not sent again'),
+					type: 'warning',
+					message: expect.stringMatching(
+						/^Nothing was sent: the message is a repeat of messages sent by execution \S+, within 8 h \(Options → Skip Repeats Within\)/,
+					),
 				}),
 			]),
 		);

@@ -179,8 +179,11 @@ describe('Send Only Between', () => {
 		expect(times).toHaveLength(4);
 		expect(Math.min(...times)).toBe(Date.parse('2026-11-23T09:00:00Z'));
 		expect(run.output('Node')[0].json).toMatchObject({ waitedMs: 10_000 });
+		// Besides the window, the run paused before the 3 messages after the first.
 		expect(hintsOf(run).map((hint) => hint.message)).toEqual([
-			'This run waited 10 s for Send Only Between to open.',
+			expect.stringMatching(
+				/^This run paused \d+ s in all before 3 messages \(Delay Between Messages: 2–6 s at random before each message but the first, so that the WhatsApp account does not send in bursts\), and waited 10 s for Send Only Between to open\.$/,
+			),
 		]);
 	});
 
