@@ -9,7 +9,6 @@ import {
 import { messagingRateApiTest } from '../shared/credential';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
 import { includeRawResponseProperty } from '../shared/aiTool';
-import { OperationRun } from '../shared/execution/operationRun';
 import {
 	buildProperties,
 	listInWords,
@@ -35,8 +34,8 @@ import {
 	SENDING_OPERATIONS,
 	readMessagingOptions,
 	sendPauseNotice,
+	MessagingRun,
 	type MessagingOptions,
-	type MessagingRun,
 } from './parameters';
 
 /** Every resource of the Messaging node, in the order the selector shows them. */
@@ -52,7 +51,7 @@ export const resources: ReadonlyArray<ResourceDefinition<MessagingRun>> = [
 const messagingNode: NodeDefinition<MessagingOptions, MessagingRun> = {
 	resources,
 	readOptions: readMessagingOptions,
-	startRun: (basics) => new OperationRun(basics),
+	startRun: (basics) => new MessagingRun(basics),
 	pacing: ({ parallel, delayMs }) => ({ parallel, delayMs }),
 	runWideOptions: (options) => ({
 		'Parallel Requests': options.parallel,

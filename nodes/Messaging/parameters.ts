@@ -17,7 +17,10 @@ import {
 	type WindowProblem,
 } from './helpers/sendWindow';
 import { normalizePhone } from '../shared/phone';
-import { textValue, type OperationRun } from '../shared/execution/operationRun';
+import { OperationRun, textValue } from '../shared/execution/operationRun';
+import type { IdentifiedSend } from './helpers/idempotency';
+import type { SendPacer } from './helpers/pacing';
+import type { Allowance } from './helpers/sending';
 
 /**
  * The Messaging node's parameters that belong to no single operation: the Options (read once
@@ -89,8 +92,19 @@ const MAX_SKIP_REPEATS_HOURS = 720;
  */
 const MAX_PARALLEL_REQUESTS = 50;
 
-/** What every Messaging operation gets for the run. */
-export type MessagingRun = OperationRun<MessagingOptions>;
+/** What every Messaging operation gets for the run, with what the run's sends share. */
+export class MessagingRun extends OperationRun<MessagingOptions> {
+	/** The pacing of the run's sends (pacing.ts), when the operation sends. */
+	pacer: SendPacer | undefined;
+	/** Each item's message key for Skip Repeats Within (idempotency.ts). */
+	readonly sends = new Map<number, IdentifiedSend>();
+	/** Stop at the Usage Limit: the allowance read once for the run (sending.ts). */
+	allowance: Promise<Allowance> | undefined;
+	/** Send and Wait: this run's wait, so that links of an earlier wait are refused. */
+	waitId: string | undefined;
+	/** Wait for Send Window: the run has waited (once, at its first readable item). */
+	waited = false;
+}
 
 /** The options that apply to sends only. */
 const showForSends = {

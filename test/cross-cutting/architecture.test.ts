@@ -107,4 +107,17 @@ describe('node code', () => {
 		);
 		expect(direct).toEqual([]);
 	});
+
+	it("keeps a run's state on the run object, never in a module-level map keyed by a run", () => {
+		const keyedByRun = NODE_FILES.flatMap((file) =>
+			[
+				...readFileSync(join(ROOT, file), 'utf8').matchAll(
+					/^(?:export )?const \w+ = new Weak(?:Map|Set)<\s*(\w+)/gm,
+				),
+			]
+				.filter((match) => /Run$/.test(match[1]))
+				.map((match) => `${file}: ${match[0]}`),
+		);
+		expect(keyedByRun).toEqual([]);
+	});
 });

@@ -40,12 +40,10 @@ export interface SendIdentity {
 	content: () => unknown[] | Promise<unknown[]>;
 }
 
-interface IdentifiedSend {
+export interface IdentifiedSend {
 	key: string;
 	phone: string;
 }
-
-const identified = new WeakMap<MessagingRun, Map<number, IdentifiedSend>>();
 
 /** Records the item's idempotency key for the run (nothing when Skip Repeats Within is off). */
 export async function identifySend(
@@ -63,12 +61,7 @@ export async function identifySend(
 		.update(JSON.stringify(['v1', send.operation, ...account, send.phone, ...what]))
 		.digest('hex')
 		.slice(0, 32);
-	let sends = identified.get(run);
-	if (!sends) {
-		sends = new Map();
-		identified.set(run, sends);
-	}
-	sends.set(itemIndex, { key, phone: send.phone });
+	run.sends.set(itemIndex, { key, phone: send.phone });
 }
 
 /** SHA-256 of a file given as clean base64, decoded piece by piece (never a second copy of a large file). */
@@ -108,7 +101,7 @@ class IdempotencyGate implements CallGate {
 	) {}
 
 	private get sends(): Map<number, IdentifiedSend> {
-		return identified.get(this.run) ?? new Map();
+		return this.run.sends;
 	}
 
 	async admit(itemIndexes: number[]): Promise<Map<number, GateOutcome>> {

@@ -24,27 +24,24 @@ import { describeWindow, windowState, type SendWindow } from './sendWindow';
  * its request, pacing included); the execution hint tells when the cap or window held the run.
  */
 
-const pacers = new WeakMap<MessagingRun, SendPacer>();
-
 /** The gate of a send's run (Send Text, Send File, Send and Wait); undefined for other operations. */
 export function pacingGate(ctx: IExecuteFunctions, run: MessagingRun, sends: boolean) {
 	if (!sends) return undefined;
-	const pacer = new SendPacer(ctx, run);
-	pacers.set(run, pacer);
-	return pacer;
+	run.pacer = new SendPacer(ctx, run);
+	return run.pacer;
 }
 
 /** After an item's request: its Account Cap entry counts from the request's end. */
 export async function requestEnded(run: MessagingRun, itemIndex: number): Promise<void> {
-	await pacers.get(run)?.requestEnded(itemIndex);
+	await run.pacer?.requestEnded(itemIndex);
 }
 
 /** How long the item slept before its request (its pause, the cap, the window), in ms; 0 when nothing held it. */
 export function waitedMs(run: MessagingRun, itemIndex: number): number {
-	return pacers.get(run)?.waited.get(itemIndex) ?? 0;
+	return run.pacer?.waited.get(itemIndex) ?? 0;
 }
 
-class SendPacer implements CallGate {
+export class SendPacer implements CallGate {
 	readonly waited = new Map<number, number>();
 	/** The cap's entry of each item that took one, moved to its request's end (`requestEnded`). */
 	private readonly capEntries = new Map<number, string>();

@@ -86,7 +86,7 @@ function sendResultJson(result: unknown, phone: string): IDataObject {
  * there (the items before it were sent).
  */
 
-interface Allowance {
+export interface Allowance {
 	/** Messages the account could still send when the run started; null when the gateway does not say. */
 	remaining: number | null;
 	limit: number | null;
@@ -95,17 +95,11 @@ interface Allowance {
 	granted: number;
 }
 
-const allowances = new WeakMap<MessagingRun, Promise<Allowance>>();
-
 /** Waits for the run's allowance (read once) and takes one send from it, or fails the item without sending. */
 async function takeSendSlot(run: MessagingRun, itemIndex: number): Promise<void> {
 	if (!run.options(itemIndex).stopAtUsageLimit) return;
-	let pending = allowances.get(run);
-	if (!pending) {
-		pending = readAllowance(run);
-		allowances.set(run, pending);
-	}
-	const allowance = await pending;
+	run.allowance ??= readAllowance(run);
+	const allowance = await run.allowance;
 	if (allowance.remaining === null || allowance.granted < allowance.remaining) {
 		allowance.granted++;
 		return;

@@ -185,15 +185,9 @@ export const description: INodeProperties[] = [
 export const endpoint = endpoints.sendMessage;
 
 /** Identifies one wait of the node (one run): links of an earlier wait of the same execution are refused. */
-const waitIds = new WeakMap<MessagingRun, string>();
-
 function waitIdOf(run: MessagingRun): string {
-	let id = waitIds.get(run);
-	if (!id) {
-		id = randomBytes(6).toString('hex');
-		waitIds.set(run, id);
-	}
-	return id;
+	run.waitId ??= randomBytes(6).toString('hex');
+	return run.waitId;
 }
 
 export async function execute(

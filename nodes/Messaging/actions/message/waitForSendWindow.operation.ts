@@ -35,9 +35,6 @@ export const description: INodeProperties[] = forOperation(
 	sendWindowFields(),
 );
 
-/** Runs that have waited (once per run, at the first item whose window is readable). */
-const held = new WeakSet<MessagingRun>();
-
 /**
  * Every item passes through unchanged. The wait is the run's, once, while the first item is
  * checked: nothing is sent by this step, so waiting before the other items pass costs nothing.
@@ -57,8 +54,8 @@ export async function execute(
 	const window = readSendWindow(asOptions(fields), this.getTimezone());
 	if ('problem' in window)
 		throw inputError(run.node, itemIndex, window.field, window.problem, window.fix);
-	if (!held.has(run)) {
-		held.add(run);
+	if (!run.waited) {
+		run.waited = true;
 		await holdUntilWindow(this, run, window);
 	}
 	const item = this.getInputData()[itemIndex];
