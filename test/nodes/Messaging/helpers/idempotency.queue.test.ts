@@ -16,7 +16,6 @@ import {
 import { processedItems } from '../../../harness/processedItems';
 import { useQueueMode } from '../../../harness/redisServer';
 import { useSandbox } from '../../../harness/useSandbox';
-import { sendOptions } from '../../../harness/sendOptions';
 import { useVirtualTime } from '../../../harness/virtualTime';
 
 const sandbox = useSandbox();
@@ -107,7 +106,7 @@ it('sends only what it still holds: a claim taken over while the item waited for
 	jest.restoreAllMocks();
 	const running = runMessaging(
 		sandbox,
-		mappedSendText(sendOptions({ delayMs: 400 })),
+		mappedSendText({ messageDelay: { range: { minSeconds: 0.4, maxSeconds: 0.4 } } }),
 		orderItems(3),
 		V2,
 	);
