@@ -76,6 +76,10 @@ export function readMemory(stored: unknown, account: string): Memory | undefined
 export const shortHash = (...parts: string[]) =>
 	createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 24);
 
+/** A server's words of any length are cut, so that items and the memory stay small. */
+const bounded = (text: string, length: number) =>
+	text.length <= length ? text : `${text.slice(0, length - 1).replace(/[\uD800-\uDBFF]$/, '')}…`;
+
 export function readSnapshot(
 	answers: Answers,
 	at: string,
@@ -96,12 +100,13 @@ export function readSnapshot(
 	};
 	snapshot.session = read('session', (answer): Session => {
 		const { stated, connected, status, hint, qrCode } = readSessionAnswer(answer);
+		const message = hint === undefined ? undefined : bounded(hint, 300);
 		if (!stated)
 			throw new Error(
-				`Get Status answered without a status or a QR code${hint ? `: "${hint}"` : ''}`,
+				`Get Status answered without a status or a QR code${message ? `: "${message}"` : ''}`,
 			);
 		const qr = qrCode === undefined ? undefined : { code: qrCode, sha: shortHash('qr', qrCode) };
-		return { connected, status, hint, qr };
+		return { connected, status: bounded(status, 64), hint: message, qr };
 	});
 	snapshot.webhook = read('webhook', (answer) => {
 		const url = readAccountAnswer(answer).webhookUrl;
