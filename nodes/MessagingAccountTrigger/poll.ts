@@ -49,9 +49,11 @@ export async function pollAccount(this: IPollFunctions): Promise<INodeExecutionD
 	// n8n saves static data after the first poll of an activation, whatever it returns.
 	const firstPoll = !activation.polled;
 	Object.assign(activation, { polled: true, outage: current.outage });
+	// The items first: the memory moves on only with what was reported.
+	const output = await toItems(this, items, settings, at);
 	if (asJson(stored) !== asJson(memory)) staticData[MEMORY_KEY] = memory as unknown as IDataObject;
 
-	if (items.length > 0) return [await toItems(this, items, settings, at)];
+	if (output.length > 0) return [output];
 	if (unknownBefore) throw failureOf(this, current, settings);
 	// Every change but the status word within one state is saved, with an empty result.
 	if (!firstPoll && asJson(stored, 'status') !== asJson(memory, 'status')) return [[]];
@@ -131,7 +133,15 @@ async function toItems(
 		events.map(async ({ qrCode, ...fields }): Promise<INodeExecutionData> => {
 			const json: IDataObject = { ...fields, checkedAt };
 			if (qrCode === undefined) return { json };
-			const qr = await qrImage(qrCode);
+			const qr = await qrImage(qrCode).catch((error: Error) => error);
+			// A code no image can hold still needs a scan: the event goes out and says why it has no image.
+			if (qr instanceof Error)
+				return {
+					json: {
+						...json,
+						qrImageError: `No image: ${qr.message}. Scan the code on the gateway's own page.`,
+					},
+				};
 			const binary = await ctx.helpers.prepareBinaryData(qr.image, qr.fileName, qr.mimeType);
 			return {
 				json: { ...json, qrImageField: settings.qrField },
