@@ -9,17 +9,11 @@ import {
 import { messagingRateApiTest } from '../shared/credential';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
 import { subtitleExpression } from '../shared/subtitle';
+import { EVENTS } from './health';
 import { triggerProperties } from './parameters';
 import { pollAccount } from './poll';
 
-const EVENT_NAMES: Record<string, string> = {
-	disconnected: 'Disconnected',
-	connected: 'Connected Again',
-	qrCodeNeeded: 'QR Code Needed',
-	webhookChanged: 'Webhook Changed',
-	usageLimit: 'Usage Limit',
-	gatewayUnreachable: 'Unreachable',
-};
+const EVENT_NAMES = Object.fromEntries(EVENTS.map((e) => [e.name, e.subtitle ?? e.displayName]));
 
 /** `Disconnected, QR Code Needed` on the canvas (a value the editor cannot read is left out). */
 const SUBTITLE = subtitleExpression(
@@ -29,8 +23,8 @@ const SUBTITLE = subtitleExpression(
 /**
  * Watches one gateway account on n8n's polling schedule and starts the workflow when its
  * WhatsApp session disconnects or connects again, a QR code waits to be scanned, its webhook
- * changes, its usage limit runs out, or the gateway stops answering (poll.ts; the rules are in
- * healthWatch.ts; docs/messaging-account-trigger.md).
+ * changes, its usage limit runs out, or the gateway stops answering (poll.ts; the events are in
+ * health.ts; docs/messaging-account-trigger.md).
  */
 export class MessagingAccountTrigger implements INodeType {
 	description: INodeTypeDescription = {

@@ -3,52 +3,31 @@ import { NodeOperationError, type INodeProperties, type IPollFunctions } from 'n
 import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gatewayAccount';
 import { asOptions, optionText, optionsCollection } from '../shared/optionsCollection';
 import { normalizePhone } from '../shared/phone';
-import type { UsageRule, WatchSettings, WatchedEvent } from './healthWatch';
+import { EVENTS } from './health';
 
 /** The Messaging Account Trigger's parameters and how they are read on each poll. */
 
+export type WatchedEvent =
+	| 'disconnected'
+	| 'connected'
+	| 'qrCodeNeeded'
+	| 'webhookChanged'
+	| 'usageLimit'
+	| 'gatewayUnreachable';
+
+/** Usage Limit Fires When: fewer than `below` percent or messages left, or only blocked sending. */
+export type UsageRule = { readonly kind: 'percent' | 'count' | 'blocked'; readonly below: number };
+
 const forEvent = (...events: WatchedEvent[]) => ({ show: { events } });
 
-const EVENT_OPTIONS: Array<{ name: string; value: WatchedEvent; description: string }> = [
-	{
-		name: 'Connected Again',
-		value: 'connected',
-		description: 'The WhatsApp session is connected again after it was not',
-	},
-	{
-		name: 'Disconnected',
-		value: 'disconnected',
-		description:
-			'The WhatsApp session stopped being connected (the phone logged out, the session ended, the gateway is restarting it)',
-	},
-	{
-		name: 'Gateway Unreachable',
-		value: 'gatewayUnreachable',
-		description: 'The gateway did not answer a number of polls in a row (you set how many)',
-	},
-	{
-		name: 'QR Code Needed',
-		value: 'qrCodeNeeded',
-		description:
-			'The gateway shows a QR code to scan: the item carries it as a PNG image, again when the code changes (bounded)',
-	},
-	{
-		name: 'Usage Limit Running Out',
-		value: 'usageLimit',
-		description:
-			'The messages left fall below a percentage or a number you set, or sending is blocked: once per crossing',
-	},
-	{
-		name: 'Webhook Changed',
-		value: 'webhookChanged',
-		description:
-			'The webhook URL the gateway holds for the account changed (another system or workflow took it over): the item names the old and new origin, never a path or secret',
-	},
-];
+const EVENT_OPTIONS = EVENTS.map(({ displayName, name, description }) => ({
+	name: displayName,
+	value: name,
+	description,
+})).sort((a, b) => a.name.localeCompare(b.name));
 
 const DEFAULT_QR_CODES_PER_DISCONNECTION = 3;
 const DEFAULT_MINUTES_BETWEEN_QR_CODES = 5;
-const DEFAULT_QR_FIELD = 'qrCode';
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -143,7 +122,7 @@ export const triggerProperties: INodeProperties[] = [
 			displayName: 'Put QR Image in Field',
 			name: 'qrBinaryPropertyName',
 			type: 'string',
-			default: DEFAULT_QR_FIELD,
+			default: 'qrCode',
 			description: 'Name of the binary field of a QR Code Needed item that holds the PNG image',
 		},
 		{
@@ -166,24 +145,33 @@ export const triggerProperties: INodeProperties[] = [
 	]),
 ];
 
-export interface TriggerSettings extends WatchSettings {
+export interface TriggerSettings {
+	readonly events: ReadonlySet<WatchedEvent>;
 	/** Account → Check's `whatsapp_number` (digits), when Webhook Changed is picked. */
 	readonly accountNumber: string;
+	readonly usageRule: UsageRule;
+	readonly failedPolls: number;
+	readonly qrCodesPerDisconnection: number;
+	readonly minutesBetweenQrCodes: number;
+	readonly reportProblemsAtStart: boolean;
 	readonly qrField: string;
 	readonly version: string;
 }
 
-const EVENTS = new Set<string>(EVENT_OPTIONS.map((option) => option.value));
+const EVENT_NAMES = new Set<string>(EVENTS.map((event) => event.name));
 
 /** The node's settings for this poll; a mistake is an error naming the field and the fix. */
 export function readTriggerSettings(ctx: IPollFunctions): TriggerSettings {
-	const node = ctx.getNode();
 	const fail = (field: string, problem: string, fix: string) =>
-		new NodeOperationError(node, `Field "${field}" ${problem}`, { description: fix });
+		new NodeOperationError(ctx.getNode(), `Field "${field}" ${problem}`, { description: fix });
+	const numberIn = (value: unknown, valid: boolean, field: string, is: string, fix: string) => {
+		if (!valid) throw fail(field, `is not ${is}: ${JSON.stringify(value)}`, fix);
+		return value as number;
+	};
 
 	const picked = ctx.getNodeParameter('events', []);
 	const list = Array.isArray(picked) ? picked : [];
-	const unknown = list.filter((event) => !EVENTS.has(String(event)));
+	const unknown = list.filter((event) => !EVENT_NAMES.has(String(event)));
 	if (unknown.length > 0 || list.length === 0)
 		throw fail(
 			'Trigger On',
@@ -204,74 +192,69 @@ export function readTriggerSettings(ctx: IPollFunctions): TriggerSettings {
 		accountNumber = parsed.phone;
 	}
 
-	let usageRule: UsageRule = { kind: 'blocked' };
-	if (events.has('usageLimit')) {
-		const kind = ctx.getNodeParameter('usageRule', 'percent');
-		if (kind === 'percent') {
-			const percent = Number(ctx.getNodeParameter('usagePercent', 10));
-			if (!(Number.isFinite(percent) && percent >= 0 && percent <= 100))
-				throw fail(
-					'Percentage Left',
-					`is not a percentage: ${JSON.stringify(percent)}`,
-					'Enter a number from 0 to 100, e.g. 10.',
-				);
-			usageRule = { kind, percent };
-		} else if (kind === 'count') {
-			const count = Number(ctx.getNodeParameter('usageCount', 100));
-			if (!(Number.isInteger(count) && count >= 0))
-				throw fail(
-					'Messages Left',
-					`is not a whole number: ${JSON.stringify(count)}`,
-					'Enter a number of messages, e.g. 100.',
-				);
-			usageRule = { kind, count };
-		} else if (kind !== 'blocked') {
-			throw fail(
-				'Usage Limit Fires When',
-				`is not a known choice: ${JSON.stringify(kind)}`,
-				'Pick one of the listed choices.',
-			);
-		}
+	const kind = events.has('usageLimit') ? ctx.getNodeParameter('usageRule', 'percent') : 'blocked';
+	let below = 0;
+	if (kind === 'percent') {
+		const percent = Number(ctx.getNodeParameter('usagePercent', 10));
+		below = numberIn(
+			percent,
+			percent >= 0 && percent <= 100,
+			'Percentage Left',
+			'a percentage',
+			'Enter a number from 0 to 100, e.g. 10.',
+		);
+	} else if (kind === 'count') {
+		const count = Number(ctx.getNodeParameter('usageCount', 100));
+		below = numberIn(
+			count,
+			Number.isInteger(count) && count >= 0,
+			'Messages Left',
+			'a whole number',
+			'Enter a number of messages, e.g. 100.',
+		);
+	} else if (kind !== 'blocked') {
+		throw fail(
+			'Usage Limit Fires When',
+			`is not a known choice: ${JSON.stringify(kind)}`,
+			'Pick one of the listed choices.',
+		);
 	}
 
-	const failedPolls = events.has('gatewayUnreachable')
-		? Number(ctx.getNodeParameter('failedPolls', 3))
-		: 1;
-	if (!(Number.isInteger(failedPolls) && failedPolls >= 1 && failedPolls <= 1000))
-		throw fail(
-			'Failed Polls Before Firing',
-			`is not a whole number from 1 to 1000: ${JSON.stringify(failedPolls)}`,
-			'Enter how many polls in a row may fail, e.g. 3.',
-		);
-
+	const failedPolls = Number(
+		events.has('gatewayUnreachable') ? ctx.getNodeParameter('failedPolls', 3) : 1,
+	);
 	const options = asOptions(ctx.getNodeParameter('options', {}));
-	const qrCodesPerDisconnection = Number(
+	const perDisconnection = Number(
 		options.qrCodesPerDisconnection ?? DEFAULT_QR_CODES_PER_DISCONNECTION,
 	);
-	if (!(Number.isInteger(qrCodesPerDisconnection) && qrCodesPerDisconnection >= 1))
-		throw fail(
-			'QR Codes per Disconnection',
-			`is not a whole number of 1 or more: ${JSON.stringify(qrCodesPerDisconnection)}`,
-			'Enter e.g. 3.',
-		);
-	const minutesBetweenQrCodes = Number(
-		options.minutesBetweenQrCodes ?? DEFAULT_MINUTES_BETWEEN_QR_CODES,
-	);
-	if (!(Number.isFinite(minutesBetweenQrCodes) && minutesBetweenQrCodes >= 0))
-		throw fail(
-			'Minutes Between QR Codes',
-			`is not a number of minutes: ${JSON.stringify(minutesBetweenQrCodes)}`,
-			'Enter e.g. 5.',
-		);
+	const minutesBetween = Number(options.minutesBetweenQrCodes ?? DEFAULT_MINUTES_BETWEEN_QR_CODES);
 	return {
 		events,
 		accountNumber,
-		usageRule,
-		failedPolls,
-		qrCodesPerDisconnection,
-		minutesBetweenQrCodes,
+		usageRule: { kind, below },
+		failedPolls: numberIn(
+			failedPolls,
+			Number.isInteger(failedPolls) && failedPolls >= 1 && failedPolls <= 1000,
+			'Failed Polls Before Firing',
+			'a whole number from 1 to 1000',
+			'Enter how many polls in a row may fail, e.g. 3.',
+		),
+		qrCodesPerDisconnection: numberIn(
+			perDisconnection,
+			Number.isInteger(perDisconnection) && perDisconnection >= 1,
+			'QR Codes per Disconnection',
+			'a whole number of 1 or more',
+			'Enter e.g. 3.',
+		),
+		minutesBetweenQrCodes: numberIn(
+			minutesBetween,
+			Number.isFinite(minutesBetween) && minutesBetween >= 0,
+			'Minutes Between QR Codes',
+			'a number of minutes',
+			'Enter e.g. 5.',
+		),
 		reportProblemsAtStart: options.reportProblemsAtStart !== false,
-		qrField: optionText(options, 'qrBinaryPropertyName', DEFAULT_QR_FIELD),
+		qrField: optionText(options, 'qrBinaryPropertyName', 'qrCode'),
 		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),
 	};
 }

@@ -1,202 +1,152 @@
 import { randomBytes } from 'crypto';
-import { type IDataObject, type INodeExecutionData, type IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { readCredential } from '../shared/credential';
 import { toNodeError } from '../shared/errors';
-import { checkAccount, readAccountAnswer } from '../shared/gatewayAccount';
-import { readSessionAnswer } from '../shared/gatewaySession';
+import { checkAccount } from '../shared/gatewayAccount';
 import { qrImage } from '../shared/qrImage';
 import { ApiClient, ApiError, endpoints } from '../shared/transport';
-import { readUsageLimit } from '../shared/usageLimit';
-import {
-	decide,
-	readMemory,
-	requestsFor,
-	sampleEvents,
-	shortHash,
-	type HealthEvent,
-	type Observation,
-	type PollDecision,
-	type PollStreak,
-	type Reading,
-	type SessionReading,
-	type WebhookReading,
-} from './healthWatch';
+import * as health from './health';
 import { readTriggerSettings, type TriggerSettings } from './parameters';
 
 /** Where the trigger keeps what it saw, in the node's static data (saved with the workflow). */
 const MEMORY_KEY = 'accountHealth';
-
 /**
- * Failed polls in a row, per activation: keyed by the node's static data object, which lives as
- * long as n8n's `Workflow` of the activation (a restart, reactivation or update starts anew). It
- * is never saved, so that a save does not carry a count that a restart would make stale.
+ * Failed polls in a row, per activation: a property of the running workflow's static data that
+ * is not enumerable, so n8n never saves it (a restart starts the count again, never stale).
  */
-const streaks = new WeakMap<object, PollStreak>();
+const ACTIVATION_KEY = 'accountHealthActivation';
+type Activation = { polled: boolean; outage?: health.Snapshot['outage'] };
 
 /**
- * One poll: the requests the chosen events need (at most three), compared with what earlier
- * polls saw (healthWatch.ts). Returns the events that fired; an empty result when a watched state
- * changed without firing, so that n8n saves the memory (it saves static data only when a poll
- * returns something, and once after activation); or null. In the editor ("Fetch Test Event",
- * manual mode) it returns one sample item per chosen event from the account's state now and leaves
- * the memory alone.
+ * One poll: the requests the chosen events need, read into a snapshot and compared with the
+ * memory (health.ts). Returns the events that fired; an empty result when a watched state changed
+ * without one, so that n8n saves the memory (it saves static data only when a poll returns
+ * something, and once after activation); or null. "Fetch Test Event" (manual mode) returns one
+ * sample per chosen event and leaves the memory alone.
  */
 export async function pollAccount(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const settings = readTriggerSettings(this);
 	const credentials = await readCredential(this);
-	const account = shortHash('account', credentials.baseUrl, credentials.clientId);
-	const observation = await observe(new ApiClient(credentials), settings);
+	const account = health.shortHash('account', credentials.baseUrl, credentials.clientId);
 	const staticData = this.getWorkflowStaticData('node');
 	const stored = staticData[MEMORY_KEY];
-	const remembered = readMemory(stored, account);
+	const salt = randomBytes(12).toString('hex');
+	const previous = health.readMemory(stored, account) ?? { v: 1, account, salt };
+	const at = new Date().toISOString();
+	const answers = await ask(new ApiClient(credentials), settings);
 
 	if (this.getMode() === 'manual') {
-		const failure = [observation.session, observation.webhook, observation.usage].find(
-			(reading) => reading && !reading.ok,
-		);
-		if (failure && !failure.ok) throw pollError(this, failure.error, undefined);
-		return [
-			await toItems(
-				this,
-				sampleEvents(settings, observation, remembered),
-				settings,
-				observation.at,
-			),
-		];
+		const current = health.readSnapshot(answers, at, previous.salt, settings);
+		if (current.failures.length > 0) throw failureOf(this, current, settings);
+		return [await toItems(this, health.samples(previous, current, settings), settings, at)];
 	}
+	if (!Object.hasOwn(staticData, ACTIVATION_KEY))
+		Object.defineProperty(staticData, ACTIVATION_KEY, { value: { polled: false } });
+	const activation = staticData[ACTIVATION_KEY] as unknown as Activation;
+	const current = health.readSnapshot(answers, at, previous.salt, settings, activation.outage);
+	const { items, memory, unknownBefore } = health.events(previous, current, settings);
+	// n8n saves static data after the first poll of an activation, whatever it returns.
+	const firstPoll = !activation.polled;
+	Object.assign(activation, { polled: true, outage: current.outage });
+	// The items first: the memory moves on only with what was reported.
+	const output = await toItems(this, items, settings, at);
+	if (asJson(stored) !== asJson(memory)) staticData[MEMORY_KEY] = memory as unknown as IDataObject;
 
-	// The first poll of an activation: n8n saves static data right after it, whatever it returns.
-	const firstPoll = !streaks.has(staticData);
-	const decision = decide(
-		settings,
-		remembered,
-		observation,
-		streaks.get(staticData) ?? { failed: 0 },
-		{
-			account,
-			salt: randomBytes(12).toString('hex'),
-		},
-	);
-	streaks.set(staticData, decision.streak);
-	if (JSON.stringify(decision.memory) !== JSON.stringify(stored ?? null))
-		staticData[MEMORY_KEY] = decision.memory as unknown as IDataObject;
-
-	if (decision.events.length > 0)
-		return [await toItems(this, decision.events, settings, observation.at)];
-	if (decision.baselineFailed) throw failureOf(this, decision, settings);
-	if (decision.mustSave && !firstPoll) return [[]];
-	if (decision.failures.length === 0 || firstPoll) return null;
+	if (output.length > 0) return [output];
+	if (unknownBefore) throw failureOf(this, current, settings);
+	// Every change but the status word within one state is saved, with an empty result.
+	if (!firstPoll && asJson(stored, 'status') !== asJson(memory, 'status')) return [[]];
 	const quiet =
-		settings.events.has('gatewayUnreachable') && decision.failures.every((f) => f.noAnswer);
+		firstPoll ||
+		current.failures.every((f) => f.noAnswer && settings.events.has('gatewayUnreachable'));
 	if (quiet) return null;
-	throw failureOf(this, decision, settings);
+	throw failureOf(this, current, settings);
 }
 
-/** The requests the events need, at the same time; each one's answer or failure. */
-async function observe(client: ApiClient, settings: TriggerSettings): Promise<Observation> {
-	const at = new Date().toISOString();
-	const needs = requestsFor(settings.events);
-	const [session, webhook, usage] = await Promise.all([
-		needs.session ? reading(async () => sessionOf(await client.call(endpoints.status))) : undefined,
-		needs.webhook
-			? reading(async () =>
-					webhookOf(
-						await checkAccount(
-							client,
-							// Check Account takes a webhook too; empty, so that nothing is claimed for this account.
-							{ whatsapp_number: settings.accountNumber, whatsapp_webhook: '' },
-							{ version: settings.version },
-						),
-					),
-				)
-			: undefined,
-		needs.usage
-			? reading(async () => readUsageLimit(await client.call(endpoints.limit)))
-			: undefined,
-	]);
-	return { at, session, webhook, usage };
-}
+/** The memory as JSON, its keys sorted (a database may reorder them); `leaveOut` left out. */
+const asJson = (memory: unknown, leaveOut?: string) =>
+	JSON.stringify(memory ?? null, (key, field: unknown) => {
+		if (key === leaveOut) return undefined;
+		if (!field || typeof field !== 'object') return field;
+		return Object.fromEntries(Object.entries(field).sort(([a], [b]) => (a < b ? -1 : 1)));
+	});
 
-async function reading<T>(request: () => Promise<T>): Promise<Reading<T>> {
-	try {
-		return { ok: true, value: await request() };
-	} catch (error) {
-		const failure = error instanceof Error ? error : new Error(String(error));
-		return { ok: false, error: failure, noAnswer: isNoAnswer(failure) };
-	}
+/** The requests the events need, at the same time (Gateway Unreachable alone asks Get Status). */
+async function ask(client: ApiClient, settings: TriggerSettings): Promise<health.Answers> {
+	const request = {
+		session: () => client.call(endpoints.status),
+		// Check Account takes a webhook too; empty, so that nothing is claimed for this account.
+		webhook: () =>
+			checkAccount(
+				client,
+				{ whatsapp_number: settings.accountNumber, whatsapp_webhook: '' },
+				{ version: settings.version },
+			),
+		usage: () => client.call(endpoints.limit),
+	};
+	const parts = (['session', 'webhook', 'usage'] as const).filter((part) =>
+		health.watches(settings, part),
+	);
+	const answers = await Promise.all(
+		(parts.length > 0 ? parts : (['session'] as const)).map(async (part) => {
+			try {
+				return [part, { ok: true, value: await request[part]() }];
+			} catch (caught) {
+				const error = caught instanceof Error ? caught : new Error(String(caught));
+				return [part, { ok: false, error, noAnswer: isNoAnswer(error) }];
+			}
+		}),
+	);
+	return Object.fromEntries(answers) as health.Answers;
 }
 
 /** The gateway gave no answer at all: the network, a time-out, or a proxy's page instead of the API. */
-function isNoAnswer(error: Error): boolean {
-	if (!(error instanceof ApiError)) return false;
-	if (error.kind === 'network' || error.kind === 'timeout' || error.kind === 'invalid-response')
-		return true;
-	return error.kind === 'http' && (error.httpStatus ?? 0) >= 500;
-}
-
-function sessionOf(result: unknown): SessionReading {
-	const session = readSessionAnswer(result);
-	if (!session.stated)
-		throw new Error(
-			`Get Status answered without a status or a QR code${session.hint ? `: "${session.hint}"` : ''}`,
-		);
-	return {
-		connected: session.connected,
-		status: session.status,
-		qrCode: session.qrCode,
-		hint: session.hint,
-	};
-}
-
-function webhookOf(result: unknown): WebhookReading {
-	const url = readAccountAnswer(result).webhookUrl;
-	if (url === undefined)
-		throw new Error(
-			'Check Account answered without the webhook, so this gateway cannot tell when it changes',
-		);
-	return { url };
-}
+const isNoAnswer = (error: Error) =>
+	error instanceof ApiError &&
+	(['network', 'timeout', 'invalid-response'].includes(error.kind) ||
+		(error.kind === 'http' && (error.httpStatus ?? 0) >= 500));
 
 /** The error of a failed poll: the first failure, with how long polls have been failing. */
-function failureOf(ctx: IPollFunctions, decision: PollDecision, settings: TriggerSettings): Error {
-	const first = decision.failures[0];
-	const streak = decision.streak;
-	const inARow =
-		streak.failed > 1
-			? ` The gateway has not answered ${streak.failed} polls in a row (since ${streak.since}).${settings.events.has('gatewayUnreachable') ? '' : ' Pick "Gateway Unreachable" in Trigger On to get one event instead of a failed execution per poll.'}`
-			: '';
-	return pollError(ctx, first?.error ?? new Error('the poll failed'), inARow);
-}
-
-function pollError(ctx: IPollFunctions, error: Error, more: string | undefined): Error {
-	const nodeError = toNodeError(ctx.getNode(), error, { action: "read the account's health" });
-	if (more) nodeError.description = `${nodeError.description ?? ''}${more}`.trim();
-	return nodeError;
+function failureOf(
+	ctx: IPollFunctions,
+	{ failures, outage }: health.Snapshot,
+	settings: TriggerSettings,
+) {
+	const error = toNodeError(ctx.getNode(), failures[0]?.error ?? new Error('the poll failed'), {
+		action: "read the account's health",
+	});
+	if (outage && outage.polls > 1)
+		error.description =
+			`${error.description ?? ''} The gateway has not answered ${outage.polls} polls in a row (since ${outage.since}).${settings.events.has('gatewayUnreachable') ? '' : ' Pick "Gateway Unreachable" in Trigger On to get one event instead of a failed execution per poll.'}`.trim();
+	return error;
 }
 
 /** The events as output items; a QR code becomes a PNG in the binary field, never JSON. */
 async function toItems(
 	ctx: IPollFunctions,
-	events: HealthEvent[],
+	events: health.HealthEvent[],
 	settings: TriggerSettings,
 	checkedAt: string,
 ): Promise<INodeExecutionData[]> {
-	const items: INodeExecutionData[] = [];
-	for (const { qrCode, ...fields } of events) {
-		const json = { ...fields, checkedAt } as IDataObject;
-		if (qrCode === undefined) {
-			items.push({ json });
-			continue;
-		}
-		const qr = await qrImage(qrCode);
-		json.qrImageField = settings.qrField;
-		items.push({
-			json,
-			binary: {
-				[settings.qrField]: await ctx.helpers.prepareBinaryData(qr.image, qr.fileName, qr.mimeType),
-			},
-		});
-	}
-	return items;
+	return await Promise.all(
+		events.map(async ({ qrCode, ...fields }): Promise<INodeExecutionData> => {
+			const json: IDataObject = { ...fields, checkedAt };
+			if (qrCode === undefined) return { json };
+			const qr = await qrImage(qrCode).catch((error: Error) => error);
+			// A code no image can hold still needs a scan: the event goes out and says why it has no image.
+			if (qr instanceof Error)
+				return {
+					json: {
+						...json,
+						qrImageError: `No image: ${qr.message}. Scan the code on the gateway's own page.`,
+					},
+				};
+			const binary = await ctx.helpers.prepareBinaryData(qr.image, qr.fileName, qr.mimeType);
+			return {
+				json: { ...json, qrImageField: settings.qrField },
+				binary: { [settings.qrField]: binary },
+			};
+		}),
+	);
 }

@@ -6,7 +6,7 @@
 import { LoggerProxy } from 'n8n-workflow';
 
 import { sharedTokenCache } from '../../nodes/shared/transport';
-import { GATEWAY_DOWN, failureOf } from '../harness/accountTriggerNode';
+import { GATEWAY_DOWN, failureOf, itemsOf } from '../harness/accountTriggerNode';
 import { sandboxCredential } from '../harness/engine';
 import { expectNoSecret } from '../harness/hostile';
 import { ACCOUNT_TRIGGER_TYPE, PollHarness } from '../harness/pollEngine';
@@ -121,5 +121,28 @@ describe('Messaging Account Trigger: no secret anywhere', () => {
 		expect(error.message).toMatch(/refused/);
 		expectNoSecret('error', error, secretsNow());
 		expectNoSecret('logs', logged, secretsNow());
+	});
+});
+
+describe('Messaging Account Trigger: a server word of any size', () => {
+	it('keeps a 200 KB status word and hint short, in the item and in static data', async () => {
+		const account = trigger();
+		await account.activate();
+		const huge = 'loading '.repeat(25_000);
+		sandbox.addFaults([
+			{
+				kind: 'answer',
+				probability: 1,
+				match: { rpcMethod: 'status' },
+				result: { accountStatus: huge, error: huge },
+			},
+		]);
+		const [disconnected] = itemsOf(await account.poll());
+		const { event, status, message } = disconnected.json as Record<string, string>;
+		expect([event, status.length, message.length]).toEqual(['disconnected', 64, 300]);
+		expect(status).toBe(`${huge.slice(0, 63)}…`);
+		expect(message).toBe(`${huge.slice(0, 299)}…`);
+		// The memory holds the cut word: static data stays under 1 KB.
+		expect(JSON.stringify(account.staticData()).length).toBeLessThan(1000);
 	});
 });

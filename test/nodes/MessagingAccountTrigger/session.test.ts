@@ -191,6 +191,30 @@ describe('Messaging Account Trigger: QR Code Needed', () => {
 		expect(eventsOf(await trigger.poll())).toEqual(['qrCodeNeeded']);
 	});
 
+	it('reports a QR code no image can hold, once, with why its item has no image', async () => {
+		const trigger = accountTrigger(sandbox, { events: ['disconnected', 'qrCodeNeeded'] });
+		await trigger.activate();
+		// A payload longer than any QR code can hold: the gateway shows it all the same.
+		sandbox.addFaults([
+			{
+				kind: 'answer',
+				probability: 1,
+				match: { rpcMethod: 'status' },
+				result: { accountStatus: 'got qr code', qrCode: `2@${'A'.repeat(5000)}` },
+			},
+		]);
+		const fired = await trigger.poll();
+		expect(eventsOf(fired)).toEqual(['disconnected', 'qrCodeNeeded']);
+		const [, needed] = itemsOf(fired);
+		expect(needed.binary).toBeUndefined();
+		expect(needed.json).not.toHaveProperty('qrImageField');
+		expect(needed.json.qrImageError).toMatch(/^No image: .*too big.*gateway's own page/);
+		expect(JSON.stringify(needed.json)).not.toContain('AAAAAAAA');
+		// Reported and saved: neither the next poll nor a restart reports it again.
+		expect((await trigger.poll()).returned).toBeNull();
+		expect(verdictOf(await trigger.activate())).toBe('nothing');
+	});
+
 	it("names its binary field as told, and decodes an older gateway's ready-made image", async () => {
 		await sandbox.restart({ qrAsDataUri: true });
 		try {
