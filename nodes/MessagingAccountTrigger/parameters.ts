@@ -140,7 +140,7 @@ export const triggerProperties: INodeProperties[] = [
 			type: 'boolean',
 			default: true,
 			description:
-				'Whether the first poll (after activation, or after these settings changed) fires for problems already there: disconnected, a QR code waiting, the usage limit low or blocked. Off: it only remembers them.',
+				'Whether the first poll (after publishing the workflow — activating it in n8n 1.x — or after these settings changed) fires for problems already there: disconnected, a QR code waiting, the usage limit low or blocked. Off: it only remembers them.',
 		},
 	]),
 ];

@@ -3,6 +3,7 @@
  *
  * Once: `npm run build` + `npm pack`. Then for every n8n install under test/n8n/installs/ (n8n 2.x
  * on Node 24, n8n 1.x on Node 20):
+ *   (the installs side by side)
  *   1. the install (scripts/n8n-install.sh, cached), a fresh user folder, the tarball installed into
  *      <userFolder>/.n8n/nodes the way n8n's GUI installer does it;
  *   2. a sandbox gateway (127.0.0.1), the "Sandbox" credential pointing at it, every workflow in
@@ -241,9 +242,14 @@ async function main(): Promise<void> {
 			missing: shipped.filter((file) => !listing.includes(`package/${file}`)),
 		},
 	);
-	for (const key of targets) {
-		await report.section(`n8n install ${key}`, () => runTarget(key, tgz, scenarios));
-	}
+	// The installs run side by side: each has its own user folder, sandbox, n8n and ports, and
+	// most of a run is waiting (a send window, n8n's wait tracker, the editor), which overlaps.
+	await Promise.all(
+		targets.map(
+			async (key) =>
+				await report.section(`n8n install ${key}`, () => runTarget(key, tgz, scenarios)),
+		),
+	);
 	report.timings.total = Date.now() - started;
 }
 
