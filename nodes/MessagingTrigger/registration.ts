@@ -419,7 +419,7 @@ function warn(ctx: IHookFunctions, error: unknown, secrets: string[]): void {
 	);
 }
 
-/** The error without the trigger's secrets in its message or description, in any encoding. */
+/** The error without the trigger's secrets in its message or description, in any listed form. */
 function withoutSecrets(
 	ctx: IHookFunctions,
 	error: Error & { description?: string | null },

@@ -17,8 +17,8 @@ const API_NAME: Record<ApiGroup, string> = { wa: 'messaging', rate: 'rates' };
  *   { "tokenRenewed": true, "api": "messaging", "expiresAt": "2026-…Z", "response": { "connection": "ok" } }
  *
  * `response` is the token answer with every credential in it redacted, by key (`token`,
- * `access_token`, `refresh_token`, `client_secret`, …) and by value in any encoding: the client's
- * `redact`, the one function every answer shown to the user goes through.
+ * `access_token`, `refresh_token`, `client_secret`, …) and by value in every form redact.ts
+ * lists: the client's `redact`, the one function every answer shown to the user goes through.
  */
 export function getTokenOperation<C extends OperationRun<unknown>>(
 	api: ApiGroup,

@@ -7,10 +7,11 @@
  * times. It also compares the larger run with a plain linear pass over the same input
  * (`baseline`), so that a parser that is linear but does something silly per byte shows too.
  *
- * Secrets: `findSecret` looks for a secret in every encoding a leak can take (as is, JSON-escaped,
- * HTML-escaped, URL-encoded, base64, base64url, hex, and as every server stack of serverEscapes.ts
- * writes it back) anywhere in
- * a value (strings, nested objects, arrays, errors with their description and cause).
+ * Secrets: `findSecret` looks for a secret in the encodings a leak can take (as is, JSON-escaped,
+ * HTML-escaped, URL-encoded, base64, base64url, hex, and as every encoder of serverEscapes.ts
+ * writes it back) anywhere in a value (strings, nested objects, arrays, errors with their
+ * description and cause). It looks for more than the redaction replaces (HTML-escaped): the
+ * tests echo only forms the redaction lists.
  */
 import { performance } from 'perf_hooks';
 

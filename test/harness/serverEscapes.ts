@@ -1,8 +1,9 @@
 /**
- * How common server stacks write a string back: JSON encoders, string literals, HTML escapers,
- * URL encoders of PHP, Java, .NET, Python, Go, Ruby and JavaScript, as their documentation and
- * defaults describe them. Tests echo a secret in each of these forms and check that the package
- * never shows it; `findSecret` (hostile.ts) looks for each of them in whatever a run produced.
+ * How common server stacks write a string back: the JSON and URL encoders of PHP, Java, .NET,
+ * Python, Go, Ruby and JavaScript, as their documentation and defaults describe them, and hex.
+ * Each is a form the redaction looks for (nodes/shared/transport/redact.ts); tests echo a secret
+ * in each and check that the package never shows it; `findSecret` (hostile.ts) looks for each of
+ * them in whatever a run produced.
  */
 
 const hex4 = (code: number, upper: boolean) => {
@@ -40,28 +41,6 @@ function percent(text: string, keep: RegExp, upper: boolean, plus = false): stri
 	return out;
 }
 
-function html(
-	text: string,
-	map: Record<string, string>,
-	other?: (char: string) => string | undefined,
-): string {
-	let out = '';
-	for (const char of text) out += map[char] ?? other?.(char) ?? char;
-	return out;
-}
-
-/** HTML 4's Latin-1 entity names, U+00A0…U+00FF in order (what Java's escapeHtml4 and PHP's htmlentities write). */
-const LATIN1_NAMES =
-	'nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not shy reg macr deg plusmn sup2 sup3 acute micro para middot cedil sup1 ordm raquo frac14 frac12 frac34 iquest Agrave Aacute Acirc Atilde Auml Aring AElig Ccedil Egrave Eacute Ecirc Euml Igrave Iacute Icirc Iuml ETH Ntilde Ograve Oacute Ocirc Otilde Ouml times Oslash Ugrave Uacute Ucirc Uuml Yacute THORN szlig agrave aacute acirc atilde auml aring aelig ccedil egrave eacute ecirc euml igrave iacute icirc iuml eth ntilde ograve oacute ocirc otilde ouml divide oslash ugrave uacute ucirc uuml yacute thorn yuml'.split(
-		' ',
-	);
-const latin1Named = (char: string) => {
-	const code = char.codePointAt(0) ?? 0;
-	if (code >= 0xa0 && code <= 0xff) return `&${LATIN1_NAMES[code - 0xa0]};`;
-	return code === 0x20ac ? '&euro;' : undefined;
-};
-
-const BASIC_HTML = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 const RFC3986_UNRESERVED = /^[A-Za-z0-9\-._~]$/;
 
 /** The secret as each stack writes it (name → text). */
@@ -75,66 +54,31 @@ export function stackEscapings(secret: string): Record<string, string> {
 			ascii((c) => `<>&'"`.includes(c)),
 			true,
 		).replace(/\//g, '\\/'),
-		'PHP htmlspecialchars': html(secret, { ...BASIC_HTML, "'": '&#039;' }),
-		'PHP htmlentities': html(secret, { ...BASIC_HTML, "'": '&#039;' }, latin1Named),
 		'PHP urlencode': percent(secret, /^[A-Za-z0-9\-._]$/, true, true),
 		'PHP rawurlencode': percent(secret, RFC3986_UNRESERVED, true),
 		'Java Jackson': jsonString(secret, () => false, true),
 		'Java Jackson ESCAPE_NON_ASCII': jsonString(secret, nonAscii, true),
 		'Java Gson': jsonString(secret, (c) => `<>&='`.includes(c), false),
 		'Java URLEncoder': percent(secret, /^[A-Za-z0-9\-._*]$/, true, true),
-		'Java escapeHtml4': html(secret, BASIC_HTML, latin1Named),
 		'.NET System.Text.Json': jsonString(
 			secret,
 			ascii((c) => `"&'+<>\``.includes(c)),
 			true,
 		),
-		'.NET WebUtility.HtmlEncode': html(secret, { ...BASIC_HTML, "'": '&#39;' }, (char) => {
-			const code = char.codePointAt(0) ?? 0;
-			return code >= 0xa0 && code <= 0xff ? `&#${code};` : undefined;
-		}),
 		'.NET HttpUtility.UrlEncode': percent(secret, /^[A-Za-z0-9\-._*!()]$/, false, true),
 		'.NET Uri.EscapeDataString': percent(secret, RFC3986_UNRESERVED, true),
 		'Python json.dumps': jsonString(secret, nonAscii, false),
-		'Python html.escape': html(secret, { ...BASIC_HTML, "'": '&#x27;' }),
 		'Python urllib.parse.quote': percent(secret, /^[A-Za-z0-9\-._~/]$/, true),
 		'Python urllib.parse.quote_plus': percent(secret, RFC3986_UNRESERVED, true, true),
-		'Python repr': [...secret]
-			.map((char) => {
-				const code = char.codePointAt(0) ?? 0;
-				if (char === '\\' || char === "'") return `\\${char}`;
-				if (code >= 0x7f && code <= 0xa0) return `\\x${code.toString(16).padStart(2, '0')}`;
-				return char;
-			})
-			.join(''),
 		'Go encoding/json': jsonString(secret, (c) => `<>&\u2028\u2029`.includes(c), false),
 		'Go strconv.QuoteToASCII': jsonString(secret, nonAscii, false),
 		'Go url.QueryEscape': percent(secret, /^[A-Za-z0-9\-._~]$/, true, true),
-		'Go html.EscapeString': html(secret, {
-			'&': '&amp;',
-			'<': '&lt;',
-			'>': '&gt;',
-			'"': '&#34;',
-			"'": '&#39;',
-		}),
 		'Ruby JSON.generate': jsonString(secret, () => false, false),
 		'Ruby on Rails to_json': jsonString(secret, (c) => `<>&\u2028\u2029`.includes(c), false),
-		'Ruby CGI.escapeHTML': html(secret, { ...BASIC_HTML, "'": '&#39;' }),
 		'Ruby CGI.escape': percent(secret, /^[A-Za-z0-9\-._~]$/, true, true),
 		'JavaScript JSON.stringify': JSON.stringify(secret).slice(1, -1),
 		'JavaScript encodeURIComponent': encodeURIComponent(secret),
 		'percent-encoding, lower-case hex': percent(secret, /^[A-Za-z0-9]$/, false),
-		'XML decimal references': [...secret].map((c) => `&#${c.codePointAt(0)};`).join(''),
-		'XML hex references, lower-case': [...secret]
-			.map((c) => `&#x${(c.codePointAt(0) ?? 0).toString(16)};`)
-			.join(''),
-		'XML hex references, upper-case': [...secret]
-			.map((c) => `&#X${(c.codePointAt(0) ?? 0).toString(16).toUpperCase()};`)
-			.join(''),
 		'hex, upper-case': Buffer.from(secret).toString('hex').toUpperCase(),
-		'base64 in PHP json_encode': Buffer.from(secret).toString('base64').replace(/\//g, '\\/'),
-		'URL-encoded JSON in HTML': html(encodeURIComponent(JSON.stringify({ s: secret })), {
-			'%': '&#37;',
-		}),
 	};
 }

@@ -1,6 +1,6 @@
 /**
- * The Messaging Account Trigger with a gateway that echoes the client secret and tokens in every
- * way it can (token answers, error words in several encodings, a status hint, a webhook URL): no
+ * The Messaging Account Trigger with a gateway that echoes the client secret and tokens in the
+ * ways it can (token answers, error words in several encodings, a status hint, a webhook URL): no
  * secret in any event, error, log line or in the static data n8n saves.
  */
 import { LoggerProxy } from 'n8n-workflow';

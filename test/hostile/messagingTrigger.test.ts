@@ -2,7 +2,8 @@
  * The Messaging Trigger against hostile senders and echoing servers: every parser that sees a
  * stranger's request is linear-time on 1 MiB of its worst input (ratios against a linear pass in
  * the same run), the worst payload shapes are refused with 400 through n8n's engine, and the
- * trigger's secrets appear in no error, log, static data or output, in any encoding.
+ * trigger's secrets appear in no error, log, static data or output, in any form the redaction
+ * looks for.
  */
 import { request } from 'undici';
 

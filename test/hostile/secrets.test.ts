@@ -1,8 +1,9 @@
 /**
- * No secret in any field of any output, error or log, in any encoding, from any path: the nodes
- * run through n8n's engine against a sandbox whose answers echo secrets the way odd servers do,
- * and everything the run produced (the whole run data, errors with descriptions, every line
- * logged through n8n's logger or the console) is scanned for every form of every secret.
+ * No secret in any field of any output, error or log, in any form of the redaction's list (as is,
+ * JSON-escaped, URL-encoded, base64, base64url, hex), from any path: the nodes run through n8n's
+ * engine against a sandbox whose answers echo secrets the way odd servers do, and everything the
+ * run produced (the whole run data, errors with descriptions, every line logged through n8n's
+ * logger or the console) is scanned for every form of every secret.
  */
 import http from 'http';
 import type { AddressInfo } from 'net';
@@ -90,17 +91,20 @@ describe('Get Token, both nodes: redacted by key and by value', () => {
 	});
 });
 
-describe('errors that echo the secret in other encodings', () => {
+describe('errors that echo the secret in each form of the list', () => {
+	const bytes = Buffer.from(SECRET);
+	const stacks = stackEscapings(SECRET);
 	const forms = {
+		'as is': SECRET,
 		'JSON-escaped': JSON.stringify({ client_secret: SECRET }),
-		'HTML-escaped': SECRET.replace(/&/g, '&amp;')
-			.replace(/</g, '&lt;')
-			.replace(/>/g, '&gt;')
-			.replace(/"/g, '&quot;')
-			.replace(/'/g, '&#39;'),
+		'JSON-escaped by PHP (`\\/`, upper-case `\\u` escapes)':
+			stacks['PHP json_encode JSON_HEX_TAG|AMP|APOS|QUOT'],
 		'URL-encoded': `https://x/?s=${encodeURIComponent(SECRET)}`,
+		'URL-encoded by .NET (`+` for space, lower-case hex)': stacks['.NET HttpUtility.UrlEncode'],
 		'base64': `Basic ${Buffer.from(`hostile-client:${SECRET}`).toString('base64')}`,
-		'hex': Buffer.from(SECRET).toString('hex'),
+		'base64url': `state=${bytes.toString('base64url')}`,
+		'hex': bytes.toString('hex'),
+		'hex, upper case': bytes.toString('hex').toUpperCase(),
 	};
 	it.each(Object.entries(forms))('%s', async (_form, message) => {
 		sandbox.addFaults([
@@ -115,7 +119,7 @@ describe('errors that echo the secret in other encodings', () => {
 			),
 			credential(),
 		);
-		expect(run.output('Node')[0].json.error).toBeDefined();
+		expect(String(run.output('Node')[0].json.error)).toContain('[redacted]');
 		expectClean('send error', run);
 	});
 });
@@ -279,7 +283,7 @@ describe('short secrets', () => {
 	});
 });
 
-describe('every escaping a server stack produces (PHP, Java, .NET, Python, Go, Ruby)', () => {
+describe('the JSON and URL encoders of server stacks (PHP, Java, .NET, Python, Go, Ruby)', () => {
 	/** `/`, `&`, `<`, `>`, both quotes, a space, `+`, a backslash and non-ASCII. */
 	const HOSTILE_SECRET = `p/a&s<s>"w'ö rd+\\9€`;
 	const forms = Object.entries(stackEscapings(HOSTILE_SECRET));

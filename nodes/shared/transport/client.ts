@@ -194,8 +194,9 @@ export class ApiClient {
 	}
 
 	/**
-	 * A value with every secret known to the process redacted, by value in every encoding and by
-	 * key (token, refresh_token, client_secret, …): what any answer shown to the user goes through.
+	 * A value with every secret known to the process redacted, by value in every form redact.ts
+	 * lists and by key (token, refresh_token, client_secret, …): what any answer shown to the user
+	 * goes through.
 	 */
 	redact<T>(value: T): T {
 		return this.redactor().value(value);
@@ -203,7 +204,7 @@ export class ApiClient {
 
 	/**
 	 * The secrets known now: the client secret, the cached tokens and the ones just retired. Their
-	 * forms (every encoding) are computed again only when the set changes, not for every answer;
+	 * forms are built again only when the set changes, not for every answer;
 	 * the set is not even listed again while no token was added (the cache's `generation`).
 	 */
 	private redactor(): Redactor {
