@@ -1,10 +1,7 @@
 import type { ICredentialType, INodeProperties, Icon } from 'n8n-workflow';
 
-/**
- * One credential for both API groups (messaging and rates): they share the base URL and the
- * client key pair. Its test is `messagingRateApiTest` on the Messaging node: the API needs GET
- * requests with a JSON body, which n8n's declarative credential test cannot send.
- */
+// Tested by `messagingRateApiTest` on the Messaging node: the API needs GET requests with a JSON
+// body, which a declarative credential test cannot send.
 export class MessagingRateApi implements ICredentialType {
 	name = 'messagingRateApi';
 
@@ -12,7 +9,6 @@ export class MessagingRateApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../icons/messaging.svg', dark: 'file:../icons/messaging.dark.svg' };
 
-	// Under the package's documentation address (DOCUMENTATION_URL; a test keeps them one).
 	documentationUrl =
 		'https://github.com/n8n-nodes-messaging-rate/n8n-nodes-messaging-rate/blob/main/docs/credential.md#fields';
 
@@ -46,8 +42,7 @@ export class MessagingRateApi implements ICredentialType {
 			description:
 				'The client secret of your account. It is sent inside request bodies, never logged or shown.',
 		},
-		// Named without "token": n8n's lint takes any field named *token* for a secret. Credentials saved
-		// before 0.1.0's rename keep `tokenLifetimeMinutes`, which is still read (credentialFields.ts).
+		// Not named *token*: n8n's lint takes such a field for a secret. The old name is still read.
 		{
 			displayName: 'Token Lifetime (Minutes)',
 			name: 'bearerLifetimeMinutes',
@@ -75,8 +70,7 @@ export class MessagingRateApi implements ICredentialType {
 			description:
 				'Answers larger than this are not read and fail the item. The service answers a few KB; the limit protects n8n from a faulty or hostile server.',
 		},
-		// Named as n8n's own credentials name it: n8n's lint takes any field named *cert* for a secret.
-		// Credentials saved before the rename keep `allowUnauthorizedCerts`, which is still read.
+		// Not named *cert*, for the same reason; the old name is still read.
 		{
 			displayName: 'Ignore SSL Issues (Insecure)',
 			name: 'ignoreSSLIssues',

@@ -25,17 +25,11 @@ import {
 	type CurrencyRateOptions,
 } from './parameters';
 
-/**
- * Items run this many at a time. There is no request per item (one rates request per provider
- * and run), so this only lets items that need different providers fetch at the same time;
- * items that need the same provider wait on the same request.
- */
+// No request per item: this only lets items of different providers fetch at the same time.
 const ITEM_CONCURRENCY = 16;
 
-/** Every resource of the Currency Rate node, in the order the selector shows them. */
 export const resources: ReadonlyArray<ResourceDefinition<CurrencyRateRun>> = [rate, auth];
 
-/** How the router runs this node: its resources, its Options, and a rate book per run. */
 const currencyRateNode: NodeDefinition<CurrencyRateOptions, CurrencyRateRun> = {
 	resources,
 	readOptions: readCurrencyRateOptions,
@@ -45,15 +39,9 @@ const currencyRateNode: NodeDefinition<CurrencyRateOptions, CurrencyRateRun> = {
 	runWideOptions: ({ keepRatesMinutes }) => ({ 'Keep Rates For (Minutes)': keepRatesMinutes }),
 };
 
-/**
- * The canvas subtitle: the provider and what is asked of it, `BCA · USD → IDR` (Convert),
- * `BCA · USD, EUR` or `BCA · all currencies` (Get), and the operation's name otherwise (or when
- * the fields are expressions known only at run time). The rules: nodes/shared/subtitle.ts.
- */
 function currencyRateSubtitle<C>(resources: ReadonlyArray<ResourceDefinition<C>>): string {
 	const body = [
 		'(() => {',
-		// A value the editor can show: text that is not itself an unresolved expression.
 		'const read = (name) => { try { const v = $parameter[name]; const t = typeof v === "string" || typeof v === "number" ? String(v).trim() : ""; return t.startsWith("=") || t.includes("{{") ? "" : t; } catch (e) { return ""; } };',
 		`const name = (${JSON.stringify(operationNames(resources))})[$parameter["resource"] + ":" + $parameter["operation"]] || "";`,
 		'if ($parameter["resource"] !== "rate") return name;',
@@ -78,8 +66,7 @@ export class CurrencyRate implements INodeType {
 			dark: 'file:../../icons/currencyRate.dark.svg',
 		},
 		group: ['transform'],
-		// 1.1: Convert keeps the input item's fields by default (Include Input Fields); 1 keeps giving the conversion details.
-		// 1.2: beside the converted amount, the rate used and when it was fetched (Rate Details Field).
+		// 1.1: Convert keeps the input item's fields by default; 1.2: the rate used beside the amount.
 		version: [1, 1.1, 1.2],
 		defaultVersion: 1.2,
 		subtitle: currencyRateSubtitle(resources),
@@ -90,7 +77,7 @@ export class CurrencyRate implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
+		// The literal name: n8n's lint finds a credential's testedBy by it.
 		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
 		properties: [
 			...buildProperties(resources, 'currency-rate.md'),

@@ -12,11 +12,6 @@ import {
 } from '../shared/rates/rateFields';
 import { currencyCode } from '../shared/rates/rateTable';
 
-/**
- * The Currency Rate node's parameters that belong to no single operation: the Options, read
- * once per run (per item when set by an expression), and what every operation gets for the run.
- */
-
 export interface CurrencyRateOptions {
 	version: string;
 	baseCurrency: string;
@@ -68,7 +63,6 @@ export const currencyRateOptionsProperty: INodeProperties = optionsCollection(
 	{ displayOptions: { show: { resource: ['rate'] } } },
 );
 
-/** The Options of one item (the router reads them once per run, or per item when one is an expression). */
 export function readCurrencyRateOptions(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -85,10 +79,6 @@ export function readCurrencyRateOptions(
 	};
 }
 
-/**
- * What every Currency Rate operation gets for the run: besides the client and the options, the
- * run's rate book, so that all items share one rates request per provider.
- */
 export class CurrencyRateRun extends OperationRun<CurrencyRateOptions> {
 	readonly rates: RateBook;
 

@@ -11,10 +11,6 @@ import { nodeDocumentationUrl } from '../shared/documentationUrl';
 import { triggerProperties } from './parameters';
 import { pollRates } from './poll';
 
-/**
- * `BCA · USD, EUR` on the canvas. Values that are expressions (unknown in the editor) are left
- * out; reading one may throw, hence the guard (see nodes/shared/subtitle.ts for the rules).
- */
 const SUBTITLE = [
 	'={{ (() => { const read = (name) => { try { const v = $parameter[name]; const t = typeof v === "string" ? v.trim() : ""; return t.startsWith("=") || t.includes("{{") ? "" : t; } catch (e) { return ""; } };',
 	'const code = read("provider"); const provider = (code === "other" ? read("providerCode") : code).toUpperCase();',
@@ -22,11 +18,6 @@ const SUBTITLE = [
 	'return provider ? provider + " · " + codes : codes; })() }}',
 ].join(' ');
 
-/**
- * Watches a provider's exchange rates on n8n's polling schedule and starts the workflow when a
- * rate moved by more than a percentage, crossed a threshold, or was published anew (poll.ts;
- * the rules are in rateWatch.ts; docs/currency-rate-trigger.md).
- */
 export class CurrencyRateTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Currency Rate Trigger',
@@ -45,7 +36,7 @@ export class CurrencyRateTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
+		// The literal name: n8n's lint finds a credential's testedBy by it.
 		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
 		properties: triggerProperties,
 	};

@@ -18,8 +18,6 @@ import {
 	type WatchSettings,
 } from './rateWatch';
 
-/** The Currency Rate Trigger's parameters and how they are read on each poll. */
-
 const forMode = (...modes: WatchMode[]) => ({ show: { event: modes } });
 
 export const triggerProperties: INodeProperties[] = [
@@ -125,7 +123,6 @@ export interface TriggerSettings extends WatchSettings {
 
 const RATE_TYPES: readonly RateType[] = ['average', 'buy', 'sell'];
 
-/** The node's settings for this poll; a mistake is an error naming the field and the fix. */
 export function readTriggerSettings(ctx: IPollFunctions): TriggerSettings {
 	const node = ctx.getNode();
 	const fail = (field: string, problem: string, fix: string) =>

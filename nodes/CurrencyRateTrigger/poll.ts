@@ -12,22 +12,12 @@ import type { KnownRates, RateTable } from '../shared/rates/rateTable';
 import { decide, knownRates, readMemory, sampleEvents, type RateEvent } from './rateWatch';
 import { readTriggerSettings, type TriggerSettings } from './parameters';
 
-/** Where the trigger keeps what it saw, in the node's static data (saved with the workflow). */
 const MEMORY_KEY = 'rateWatch';
 
-/**
- * The static data objects of activations that have polled: n8n saves static data after the
- * first poll of an activation whatever it returns, and later only when a poll returns something.
- */
+/** n8n saves static data after an activation's first poll, later only if a poll returns results. */
 const polledActivations = new WeakSet<object>();
 
-/**
- * One poll: one rates request, compared with what the last polls saw. Returns one item per
- * currency that fired; an empty result when a threshold side changed without an event, so that
- * n8n saves it (an execution with no items); or null (n8n then starts no execution). In the editor ("Fetch Test Event",
- * manual mode) it returns the current rates as sample items and leaves the memory alone, so
- * testing never moves the active workflow's baseline.
- */
+// Fetch Test Event leaves the memory alone: testing never moves the active workflow's baseline.
 export async function pollRates(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const settings = readTriggerSettings(this);
 	const staticData = this.getWorkflowStaticData('node');
@@ -51,7 +41,6 @@ export async function pollRates(this: IPollFunctions): Promise<INodeExecutionDat
 	return mustSave && !firstPoll ? [[]] : null;
 }
 
-/** The provider's table, through the shared transport (its token cache) and the rates helpers. */
 async function fetchTable(
 	ctx: IPollFunctions,
 	settings: TriggerSettings,

@@ -7,15 +7,9 @@ import {
 	type RateType,
 } from '../shared/rates/rateTable';
 
-/**
- * What the Currency Rate Trigger decides on each poll, apart from n8n: given what it remembered
- * (a small JSON object kept in the workflow's static data) and a freshly fetched rate table, which
- * currencies fire and what to remember next. Pure: no I/O, no clock, so every rule is testable.
- */
+// Pure: no I/O, no clock, so that every rule is testable.
 
-/** When a currency fires. */
 export type WatchMode = 'change' | 'threshold' | 'publication';
-/** For thresholds: which crossings count. */
 export type CrossingDirection = 'above' | 'below' | 'either';
 
 export interface WatchSettings {
@@ -32,13 +26,12 @@ export interface WatchSettings {
 	readonly direction: CrossingDirection;
 }
 
-/** What is kept of one currency (short keys: it is stored with the workflow). */
+/** Short keys: it is stored with the workflow. */
 interface RememberedRate {
 	/** The last values seen: buy, sell, average (null when the provider gave none). */
 	b: number | null;
 	s: number | null;
 	a: number | null;
-	/** When they were seen (ISO 8601). */
 	at: string;
 	/** change: the value at the last event (or the baseline) and when it was seen. */
 	ref?: number;
@@ -50,20 +43,16 @@ interface RememberedRate {
 	jv?: number;
 }
 
-/** The whole memory of one trigger node. */
 export interface WatchMemory {
 	/** The settings the memory belongs to: other settings start over from a new baseline. */
 	settings: string;
-	/** The provider the rates (and the format) were read from. */
 	provider?: string;
-	/** How the provider writes numbers as text, once known: later answers are read the same way. */
 	format?: RateNumberFormat;
 	rates: Record<string, RememberedRate>;
 }
 
 type RateEventKind = 'moved' | 'crossedAbove' | 'crossedBelow' | 'published' | 'sample';
 
-/** One currency that fired. */
 export interface RateEvent {
 	event: RateEventKind;
 	provider: string;
@@ -71,24 +60,19 @@ export interface RateEvent {
 	field: RateType;
 	previousValue: number | null;
 	currentValue: number | null;
-	/** currentValue - previousValue; null when either is missing. */
 	change: number | null;
-	/** The change relative to previousValue, in percent (4 decimals). */
 	changePercent: number | null;
 	threshold?: number;
 	previousSeenAt: string | null;
 	currentSeenAt: string;
-	/** The currency's current quotes (per 1 unit), for messages that show all three. */
 	buy: number | null;
 	sell: number | null;
 	average: number | null;
-	/** How many units the provider's quote was for (100 for a table that quotes per 100); the values are per 1. */
 	unit: number;
 }
 
-/** At most this many currencies are remembered (a provider lists about a dozen). */
 export const MAX_WATCHED_CURRENCIES = 64;
-/** A currency missing from the provider's answers is remembered this long (its reference kept for its return). */
+/** A currency missing from the answers is remembered this long, so a move across the gap fires. */
 const MISSING_KEPT_MS = 30 * 86_400_000;
 /** A reading this many times off the last one (either way) is not believed at once. */
 const IMPLAUSIBLE_JUMP = 10;
@@ -97,7 +81,6 @@ const POLLS_TO_BELIEVE_A_JUMP = 3;
 
 const FIELD_KEY: Record<RateType, 'b' | 's' | 'a'> = { buy: 'b', sell: 's', average: 'a' };
 
-/** A stable text for the settings that shape the memory. */
 function settingsKey(settings: WatchSettings): string {
 	const { provider, currencies, mode, field, changePercent, threshold, direction } = settings;
 	const shape =
@@ -109,10 +92,6 @@ function settingsKey(settings: WatchSettings): string {
 	return JSON.stringify([provider, [...currencies].sort(), mode, ...shape]);
 }
 
-/**
- * The memory as read from static data, or undefined when it is missing or not ours. Only
- * currency codes as the rate table reads them are kept (an older memory may hold anything).
- */
 export function readMemory(value: unknown): WatchMemory | undefined {
 	if (!value || typeof value !== 'object') return undefined;
 	const memory = value as Partial<WatchMemory>;
@@ -131,10 +110,6 @@ export function readMemory(value: unknown): WatchMemory | undefined {
 	};
 }
 
-/**
- * What the memory says about the provider's answers, to read the next one by: its number format
- * and the last rates seen (only from a memory of the same provider).
- */
 export function knownRates(settings: WatchSettings, memory: WatchMemory | undefined): KnownRates {
 	if (!memory || (memory.provider ?? settingsProvider(memory.settings)) !== settings.provider)
 		return {};
@@ -156,7 +131,6 @@ function settingsProvider(key: string): string | undefined {
 	}
 }
 
-/** The currencies of the table that are watched, in the table's order (bounded). */
 function watchedCodes(settings: WatchSettings, table: RateTable): string[] {
 	const codes =
 		settings.currencies.length > 0
@@ -168,28 +142,15 @@ function watchedCodes(settings: WatchSettings, table: RateTable): string[] {
 export interface PollDecision {
 	events: RateEvent[];
 	memory: WatchMemory;
-	/** True when this poll only set the baseline (no memory, or the settings changed). */
 	baseline: boolean;
-	/**
-	 * True when a threshold side changed without an event (a crossing in the direction not
-	 * watched): n8n saves static data only when a poll returns something, and a restart that lost
-	 * the side would miss the next crossing.
-	 */
+	// A threshold side changed without an event: n8n saves static data only when a poll returns
+	// something, and a restart that lost the side would miss the next crossing.
 	mustSave: boolean;
 }
 
-/**
- * Compares the table with the memory. The first poll (or the first after the settings changed)
- * sets the baseline and fires nothing unless `fireOnBaseline`; then it fires an event for every
- * current currency. A currency fires at most once per move: its reference is moved to the value
- * that fired, so the next poll compares against that. What fires is the mode's rule
- * (`MODE_RULES`), one function per mode.
- *
- * A currency the answer leaves out keeps what was remembered of it (for up to 30 days), so a
- * move across the gap still fires. A reading 10 or more times off the last one (a misread
- * number, a unit that changed) fires nothing and moves nothing; if three polls in a row agree on
- * it, it becomes the currency's new baseline, still without an event.
- */
+// A currency fires at most once per move: its reference moves to the value that fired. A reading
+// 10 or more times off the last one fires and moves nothing until three polls agree; then it is the
+// new baseline, still without an event.
 export function decide(
 	settings: WatchSettings,
 	table: RateTable,
@@ -230,7 +191,6 @@ export function decide(
 		else if (before && next.side !== before.side) mustSave = true;
 		memory.rates[code] = next;
 	}
-	// Watched currencies this answer left out: remembered as they were.
 	for (const [code, before] of Object.entries(known?.rates ?? {})) {
 		if (Object.keys(memory.rates).length >= MAX_WATCHED_CURRENCIES) break;
 		if (code in memory.rates) continue;
@@ -242,11 +202,6 @@ export function decide(
 	return { events, memory, baseline: !known, mustSave };
 }
 
-/**
- * A reading orders of magnitude off the last one: remembered as not believed yet (nothing fires,
- * the reference stays), until POLLS_TO_BELIEVE_A_JUMP polls in a row agree on it; then it starts
- * a new baseline. Undefined when the reading is plausible.
- */
 function implausibleJump(
 	seen: SeenRate,
 	before: RememberedRate,
@@ -265,17 +220,14 @@ function withinFactor(value: number, reference: number, factor: number): boolean
 	return value > 0 && reference > 0 && value / reference < factor && reference / value < factor;
 }
 
-/** One currency of one poll: what the table says of it now. */
 interface SeenRate {
 	settings: WatchSettings;
 	code: string;
 	quote: CurrencyQuote;
-	/** The compared rate (Rate: average, buy or sell); null when the provider gave none. */
 	current: number | null;
 	seenAt: string;
 }
 
-/** A mode's rule for a currency remembered from an earlier poll: what to remember now, and the event when it fires. */
 type ModeRule = (
 	seen: SeenRate,
 	before: RememberedRate,
@@ -287,7 +239,6 @@ const MODE_RULES: Record<WatchMode, ModeRule> = {
 	publication: publicationRule,
 };
 
-/** What the first poll remembers of a currency: its rates, and the reference (change) or side (threshold) later polls compare with. */
 function baseline(seen: SeenRate): RememberedRate {
 	const { settings, current, seenAt } = seen;
 	const next = remembered(seen);
@@ -298,7 +249,6 @@ function baseline(seen: SeenRate): RememberedRate {
 	return next;
 }
 
-/** Change: fires when the rate moved by more than the percentage since its reference, which then moves to the new rate. */
 function changeRule(
 	seen: SeenRate,
 	before: RememberedRate,
@@ -318,7 +268,6 @@ function changeRule(
 	return { next, event: eventOf(seen, 'moved', ref, before.refAt ?? before.at) };
 }
 
-/** Threshold: fires when the rate is seen on the other side of the level than last time, in the chosen direction. */
 function thresholdRule(
 	seen: SeenRate,
 	before: RememberedRate,
@@ -342,7 +291,6 @@ function thresholdRule(
 	};
 }
 
-/** Publication: fires when the buy, sell or average rate differs from the last poll's. */
 function publicationRule(
 	seen: SeenRate,
 	before: RememberedRate,
@@ -354,7 +302,6 @@ function publicationRule(
 	return { next, event: eventOf(seen, 'published', before[FIELD_KEY[settings.field]], before.at) };
 }
 
-/** The rates of a currency as kept in memory. */
 function remembered({ quote, seenAt }: SeenRate): RememberedRate {
 	return { b: quote.buy, s: quote.sell, a: quote.average, at: seenAt };
 }
@@ -377,7 +324,6 @@ function eventOf(
 	);
 }
 
-/** The current rates as sample events ("Fetch Test Event" in the editor), compared with the memory when there is one. */
 export function sampleEvents(
 	settings: WatchSettings,
 	table: RateTable,

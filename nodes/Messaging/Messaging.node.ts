@@ -38,7 +38,6 @@ import {
 	type MessagingOptions,
 } from './parameters';
 
-/** Every resource of the Messaging node, in the order the selector shows them. */
 export const resources: ReadonlyArray<ResourceDefinition<MessagingRun>> = [
 	message,
 	number,
@@ -47,7 +46,6 @@ export const resources: ReadonlyArray<ResourceDefinition<MessagingRun>> = [
 	auth,
 ];
 
-/** How the router runs this node: its resources, its Options, one item after the other unless Parallel Requests says more. */
 const messagingNode: NodeDefinition<MessagingOptions, MessagingRun> = {
 	resources,
 	readOptions: readMessagingOptions,
@@ -82,8 +80,7 @@ export class Messaging implements INodeType {
 		name: 'messaging',
 		icon: { light: 'file:../../icons/messaging.svg', dark: 'file:../../icons/messaging.dark.svg' },
 		group: ['output'],
-		// Version 2: new nodes skip repeated messages (Skip Repeats Within, 8 h); version 1 nodes
-		// keep the behaviour they were saved with (DEFAULTS_BY_VERSION in parameters.ts).
+		// Version 2 skips repeated messages by default; version 1 nodes keep what they were saved with.
 		version: [1, 2],
 		defaultVersion: MESSAGING_VERSION,
 		subtitle: operationSubtitle(resources),
@@ -93,9 +90,9 @@ export class Messaging implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
+		// The literal name: n8n's lint finds a credential's testedBy by it.
 		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
-		// Send and Wait: the links' resume calls (n8n registers no URL for these; see helpers/waitAndResume.ts).
+		// Send and Wait's links resume through these (n8n registers no URL for them).
 		webhooks: answerWebhooks,
 		waitingNodeTooltip:
 			'={{ $parameter.operation === "sendAndWait" ? "Waiting for the person to answer in WhatsApp" : "" }}',
@@ -114,7 +111,6 @@ export class Messaging implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		if (this.getNodeParameter('operation', 0) !== SEND_AND_WAIT)
 			return await route(this, messagingNode);
-		// Send and Wait: the wait's limit is checked before anything is sent.
 		const waitTill = waitLimit(this);
 		const [sent] = await route(this, messagingNode);
 		return [await waitForAnswers(this, sent, waitTill)];

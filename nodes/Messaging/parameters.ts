@@ -22,50 +22,30 @@ import type { IdentifiedSend } from './helpers/idempotency';
 import type { SendPacer } from './helpers/pacing';
 import type { Allowance } from './helpers/sending';
 
-/**
- * The Messaging node's parameters that belong to no single operation: the Options (read once
- * per run, or per item when set by an expression) and the Phone Number field that Send Text, Send File and Number → Check share.
- */
-
 export interface MessagingOptions {
 	version: string;
 	defaultCountry: string;
 	parallel: number;
 	delayMs: number;
-	/** Send only as many items as the account's usage limit allows (Send Text, Send File, Send and Wait). */
 	stopAtUsageLimit: boolean;
-	/** Skip Repeats Within (Hours): the same message is sent once per window, across executions; 0 = off. */
 	skipRepeatsHours: number;
-	/** What makes two messages the same for Skip Repeats Within, instead of their content (empty: the content). */
 	idempotencyKey: string;
-	/** Delay Between Messages: a pause drawn uniformly from this range before every message but the run's first. */
 	messageDelay: { minMs: number; maxMs: number };
-	/** Account Cap: at most this many messages per period from the account, across workflows and processes. */
 	accountCap: AccountCap | undefined;
-	/** Send Only Between: outside it nothing is sent (or what is wrong with its fields, for the item's error). */
 	sendWindow: SendWindow | WindowProblem | undefined;
-	/** Max Wait: how long a run may wait in all for the account cap and the send window. */
 	maxWaitMs: number;
 }
 
-/**
- * What an option is when the workflow does not set it, per node version: the one place where a
- * version's behaviour differs. n8n saves no value for an option left out, so a workflow saved
- * with version 1 keeps behaving as it did; nodes added since are version 2.
- * Version 2: Skip Repeats Within is on, 8 hours (a re-run the same working day is caught; a
- * daily message, 24 hours later, is never taken for a repeat: see docs/delivery-and-scale.md);
- * Delay Between Messages is 2–6 s (no machine-regular bursts from a new user's account: see
- * docs/account-safety.md).
- */
+// The one place a version's behaviour differs: n8n saves no value for an option left out, so a
+// workflow saved with version 1 keeps behaving as it did. Why version 2's defaults are these:
+// docs/delivery-and-scale.md (8 hours) and docs/account-safety.md (2–6 s).
 const DEFAULTS_BY_VERSION = {
 	1: { skipRepeatsHours: 0, messageDelaySeconds: { min: 0, max: 0 } },
 	2: { skipRepeatsHours: 8, messageDelaySeconds: { min: 2, max: 6 } },
 } as const;
 
-/** The operations that send a message: the ones Delay Between Messages, Account Cap and Send Only Between hold. */
 export const SENDING_OPERATIONS = ['sendText', 'sendFile', 'sendAndWait'];
 
-/** The newest version of the Messaging node (its `defaultVersion`). */
 export const MESSAGING_VERSION = 2;
 
 function defaultsFor(ctx: IExecuteFunctions) {
@@ -73,48 +53,32 @@ function defaultsFor(ctx: IExecuteFunctions) {
 	return DEFAULTS_BY_VERSION[version] ?? DEFAULTS_BY_VERSION[MESSAGING_VERSION];
 }
 
-/** Delay Between Messages at most, in seconds (a timer holds more, a run should not). */
 const MAX_MESSAGE_DELAY_SECONDS = 3_600;
 
-/** Account Cap: at most this many messages per period (the sliding window keeps each send's time). */
 const MAX_CAP_MESSAGES = 1_000;
 
-/** Max Wait (Minutes) at most: a longer wait holds the execution (and a worker); Wait for Send Window does not. */
+/** A longer wait holds the execution (and a worker); Wait for Send Window does not. */
 const MAX_WAIT_MINUTES = 60;
 const DEFAULT_MAX_WAIT_MINUTES = 5;
 
-/** Skip Repeats Within (Hours) at most: 30 days. */
 const MAX_SKIP_REPEATS_HOURS = 720;
 
-/**
- * Parallel Requests at most: the editor's bound, enforced again when the run reads the value,
- * because an expression (`={{ 100000 }}`) bypasses the editor.
- */
+/** Enforced again when read: an expression (`={{ 100000 }}`) bypasses the editor's bound. */
 const MAX_PARALLEL_REQUESTS = 50;
 
-/** What every Messaging operation gets for the run, with what the run's sends share. */
 export class MessagingRun extends OperationRun<MessagingOptions> {
-	/** The pacing of the run's sends (pacing.ts), when the operation sends. */
 	pacer: SendPacer | undefined;
-	/** Each item's message key for Skip Repeats Within (idempotency.ts). */
 	readonly sends = new Map<number, IdentifiedSend>();
-	/** Stop at the Usage Limit: the allowance read once for the run (sending.ts). */
 	allowance: Promise<Allowance> | undefined;
-	/** Send and Wait: this run's wait, so that links of an earlier wait are refused. */
 	waitId: string | undefined;
-	/** Wait for Send Window: the run has waited (once, at its first readable item). */
 	waited = false;
 }
 
-/** The options that apply to sends only. */
 const showForSends = {
 	show: { '/resource': ['message'], '/operation': SENDING_OPERATIONS },
 };
 
-/**
- * Version 2 pauses between messages by default; an option left out is invisible in the editor,
- * so a new send says so above its Options.
- */
+/** An option left out is invisible in the editor, so a new send says that it pauses. */
 export const sendPauseNotice: INodeProperties = {
 	displayName: `Messages after the first wait ${DEFAULTS_BY_VERSION[2].messageDelaySeconds.min}–${DEFAULTS_BY_VERSION[2].messageDelaySeconds.max} s at random, so that the WhatsApp account never sends in bursts. Change it with Options → Delay Between Messages (0 and 0: no pause).`,
 	name: 'sendPauseNotice',
@@ -129,14 +93,10 @@ export const sendPauseNotice: INodeProperties = {
 	},
 };
 
-/** Version 2's default (DEFAULTS_BY_VERSION), by name: n8n's lint reads a literal or a name as a default. */
+/** By name: n8n's lint reads a literal or a name as a default. */
 const SKIP_REPEATS_HOURS_DEFAULT = DEFAULTS_BY_VERSION[MESSAGING_VERSION].skipRepeatsHours;
 
-/**
- * The Options collection, one per node version: a version 2 send shows one delay, Delay Between
- * Messages (a version 1 node keeps both, as it was saved). `versionSentBy` names the operations
- * that send "version" (derived from the resource definitions by the node).
- */
+/** A version 2 send shows one delay, Delay Between Messages; version 1 keeps both, as saved. */
 export function messagingOptionsProperties(versionSentBy: string): INodeProperties[] {
 	const options = messagingOptions(versionSentBy);
 	const forVersion2 = options.map((option) =>
@@ -297,7 +257,6 @@ function messagingOptions(versionSentBy: string): INodeProperties[] {
 	];
 }
 
-/** The Options of one item (the router reads them once per run, or per item when one is an expression). */
 export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number): MessagingOptions {
 	const options = asOptions(ctx.getNodeParameter('options', itemIndex, {}));
 	return {
@@ -307,7 +266,6 @@ export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number):
 			MAX_PARALLEL_REQUESTS,
 			Math.max(1, Math.floor(Number(options.parallel ?? 1)) || 1),
 		),
-		// A timer holds at most about 24.8 days; a longer delay would not wait at all.
 		delayMs: timerDelay(Number(options.delayMs ?? 0) || 0),
 		stopAtUsageLimit: options.stopAtUsageLimit === true,
 		skipRepeatsHours: hoursOption(options.skipRepeatsHours, defaultsFor(ctx).skipRepeatsHours),
@@ -320,7 +278,6 @@ export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number):
 	};
 }
 
-/** A number within bounds; not set (or not a number): `fallback`. */
 function boundedNumber(value: unknown, min: number, max: number, fallback: number): number {
 	const n = value === undefined || value === '' || value === null ? NaN : Number(value);
 	return Number.isFinite(n) ? Math.min(max, Math.max(min, n)) : fallback;
@@ -358,17 +315,14 @@ function sendWindowOption(
 	return readSendWindow(asOptions(window), ctx.getTimezone());
 }
 
-/** A number of hours from 0 to the maximum; not set (or not a number): the version's default. */
 function hoursOption(value: unknown, fallback: number): number {
 	const hours = value === undefined || value === '' || value === null ? NaN : Number(value);
 	return Number.isFinite(hours) ? Math.min(MAX_SKIP_REPEATS_HOURS, Math.max(0, hours)) : fallback;
 }
 
-/** Shown under every phone-number field: the mistake a first run most often makes is a number without its country code. */
 export const PHONE_NUMBER_HINT =
 	'Include the country code, e.g. +62 812-8877-6713, or add the "Default Country" option for local numbers such as 0812…';
 
-/** The "Phone Number" parameter that Send Text, Send File and Number → Check share. */
 export function phoneProperty(description: string): INodeProperties {
 	return {
 		displayName: 'Phone Number',
@@ -382,7 +336,6 @@ export function phoneProperty(description: string): INodeProperties {
 	};
 }
 
-/** The item's "Phone Number" in the API's form (digits with country code), or an error naming the item. */
 export function recipientPhone(run: MessagingRun, itemIndex: number): string {
 	return phoneParameter(run, itemIndex, {
 		name: 'phone',
@@ -391,10 +344,6 @@ export function recipientPhone(run: MessagingRun, itemIndex: number): string {
 	});
 }
 
-/**
- * A phone-number parameter of one item in the API's form, read with the item's Default
- * Country; a value that is no phone number fails the item, naming the field and how to fix it.
- */
 export function phoneParameter(
 	run: MessagingRun,
 	itemIndex: number,

@@ -15,17 +15,10 @@ import { pollAccount } from './poll';
 
 const EVENT_NAMES = Object.fromEntries(EVENTS.map((e) => [e.name, e.subtitle ?? e.displayName]));
 
-/** `Disconnected, QR Code Needed` on the canvas (a value the editor cannot read is left out). */
 const SUBTITLE = subtitleExpression(
 	`(() => { try { const names = ${JSON.stringify(EVENT_NAMES)}; const v = $parameter["events"]; return Array.isArray(v) ? v.map((e) => names[e]).filter((n) => n).join(", ") : ""; } catch (e) { return ""; } })()`,
 );
 
-/**
- * Watches one gateway account on n8n's polling schedule and starts the workflow when its
- * WhatsApp session disconnects or connects again, a QR code waits to be scanned, its webhook
- * changes, its usage limit runs out, or the gateway stops answering (poll.ts; the events are in
- * health.ts; docs/messaging-account-trigger.md).
- */
 export class MessagingAccountTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Messaging Account Trigger',
@@ -44,7 +37,7 @@ export class MessagingAccountTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
+		// The literal name: n8n's lint finds a credential's testedBy by it.
 		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
 		properties: triggerProperties,
 	};

@@ -6,20 +6,13 @@ import { readSessionAnswer } from '../shared/gatewaySession';
 import { readUsageLimit, type UsageLimit } from '../shared/usageLimit';
 import type { TriggerSettings as Settings, UsageRule, WatchedEvent } from './parameters';
 
-/**
- * The account's health apart from n8n and HTTP: one poll's answers read into a snapshot, the
- * table of events (when each fires, comparing the memory of earlier polls with the snapshot, and
- * what its item holds) and the memory kept next. Pure: the time is part of the snapshot.
- */
-
-/** The requests a poll may make; each answer is `ok`, or says why there is none. */
 export type Part = 'session' | 'webhook' | 'usage';
 export type Answers = Partial<
 	Record<Part, { ok: true; value: unknown } | { ok: false; error: Error; noAnswer: boolean }>
 >;
 
 type Level = 'ok' | 'low' | 'blocked';
-/** A webhook as kept: its origin, and salted hashes of its path and of the rest. */
+/** Salted hashes: the memory never holds a webhook's path or secret. */
 type Webhook = { origin: string | null; path: string; rest: string };
 type Session = {
 	connected: boolean;
@@ -29,7 +22,6 @@ type Session = {
 };
 type Usage = { level: Level; [count: string]: unknown };
 
-/** The account's health at one poll; a part is absent when it was not asked or not read. */
 export interface Snapshot {
 	at: string;
 	session?: Session;
@@ -40,7 +32,7 @@ export interface Snapshot {
 	failures: Array<{ part: Part; error: Error; noAnswer: boolean }>;
 }
 
-/** Static data: per state since when it was first seen; no secret, QR code or webhook path. */
+/** Static data: no secret, QR code or webhook path. */
 export interface Memory {
 	v: 1;
 	/** A hash of the base URL and client id: another account starts over. */
@@ -62,7 +54,6 @@ const PART_EVENTS: Record<Part, WatchedEvent[]> = {
 	webhook: ['webhookChanged'],
 	usage: ['usageLimit'],
 };
-/** Whether a chosen event needs this request (and this part of the memory). */
 export const watches = (settings: Settings, part: Part) =>
 	PART_EVENTS[part].some((event) => settings.events.has(event));
 
@@ -137,12 +128,10 @@ function webhookOf(url: string | null, salt: string): Webhook {
 			rest: shortHash(salt, 'rest', search, hash, username, password),
 		};
 	} catch {
-		// Not a URL: no origin to show; the whole text is hashed.
 		return { origin: null, path: shortHash(salt, 'text', text), rest: '' };
 	}
 }
 
-/** Which part of the webhook changed, named without showing it; undefined: none. */
 function webhookChange(before: Webhook, now: Webhook) {
 	if (before.origin === now.origin && before.path === now.path && before.rest === now.rest)
 		return undefined;
@@ -168,29 +157,23 @@ function usageOf({ blocked, remaining, limit, used }: UsageLimit, rule: UsageRul
 }
 
 const ruleKey = ({ kind, below }: UsageRule) => (kind === 'blocked' ? kind : `${kind}:${below}`);
-/** The usage level remembered under the rule in use. */
 const usageBefore = (previous: Memory, settings: Settings) =>
 	previous.usage?.rule === ruleKey(settings.usageRule) ? previous.usage : undefined;
 const SEVERITY: Record<Level, number> = { ok: 0, low: 1, blocked: 2 };
 
-/** The disconnection remembered, when it goes on now. */
 const ongoing = ({ session: before }: Memory, now: Session) =>
 	before?.connected === false && !now.connected ? before : undefined;
 
-// ---------------------------------------------------------------------------------------------
 // The events
 
 type Rule<T> = (previous: Memory, current: Snapshot, settings: Settings) => T;
 
 interface EventDefinition {
 	name: WatchedEvent;
-	/** Its option in Trigger On, and its name on the canvas when shorter. */
 	displayName: string;
 	subtitle?: string;
 	description: string;
-	/** When it fires: the memory of earlier polls against this poll's snapshot. */
 	fires: Rule<boolean>;
-	/** What its item holds; undefined when the snapshot lacks its part. */
 	item: Rule<HealthEvent | undefined>;
 	/** Fetch Test Event: what a sample shows instead, being no change. */
 	sample?: Rule<object>;
@@ -321,10 +304,7 @@ export const EVENTS: EventDefinition[] = [
 	},
 ];
 
-/**
- * One poll's events and the memory kept next. `unknownBefore`: a watched part could not be read
- * and has nothing to compare with yet (the poll then fails).
- */
+// `unknownBefore`: a watched part could not be read and has nothing to compare with (poll fails).
 export function events(previous: Memory, current: Snapshot, settings: Settings) {
 	const fired = EVENTS.filter(
 		(event) => settings.events.has(event.name) && event.fires(previous, current, settings),
@@ -337,7 +317,6 @@ export function events(previous: Memory, current: Snapshot, settings: Settings) 
 	return { items, memory, unknownBefore };
 }
 
-/** Fetch Test Event: one item per chosen event from the state now, `previous` fields from memory. */
 export const samples = (previous: Memory, current: Snapshot, settings: Settings) =>
 	EVENTS.filter((event) => settings.events.has(event.name)).flatMap((event) => {
 		const item = event.item(previous, current, settings);

@@ -5,8 +5,6 @@ import { asOptions, optionText, optionsCollection } from '../shared/optionsColle
 import { normalizePhone } from '../shared/phone';
 import { EVENTS } from './health';
 
-/** The Messaging Account Trigger's parameters and how they are read on each poll. */
-
 export type WatchedEvent =
 	| 'disconnected'
 	| 'connected'
@@ -15,7 +13,6 @@ export type WatchedEvent =
 	| 'usageLimit'
 	| 'gatewayUnreachable';
 
-/** Usage Limit Fires When: fewer than `below` percent or messages left, or only blocked sending. */
 export type UsageRule = { readonly kind: 'percent' | 'count' | 'blocked'; readonly below: number };
 
 const forEvent = (...events: WatchedEvent[]) => ({ show: { events } });
@@ -147,7 +144,6 @@ export const triggerProperties: INodeProperties[] = [
 
 export interface TriggerSettings {
 	readonly events: ReadonlySet<WatchedEvent>;
-	/** Account → Check's `whatsapp_number` (digits), when Webhook Changed is picked. */
 	readonly accountNumber: string;
 	readonly usageRule: UsageRule;
 	readonly failedPolls: number;
@@ -160,7 +156,6 @@ export interface TriggerSettings {
 
 const EVENT_NAMES = new Set<string>(EVENTS.map((event) => event.name));
 
-/** The node's settings for this poll; a mistake is an error naming the field and the fix. */
 export function readTriggerSettings(ctx: IPollFunctions): TriggerSettings {
 	const fail = (field: string, problem: string, fix: string) =>
 		new NodeOperationError(ctx.getNode(), `Field "${field}" ${problem}`, { description: fix });

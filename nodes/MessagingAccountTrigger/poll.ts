@@ -9,22 +9,13 @@ import { ApiClient, ApiError, endpoints } from '../shared/transport';
 import * as health from './health';
 import { readTriggerSettings, type TriggerSettings } from './parameters';
 
-/** Where the trigger keeps what it saw, in the node's static data (saved with the workflow). */
 const MEMORY_KEY = 'accountHealth';
-/**
- * Failed polls in a row, per activation: a property of the running workflow's static data that
- * is not enumerable, so n8n never saves it (a restart starts the count again, never stale).
- */
+/** Not enumerable, so n8n never saves it: a restart starts the count again, never stale. */
 const ACTIVATION_KEY = 'accountHealthActivation';
 type Activation = { polled: boolean; outage?: health.Snapshot['outage'] };
 
-/**
- * One poll: the requests the chosen events need, read into a snapshot and compared with the
- * memory (health.ts). Returns the events that fired; an empty result when a watched state changed
- * without one, so that n8n saves the memory (it saves static data only when a poll returns
- * something, and once after activation); or null. "Fetch Test Event" (manual mode) returns one
- * sample per chosen event and leaves the memory alone.
- */
+// A watched change without an event returns [[]]: n8n saves static data only when a poll returns
+// something. Fetch Test Event leaves the memory alone.
 export async function pollAccount(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const settings = readTriggerSettings(this);
 	const credentials = await readCredential(this);
@@ -64,7 +55,7 @@ export async function pollAccount(this: IPollFunctions): Promise<INodeExecutionD
 	throw failureOf(this, current, settings);
 }
 
-/** The memory as JSON, its keys sorted (a database may reorder them); `leaveOut` left out. */
+/** Keys sorted: a database may reorder them. */
 const asJson = (memory: unknown, leaveOut?: string) =>
 	JSON.stringify(memory ?? null, (key, field: unknown) => {
 		if (key === leaveOut) return undefined;
@@ -72,7 +63,6 @@ const asJson = (memory: unknown, leaveOut?: string) =>
 		return Object.fromEntries(Object.entries(field).sort(([a], [b]) => (a < b ? -1 : 1)));
 	});
 
-/** The requests the events need, at the same time (Gateway Unreachable alone asks Get Status). */
 async function ask(client: ApiClient, settings: TriggerSettings): Promise<health.Answers> {
 	const request = {
 		session: () => client.call(endpoints.status),
@@ -101,13 +91,11 @@ async function ask(client: ApiClient, settings: TriggerSettings): Promise<health
 	return Object.fromEntries(answers) as health.Answers;
 }
 
-/** The gateway gave no answer at all: the network, a time-out, or a proxy's page instead of the API. */
 const isNoAnswer = (error: Error) =>
 	error instanceof ApiError &&
 	(['network', 'timeout', 'invalid-response'].includes(error.kind) ||
 		(error.kind === 'http' && (error.httpStatus ?? 0) >= 500));
 
-/** The error of a failed poll: the first failure, with how long polls have been failing. */
 function failureOf(
 	ctx: IPollFunctions,
 	{ failures, outage }: health.Snapshot,
@@ -122,7 +110,6 @@ function failureOf(
 	return error;
 }
 
-/** The events as output items; a QR code becomes a PNG in the binary field, never JSON. */
 async function toItems(
 	ctx: IPollFunctions,
 	events: health.HealthEvent[],

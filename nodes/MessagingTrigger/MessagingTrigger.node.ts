@@ -13,11 +13,6 @@ import { triggerProperties } from './parameters';
 import { receiveMessage } from './receive';
 import { registerWebhook, unregisterWebhook, webhookExists } from './registration';
 
-/**
- * Starts a workflow for each message the gateway posts to the account's webhook. Activating
- * the workflow registers its URL with Update Account; deactivating restores the webhook the
- * account had before, or clears it (see registration.ts and docs/messaging-trigger.md).
- */
 export class MessagingTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Messaging Trigger',
@@ -36,11 +31,10 @@ export class MessagingTrigger implements INodeType {
 		defaults: { name: 'Messaging Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		// The literal type name: n8n's lint finds a credential's testedBy by it (CREDENTIAL_TYPE in shared/credential.ts)
+		// The literal name: n8n's lint finds a credential's testedBy by it.
 		credentials: [{ name: 'messagingRateApi', required: true, testedBy: 'messagingRateApiTest' }],
-		// responseData '': n8n 2.x answers an onReceived webhook with `responseData` when it is set and
-		// defaults it to the literal 'firstEntryJson', which would hide the webhookResponse the trigger
-		// returns ({received: true, ...}); an empty value makes n8n send that webhookResponse.
+		// responseData '': else n8n answers an onReceived webhook with 'firstEntryJson', which hides
+		// the webhookResponse the trigger returns ({received: true, ...}).
 		webhooks: [
 			{
 				name: 'default',
@@ -51,7 +45,6 @@ export class MessagingTrigger implements INodeType {
 			},
 		],
 		properties: triggerProperties,
-		// What n8n's panel says while it listens for a test event (else "Go to Messaging and create an event").
 		eventTriggerDescription: 'Send a WhatsApp message to the account number',
 		triggerPanel: {
 			header: 'Send a WhatsApp message to the account number to see it here',

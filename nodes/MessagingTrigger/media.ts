@@ -1,27 +1,17 @@
 import { DATA_URI_HEAD, FALLBACK_MIME_TYPE, NOT_BASE64_CHAR, WHITESPACE } from '../shared/dataUri';
 import { cleanFileName, extensionFor } from '../shared/fileName';
 
-/**
- * The media of an incoming message: the gateway puts the file in `body` as
- * `data:<mime>;base64,<data>` (service notes, "Incoming events"). This decodes it into bytes
- * for n8n's binary data, or says in a sentence why it cannot.
- */
+// The gateway puts an incoming file in `body` as a base64 data URI (service notes).
 
 export type DecodedMedia =
 	{ data: Buffer; mimeType: string; fileName: string } | { problem: string };
 
-/** A data URI's declared type: type/subtype. */
 const MIME_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/;
 
-/** Whether a payload `body` is meant as a data URI (valid or not), as opposed to plain text. */
 export function looksLikeDataUri(body: string): boolean {
 	return /^data:/i.test(body);
 }
 
-/**
- * Decodes a base64 data URI. Line breaks inside the base64 (MIME-wrapped encoders), missing `=`
- * padding and the URL-safe alphabet are accepted; anything else that is not base64 is refused.
- */
 export function decodeDataUri(body: string, fileNameGiven: string): DecodedMedia {
 	// Only the head is matched against a pattern, so a file of many MB is never scanned by it.
 	const head = DATA_URI_HEAD.exec(body.slice(0, 512));
@@ -63,7 +53,6 @@ export function decodeDataUri(body: string, fileNameGiven: string): DecodedMedia
 	};
 }
 
-/** A clean file name, or `file.<extension of the mime type>` when the given one has nothing usable. */
 export function safeFileName(given: string, mimeType: string): string {
 	return cleanFileName(given) || `file.${extensionFor(mimeType)}`;
 }

@@ -8,11 +8,6 @@ import {
 	optionsCollection,
 } from '../shared/optionsCollection';
 
-/**
- * The trigger's parameters and how they are read. Hook functions (activation) and webhook
- * functions (each incoming request) both read them through `readTriggerSettings`.
- */
-
 const MESSAGE_CATEGORIES = ['text', 'image', 'document', 'audio', 'video', 'other'] as const;
 export type MessageCategory = (typeof MESSAGE_CATEGORIES)[number];
 
@@ -24,15 +19,11 @@ export const DEFAULT_SECRET_QUERY = 'token';
 const DEFAULT_MAX_BODY_MB = 16;
 const DEFAULT_BINARY_PROPERTY = 'data';
 
-/** Repeated deliveries of one message id are skipped within this many minutes (and the last MAX ids). */
 const DEFAULT_REPEAT_WINDOW_MINUTES = 60;
 
 const showForSharedSecret = { show: { verification: ['headerSecret', 'querySecret'] } };
-/**
- * Defaults that changed in version 2 apply to new triggers only: n8n stores a parameter only when
- * it differs from its default, so a version 1 trigger saved with "None" or "off" has no value
- * stored and must keep reading the version 1 default.
- */
+// n8n stores a parameter only when it differs from its default, so a version 1 trigger saved with
+// a version 1 default has nothing stored and must keep reading that default.
 const onlyVersion1 = { show: { '@version': [1] } };
 const fromVersion2 = { show: { '@version': [{ _cnd: { gte: 2 } }] } };
 
@@ -238,7 +229,7 @@ export interface TriggerSettings {
 	repeatWindowMs: number;
 }
 
-/** The part of n8n's hook and webhook functions this needs (their signatures differ in details). */
+/** What n8n's hook and webhook functions share (their signatures differ in details). */
 interface ParameterSource {
 	getNodeParameter(parameterName: string, fallbackValue?: unknown): unknown;
 }

@@ -3,62 +3,43 @@ import type { IDataObject } from 'n8n-workflow';
 import { looksLikeDataUri } from './media';
 import type { MessageCategory } from './parameters';
 
-/**
- * An incoming event as the gateway posts it (service notes, "Incoming events"): JSON-RPC
- * `{"params": {...}}` or, from some senders, the same fields as a flat object. Every field is
- * optional: older senders omit `recipient`, `type`, `filename` and `body`.
- */
+// Some senders post the fields flat instead of under JSON-RPC `params`; every field is optional
+// (older senders omit several).
 
 const API_KEY_FIELD = 'x-api-key';
 
-/** Deepest nesting of arrays and objects the trigger passes on (an event is a flat object). */
 export const PAYLOAD_MAX_DEPTH = 32;
-/** Most values (strings, numbers, arrays, objects...) in one payload. */
 export const PAYLOAD_MAX_VALUES = 10_000;
-/** Longest sender, recipient or author that is read as a number; longer ones are kept as text. */
 const CONTACT_MAX_LENGTH = 64;
 
-/**
- * Keys that could set an object's prototype when copied by assignment. JSON.parse makes
- * `"__proto__"` an own property, but any later `copy[key] = value` would turn it into the
- * prototype of the copy (hiding fields), so it is dropped while the payload is copied.
- */
+// JSON.parse makes `"__proto__"` an own property, but a later `copy[key] = value` would set the
+// copy's prototype instead.
 const PROTOTYPE_KEYS = new Set(['__proto__']);
 
 export interface IncomingEvent {
-	/** The gateway's id of the message (`uuid`); empty when the sender gave none. */
 	messageId: string;
-	/** The chat partner: the customer's number (digits), or a group id kept as it came. */
+	/** The customer's number (digits), or a group id kept as it came. */
 	sender: string;
-	/** Where a reply goes: the same as `sender`. */
 	chatId: string;
-	/** Whether the chat is a group (its id ends with `@g.us`). */
 	isGroup: boolean;
 	/** Who wrote: the customer in a direct chat, the member named by the payload in a group. */
 	author?: string;
 	senderName: string;
-	/** The account's number (digits when it is a phone number). */
 	recipient: string;
 	type: MessageCategory;
-	/** The message text; the gateway's literal "undefined" (sent for media) becomes empty. */
+	/** The gateway's literal "undefined" (sent for media) becomes empty. */
 	text: string;
-	/** The file name the payload gives, as it came (never output as such: see media.ts). */
+	/** As it came: never output as such (media.ts cleans it). */
 	fileName: string;
-	/** The media `body` string, if any (a data URI when the gateway is right). */
 	body?: string;
-	/** The `x-api-key` the payload carries, if any. */
 	apiKey?: string;
 }
 
 const isPlainObject = (value: unknown): value is IDataObject =>
 	typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/**
- * A copy of a parsed body the rest of n8n can handle: nesting at most PAYLOAD_MAX_DEPTH deep,
- * at most PAYLOAD_MAX_VALUES values, no prototype-setting keys. Walked without recursion, so a
- * 200,000-deep array is refused instead of overflowing the stack (here or in n8n's deep copy of
- * the item later).
- */
+// Walked without recursion, so a very deep array is refused instead of overflowing the stack (here
+// or in n8n's deep copy of the item later).
 export function boundedCopy(value: unknown): { value: unknown } | { problem: string } {
 	if (value === null || typeof value !== 'object') return { value };
 	const root: unknown = Array.isArray(value) ? [] : {};
@@ -96,7 +77,6 @@ export function boundedCopy(value: unknown): { value: unknown } | { problem: str
 	return { value: root };
 }
 
-/** The event's fields: `params` of a JSON-RPC body, else the flat object itself. */
 export function eventFields(body: unknown): { fields: IDataObject } | { problem: string } {
 	if (!isPlainObject(body)) return { problem: 'The body must be a JSON object' };
 	return { fields: isPlainObject(body.params) ? body.params : body };
@@ -110,16 +90,10 @@ function asText(value: unknown): string {
 
 const PHONE_LIKE = /^\+?[\d\s().-]+$/;
 const GROUP_SUFFIX = '@g.us';
-/** WhatsApp's address suffixes of a person: the part before them is the phone number. */
 const PERSON_SUFFIXES = ['@c.us', '@s.whatsapp.net'];
 
-/**
- * A contact as the gateway may write it: `6281288776713`, `+62 812-8877-6713`, or a WhatsApp
- * address (`6281288776713@c.us`). A person's number becomes digits; a group id
- * (`120363025246125486@g.us`, `6281288776713-1612345678@g.us`) and any other id
- * (`status@broadcast`) are kept exactly as they came: reading a group id as digits would make up a
- * phone number that belongs to someone else.
- */
+// A group id is kept exactly as it came: read as digits, it would make up a phone number that
+// belongs to someone else.
 export function contactNumber(value: unknown): string {
 	const text = asText(value).trim();
 	if (text.length > CONTACT_MAX_LENGTH) return text;
@@ -146,7 +120,6 @@ const CATEGORY_OF_TYPE: Record<string, MessageCategory> = {
 	video: 'video',
 };
 
-/** The type the filter and the output use; when the payload names none, the media tells. */
 export function messageCategory(rawType: string, body: string | undefined): MessageCategory {
 	const named = rawType.trim().toLowerCase();
 	if (named) return Object.hasOwn(CATEGORY_OF_TYPE, named) ? CATEGORY_OF_TYPE[named] : 'other';
@@ -189,12 +162,7 @@ export function readEvent(fields: IDataObject): IncomingEvent {
 	};
 }
 
-/**
- * The payload as received, for fields this node does not name: without the API key (a secret)
- * and without a media data URI (it is in the binary field; megabytes of base64 in JSON would
- * only slow every later node down). `fields` comes from `boundedCopy`, so it is bounded and has
- * no prototype-setting keys.
- */
+/** Without the API key (a secret) and the media data URI (it is in the binary field). */
 export function rawPayload(fields: IDataObject): IDataObject {
 	const copy: IDataObject = {};
 	for (const [key, value] of Object.entries(fields)) {

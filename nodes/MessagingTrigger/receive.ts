@@ -15,12 +15,8 @@ import { readJsonBody } from './requestBody';
 import { registeredNumberOf } from './registration';
 import { apiKeyProblem, generatedSecretProblem, sharedSecretProblem } from './verification';
 
-/**
- * One request from the gateway: checked, read, filtered, turned into one item. Every answer is
- * JSON: `{"received": true, ...}` when accepted or deliberately ignored (200), `{"received":
- * false, "error": ...}` when refused (401 failed verification, 400 unreadable body); only an
- * accepted message starts the workflow.
- */
+// Every answer is JSON: `received: true` when accepted or deliberately ignored (200), `received:
+// false` with the error when refused (401, 400, 503).
 export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const settings = readTriggerSettings(this);
 	// An empty Account Number: the number activation read from the gateway and registered.
@@ -67,8 +63,7 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 		}
 		claim = claimed;
 	}
-	// If n8n's prepareBinaryData fails, its error goes on unchanged; the claim is released first (not
-	// started: the gateway's retry of this message must not be taken for a repeat).
+	// The claim is released if the item cannot be made: the gateway's retry must not be a repeat.
 	let item: INodeExecutionData | undefined;
 	try {
 		item = await messageItem(this, event, read.fields, settings.binaryPropertyName);
@@ -81,11 +76,7 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 	};
 }
 
-/**
- * Answers the request directly: n8n answers what `webhookResponse` holds with the webhook's
- * fixed status (200), so another status needs the response object. `noWebhookResponse` tells
- * n8n the request is answered, and no `workflowData` means no execution.
- */
+/** n8n answers `webhookResponse` with the webhook's fixed 200: another status needs `res`. */
 function refuse(
 	ctx: IWebhookFunctions,
 	status: 400 | 401 | 503,
@@ -103,11 +94,7 @@ function refuse(
 
 const MEDIA_TYPES: ReadonlySet<string> = new Set(['image', 'document', 'audio', 'video']);
 
-/**
- * The item: one schema for every message type (docs/messaging-trigger.md, "What a message
- * becomes"). The fields every message has are always there; the fields of a file are there
- * exactly when the message carries or announces one, and absent otherwise (never `""`).
- */
+/** A file's fields are there exactly when the message carries or announces one, never `""`. */
 async function messageItem(
 	ctx: IWebhookFunctions,
 	event: IncomingEvent,

@@ -8,32 +8,18 @@ import { redact, type ApiClient } from '../shared/transport';
 import { DEFAULT_SECRET_QUERY, readTriggerSettings, type TriggerSettings } from './parameters';
 import { generatedSecretFor, sha256 } from './secrets';
 
-/**
- * Registering the workflow's URL as the account's webhook, the only registration the API has:
- * Update Account (`whatsapp_number`, `whatsapp_webhook`). There is no delete, and one account has
- * one webhook, so:
- * - activation first reads the current webhook with Check Account (when its answer shows it),
- *   keeps it in the node's static data, then registers this workflow's URL;
- * - deactivation puts the kept webhook back when there was one (another URL), else clears the
- *   field with an empty string. A webhook that Check Account did not show cannot be restored.
- */
+// Update Account is the API's only registration, with no delete and one webhook per account:
+// activation keeps the previous webhook (as Check Account shows it) and deactivation puts it back,
+// or clears the field. A webhook that Check Account did not show cannot be restored.
 
-/**
- * Kept in the node's static data between activation and deactivation. It holds no secret and no
- * other workflow's URL with its query: the registered URL and the previous webhook's query (where
- * secrets travel) only as hashes.
- */
+/** No secret, and no other workflow's URL with its query: those only as hashes. */
 interface RegistrationRecord extends IDataObject {
 	accountNumber: string;
-	/** SHA-256 of the URL registered; the URL itself may hold a secret. */
 	urlSha256: string;
-	/** SHA-256 of the generated secret in that URL ("Generated Secret"): requests are checked against it. */
 	secretSha256?: string;
-	/** Whether Check Account showed the webhook the account had before activation. */
 	previousKnown: boolean;
-	/** That webhook without its query, fragment and user info, when there was one and it was another URL. */
 	previousWebhookBase?: string;
-	/** SHA-256 of that webhook in full: deactivation restores it only when it can rebuild exactly this. */
+	/** Deactivation restores only a URL it can rebuild exactly. */
 	previousWebhookSha256?: string;
 	/** Version 1 records kept the previous webhook in full; read once more at deactivation, never written. */
 	previousWebhook?: string;
@@ -44,14 +30,9 @@ interface RegistrationRecord extends IDataObject {
 export const RECORD_KEY = 'registration';
 export const TEST_RECORD_KEY = 'testRegistration';
 
-/** What Check Account says about the account, as far as its answer shows it. */
 export type AccountWebhook =
 	{ known: true; url: string; accountNumber?: string } | { known: false; reason?: string };
 
-/**
- * The webhook a Check Account answer shows (read by the same reader as Messaging's Account →
- * Check: an empty, `null` or `false` value means "no webhook").
- */
 export function webhookShownBy(result: unknown): AccountWebhook {
 	const shown = readAccountAnswer(result);
 	if (shown.webhookUrl === undefined)
@@ -63,7 +44,6 @@ export function webhookShownBy(result: unknown): AccountWebhook {
 	};
 }
 
-/** The URL to register: n8n's webhook URL, plus the secret when it travels in the query. */
 export function registrationUrl(
 	webhookUrl: string,
 	settings: TriggerSettings,
@@ -82,7 +62,6 @@ function withQueryParameter(url: string, name: string, value: string): string {
 	return parsed.toString();
 }
 
-/** A URL without what may hold a secret (query, fragment, user info), or undefined when it is no URL. */
 function urlWithoutSecrets(url: string): string | undefined {
 	try {
 		const parsed = new URL(url);
@@ -116,18 +95,12 @@ export function sameUrl(a: string, b: string): boolean {
 interface Target {
 	settings: TriggerSettings;
 	accountNumber: string;
-	/** n8n's URL of this webhook (production or test), without any secret. */
 	webhookUrl: string;
-	/** The URL registered at the gateway: webhookUrl plus the secret in the query, if any. */
 	url: string;
-	/** The secrets of this trigger, for keeping them out of errors and logs. */
 	secrets: string[];
 }
 
-/**
- * The account number and URL this activation registers, or an error saying what to fix.
- * Deactivation passes the number it registered: a parameter edited since must not stop it.
- */
+/** Deactivation passes the number it registered: a parameter edited since must not stop it. */
 async function targetOf(ctx: IHookFunctions, registeredNumber?: string): Promise<Target> {
 	const settings = readTriggerSettings(ctx);
 	const webhookUrl = ctx.getNodeWebhookUrl('default');
@@ -168,10 +141,7 @@ async function targetOf(ctx: IHookFunctions, registeredNumber?: string): Promise
 	};
 }
 
-/**
- * An empty Account Number stands for the number the gateway holds for this account (what Account
- * → Check shows): the gateway knows it, so a newcomer need not.
- */
+/** The gateway knows the number, so a newcomer need not. */
 async function heldNumber(
 	ctx: IHookFunctions,
 	settings: TriggerSettings,
@@ -195,10 +165,6 @@ async function heldNumber(
 		: parsed;
 }
 
-/**
- * The number this trigger registered (kept at activation; "Listen for test event" keeps its own),
- * for filters that need it when Account Number is empty.
- */
 export function registeredNumberOf(staticData: IDataObject, manual: boolean): string | undefined {
 	const record = staticData[manual ? TEST_RECORD_KEY : RECORD_KEY] as IDataObject | undefined;
 	return typeof record?.accountNumber === 'string' ? record.accountNumber : undefined;
@@ -225,7 +191,6 @@ async function setAccountWebhook(
 	}
 }
 
-/** The record of this registration: "Listen for test event" (mode manual) keeps its own. */
 function recordKey(ctx: IHookFunctions): string {
 	return ctx.getMode() === 'manual' ? TEST_RECORD_KEY : RECORD_KEY;
 }
@@ -235,10 +200,7 @@ function readRecord(staticData: IDataObject, key: string): RegistrationRecord | 
 	return typeof stored === 'object' && stored !== null ? (stored as RegistrationRecord) : undefined;
 }
 
-/**
- * The record of the registration being deactivated. n8n calls `delete` in mode "internal" for
- * both production and test webhooks, so the record is the one made for this webhook's URL.
- */
+/** n8n calls `delete` in mode "internal" for production and test webhooks alike: found by URL. */
 function recordOfWebhook(
 	staticData: IDataObject,
 	target: Target | undefined,
@@ -252,7 +214,6 @@ function recordOfWebhook(
 	return { key: TEST_RECORD_KEY, record: readRecord(staticData, TEST_RECORD_KEY) };
 }
 
-/** n8n asks before `create`: is this workflow's URL already the account's webhook? */
 export async function webhookExists(this: IHookFunctions): Promise<boolean> {
 	const target = await targetOf(this);
 	const client = await apiClientFor(this);
@@ -311,12 +272,7 @@ export async function registerWebhook(this: IHookFunctions): Promise<boolean> {
 	return true;
 }
 
-/**
- * The webhook to put back, rebuilt from what the record keeps: the previous URL as kept (it had
- * no query), or that URL with a secret this package can derive or knows (a generated secret of
- * this account, this trigger's own shared secret). Only a rebuild whose hash is the previous
- * webhook's counts; anything else cannot be restored (its secret was never kept).
- */
+/** Only a rebuild whose hash matches counts: a secret that was never kept cannot be restored. */
 async function previousWebhookOf(
 	ctx: IHookFunctions,
 	stored: RegistrationRecord,
@@ -339,11 +295,7 @@ async function previousWebhookOf(
 	);
 }
 
-/**
- * Deactivation. Never throws: n8n calls this while deactivating or ending a test, where an error
- * would only be logged; a failure is logged here (without the trigger's secrets) and reported as
- * `false`.
- */
+/** Never throws: n8n would only log it. A failure is logged here, without the trigger's secrets. */
 export async function unregisterWebhook(this: IHookFunctions): Promise<boolean> {
 	const staticData = this.getWorkflowStaticData('node');
 	let target: Target;
@@ -419,7 +371,6 @@ function warn(ctx: IHookFunctions, error: unknown, secrets: string[]): void {
 	);
 }
 
-/** The error without the trigger's secrets in its message or description, in any listed form. */
 function withoutSecrets(
 	ctx: IHookFunctions,
 	error: Error & { description?: string | null },

@@ -2,24 +2,12 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { boundedCopy } from './payload';
 
-/**
- * The request body as the gateway sent it, read by the node itself so that a broken or oversized
- * body is answered here (400, JSON) instead of failing somewhere later.
- *
- * n8n reads every webhook request's bytes into `req.rawBody` (its `rawBodyReader` middleware
- * gives each request a `readRawBody()`), and for a typeVersion-1 node it calls it before the node
- * runs. A body sent as `application/json` is also parsed by n8n before the node runs; a malformed
- * one is answered by n8n itself (422) and never reaches this code. Bodies with another content
- * type (text/plain, none, ...) arrive here unparsed and are parsed here. Either way the node
- * reads the raw bytes itself, in the charset the request declares, and bounds what it passes on.
- */
+// Read by the node itself, so that a broken or oversized body is answered here (400, JSON). n8n
+// parses an application/json body first (a malformed one it answers 422 itself); other types arrive
+// unparsed. Either way the raw bytes are read in the declared charset, and bounded.
 
 export type JsonBody = { json: unknown } | { problem: string };
 
-/**
- * What the node reads of n8n's request object: Node's `http.IncomingMessage` (headers, a readable
- * stream of the body) and what n8n adds to it (`rawBody`, `readRawBody`).
- */
 type WebhookRequest = AsyncIterable<Buffer | string> & {
 	headers?: Record<string, string | string[] | undefined>;
 	readable?: boolean;
@@ -64,7 +52,6 @@ export async function readJsonBody(ctx: IWebhookFunctions, maxBytes: number): Pr
 	return 'problem' in bounded ? bounded : { json: bounded.value };
 }
 
-/** The `charset` parameter of a Content-Type header, lower case; undefined when none is declared. */
 export function declaredCharset(contentType: unknown): string | undefined {
 	if (typeof contentType !== 'string') return undefined;
 	for (const parameter of contentType.slice(0, 1024).split(';').slice(1)) {
@@ -75,11 +62,7 @@ export function declaredCharset(contentType: unknown): string | undefined {
 	return undefined;
 }
 
-/**
- * The body's text in the charset it declares (UTF-8 when it declares none): a latin1 body's
- * `José` must not become `Jos\uFFFD`. Charset names are the WHATWG Encoding Standard's
- * (`utf-8`, `iso-8859-1`/`latin1`, `windows-1252`, `utf-16le`, ...).
- */
+/** A latin1 body's `José` must not become `Jos\uFFFD`. */
 function decodeBody(
 	raw: Buffer,
 	charset: string | undefined,
@@ -105,7 +88,6 @@ async function rawBodyOf(req: WebhookRequest, maxBytes: number): Promise<Buffer 
 	return await readStream(req, maxBytes);
 }
 
-/** Reads a request nobody has read yet, stopping as soon as it passes the limit. */
 async function readStream(req: WebhookRequest, maxBytes: number): Promise<Buffer> {
 	const chunks: Buffer[] = [];
 	let size = 0;

@@ -8,22 +8,15 @@ import type { TriggerSettings } from './parameters';
 import { RECORD_KEY, TEST_RECORD_KEY } from './registration';
 import { generatedSecretFor, sha256 } from './secrets';
 
-/**
- * The checks a request must pass before it may start the workflow. Each returns the reason a
- * request fails (answered 401), or undefined. Reasons never contain the expected secret.
- */
+// The reasons never contain the expected secret.
 
-/**
- * Compares in constant time. Both sides are hashed first, so neither the length of the secret
- * nor a length mismatch (which makes `timingSafeEqual` throw) is observable.
- */
+/** Hashed first: neither the secret's length nor a mismatch (timingSafeEqual throws) shows. */
 export function secretsMatch(given: string, expected: string): boolean {
 	if (expected === '') return false;
 	const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 	return timingSafeEqual(digest(given), digest(expected));
 }
 
-/** Shared secret in a header or in the query: checked before the body is even parsed. */
 export function sharedSecretProblem(
 	ctx: IWebhookFunctions,
 	settings: TriggerSettings,
@@ -46,7 +39,6 @@ export function sharedSecretProblem(
 		: `The ${where} does not hold the shared secret`;
 }
 
-/** A query parameter that must appear once; the reason it does not, or its value. */
 function queryValue(ctx: IWebhookFunctions, name: string): { value: string } | { problem: string } {
 	const value = ((ctx.getQueryData() ?? {}) as Record<string, unknown>)[name];
 	if (value === undefined || value === '')
@@ -56,11 +48,7 @@ function queryValue(ctx: IWebhookFunctions, name: string): { value: string } | {
 	return { value };
 }
 
-/**
- * "Generated Secret": the query parameter against the hash activation kept ("Listen for test
- * event" keeps its own). Without a kept hash (static data lost) the secret is derived again from
- * the credential, as activation derived it.
- */
+/** Without a kept hash (static data lost), the secret is derived again from the credential. */
 export async function generatedSecretProblem(
 	ctx: IWebhookFunctions,
 	settings: TriggerSettings,
@@ -91,7 +79,6 @@ export async function generatedSecretProblem(
 	return matches ? undefined : wrong;
 }
 
-/** `x-api-key` in the payload against the credential's Client Secret. */
 export async function apiKeyProblem(
 	ctx: IWebhookFunctions,
 	event: IncomingEvent,

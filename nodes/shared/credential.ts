@@ -13,17 +13,12 @@ import {
 import { testCredential } from './credentialTest';
 import { ApiClient, CredentialError, parseCredentials, type ApiCredentials } from './transport';
 
-/** The one credential type of the package (credentials/MessagingRateApi.credentials.ts). */
 const CREDENTIAL_TYPE = 'messagingRateApi';
 
-/** Every n8n context a node of the package reads its credential in. */
 export type CredentialContext =
 	IExecuteFunctions | IHookFunctions | IWebhookFunctions | IPollFunctions;
 
-/**
- * The node's credential, validated: the one place where a node reads it. Credential mistakes
- * become an n8n error that says which field to correct, never showing the secret.
- */
+/** The one place a node reads its credential; a mistake names the field, never the secret. */
 export async function readCredential(ctx: CredentialContext): Promise<ApiCredentials> {
 	const stored = await ctx.getCredentials<ICredentialDataDecryptedObject>(CREDENTIAL_TYPE);
 	try {
@@ -38,16 +33,10 @@ export async function readCredential(ctx: CredentialContext): Promise<ApiCredent
 	}
 }
 
-/** The transport client for the node's credential (tokens and connections are shared per process). */
 export async function apiClientFor(ctx: CredentialContext): Promise<ApiClient> {
 	return new ApiClient(await readCredential(ctx));
 }
 
-/**
- * The credential's "Test" button: really authenticates (a fresh token, not a cached one) and
- * calls the token-check endpoint, through the same transport the nodes use; a failure says what
- * to change in the credential (credentialTest.ts).
- */
 export async function messagingRateApiTest(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted<ICredentialDataDecryptedObject>,

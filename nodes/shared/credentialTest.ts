@@ -13,14 +13,9 @@ import {
 import type { StoredCredentials } from './transport/credentialFields';
 import { readSessionAnswer, type SessionAnswer } from './gatewaySession';
 
-/**
- * The credential's Test button: one fresh login and one token check, through the transport the
- * nodes use, and for every failure a user can cause one line that says what is wrong and what to
- * change in the credential. The transport's own messages name the endpoint and quote the
- * server; here the question is only "what do I fix?".
- */
+// Every failure a user can cause says what to change in the credential.
 
-/** No retries: the user is waiting on the button, and a retry would only delay the same answer. */
+/** The user is waiting on the button: a retry would only delay the same answer. */
 const ONE_ATTEMPT: RetryPolicy = {
 	maxRetries: 0,
 	baseDelayMs: 0,
@@ -44,8 +39,7 @@ export async function testCredential(
 		}
 		const client = new ApiClient(credentials, new TokenCache(), ONE_ATTEMPT);
 		await client.call(endpoints.waProtected);
-		// The account's WhatsApp session: a credential that works for an account whose phone is not
-		// connected would fail at the first send, so the test says so now (n8n shows an error's message).
+		// A credential for an account whose phone is not connected would fail at the first send.
 		const session = await client.call(endpoints.status).then(readSessionAnswer, () => undefined);
 		return sessionResult(session);
 	} catch (error) {
@@ -58,7 +52,6 @@ export async function testCredential(
 	}
 }
 
-/** What the test says once the credential works: the WhatsApp session's state and what to do. */
 function sessionResult(session: SessionAnswer | undefined): INodeCredentialTestResult {
 	if (!session?.stated)
 		return {
@@ -88,7 +81,6 @@ const TLS_NOT_SPOKEN = /wrong version number|packet length too long|unknown prot
 const CERTIFICATE_CODES =
 	/^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID|CERT_UNTRUSTED|CERT_SIGNATURE_FAILURE)$/;
 
-/** One line: the cause, then the fix. Never the secret (the transport's messages are redacted). */
 function explain(error: ApiError, baseUrl: URL, timeoutSeconds: number): string {
 	const where = baseUrl.host;
 	const isLogin = Object.values(tokenEndpoint).some((endpoint) =>
@@ -150,7 +142,7 @@ function explain(error: ApiError, baseUrl: URL, timeoutSeconds: number): string 
 		}
 		return `The gateway answered HTTP ${status}${said}: check Base URL.`;
 	}
-	// The transport's "the answer holds no token" (client.ts fetchToken).
+	// client.ts's "no token" error.
 	if (error.kind === 'unexpected-answer' && /no token/.test(error.message)) {
 		return 'The gateway answered the login without a token: check that Base URL points at the gateway and that the account is active.';
 	}

@@ -1,33 +1,21 @@
 import { cleanFileName, extensionFor, mimeTypes } from './fileName';
 
-/**
- * Data URIs and base64 text: the files Send File is given as text (Messaging) and the media the
- * Messaging Trigger receives are read with the same patterns.
- *
- * Files given as text: a `data:<mime>;base64,<data>` URI or bare base64. Large inputs (tens of
- * MB) are checked in one linear pass and sliced, never decoded: the transport writes the base64
- * as it is into the request body.
- */
+// Large inputs are checked in one linear pass and sliced, never decoded: the transport writes the
+// base64 into the request body as it is.
 
 export const FALLBACK_MIME_TYPE = 'application/octet-stream';
-/** Longest mime type accepted (RFC 6838 names are at most 127 + 1 + 127 characters, plus parameters). */
+/** RFC 6838: type and subtype of at most 127 characters each, plus parameters. */
 const MAX_MIME_TYPE = 512;
 
-// Only the head is matched against a pattern, so a 67 MB text is never scanned by it.
+// Only the head is matched, so a large text is never scanned by the pattern.
 export const DATA_URI_HEAD = /^data:([^;,]*)((?:;[^;,]*)*),/i;
-// Searching for the first character outside the alphabet is one linear pass that never copies.
 export const NOT_BASE64_CHAR = /[^A-Za-z0-9+/]/;
 export const WHITESPACE = /\s/;
-/** Slice of in-memory binary data checked at each end (see `looksLikeCleanBase64`). */
 const EDGE = 64 * 1024;
 
 export type Base64Text =
 	{ mimeType?: string; fileName?: string; base64: string } | { problem: string };
 
-/**
- * Reads a data URI or bare base64 text. Line breaks and spaces (as in MIME-wrapped base64) and
- * the URL-safe alphabet are accepted; anything else that is not base64 is refused with a reason.
- */
 export function parseBase64Text(text: string): Base64Text {
 	let mimeType: string | undefined;
 	let fileName: string | undefined;
@@ -44,8 +32,7 @@ export function parseBase64Text(text: string): Base64Text {
 				problem: `is a data URI whose type "${head[1].trim()}" is not a mime type (type/subtype, e.g. application/pdf)`,
 			};
 		}
-		// `data:application/pdf;name=invoice.pdf;base64,…` (RFC 2397 allows parameters; browsers and
-		// some exporters put the file name there, percent-encoded).
+		// RFC 2397 allows parameters; some exporters put a percent-encoded file name there.
 		const named = parameters.find((p) => /^name=/i.test(p))?.slice(5);
 		if (named) fileName = decodeName(named);
 		body = text.slice(head[0].length);
@@ -57,7 +44,7 @@ export function parseBase64Text(text: string): Base64Text {
 	}
 
 	if (WHITESPACE.test(body)) body = body.replace(/\s+/g, '');
-	// The URL-safe alphabet (RFC 4648 §5) differs in two characters; a mix of both is no base64.
+	// The URL-safe alphabet (RFC 4648 §5); a mix of both alphabets is no base64.
 	if (/[-_]/.test(body) && !/[+/]/.test(body)) body = body.replace(/-/g, '+').replace(/_/g, '/');
 	if (body.length === 0) return { problem: 'holds an empty file' };
 	const complete = padded(body);
@@ -79,32 +66,26 @@ function decodeName(value: string): string | undefined {
 	return name.trim() || undefined;
 }
 
-/** Why a padded base64 string is not base64, or undefined when it is. */
 function base64Problem(base64: string): string | undefined {
 	const at = base64.search(NOT_BASE64_CHAR);
 	if (at === -1) return undefined;
 	const tail = base64.slice(at);
 	if ((tail === '=' || tail === '==') && base64.length % 4 === 0) return undefined;
 	const char = base64[at];
-	// No position: it would count from the text after spaces and line breaks were taken out.
+	// No position: it would count from the text with whitespace taken out.
 	return char === '='
 		? 'is not valid base64 ("=" padding before the end)'
 		: `is not valid base64 (it holds the character ${JSON.stringify(char)})`;
 }
 
-/** Base64 whose `=` padding was dropped (some encoders do) padded again; undefined if no padding can fix it. */
 function padded(base64: string): string | undefined {
 	const rest = base64.length % 4;
 	if (rest === 1) return undefined;
 	return rest === 0 ? base64 : base64 + '='.repeat(4 - rest);
 }
 
-/**
- * A cheap check of base64 that n8n produced itself (its in-memory binary data comes from
- * `Buffer.toString('base64')`): the length and both ends. A full scan costs about a second per
- * 50 MB, and a mistake could only come from a hand-built binary, which shows at its start
- * (a data URI prefix, text) or its end (whitespace, missing padding).
- */
+// Only the length and both ends: n8n's binary comes from `Buffer.toString('base64')`, a full scan
+// of a large file is slow, and a hand-built binary shows its mistake at its start or its end.
 export function looksLikeCleanBase64(base64: string): boolean {
 	if (base64.length % 4 !== 0) return false;
 	if (base64.length <= 2 * EDGE) return base64Problem(base64) === undefined;
@@ -114,18 +95,13 @@ export function looksLikeCleanBase64(base64: string): boolean {
 	);
 }
 
-/** Number of bytes a clean, padded base64 string decodes to. */
 export function base64ByteLength(base64: string): number {
 	const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
 	return (base64.length / 4) * 3 - padding;
 }
 
-/**
- * The mime type and file name to send: what the user gave, else what the file says about
- * itself, else each derived from the other (`report.pdf` → `application/pdf` and back).
- * A file that calls itself `application/octet-stream` says nothing about its type (n8n's HTTP
- * Request node gives that to most downloads): its name decides then.
- */
+// The user's, else the file's own, else each derived from the other. A file that calls itself
+// application/octet-stream (most HTTP Request downloads) says nothing: its name decides then.
 export function fileIdentity(
 	given: { fileName?: string; mimeType?: string },
 	known: { fileName?: string; mimeType?: string },
@@ -133,7 +109,7 @@ export function fileIdentity(
 	fileName: string;
 	mimeType: string;
 } {
-	// One cleaner for every name, whoever gave it: a mapped name can come from a stranger too.
+	// A mapped name can come from a stranger too.
 	const fileNameGiven = cleanName(given.fileName) ?? cleanName(known.fileName);
 	const knownType = clean(known.mimeType);
 	const specificKnownType = knownType && !isGenericMimeType(knownType) ? knownType : undefined;
@@ -144,11 +120,10 @@ export function fileIdentity(
 		knownType ??
 		FALLBACK_MIME_TYPE;
 	const fileName = fileNameGiven ?? `file.${extensionFor(mimeType)}`;
-	// Parameters such as `; charset=utf-8` are dropped: the data URI carries only the type.
+	// The data URI carries only the type.
 	return { fileName, mimeType: mimeType.split(';')[0].trim().toLowerCase() };
 }
 
-/** Types that only say "some bytes". */
 function isGenericMimeType(mimeType: string): boolean {
 	const bare = mimeType.split(';')[0].trim().toLowerCase();
 	return (
@@ -165,10 +140,8 @@ function clean(value: string | undefined): string | undefined {
 	return trimmed ? trimmed : undefined;
 }
 
-/** A mime type as the data URI needs it: `type/subtype`, optionally with parameters. */
 export function isMimeType(value: string): boolean {
-	// Each parameter starts at its ";" (spaces before it end the previous value): one way to
-	// match, so no backtracking on long runs of spaces.
+	// Each parameter starts at its ";": one way to match, so no backtracking on runs of spaces.
 	return (
 		value.length <= MAX_MIME_TYPE &&
 		/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+\s*(;\s*[\w.+-]+=[^;,]*)*$/.test(value)

@@ -1,14 +1,6 @@
-/**
- * Decimal numbers written as text, in either of the two ways people write them: `1,234.56`
- * (decimal point, comma thousands: English) and `1.234,56` (decimal comma, dot thousands:
- * Indonesian and most of Europe). `16.250` is sixteen thousand two hundred fifty to an Indonesian
- * reader and sixteen and a quarter to an English one: such text is never guessed, it is reported
- * as ambiguous with both readings, unless the format is given.
- *
- * Linear-time: one anchored pattern per form, on text of bounded length.
- */
+// `16.250` is 16250 to an Indonesian reader and 16.25 to an English one: such text is reported as
+// ambiguous with both readings unless the format is given, never guessed.
 
-/** How a text writes its decimals: `point` = 1,234.56; `comma` = 1.234,56; `auto` = whichever is unambiguous. */
 export type NumberFormat = 'auto' | 'point' | 'comma';
 
 export const NUMBER_FORMATS: readonly NumberFormat[] = ['auto', 'point', 'comma'];
@@ -17,11 +9,10 @@ export type ParsedNumber = { value: number } | { ambiguous: [number, number] } |
 
 const MAX_LENGTH = 64;
 const PLAIN = /^[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-// Thousands groups: 1–3 digits (not starting with 0), then groups of exactly 3.
 const GROUPED_POINT = /^[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?$/;
 const GROUPED_COMMA = /^[+-]?[1-9]\d{0,2}(\.\d{3})+(,\d+)?$/;
 const DECIMAL_COMMA = /^[+-]?(\d+,\d*|,\d+)$/;
-// One separator followed by exactly three digits: `16.250`, `16,250`.
+// `16.250`, `16,250`: the form that reads both ways.
 const ONE_GROUP = /^[+-]?[1-9]\d{0,2}[.,]\d{3}$/;
 
 export function parseDecimal(input: string, format: NumberFormat = 'auto'): ParsedNumber {
@@ -54,7 +45,6 @@ function readAs(text: string, format: 'point' | 'comma'): number | undefined {
 	return undefined;
 }
 
-/** `16,250.00` or `16.250,00`: how a number looks in the given format, for error messages. */
 export function formatExample(format: NumberFormat): string {
 	return format === 'comma' ? '1.234,56' : '1,234.56';
 }

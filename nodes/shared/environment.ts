@@ -1,26 +1,16 @@
 import { readFileSync } from 'fs';
 
-/**
- * The one module that reads the process around the nodes: its environment variables, its command
- * line, and the files n8n's `*_FILE` settings name. No node API exposes these, and two features
- * need them: queue mode (n8n's `EXECUTIONS_MODE` and `QUEUE_BULL_REDIS_*` settings, and whether
- * this process is `n8n worker` / `n8n webhook`) and the proxy variables (`HTTPS_PROXY`,
- * `NO_PROXY`, ...) for the package's own HTTP client. n8n's package scanner forbids `process`
- * and `fs` in a node; this file is the one exception its lint allows (scripts/scanLint.mjs).
- */
+// The one module that reads the process (environment, command line, `*_FILE` files): queue mode and
+// the proxy variables need it, no node API gives them, and the scanner allows it only here.
 export function environment(): NodeJS.ProcessEnv {
 	return process.env;
 }
 
-/** This process's command line (`process.argv`). */
 export function commandLine(): readonly string[] {
 	return process.argv;
 }
 
-/**
- * One of n8n's settings from the environment: `NAME`, else the content of the file `NAME_FILE`
- * names (Docker secrets), trimmed and unquoted as n8n's own reader does (`@n8n/config` readEnv).
- */
+/** `NAME`, else the file `NAME_FILE` names (Docker secrets), read as @n8n/config's readEnv does. */
 export function envSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
 	let value = env[name];
 	const file = env[`${name}_FILE`];

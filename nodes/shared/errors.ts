@@ -8,15 +8,10 @@ import {
 
 import { ApiError, CredentialError } from './transport';
 
-/** n8n's item numbering in messages (`[item 2]`), as its own expression errors print it. */
 export function itemLabel(itemIndex: number): string {
 	return `[item ${itemIndex}]`;
 }
 
-/**
- * Bad input of one item: names the item and the field, says how to fix it.
- * Example: `Field "Phone" is not a phone number: "12ab" [item 2]`.
- */
 export function inputError(
 	node: INode,
 	itemIndex: number,
@@ -30,11 +25,8 @@ export function inputError(
 	});
 }
 
-/**
- * A cause written into a message of the package's own, with system error codes in words: n8n
- * replaces the whole message of a node error that contains one (`ECONNREFUSED`, `ETIMEDOUT`, …)
- * with a generic sentence of its own (n8n-workflow NodeError, COMMON_ERRORS), losing the rest.
- */
+// n8n replaces the whole message of a node error holding a system error code (ECONNREFUSED, …)
+// with a generic sentence of its own (COMMON_ERRORS), so the codes are written in words.
 export function causeInWords(cause: string): string {
 	return cause
 		.replace(/\bconnect ECONNREFUSED\b/g, 'connection refused by')
@@ -45,19 +37,11 @@ export function causeInWords(cause: string): string {
 		.replace(/\bEHOSTUNREACH\b/g, 'host unreachable');
 }
 
-/** Where a failure happened, for its message. */
 export interface ErrorContext {
-	/** The item that failed: the message ends with `[item N]`. */
 	itemIndex?: number;
-	/** What was being done, when not an item's operation: `Could not <action>: …`. */
 	action?: string;
 }
 
-/**
- * Any failure as the n8n error to throw or to put in an error item: the one conversion of the
- * package. The transport's `ApiError` becomes a `NodeApiError` with the server's words and a hint;
- * anything else a `NodeOperationError`. n8n errors pass through unchanged.
- */
 export function toNodeError(
 	node: INode,
 	error: unknown,
@@ -94,18 +78,9 @@ export function toNodeError(
 	return new NodeOperationError(node, message, { itemIndex });
 }
 
-/**
- * The JSON of an error item (On Error → "Continue" or "Continue (using error output)"): the
- * message under `error`, everything else under `details`.
- *
- * The shape is n8n's contract, not a taste: with "Continue (using error output)", n8n-core moves
- * an item to the error output only when its `json.error` is set and `json` has no keys besides
- * `error`, `message` and `details` (n8n-core 2.41.1, `dist/execution-engine/workflow-execute.js`,
- * `WorkflowExecute.handleNodeErrorOutput`:
- * `item.json.error && Object.keys(item.json).every((key) => ['error', 'message', 'details'].includes(key))`).
- * An item carrying n8n's own `item.error` is routed too, but `normalizeNodeErrors` then replaces
- * its whole `json` with `{ error: message }`, losing `deliveryUnknown`; hence the keys.
- */
+// n8n moves an item to the error output only when `json.error` is set and `json` has no keys but
+// error, message and details (WorkflowExecute.handleNodeErrorOutput); its own `item.error` would
+// get the whole json replaced, losing `deliveryUnknown`.
 export function errorItemJson(error: NodeApiError | NodeOperationError): JsonObject {
 	const apiError = (error as { apiError?: ApiError }).apiError;
 	const details: JsonObject = {};
@@ -128,7 +103,6 @@ export function errorItemJson(error: NodeApiError | NodeOperationError): JsonObj
 	return { error: error.message, details };
 }
 
-/** True for the JSON of an error item (what n8n routes to the error output). */
 export function isErrorItemJson(json: IDataObject): boolean {
 	return (
 		Boolean(json.error) &&

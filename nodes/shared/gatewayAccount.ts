@@ -2,16 +2,9 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { endpoints, type ApiClient } from './transport';
 
-/**
- * The gateway account, as the Messaging node (Account → Check / Update) and the Messaging Trigger
- * (registering its webhook) both use it: the messaging API version they send, the two account
- * calls, and the one reader of their answers.
- */
-
-/** Version sent in `params.version`; real clients send their module version in this dotted form. */
+/** Real clients send their module version in this dotted form. */
 export const DEFAULT_MESSAGING_VERSION = '16.0.1.3';
 
-/** The "API Version" option of the messaging nodes; `description` says who sends it. */
 export function messagingVersionOption(description: string): INodeProperties {
 	return {
 		displayName: 'API Version',
@@ -22,7 +15,6 @@ export function messagingVersionOption(description: string): INodeProperties {
 	};
 }
 
-/** What Check Account and Update Account send besides the version. */
 export interface AccountParams {
 	whatsapp_number: string;
 	whatsapp_webhook: string;
@@ -49,10 +41,7 @@ export async function updateAccount(
 	return await client.call(endpoints.updateAccount, { version, ...params }, { signal });
 }
 
-/**
- * An account answer as far as it shows something. `undefined` means "the answer does not say";
- * `null` means the gateway says the field is empty.
- */
+/** `undefined`: the answer does not say; `null`: the gateway says the field is empty. */
 export interface AccountAnswer {
 	whatsappNumber?: string | null;
 	webhookUrl?: string | null;
@@ -60,7 +49,6 @@ export interface AccountAnswer {
 	registered?: boolean;
 	updated?: boolean;
 	success?: boolean;
-	/** A message the gateway adds in words. */
 	message?: string;
 }
 
@@ -69,12 +57,8 @@ const WEBHOOK_KEYS = ['whatsapp_webhook', 'whatsappWebhook', 'webhook'];
 const STATUS_KEYS = ['accountStatus', 'status', 'state'];
 const FLAGS = ['registered', 'updated', 'success'] as const;
 
-/**
- * Reads a Check Account or Update Account answer: `{"message": {...}}` in the sandbox (the real
- * answer's fields are guessed from the request), or the same fields flat. Field names are
- * accepted in snake case, camel case, and `webhook`; the fields under `message` win over flat
- * ones. Odoo-style services write an empty field as `false` or `null`: both mean empty.
- */
+// `{"message": {...}}` in the sandbox (the real answer's fields are guessed from the request), or
+// flat; `message` wins. Odoo-style services write an empty field as `false` or `null`.
 export function readAccountAnswer(result: unknown): AccountAnswer {
 	const isObject = (value: unknown): value is IDataObject =>
 		typeof value === 'object' && value !== null && !Array.isArray(value);

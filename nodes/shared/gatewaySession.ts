@@ -1,22 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
-/**
- * The gateway's WhatsApp session as its Login, Get Status and Get QR Code answers show it, read
- * the same way by the Messaging node (Session operations) and the Messaging Account Trigger.
- * They answer alike: `qrCode` (a payload or a data:image URI) while waiting for a scan,
- * `accountStatus` / `device_status` once logged in, and sometimes a hint (`error`,
- * `message.whatsappStatus.message`).
- */
 export interface SessionAnswer {
-	/** The gateway's status word (`authenticated`, `got qr code`, `init`, …), or one derived from the answer. */
+	/** The gateway's word (`authenticated`, `got qr code`, …), or one derived from the answer. */
 	status: string;
 	connected: boolean;
-	/** Whether the answer says anything about the session (a status word or a QR code). */
+	/** Whether the answer says anything about the session at all. */
 	stated: boolean;
 	deviceStatus?: string;
-	/** The QR to scan: a raw payload, or a data:image URI on the older route. */
 	qrCode?: string;
-	/** A human hint the gateway adds when it cannot give a QR code or a status. */
 	hint?: string;
 }
 

@@ -2,34 +2,16 @@ import type { CountryCode, PhoneNumber } from 'libphonenumber-js/max';
 
 import { onFirstUse } from './onFirstUse';
 
-/** The phone metadata (1.5 MB of heap): loaded by the first number read. */
 const phoneNumbers = onFirstUse(
 	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
 	() => require('libphonenumber-js/max') as typeof import('libphonenumber-js/max'),
 );
 
-/**
- * A phone number as people paste it ("+62 812-8877-6713", "0812 8877 6713", "6281288776713")
- * → the API's form: digits with country code, no plus.
- *
- * Bare digits (no `+`, no leading 0) are the hard case: a spreadsheet turns "0812 8877 6713"
- * into 81288776713, which is also a number in Japan (+81). So with a Default Country, bare
- * digits are read both ways, as a national number of that country and as digits with a
- * country code, and:
- * - if only one reading is a valid number, that one is used;
- * - if both are valid and only one is a mobile number (WhatsApp accounts are mobile numbers),
- *   the mobile one is used;
- * - otherwise the number is refused with both readings shown, so the user says which one:
- *   nothing is sent to a country the user did not mean.
- * Numbers with `+` (or a leading 0, national) are read as written. Without a Default Country,
- * bare digits carry their country code (the API's own form).
- *
- * Returns the digits, or a sentence saying what is wrong (the caller names the item and field).
- */
+// Bare digits with a Default Country are read both ways (a spreadsheet turns 0812… into 812…, also
+// a +81 number): the one valid reading, else the one mobile one, else refused with both.
 export function normalizePhone(input: string, defaultCountry?: string): PhoneResult {
-	// Parsing costs tens of microseconds, the largest part of a send's own CPU time; bulk sends
-	// often repeat numbers (one team, one admin), so recent answers are remembered. Only numbers
-	// (short keys, short values) are kept, never refusals, and the total is bounded in bytes.
+	// Parsing is most of a send's own CPU, and bulk sends repeat numbers. Only numbers are cached,
+	// never refusals, and the cache is bounded in bytes.
 	const key = input.length <= MAX_CACHED_INPUT ? `${defaultCountry ?? ''}|${input}` : undefined;
 	const known = key === undefined ? undefined : recent.get(key);
 	if (known !== undefined) return { phone: known };
@@ -40,11 +22,8 @@ export function normalizePhone(input: string, defaultCountry?: string): PhoneRes
 
 export type PhoneResult = Readonly<{ phone: string }> | Readonly<{ problem: string }>;
 
-/** Longer texts are refused before any parsing: no phone number, however written, is longer. */
 const MAX_PHONE_TEXT = 64;
-/** Inputs longer than this are not cached (a formatted number with an extension fits). */
 const MAX_CACHED_INPUT = 40;
-/** Bound of the cache in bytes (UTF-16 keys and values plus a per-entry overhead). */
 export const PHONE_CACHE_BYTES = 256 * 1024;
 const ENTRY_OVERHEAD = 64;
 
@@ -65,27 +44,18 @@ function remember(key: string, phone: string): void {
 	}
 }
 
-/** Size of the cache now (for the hostile-input tests). */
 export function phoneCacheBytes(): number {
 	return recentBytes;
 }
 
-/** The countries libphonenumber knows, listed once per process (not once per number read). */
 const countries = onFirstUse((): ReadonlySet<string> => new Set(phoneNumbers().getCountries()));
 
 const FORMATTING = /[\s().\-/]/g;
 
-/** `tel:`, then digits, spaces and `().-/`, with at most one `+`, at the start or after `(`. */
 const PHONE_ALPHABET = /^(?:\(?\+)?[\d\s().\-/]*$/;
-/**
- * An extension after the number (`ext. 12`, `x12`, `#12`, `;ext=12`): WhatsApp numbers have none.
- * The match starts at the marker, not at the spaces before it: a leading `\s*` made every space
- * a start to try again from (quadratic on a long run of spaces).
- */
+/** Matched from the marker: a leading `\s*` was quadratic on a long run of spaces. */
 const EXTENSION = /(?:;\s*ext\s*=|ext\.?|extension|x|#)\s*(\d+)$/i;
-/** A WhatsApp chat id: the digits before `@c.us` / `@s.whatsapp.net` (and an optional `:device`). */
 const PERSON_CHAT_ID = /^(\d{1,20})(?::\d{1,4})?@(?:c\.us|s\.whatsapp\.net)$/i;
-/** Other WhatsApp ids: none of them is a phone number to send to. */
 const OTHER_IDS: ReadonlyArray<[RegExp, string]> = [
 	[/@g\.us$/i, 'a group chat id'],
 	[/@lid$/i, 'a WhatsApp linked id (it hides the phone number)'],
@@ -93,22 +63,18 @@ const OTHER_IDS: ReadonlyArray<[RegExp, string]> = [
 	[/@newsletter$/i, 'a channel id'],
 	[/@(?:c\.us|s\.whatsapp\.net)$/i, 'a chat id without a phone number'],
 ];
-/** A spreadsheet number cell written as a float: `6281288776713.0`, `6281288776713,00`. */
+/** A spreadsheet cell written as a float: `6281288776713.0`. */
 const FLOAT_FORM = /^(\+?\d+)[.,](\d+)$/;
-/** Scientific notation, as spreadsheets write long numbers: `6.281288776713E+12`. */
+/** As spreadsheets write long numbers: `6.281288776713E+12`. */
 const SCIENTIFIC = /^\+?(\d)(?:[.,](\d+))?e\+?(\d{1,3})$/i;
-/** Characters that reorder what is shown: the digits seen would not be the digits read. */
 const BIDI_OVERRIDES = /[\u202a-\u202e\u2066-\u2069]/;
-/** Invisible characters pasted with numbers (zero-width space and joiners, BOM, direction marks). */
 const INVISIBLE = /[\u200b-\u200f\u2060\ufeff]/g;
-/** Digit forms people paste: full-width, Arabic-Indic and Eastern Arabic-Indic (Persian, Urdu). */
 const DIGIT_BLOCKS = [0xff10, 0x0660, 0x06f0];
 
 function quote(text: string): string {
 	return JSON.stringify(text.length > 30 ? `${text.slice(0, 30)}…` : text);
 }
 
-/** Other scripts' digits (and the full-width plus) as ASCII; every other character as it is. */
 function asciiDigits(text: string): string {
 	let out = '';
 	for (const char of text) {
@@ -119,13 +85,7 @@ function asciiDigits(text: string): string {
 	return out;
 }
 
-/**
- * The text a person or a spreadsheet wrote, as the digits and separators it means, or a refusal.
- * Only rewrites that keep the digits as they were: another script's digits, a spreadsheet's
- * `'` text marker, a float's `.0`, exact scientific notation, a chat id's suffix. Anything that
- * could change which number it is (a decimal part, digits lost to scientific notation, an
- * extension) is refused, never guessed.
- */
+/** Only rewrites that keep the digits; anything that could change the number is refused. */
 function readWritten(input: string): { text: string; international?: true } | { problem: string } {
 	if (BIDI_OVERRIDES.test(input))
 		return {
@@ -157,8 +117,7 @@ function readWritten(input: string): { text: string; international?: true } | { 
 	const scientific = SCIENTIFIC.exec(text);
 	if (scientific) {
 		const [, first, decimals = '', exponent] = scientific;
-		// Exact only when every digit up to the exponent is written (`6.28129E+12` lost seven) and
-		// nothing after it but zeros.
+		// Exact only when every digit up to the exponent is written and nothing after it but zeros.
 		const places = Number(exponent);
 		if (decimals.length < places || !/^0*$/.test(decimals.slice(places))) {
 			return {
@@ -174,7 +133,6 @@ function readWritten(input: string): { text: string; international?: true } | { 
 function parsePhone(input: string, defaultCountry?: string): PhoneResult {
 	const raw = input.trim();
 	if (!raw) return { problem: 'is empty' };
-	// Every step below is linear, and on at most MAX_PHONE_TEXT characters.
 	if (raw.length > MAX_PHONE_TEXT)
 		return {
 			problem: `is too long to be a phone number (${raw.length} characters): ${quote(raw)}`,
@@ -199,7 +157,6 @@ function parsePhone(input: string, defaultCountry?: string): PhoneResult {
 	return asWritten(input, text, country);
 }
 
-/** A number with `+`, or national with a leading 0: read as written. */
 function asWritten(input: string, text: string, country: CountryCode | undefined): PhoneResult {
 	try {
 		const parsed = phoneNumbers().parsePhoneNumberWithError(
@@ -224,7 +181,6 @@ function asWritten(input: string, text: string, country: CountryCode | undefined
 	}
 }
 
-/** Bare digits without a Default Country: the API's form, digits with their country code. */
 function asInternational(input: string, bare: string): PhoneResult {
 	const parsed = tryParse(`+${bare}`);
 	if (parsed?.isPossible()) return { phone: digitsOf(parsed) };
@@ -237,7 +193,6 @@ function asInternational(input: string, bare: string): PhoneResult {
 	return { problem: lengthProblem(input, reason) };
 }
 
-/** Bare digits with a Default Country: both readings, see the module comment. */
 function eitherReading(input: string, bare: string, country: CountryCode): PhoneResult {
 	const national = tryParse(bare, country);
 	const international = tryParse(`+${bare}`);

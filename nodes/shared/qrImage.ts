@@ -1,21 +1,14 @@
 import { onFirstUse } from './onFirstUse';
 
-/** The QR encoder: loaded by the first QR code rendered here. */
 const qrEncoder = onFirstUse(
 	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
 	() => require('qrcode') as typeof import('qrcode'),
 );
 
-/**
- * The login QR code as an image a person can scan from an email or a chat. The service sends
- * either the raw QR payload (a string such as `2@AbC…,…==`) that clients render themselves, or,
- * on its older route, a finished `data:image/png;base64,…` image.
- */
 export interface QrImage {
 	readonly image: Buffer;
 	readonly mimeType: string;
 	readonly fileName: string;
-	/** True when the server sent the image itself; false when it was rendered here. */
 	readonly fromServer: boolean;
 }
 

@@ -1,16 +1,8 @@
 import type { ResourceDefinition } from './execution/router';
 
-/**
- * The grey line under a node on the canvas (`subtitle`). n8n evaluates it as an expression in
- * the editor, with `$parameter` resolving the node's parameters, so it is written as JavaScript
- * inside `{{ }}` here. Rules the code below follows:
- * - a parameter that holds an expression the editor cannot resolve (`{{ $json.x }}`,
- *   `$fromAI(...)`) throws when read: every read is guarded, and an unknown value is left out,
- *   never shown as raw expression text;
- * - the text must not contain two closing braces in a row (they would end the `{{ }}`).
- */
+// n8n evaluates the subtitle as an expression in the editor: reading a parameter it cannot resolve
+// (`{{ $json.x }}`) throws, so every read is guarded, and `}}` would end the expression early.
 
-/** `{"message:sendText": "Send Text", …}`: what the canvas shows for each operation. */
 export function operationNames<C>(
 	resources: ReadonlyArray<ResourceDefinition<C>>,
 ): Record<string, string> {
@@ -23,7 +15,6 @@ export function operationNames<C>(
 	return names;
 }
 
-/** `={{ body }}`, refusing a body that would end the expression early. */
 export function subtitleExpression(body: string): string {
 	const text = `={{ ${body} }}`;
 	if (/\}\}(?!$)/.test(text))
@@ -31,7 +22,6 @@ export function subtitleExpression(body: string): string {
 	return text;
 }
 
-/** The operation's name (`Send Text`, `Check Number`), for nodes whose subtitle is only that. */
 export function operationSubtitle<C>(resources: ReadonlyArray<ResourceDefinition<C>>): string {
 	return subtitleExpression(
 		`(${JSON.stringify(operationNames(resources))})[$parameter["resource"] + ":" + $parameter["operation"]]`,

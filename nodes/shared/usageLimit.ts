@@ -1,17 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
-/**
- * The account's usage limit, as Messaging (Account → Get Usage Limit, Stop at the Usage Limit)
- * and the Messaging Account Trigger read it. Seen on the older route:
- * `{"block": <bool>, "block_limit": <int>}`, sometimes with `limit_qty` (read here as the count
- * used so far, as the sandbox models it). Names and types vary, so several spellings and
- * numbers-as-strings are accepted; what is not given is null, never invented.
- */
+// Seen on the older route: `{"block": <bool>, "block_limit": <int>}`, sometimes `limit_qty`, read
+// as the count used (as the sandbox models it). What is not given is null, never invented.
 export interface UsageLimit {
 	blocked: boolean;
 	limit: number | null;
 	used: number | null;
-	/** `limit - used` (at least 0); null when the gateway gives either count. */
+	/** null unless the gateway gives both counts. */
 	remaining: number | null;
 }
 
@@ -31,7 +26,6 @@ export function readUsageLimit(result: unknown): UsageLimit {
 	};
 }
 
-/** The usage limit as an output item's JSON: the fields read, then the answer untouched. */
 export function usageLimitJson(result: unknown): IDataObject {
 	return { ...readUsageLimit(result), response: (result ?? null) as IDataObject };
 }

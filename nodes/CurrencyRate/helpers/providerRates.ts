@@ -9,12 +9,6 @@ import type { RateTable } from '../../shared/rates/rateTable';
 import { ApiError, describeEndpoint, endpoints } from '../../shared/transport';
 import type { CurrencyRateRun } from '../parameters';
 
-/** What Get and Convert share: the provider fields, the rates of an item's provider, currency errors. */
-
-/**
- * The provider fields of an operation: a selector of the known codes (an expression may also
- * give any code, e.g. `{{ $json.provider }}`), and a free code field for "Other Provider".
- */
 export function providerProperties(operation: string): INodeProperties[] {
 	return providerFields(
 		'Whose rates to use. An expression may give any provider code (for example a field of the input item); choose "Other Provider" to type a code the list does not have.',
@@ -22,7 +16,6 @@ export function providerProperties(operation: string): INodeProperties[] {
 	);
 }
 
-/** The item's provider code in the form the service uses (trimmed, lower case). */
 export function readProvider(run: CurrencyRateRun, itemIndex: number): string {
 	const selected = run.parameter('provider', itemIndex, '');
 	const isOther = selected === OTHER_PROVIDER;
@@ -46,10 +39,6 @@ export function readProvider(run: CurrencyRateRun, itemIndex: number): string {
 	throw inputError(run.node, itemIndex, field, read.problem, fix);
 }
 
-/**
- * The provider's rates for this item, from the run's rate book (one request per provider and
- * run). A provider the service refuses gets a description that lists the known codes.
- */
 export async function ratesForItem(
 	run: CurrencyRateRun,
 	itemIndex: number,
@@ -70,11 +59,7 @@ export async function ratesForItem(
 	});
 }
 
-/**
- * A refusal or server error of the rates request itself: what an unknown provider code or version
- * gets. Not a failed token request (a wrong secret) and not an auth failure: those say nothing
- * about the provider.
- */
+/** Not a failed token request or an auth failure: those say nothing about the provider. */
 function isRatesRefusal(error: unknown): error is ApiError {
 	return (
 		error instanceof ApiError &&
@@ -84,12 +69,6 @@ function isRatesRefusal(error: unknown): error is ApiError {
 	);
 }
 
-/**
- * Bad currency code of one item: names the field and the item and lists what the provider
- * offers, so the user can fix it without looking anything up.
- * Example: `Field "From Currency" holds "XYZ", which provider "bca" does not offer; it offers
- * IDR (base currency), USD, EUR, SGD [item 3]`.
- */
 export function unknownCurrencyError(
 	run: CurrencyRateRun,
 	itemIndex: number,

@@ -7,28 +7,16 @@ import {
 	type RedisScript,
 } from '../../shared/state/sharedState';
 
-/**
- * Options → Account Cap ("at most N messages per minute / per hour"): one sliding window of send
- * times per account (base URL and client id), shared by every workflow and execution that sends
- * from it: in this process's memory in regular mode (every execution runs here), in n8n's queue
- * Redis in queue mode (main, workers, webhook processes), as the idempotency claims are.
- *
- * `take` is check-and-add in one step (memory: no await inside; Redis: one Lua script): a send
- * time is added only when fewer than N are in the window; otherwise nothing is added and the
- * answer is how long until one leaves it. Only nodes with a cap record their sends (a node
- * without one makes no extra round trip per message); two nodes with different caps on one
- * account each hold their own cap against all of them (the last hour is kept).
- */
+// One sliding window per account, shared by every workflow and execution that sends from it;
+// only nodes with a cap record their sends, so others make no extra round trip.
 
 export interface AccountCap {
 	messages: number;
 	periodMs: number;
 }
 
-/** The longest period a cap can have; send times older than this are dropped. */
 const LONGEST_CAP_PERIOD_MS = 3_600_000;
 
-/** The account's key: a hash of base URL and client id (no secret, and short). */
 export function accountKey(baseUrl: string, clientId: string): string {
 	return createHash('sha256')
 		.update(JSON.stringify(['account', baseUrl, clientId]))
@@ -36,14 +24,8 @@ export function accountKey(baseUrl: string, clientId: string): string {
 		.slice(0, 32);
 }
 
-/** A send the cap counted: `waitMs` 0 and its entry; or, over the cap, the wait and nothing taken. */
 export type CapSlot = { waitMs: 0; entry: string } | { waitMs: number; entry?: undefined };
 
-/**
- * Takes one send of `account` at `now` when under `cap` (waitMs 0, and the entry to move to the
- * request's end with `endCapSlot`). Else nothing is taken, and `waitMs` (at least 1) is how long
- * until a send leaves the window.
- */
 export async function takeCapSlot(account: string, cap: AccountCap, now: number): Promise<CapSlot> {
 	const entry = `${now}:${processTag}:${++sendCounter}`;
 	const state = sharedState();
@@ -54,19 +36,14 @@ export async function takeCapSlot(account: string, cap: AccountCap, now: number)
 	return waitMs === 0 ? { waitMs: 0, entry } : { waitMs };
 }
 
-/**
- * Once the request is over: the send counts from then on, not from its start. The gateway (and
- * WhatsApp) see a message when it arrives; counted from its start, a slow request would leave
- * the window before it arrived and let the next minute's first message in beside it.
- */
+// From the request's end: counted from its start, a slow request would leave the window before the
+// message arrived and let the next period's first message in beside it.
 export async function endCapSlot(account: string, entry: string, now: number): Promise<void> {
 	const state = sharedState();
 	if (state.kind === 'redis')
 		await state.run(END, [state.key(`account:${account}`, 'sends')], [now, entry]);
 	else endInMemory(account, entry, now);
 }
-
-// Memory: one list of sends per account, by time (at most 50,000 per hour at the top cap).
 
 interface Sent {
 	at: number;
@@ -100,7 +77,6 @@ function endInMemory(account: string, entry: string, now: number): void {
 	kept.sort((a, b) => a.at - b.at);
 }
 
-/** Forgets every account's send times, as a restarted process would (tests). */
 export function forgetCapsInProcess(): void {
 	sendTimes.clear();
 }
@@ -124,7 +100,7 @@ local leaving = redis.call('ZRANGEBYSCORE', KEYS[1], from, '+inf', 'WITHSCORES',
 return math.max(1, tonumber(leaving[2]) + period - now)`,
 };
 
-/** A send's time moves to its request's end: only if the entry is still there, never back (any Redis version, unlike ZADD XX GT). */
+/** Only if the entry is still there, and never back: any Redis version, unlike ZADD XX GT. */
 const END: RedisScript = {
 	name: 'messagingEndCapSlot',
 	keys: 1,

@@ -6,7 +6,6 @@ import { REDACTED, Redactor } from '../../shared/transport/redact';
 import { textParameter } from '../../shared/execution/operationRun';
 import { PHONE_NUMBER_HINT, phoneParameter, type MessagingRun } from '../parameters';
 
-/** The two fields Check Account and Update Account both send (the account's number and webhook). */
 export const accountFields: INodeProperties[] = [
 	{
 		displayName: 'WhatsApp Number',
@@ -32,7 +31,6 @@ export const accountFields: INodeProperties[] = [
 	},
 ];
 
-/** The item's number and webhook as the account calls send them, or an error naming the item and field. */
 export function accountParams(run: MessagingRun, itemIndex: number): AccountParams {
 	const node = run.node;
 	const phone = phoneParameter(run, itemIndex, {
@@ -71,12 +69,7 @@ function isAbsoluteHttpUrl(value: string): boolean {
 	}
 }
 
-/**
- * The output of Check and Update: only what the gateway said. The number and webhook it holds
- * (absent when its answer does not show them, `null` when it says they are empty: never the
- * values typed into the node, which would look as if the gateway held them), its status and
- * yes/no flags when given, and the server's answer untouched under `response`.
- */
+/** Never the values typed into the node, which would look as if the gateway held them. */
 export function accountJson(result: unknown): IDataObject {
 	const shown = readAccountAnswer(result);
 	const json: IDataObject = {};
@@ -93,7 +86,6 @@ export function accountJson(result: unknown): IDataObject {
 	return new Redactor(urlSecretsOf(shown.webhookUrl)).value(withoutUrlSecrets(json)) as IDataObject;
 }
 
-/** The query values and password of a webhook URL the gateway showed. */
 function urlSecretsOf(webhookUrl: unknown): string[] {
 	if (typeof webhookUrl !== 'string' || webhookUrl.length > 4096) return [];
 	try {
@@ -106,11 +98,6 @@ function urlSecretsOf(webhookUrl: unknown): string[] {
 	}
 }
 
-/**
- * Webhook URLs as the gateway holds them, with their query values and passwords replaced by
- * `[redacted]`: a trigger's URL carries its secret in the query (the Messaging Trigger's
- * generated or shared secret), which would otherwise show in every execution of Account → Check.
- */
 function withoutUrlSecrets(value: unknown, depth = 0): unknown {
 	if (typeof value === 'string') {
 		if (value.length > 4096 || !/^https?:\/\//i.test(value) || !/[?@]/.test(value)) return value;

@@ -1,16 +1,9 @@
-/**
- * The small pages a person sees after tapping a Send and Wait link: plain HTML with inline styles,
- * no scripts, no external assets, no referrer (the link is a credential), never cached.
- */
+// Plain HTML, no scripts or assets, no referrer (the link is a credential), never cached.
 
 export interface PageContent {
 	title: string;
-	/** Paragraphs of text (escaped here). */
 	lines: string[];
-	/**
-	 * A form posting to the page's own (signed) address: an optional text answer and the one
-	 * button whose press records the answer (its name and value are sent only when it is pressed).
-	 */
+	/** Posts to the page's signed address; the button's name and value go only when it is pressed. */
 	form?: {
 		text?: { label: string; value?: string; maxLength: number };
 		button: { label: string; name: string; value: string };
@@ -41,8 +34,6 @@ function renderPage({ title, lines, form }: PageContent): string {
 	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1>${paragraphs}${formHtml}</main></body></html>`;
 }
 
-/** Writes a page with the headers that keep it self-contained (works on express's and Node's response). */
-/** What the pages need of n8n's response object (Node's `http.ServerResponse`). */
 export interface PageResponse {
 	writeHead(status: number, headers: Record<string, string>): unknown;
 	end(body: string): unknown;

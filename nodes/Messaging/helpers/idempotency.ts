@@ -17,26 +17,14 @@ import { ApiError } from '../../shared/transport';
 import type { MessagingRun } from '../parameters';
 import { SendClaims, type Holder } from './sendClaims';
 
-/**
- * Options → Skip Repeats Within (Hours): every send (Send Text, Send File, Send and Wait) has an
- * idempotency key, and a message whose key was sent within the window is not sent again, by
- * n8n's Retry, a re-run, two executions at once or another worker. The key is a hash of the
- * operation, the account (base URL and client id), the recipient and the content (the text; the
- * file's bytes, name and caption; the question and its answer labels), or of the user's own
- * Idempotency Key in place of the content. Keys hold no secret and no content.
- *
- * Per run of the node (the `CallGate` of the item scheduler): every item is checked first; then
- * the keys are claimed in one batch (`sendClaims.ts`); items whose key another run holds or sent
- * come out in their place, marked `skipped`; at the end what was sent or may have been delivered
- * stays claimed and what certainly was not sent is given back, so that a Retry sends it.
- */
+// The key hashes operation, account, recipient and content (or the user's Idempotency Key): no
+// secret, no content. What was sent or may have been delivered stays claimed; what certainly was
+// not is given back, so that a Retry sends it.
 
-/** How an operation names what its item sends (in its `execute`, before any request). */
 export interface SendIdentity {
-	/** The operation (`sendText`, …): the same content through two operations is two messages. */
+	/** The same content through two operations is two messages. */
 	operation: string;
 	phone: string;
-	/** What the recipient gets, in a fixed order (read only when the option is on and no key is given). */
 	content: () => unknown[] | Promise<unknown[]>;
 }
 
@@ -45,7 +33,6 @@ export interface IdentifiedSend {
 	phone: string;
 }
 
-/** Records the item's idempotency key for the run (nothing when Skip Repeats Within is off). */
 export async function identifySend(
 	run: MessagingRun,
 	itemIndex: number,
@@ -64,7 +51,6 @@ export async function identifySend(
 	run.sends.set(itemIndex, { key, phone: send.phone });
 }
 
-/** SHA-256 of a file given as clean base64, decoded piece by piece (never a second copy of a large file). */
 export function base64Digest(base64: string): string {
 	const hash = createHash('sha256');
 	const piece = 4 * 64 * 1024;
@@ -73,14 +59,12 @@ export function base64Digest(base64: string): string {
 	return hash.digest('hex');
 }
 
-/** SHA-256 of a file read from a stream (n8n's filesystem or object-store binary data). */
 export async function streamDigest(stream: AsyncIterable<Buffer>): Promise<string> {
 	const hash = createHash('sha256');
 	for await (const chunk of stream) hash.update(chunk);
 	return hash.digest('hex');
 }
 
-/** The item scheduler's gate for a Messaging run, when Skip Repeats Within is on. */
 export function idempotencyGate(ctx: IExecuteFunctions, run: MessagingRun): CallGate | undefined {
 	const hours = run.runOptions.skipRepeatsHours;
 	return hours > 0 ? new IdempotencyGate(ctx, run, hours) : undefined;
@@ -88,10 +72,8 @@ export function idempotencyGate(ctx: IExecuteFunctions, run: MessagingRun): Call
 
 class IdempotencyGate implements CallGate {
 	private claims: SendClaims | undefined;
-	/** Items whose key this run claimed, by index. */
 	private readonly claimed = new Map<number, string>();
 	private skippedCount = 0;
-	/** The executions that sent the messages this run skipped (for the execution hint). */
 	private readonly skippedFor = new Set<string>();
 
 	constructor(
@@ -138,12 +120,8 @@ class IdempotencyGate implements CallGate {
 		return decided;
 	}
 
-	/**
-	 * The item's dispatch mark, made (in queue mode: one Redis round trip) before its request and
-	 * never earlier: a worker that dies leaves exactly the messages it may have sent marked, so a
-	 * re-run sends every other one. Marking ahead would hide the round trip but turn the next,
-	 * unsent, message into "may have been delivered" when a worker dies.
-	 */
+	// Marked just before the request, never earlier: a dead worker leaves exactly the messages it may
+	// have sent marked; marking ahead would make the next, unsent one "may have been delivered".
 	async beforeCall(itemIndex: number): Promise<GateOutcome | undefined> {
 		const key = this.claimed.get(itemIndex);
 		if (!key || !this.claims) return undefined;
@@ -208,7 +186,6 @@ class IdempotencyGate implements CallGate {
 		return `${this.hours} h`;
 	}
 
-	/** The output of an item that is not sent again: in its place, on the success output. */
 	private skip(
 		itemIndex: number,
 		why: { duplicateOf: number } | { holder: Holder },
@@ -260,7 +237,6 @@ class IdempotencyGate implements CallGate {
 			);
 	}
 
-	/** Whose repeats the skipped messages are: "execution 412", "executions 412 and 415", … */
 	private skippedBy(): string {
 		if (this.skippedFor.size === 0) return 'messages earlier in this run';
 		const ids = [...this.skippedFor].filter(Boolean);
@@ -297,7 +273,7 @@ function describeHolder(holder: Holder): string {
 	}
 }
 
-/** Whether a failed send may have reached the gateway: then its claim is kept. Unknown failures count as may. */
+/** Then its claim is kept; unknown failures count as may. */
 function mayHaveBeenDelivered(error: unknown): boolean {
 	const apiError =
 		error instanceof ApiError ? error : (error as { apiError?: ApiError } | undefined)?.apiError;
@@ -311,7 +287,6 @@ function reasonOf(error: unknown): string {
 	return error instanceof Error ? error.message : String(error);
 }
 
-/** The claim could not be made: the item is not sent (never unprotected). */
 class ClaimUnavailable extends NodeOperationError {
 	readonly notAttempted = true;
 }

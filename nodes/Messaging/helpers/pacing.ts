@@ -7,43 +7,26 @@ import type { MessagingRun } from '../parameters';
 import { accountKey, endCapSlot, takeCapSlot, type AccountCap } from './accountCap';
 import { describeWindow, windowState, type SendWindow } from './sendWindow';
 
-/**
- * What keeps the account's sending human-like, per run of a send (the item scheduler's gate,
- * acting just before the idempotency gate marks the item dispatched, so an item that waits here
- * and is then not sent was never marked and is given back):
- *
- * 1. **Delay Between Messages**: a pause drawn uniformly from the range before every message
- *    but the run's first, counted from the previous message's start.
- * 2. **Send Only Between**: outside the window nothing is sent; the item waits for the opening
- *    if Max Wait allows, else comes out not attempted with `nextWindowOpensAt`.
- * 3. **Account Cap**: a send time is taken from the account's sliding window (`accountCap.ts`);
- *    over the cap the item waits its turn if Max Wait allows, else comes out not attempted.
- *
- * Max Wait bounds the run's waits for 2 and 3 together, so a run over the cap never waits item
- * by item for longer than the user allowed. Each sent item tells `waitedMs` (from its turn to
- * its request, pacing included); the execution hint tells when the cap or window held the run.
- */
+// Acts just before the idempotency gate marks an item dispatched, so an item that waits here and is
+// then not sent was never marked and is given back. Max Wait bounds the waits for the window and
+// the cap together, so a run over the cap never waits item by item longer than the user allowed.
 
-/** The gate of a send's run (Send Text, Send File, Send and Wait); undefined for other operations. */
 export function pacingGate(ctx: IExecuteFunctions, run: MessagingRun, sends: boolean) {
 	if (!sends) return undefined;
 	run.pacer = new SendPacer(ctx, run);
 	return run.pacer;
 }
 
-/** After an item's request: its Account Cap entry counts from the request's end. */
 export async function requestEnded(run: MessagingRun, itemIndex: number): Promise<void> {
 	await run.pacer?.requestEnded(itemIndex);
 }
 
-/** How long the item slept before its request (its pause, the cap, the window), in ms; 0 when nothing held it. */
 export function waitedMs(run: MessagingRun, itemIndex: number): number {
 	return run.pacer?.waited.get(itemIndex) ?? 0;
 }
 
 export class SendPacer implements CallGate {
 	readonly waited = new Map<number, number>();
-	/** The cap's entry of each item that took one, moved to its request's end (`requestEnded`). */
 	private readonly capEntries = new Map<number, string>();
 	private readonly account: string;
 	private nextStartAt = 0;
@@ -93,7 +76,6 @@ export class SendPacer implements CallGate {
 		return undefined;
 	}
 
-	/** Waits for the window and the cap (within the budget); the item's error when it cannot. */
 	private async hold(itemIndex: number): Promise<Error | undefined> {
 		const { sendWindow, accountCap } = this.run.runOptions;
 		const window = sendWindow && 'days' in sendWindow ? sendWindow : undefined;
@@ -132,7 +114,6 @@ export class SendPacer implements CallGate {
 		}
 	}
 
-	/** Sleeps `ms` for the item: its pause, or (`why`) a wait for the window or the cap, taken from Max Wait. */
 	private async wait(itemIndex: number, ms: number, why?: 'cap' | 'window'): Promise<void> {
 		if (why) {
 			this.budgetMs -= ms;
@@ -170,12 +151,11 @@ export class SendPacer implements CallGate {
 		);
 	}
 
-	/** After the item's request (sent or not): its send counts in the cap from now on. */
 	async requestEnded(itemIndex: number): Promise<void> {
 		const entry = this.capEntries.get(itemIndex);
 		if (entry === undefined) return;
 		this.capEntries.delete(itemIndex);
-		// The send was counted from its start already: a failure here only makes the cap less strict by the request's length.
+		// Counted from its start already: failing here only makes the cap less strict.
 		await endCapSlot(this.account, entry, clock.now()).catch(() => undefined);
 	}
 
@@ -228,7 +208,7 @@ function reasonOf(error: unknown): string {
 	return error instanceof Error ? error.message : String(error);
 }
 
-/** An item kept back without a request: its idempotency claim is given back, and a re-run sends it. */
+/** Kept back without a request: its claim is given back, and a re-run sends it. */
 class NotSentYet extends NodeOperationError {
 	readonly notAttempted = true;
 	itemDetails: JsonObject | undefined;

@@ -10,63 +10,34 @@ import {
 	type RedisScript,
 } from '../../shared/state/sharedState';
 
-/**
- * Claims on messages, so that one message (one idempotency key of one node) is sent once per
- * window whatever runs it: n8n's Retry, a re-run, two executions at once, several workers.
- *
- * Three layers, each where n8n gives it:
- *
- * 1. **The claim** (atomic): in regular mode this process's memory (every execution runs here);
- *    in queue mode n8n's queue Redis (Lua scripts), shared by main, workers and webhook processes.
- *    A claim belongs to one run of the node; it is `claimed` before the first request of the
- *    run, `dispatched` just before its own request (in Redis this is the per-message gate: a run
- *    sends only what it still holds), then `sent`, `maybe` (may have been delivered) or given back.
- * 2. **n8n's processed-items store** (the Remove Duplicates node's, in n8n's database): durable
- *    across restarts and shared through the database, but not atomic (a read-modify-write of one
- *    row per node), so it is only ever written behind layer 1, under this process's lock of that
- *    row. A key claimed here that the store already holds was sent by an earlier execution.
- * 3. **The window**: the store has no time, so a key is recorded with its time bucket
- *    (`floor(now / window)`), and a claim records the next bucket's too: a repeat within one
- *    window is always caught, one after two windows never, in between it may be. Memory and
- *    Redis keep the same expiry (the end of the next bucket), so all layers agree.
- *
- * A run that dies (a worker killed) leaves its claims: in Redis those it never dispatched are
- * taken over by the next run once the dead run's lease has lapsed (`LEASE_MS`); those it
- * dispatched stay, as "may have been delivered", until the window ends.
- */
+// One message (one idempotency key of one node) is sent once per window, whatever runs it. Claims
+// are atomic (memory, or n8n's queue Redis); n8n's processed-items store is durable but not, so it
+// is written only behind a claim. A dead run's undispatched claims are taken over once its lease
+// lapses; its dispatched ones stay "may have been delivered".
 
-/** What is known of a message another run claimed. */
 export interface Holder {
-	/** `sending`: a run holds it now; `sent`; `maybe`: may have been delivered; `stopped`: a run that stopped while sending it. */
+	/** `stopped`: its run stopped while sending it; `recorded`: only n8n's store knows it. */
 	state: 'sending' | 'sent' | 'maybe' | 'stopped' | 'recorded';
 	executionId: string | null;
-	/** When the earlier run claimed it, when known exactly (memory, Redis); else null. */
 	at: number | null;
-	/** The earliest the earlier send can have been. */
 	notBefore: number;
 }
 
 export type ClaimResult = { won: true } | { won: false; holder: Holder };
 
-/** Where a run's claims are kept, for the output and the docs' table. */
 export type Protection = 'database' | 'redis' | 'database and redis' | 'process';
 
-/** The store keeps this many keys per node (two per message): about 10,000 messages per window. */
 const STORE_MAX_ENTRIES = 20_000;
-/** A run holds its claims while its lease lasts; it renews it every third of it. */
 const LEASE_MS = 30_000;
-/** Claims held in this process's memory (regular mode), at most: about 45,000 messages. */
 const MEMORY_BUDGET_BYTES = 16 * 1024 * 1024;
 
 type Outcome = 'sent' | 'maybe' | 'release';
 
-/** The claims of one run of one node. */
 export class SendClaims {
 	private readonly scope: string;
 	private readonly owner: string;
 	private readonly backend: ClaimBackend;
 	private readonly store: ProcessedItems | undefined;
-	/** Store entries this run added, per key, to remove when its claim is given back. */
 	private readonly added = new Map<string, string[]>();
 
 	constructor(
@@ -91,7 +62,8 @@ export class SendClaims {
 		return this.store ? 'database' : 'process';
 	}
 
-	/** Claims every key for this run (one backend call, one store call); the keys are distinct. */
+	// `keys` are distinct. The store has no time, so a key is recorded with this window's bucket and
+	// the next's: a repeat within one window is always caught, one after two windows never.
 	async claim(keys: string[]): Promise<ClaimResult[]> {
 		const now = clock.now();
 		const bucket = Math.floor(now / this.windowMs);
@@ -107,8 +79,7 @@ export class SendClaims {
 				storeEntry(key, bucket),
 				storeEntry(key, bucket + 1),
 			]);
-			// If the store fails, the claims are released and its error goes on: the gate turns it into
-			// each item's "not attempted" error (the claims know no n8n item).
+			// If the store fails, the claims are released; the gate makes each item "not attempted".
 			let recorded = false;
 			let processed: Set<string>;
 			try {
@@ -160,14 +131,12 @@ export class SendClaims {
 		});
 	}
 
-	/** Just before a key's request: undefined when this run still holds it, else who does. */
 	async dispatch(key: string): Promise<Holder | undefined> {
 		const now = clock.now();
 		const expiresAt = (Math.floor(now / this.windowMs) + 2) * this.windowMs;
 		return await this.backend.dispatch(key, now, expiresAt);
 	}
 
-	/** The end of the run: what was sent or may have been delivered is kept, the rest given back. */
 	async settle(outcomes: Array<[string, Outcome]>): Promise<void> {
 		await withLock(this.scope, async () => {
 			await this.backend.settle(outcomes, true);
@@ -183,13 +152,11 @@ function storeEntry(key: string, bucket: number): string {
 	return `${key}:${bucket}`;
 }
 
-// ---------------------------------------------------------------------------------------------
 // n8n's processed-items store
 
 class ProcessedItems {
 	private constructor(private readonly ctx: IExecuteFunctions) {}
 
-	/** The store, where n8n has it (n8n 1.64 and newer, in execute and tool contexts). */
 	static of(ctx: IExecuteFunctions): ProcessedItems | undefined {
 		const helpers = ctx.helpers as Partial<IExecuteFunctions['helpers']>;
 		return typeof helpers.checkProcessedAndRecord === 'function' &&
@@ -198,7 +165,7 @@ class ProcessedItems {
 			: undefined;
 	}
 
-	/** Records `entries`; the ones it already held. Tried twice: two processes creating the node's row at once fail one insert. */
+	// Tried twice: two processes creating the node's row at once fail one insert.
 	async record(entries: string[]): Promise<Set<string>> {
 		if (entries.length === 0) return new Set();
 		const call = async () =>
@@ -206,8 +173,6 @@ class ProcessedItems {
 				mode: 'entries',
 				maxEntries: STORE_MAX_ENTRIES,
 			});
-		// One more try, then SharedStateUnavailable: the claims know no n8n item, the gate turns it
-		// into each item's "not attempted" error.
 		const answer = await call()
 			.catch(call)
 			.catch((error: unknown) => {
@@ -223,7 +188,7 @@ class ProcessedItems {
 	}
 }
 
-/** One writer at a time per store row (workflow and node) in this process. */
+/** The store is a read-modify-write of one row per node: one writer at a time in this process. */
 const locks = new Map<string, Promise<unknown>>();
 
 async function withLock<T>(scope: string, work: () => Promise<T>): Promise<T> {
@@ -238,7 +203,6 @@ async function withLock<T>(scope: string, work: () => Promise<T>): Promise<T> {
 	}
 }
 
-// ---------------------------------------------------------------------------------------------
 // The claim backends
 
 type BackendClaim = { won: true; tookOver: boolean } | { won: false; holder: Holder };
@@ -247,7 +211,6 @@ interface ClaimBackend {
 	readonly kind: 'memory' | 'redis';
 	claim(keys: string[], now: number, expiresAt: number): Promise<BackendClaim[]>;
 	dispatch(key: string, now: number, expiresAt: number): Promise<Holder | undefined>;
-	/** `done`: the run is over (its lease ends). */
 	settle(outcomes: Array<[string, Outcome]>, done: boolean): Promise<void>;
 }
 
@@ -286,10 +249,9 @@ const memoryClaims = new MemoryTable<MemoryClaim>(
 	MEMORY_BUDGET_BYTES,
 	(c) => 2 * (c.owner.length + c.executionId.length) + 24,
 );
-/** Runs of this process that hold claims now. */
 const liveOwners = new Set<string>();
 
-/** Regular mode: every run is in this process, so its memory is the claim (atomic: no await inside). */
+/** Every run is in this process, so its memory is the claim (atomic: no await inside). */
 class MemoryClaims implements ClaimBackend {
 	readonly kind = 'memory';
 
@@ -342,7 +304,6 @@ class MemoryClaims implements ClaimBackend {
 	}
 }
 
-/** Forgets every claim this process holds, as a restarted process would (for tests). */
 export function forgetSendClaimsInProcess(): void {
 	memoryClaims.clear();
 	liveOwners.clear();
@@ -434,7 +395,6 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`,
 };
 
-/** Queue mode: claims in n8n's queue Redis, atomic for main, workers and webhook processes. */
 class RedisClaims implements ClaimBackend {
 	readonly kind = 'redis';
 	private renewal: (() => void) | undefined;
@@ -484,7 +444,6 @@ class RedisClaims implements ClaimBackend {
 		);
 	}
 
-	/** Keeps the lease while the run lasts, so that other runs leave its claims alone. */
 	private renewLease(): void {
 		if (this.renewal) return;
 		this.renewal = clock.every(LEASE_MS / 3, () => {

@@ -1,21 +1,14 @@
 import { DateTime, IANAZone } from 'luxon';
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-/**
- * Send windows: the hours (and days) in which messages may go out, in a time zone: 08:00–20:00
- * Monday to Saturday in Asia/Jakarta, say. Used by Options → Send Only Between on every send (a
- * guard: outside the window nothing is sent) and by Message → Wait for Send Window (which holds
- * the items until the window opens). Time-zone arithmetic is Luxon's (daylight saving included);
- * no table of our own.
- */
+// Time-zone arithmetic is Luxon's, daylight saving included: no table of our own.
 
 export interface SendWindow {
-	/** Minutes after local midnight: `start` inclusive, `end` exclusive (1440: midnight); `end <= start` runs past midnight. */
+	/** Minutes after midnight, `end` exclusive (1440: midnight); `end <= start` runs overnight. */
 	start: number;
 	end: number;
-	/** Luxon weekdays (1 = Monday … 7 = Sunday) on which a window opens. */
+	/** Luxon weekdays: 1 = Monday … 7 = Sunday. */
 	days: ReadonlySet<number>;
-	/** An IANA time zone. */
 	timeZone: string;
 }
 
@@ -31,7 +24,6 @@ const WEEKDAYS: Array<[string, string]> = [
 	['Sunday', 'sun'],
 ];
 
-/** The window's fields, the same in Options → Send Only Between and in Wait for Send Window. */
 export function sendWindowFields(): INodeProperties[] {
 	return [
 		{
@@ -71,10 +63,8 @@ export function sendWindowFields(): INodeProperties[] {
 	];
 }
 
-/** Why a window's fields cannot be used, in words naming the field; undefined when they can. */
 export type WindowProblem = { field: string; problem: string; fix: string };
 
-/** Reads the window's fields; `fallbackZone` is n8n's (`this.getTimezone()`). */
 export function readSendWindow(
 	fields: IDataObject,
 	fallbackZone: string,
@@ -128,7 +118,6 @@ export function readSendWindow(
 	return { start: start % 1440, end, days, timeZone };
 }
 
-/** `HH:MM` (24:00 allowed) as minutes after midnight; anything else undefined (never guessed). */
 function minutesOf(value: unknown): number | undefined {
 	if (typeof value !== 'string') return undefined;
 	const match = /^([01]?\d|2[0-4]):([0-5]\d)$/.exec(value.trim());
@@ -137,12 +126,7 @@ function minutesOf(value: unknown): number | undefined {
 	return minutes <= 1440 ? minutes : undefined;
 }
 
-/**
- * Whether the window is open at `now` (ms since the epoch), and until when; else when it opens
- * next. A window belongs to the day it opens on: 22:00–06:00 on Fridays is open from Friday
- * 22:00 to Saturday 06:00. On a day that skips or repeats an hour (daylight saving), the opening
- * is Luxon's reading of that wall time.
- */
+/** A window belongs to the day it opens on: 22:00–06:00 on Fridays runs into Saturday morning. */
 export function windowState(window: SendWindow, now: number): WindowState {
 	const today = DateTime.fromMillis(now, { zone: window.timeZone }).startOf('day');
 	// From yesterday (a window that runs past midnight may still be open) to a week ahead.
@@ -163,7 +147,6 @@ function atMinutes(day: DateTime, minutes: number): number {
 	return day.set({ hour: Math.floor(minutes / 60), minute: minutes % 60 }).toMillis();
 }
 
-/** The window in words for messages: `08:00–20:00 Mon–Sat (Asia/Jakarta)`. */
 export function describeWindow(window: SendWindow): string {
 	const time = (m: number) =>
 		`${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;

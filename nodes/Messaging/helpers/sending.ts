@@ -8,10 +8,6 @@ import type { MessagingRun } from '../parameters';
 import { identifySend as identifyForRepeats, type SendIdentity } from './idempotency';
 import { requestEnded, waitedMs } from './pacing';
 
-/**
- * In the check phase, for every send: its Send Only Between fields are usable (else the item's
- * input error, before anything is sent), and its idempotency key is recorded.
- */
 export async function identifySend(
 	run: MessagingRun,
 	itemIndex: number,
@@ -29,19 +25,6 @@ export async function identifySend(
 	await identifyForRepeats(run, itemIndex, send);
 }
 
-/**
- * What every sending operation (Send Text, Send File, Send and Wait) does around its request, in
- * one place: in the check phase, `identifySend` (the message's idempotency key, for Skip Repeats
- * Within: idempotency.ts); before the request, a slot of the account's usage limit; after it, the
- * send's output fields. A rule that holds for every send belongs here.
- */
-
-/**
- * One item's send: its usage-limit slot, then `request`, then the send's output fields
- * (`sent`, `id`, `phone`, `message`, `sentAt`, `waitedMs`, `response`), to which an operation
- * adds its own. Pacing, Account Cap and Send Only Between held the item before this
- * (`pacing.ts`, the run's gate): `waitedMs` says how long.
- */
 export async function send(
 	run: MessagingRun,
 	itemIndex: number,
@@ -60,12 +43,7 @@ export async function send(
 	return { ...fields, sentAt, waitedMs: waitedMs(run, itemIndex), response };
 }
 
-/**
- * The output of a send: normalised fields first, the server's answer untouched under `response`.
- * Only reached when the gateway said the message was sent (the transport reads `message.sent`
- * and fails the item otherwise), so `sent: true` is the gateway's word, not the node's.
- * `message` is the gateway's own text about it, as in every operation's output.
- */
+/** Only reached when the gateway said the message was sent: `sent: true` is its word, not ours. */
 function sendResultJson(result: unknown, phone: string): IDataObject {
 	const message = (result as { message?: { id?: unknown; message?: unknown } } | undefined)
 		?.message;
@@ -79,23 +57,15 @@ function sendResultJson(result: unknown, phone: string): IDataObject {
 	};
 }
 
-/**
- * Options → Stop at the Usage Limit: the node reads the account's usage limit once per run,
- * before the first send, and sends only as many items as remain. Every later item fails without
- * a request: an error item marked `notAttempted` with On Error → Continue, else the run stops
- * there (the items before it were sent).
- */
+// Stop at the Usage Limit: read once per run, before the first send; the rest fail unsent.
 
 export interface Allowance {
-	/** Messages the account could still send when the run started; null when the gateway does not say. */
 	remaining: number | null;
 	limit: number | null;
 	used: number | null;
-	/** Items given a slot so far. */
 	granted: number;
 }
 
-/** Waits for the run's allowance (read once) and takes one send from it, or fails the item without sending. */
 async function takeSendSlot(run: MessagingRun, itemIndex: number): Promise<void> {
 	if (!run.options(itemIndex).stopAtUsageLimit) return;
 	run.allowance ??= readAllowance(run);
@@ -119,7 +89,6 @@ async function readAllowance(run: MessagingRun): Promise<Allowance> {
 	};
 }
 
-/** The error of an item left unsent; `notAttempted` tells error items apart from failed sends. */
 class UsageLimitReached extends NodeOperationError {
 	readonly notAttempted = true;
 }

@@ -14,7 +14,6 @@ import type { Endpoint } from '../../shared/transport';
 import { textParameter } from '../../shared/execution/operationRun';
 import type { MessagingRun } from '../parameters';
 
-/** The field every session operation offers: where the QR image goes when there is one. */
 export const qrImageField: INodeProperties = {
 	displayName: 'Put QR Image in Field',
 	name: 'qrBinaryPropertyName',
@@ -26,7 +25,6 @@ export const qrImageField: INodeProperties = {
 		'Name of the output binary field that receives the login QR code as a PNG image (only when the gateway is waiting for a scan)',
 };
 
-/** The execute step of Login, Get Status and Get QR Code: the field checked, then one call. */
 export function sessionExecute(endpoint: Endpoint) {
 	return function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
 		const field = qrField(run, itemIndex);
@@ -35,10 +33,6 @@ export function sessionExecute(endpoint: Endpoint) {
 	};
 }
 
-/**
- * One output item for Login, Get Status and Get QR Code: the session as the gateway shows it
- * (nodes/shared/gatewaySession.ts), the QR code as an image in the binary field when there is one.
- */
 async function sessionOutput(
 	ctx: IExecuteFunctions,
 	field: string,
@@ -63,7 +57,6 @@ async function sessionOutput(
 	return { json, binary };
 }
 
-/** The item's "Put QR Image in Field", checked before the request. */
 function qrField(run: MessagingRun, itemIndex: number): string {
 	const name = textParameter(
 		run,

@@ -11,24 +11,11 @@ import {
 import { sendPage, type PageResponse } from './answerPage';
 import type { ResponseType } from '../actions/message/sendAndWait.operation';
 
-/**
- * Send and Wait for Response, the part around the sends: the wait, and the answer.
- *
- * Several items: one question per item (each to its own recipient, with its own links); the
- * execution resumes on the first answer to any of them, and every item comes out: the answered
- * one with the answer, the others with `answered: false`. An item whose send failed (with On
- * Error → Continue) comes out as its error item. If nothing was sent, nothing waits.
- *
- * How n8n resumes (n8n-core 2.41, checked on 1.112 too): the links are signed by n8n
- * (`getSignedResumeUrl`) and n8n checks the signature before the node sees a request (a changed
- * link is answered 401). The node then runs disabled: it passes on the items of its stack entry.
- * - On an answer, n8n puts this node's `webhook()` items there.
- * - When the wait's date passes, n8n passes on what is there already: so the node stores its
- *   "timed out" items there (its execute data) before it waits, and the webhook reads the open
- *   questions back from them (they are its input, `$json`, when it runs).
- */
+// n8n checks the links' signature, then runs the node disabled: it passes on the webhook's items on
+// an answer, else what is stored as its execute data when the wait ends. So the "timed out" items
+// are stored before the wait, and the webhook reads the open questions back from them.
 
-/** The restart webhooks n8n calls with the signed links (path = the node's id, as n8n's own send-and-wait nodes). */
+/** Path = the node's id, as n8n's own send-and-wait nodes. */
 export const answerWebhooks: IWebhookDescription[] = (['GET', 'POST'] as const).map(
 	(httpMethod) => ({
 		name: 'default',
@@ -46,11 +33,6 @@ const UNITS_MS: Record<string, number> = { minutes: 60_000, hours: 3_600_000, da
 /** n8n-workflow's WAIT_INDEFINITELY. */
 const WAIT_INDEFINITELY = new Date(Date.UTC(3000, 0, 1, 0, 0, 0));
 
-/**
- * After the sends: when at least one question went out, the execution waits (until the limit,
- * if set) with the "timed out" items stored for n8n to pass on. Returns the node's output while
- * it waits.
- */
 export async function waitForAnswers(
 	ctx: IExecuteFunctions,
 	items: INodeExecutionData[],
@@ -70,7 +52,6 @@ function isQuestion(json: IDataObject | undefined): boolean {
 	return typeof json?.waitId === 'string' && json.answered === false;
 }
 
-/** When the wait ends without an answer (Limit Wait Time), read before the sends; far in the future without a limit. */
 export function waitLimit(ctx: IExecuteFunctions): Date {
 	if (ctx.getNodeParameter('limitWaitTime', 0, false) !== true) return WAIT_INDEFINITELY;
 	const node = ctx.getNode();
@@ -100,20 +81,10 @@ export function waitLimit(ctx: IExecuteFunctions): Date {
 	return new Date(Date.now() + amount * UNITS_MS[unit]);
 }
 
-// ---------------------------------------------------------------------------------------------
-// The answer
-
-/**
- * Opening a link (GET, HEAD) never decides anything: it shows a page whose button records the
- * answer with a POST to the same signed address. Mail and chat security gateways, link previews
- * (WhatsApp's own, Outlook's) and scanners fetch every link they see, with any user agent; none of
- * them presses a button. The button carries `decision` (a browser sends a submit button's name
- * only when that button is pressed, not when a script submits the form), and a POST without it
- * records nothing either.
- */
+// Opening a link decides nothing: previews and scanners fetch every link, but none presses a
+// button. A browser sends a submit button's name only when it is pressed.
 const DECISION = 'decision';
 
-/** Whether this request is the press of the page's button for `value`: a form post, as a browser sends it. */
 function pressed(ctx: IWebhookFunctions, value: string): boolean {
 	const request = ctx.getRequestObject();
 	if (request.method !== 'POST') return false;
@@ -123,7 +94,6 @@ function pressed(ctx: IWebhookFunctions, value: string): boolean {
 	return body[DECISION] === value;
 }
 
-/** The node's `webhook()`: answers a tap on a link, and resumes the execution with the answer. */
 export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const res = this.getResponseObject() as unknown as PageResponse;
 	const query = this.getQueryData() as Record<string, unknown>;
@@ -146,12 +116,7 @@ export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	return { noWebhookResponse: true, workflowData: [answeredItems(this, itemIndex, answer)] };
 }
 
-/**
- * Free Text: opening the link shows the form, pressing its button with an answer records it; the
- * page the person sees is written here. The page never shows the question: whoever only opens the
- * link (a preview, a scanner, someone it was forwarded to) learns nothing the link itself does not
- * say. Returns the answer, or undefined when nothing was recorded.
- */
+/** The page never shows the question: whoever only opens the link learns nothing more. */
 function freeTextAnswer(ctx: IWebhookFunctions, res: PageResponse): IDataObject | undefined {
 	const buttonLabel = textOption(
 		ctx.getNodeParameter('freeTextOptions.buttonLabel', 'Send'),
@@ -189,11 +154,6 @@ function freeTextAnswer(ctx: IWebhookFunctions, res: PageResponse): IDataObject 
 
 const NOT_RECORDED = 'Nothing was recorded: press the button to answer.';
 
-/**
- * Approval: opening the approve (or decline) link shows a page with one button; pressing it
- * records the answer. The page the person sees is written here. Returns the answer, or undefined
- * when nothing was recorded.
- */
 function approvalAnswer(
 	ctx: IWebhookFunctions,
 	res: PageResponse,
@@ -234,7 +194,6 @@ function approvalAnswer(
 	return { approved };
 }
 
-/** The node's output on an answer: the answered question with the answer, every other item as it was stored. */
 function answeredItems(
 	ctx: IWebhookFunctions,
 	itemIndex: number,
@@ -266,7 +225,6 @@ function isStoredQuestion(json: IDataObject): boolean {
 	return typeof json.waitId === 'string' && 'answered' in json;
 }
 
-/** The stored item of a question (the webhook's input), if it is one. */
 function openQuestion(ctx: IWebhookFunctions, itemIndex: number): IDataObject | undefined {
 	const items = storedItems(ctx);
 	const json = items[itemIndex];
@@ -275,7 +233,7 @@ function openQuestion(ctx: IWebhookFunctions, itemIndex: number): IDataObject | 
 
 const storedCache = new WeakMap<IWebhookFunctions, IDataObject[]>();
 
-/** The items the node stored before waiting: n8n hands them to the webhook as its input. */
+/** n8n hands them to the webhook as its input. */
 function storedItems(ctx: IWebhookFunctions): IDataObject[] {
 	let items = storedCache.get(ctx);
 	if (!items) {

@@ -13,54 +13,34 @@ import { retryMemoryFor, type RunMemory } from './retryMemory';
 import type { ItemCall } from './router';
 
 export interface RunItemsOptions {
-	/** How many items run at once (1 = one after the other). */
 	parallel: number;
-	/** Minimum time between the starts of two requests, in ms. */
+	/** Between the starts of two requests, in ms. */
 	delayMs: number;
-	/**
-	 * The operation has no per-item parameters (Get Token, Get Status …): it runs once, for the
-	 * first item, and its one output item is paired with every input item.
-	 */
+	/** Runs once, for the first item; its output is paired with every input item. */
 	once?: boolean;
-	/** What the node does around the calls of the run (Messaging: its idempotency claims). */
 	gate?: CallGate;
 }
 
-/** What became of an item by the end of a run, for a `CallGate`. */
 export type ItemFate =
 	| { kind: 'done' }
-	/** Not called: its output came from the gate (e.g. a repeat that was skipped). */
 	| { kind: 'skipped' }
-	/** Its call (or the gate before it) failed; `error` as thrown, before conversion. */
 	| { kind: 'failed'; error: unknown }
 	| { kind: 'notStarted' };
 
-/** The gate's word on an item before its call: its output instead of the call, or its failure. */
 export type GateOutcome = { output: INodeExecutionData } | { error: Error };
 
-/**
- * What a node does around the calls of a run, between phase 1 and phase 2 and after them: with
- * every item checked, it may take something for each item before the first request (Messaging
- * claims each message, batched, so that no other execution sends it), and it learns what became
- * of every item at the end (to keep or give back what it took). Items it answers for are not
- * called: a skipped repeat comes out in its place on the success output.
- */
+// Runs between the check of every item and the first request (Messaging claims each message there,
+// batched, so that no other execution sends it) and learns every item's fate, to keep or give back.
 export interface CallGate {
-	/** Once, after every item is checked and before the first request, with the items to call. */
 	admit(itemIndexes: number[]): Promise<Map<number, GateOutcome>>;
-	/** Just before an item's call: undefined to call it, or its outcome instead. */
+	/** undefined to call the item, else its outcome instead. */
 	beforeCall(itemIndex: number): Promise<GateOutcome | undefined>;
-	/** Once the calls are over, also when the run stops or fails: every item's fate. */
 	settle(fates: ItemFate[]): Promise<void>;
-	/** For a stopped run's error: what running the same input again (n8n's Retry) sends and skips. */
+	/** What n8n's Retry of the same input sends and skips, for a stopped run's error. */
 	rerunNote(fates: ItemFate[]): string;
 }
 
-/**
- * Several gates as one, in order: `admit` hands each gate the items the gates before it left,
- * `beforeCall` stops at the first outcome (so the last gate acts just before the request), and
- * every gate settles. Undefined gates are left out; none at all: undefined.
- */
+/** `beforeCall` stops at the first outcome, so the last gate acts just before the request. */
 export function chainGates(...gates: Array<CallGate | undefined>): CallGate | undefined {
 	const chain = gates.filter((gate): gate is CallGate => gate !== undefined);
 	if (chain.length <= 1) return chain[0];
@@ -94,29 +74,11 @@ export function chainGates(...gates: Array<CallGate | undefined>): CallGate | un
 	};
 }
 
-/** An operation's `execute` for one item: reads and checks its parameters, without any request; throws on bad input. */
 export type ExecuteItem = (itemIndex: number) => ItemCall | Promise<ItemCall>;
 
 type ItemError = NodeApiError | NodeOperationError;
 
-/**
- * Runs one operation per input item and returns the outputs in input order, each with its
- * `pairedItem`. Two phases:
- *
- * 1. Every item's parameters are read and checked (the operation's `execute`) before the first request, so bad
- *    input is found before anything is sent. With On Error → Stop, one bad item stops the run
- *    before any request, naming every bad item.
- * 2. The checked items run with bounded parallelism and pacing.
- *
- * Failures: with On Error → Continue (either output), a failing item becomes an error item in
- * its place and the others go on (n8n routes error items to the error output by their keys:
- * see `errorItemJson`). With Stop, no new item is started after the first failure, the items
- * already running finish, and the thrown error lists what happened to every other item.
- *
- * With Retry On Fail, n8n runs the whole node again after a failure: items an earlier try
- * completed are handed back, sends that may have been delivered fail again without a request
- * (see `retryMemory.ts`); only the rest is done again.
- */
+// Every item is checked before the first request, so bad input is found before anything is sent.
 export async function runItems(
 	ctx: IExecuteFunctions,
 	itemCount: number,
@@ -159,11 +121,9 @@ export async function runItems(
 	return output;
 }
 
-/** What became of each item so far: its output, or its failure (in its place with On Error → Continue, listed for the stop error with Stop). */
 class ItemOutcomes {
 	readonly results: Array<INodeExecutionData[] | undefined>;
 	readonly failures: Array<{ itemIndex: number; error: ItemError }> = [];
-	/** Items whose output came from the gate (skipped), and the errors as thrown, for `fates()`. */
 	private readonly skipped = new Set<number>();
 	private readonly thrown = new Map<number, unknown>();
 
@@ -194,17 +154,11 @@ class ItemOutcomes {
 		});
 	}
 
-	/** With On Error → Stop, no item starts after a failure. */
 	get stopped(): boolean {
 		return !this.continueOnFail && this.failures.length > 0;
 	}
 }
 
-/**
- * Phase 1, before any request: what an earlier try did (its outputs handed back, its sends that
- * may have been delivered failed again), and every other item's `execute`, which checks its
- * input and returns its call.
- */
 async function checkItems(
 	node: INode,
 	execute: ExecuteItem,
@@ -212,7 +166,7 @@ async function checkItems(
 	memory: RunMemory | undefined,
 ): Promise<{ calls: Array<ItemCall | undefined>; recalledFailure: boolean }> {
 	const calls: Array<ItemCall | undefined> = new Array(outcomes.count);
-	// Sends that may have been delivered in an earlier try: failing them again is part of the run.
+	// An earlier try's maybe-delivered sends fail again: part of the run, not bad input.
 	let recalledFailure = false;
 	for (let itemIndex = 0; itemIndex < outcomes.count; itemIndex++) {
 		const recalled = memory?.recall(itemIndex);
@@ -234,10 +188,6 @@ async function checkItems(
 	return { calls, recalledFailure };
 }
 
-/**
- * Between the phases: the gate's word on every item about to be called (skipped: its output in
- * its place; refused: its failure). A gate that cannot decide fails every item without a call.
- */
 async function admit(
 	node: INode,
 	gate: CallGate,
@@ -258,10 +208,6 @@ async function admit(
 	}
 }
 
-/**
- * Phase 2, the requests: the checked items' calls in input order, `parallel` at a time, each
- * start at least `delayMs` after the previous one; with Stop, none started after a failure.
- */
 async function runCalls(
 	node: INode,
 	calls: Array<ItemCall | undefined>,
@@ -316,7 +262,6 @@ function isDeliveryUnknown(error: ItemError): boolean {
 	return (error as { apiError?: { deliveryUnknown?: boolean } }).apiError?.deliveryUnknown === true;
 }
 
-/** The first failure, with what became of every other item in its description. */
 function stopError(outcomes: ItemOutcomes, phase: 'input' | 'run', gate?: CallGate): ItemError {
 	const { results, failures, count: itemCount } = outcomes;
 	failures.sort((a, b) => a.itemIndex - b.itemIndex);
@@ -339,13 +284,8 @@ function stopError(outcomes: ItemOutcomes, phase: 'input' | 'run', gate?: CallGa
 	return first;
 }
 
-/** Each stopping error's own description, before `stopError` added what became of the other items. */
 const ownDescriptions = new WeakMap<ItemError, string | null | undefined>();
 
-/**
- * What became of every item when the run stopped on a failure, and what running the same input
- * again does: repeats what completed, or, with a gate, what the gate says (`rerunNote`).
- */
 function summarize(
 	results: Array<INodeExecutionData[] | undefined>,
 	failed: number[],
@@ -390,7 +330,6 @@ function summarize(
 	return lines.join(' ');
 }
 
-/** `[2]` → `item 2`; `[0,1,2,5,7,8]` → `items 0–2, 5, 7–8`. */
 export function itemList(indexes: number[]): string {
 	const parts: string[] = [];
 	for (let i = 0; i < indexes.length; i++) {

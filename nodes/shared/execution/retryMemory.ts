@@ -7,52 +7,27 @@ import {
 	type NodeApiError,
 } from 'n8n-workflow';
 
-/**
- * What one run of a node already did, kept for n8n's "Retry On Fail".
- *
- * n8n retries a node by running it again, whole, with the same input, in the same execution
- * (n8n-core `WorkflowExecute.processRunExecutionData`: the `tryIndex` loop around `runNode`): after
- * a thrown error, or with On Error → Continue when the first output item is an error item.
- * Without this memory every try sends every item again. With it, a try hands back the results of
- * the items an earlier try completed and the errors of the sends that may have been delivered,
- * and redoes only the rest: what failed for sure, and what was never started.
- *
- * Kept only when the node has Retry On Fail on, per execution id, node name and run index
- * (a node in a loop runs once per round, each round its own entry), in this process's memory
- * (n8n's tries of one node run on the same process, queue mode included). Bounded: entries
- * are dropped as soon as n8n cannot try again (the run succeeded, or the last try failed), after
- * `TTL_MS` without use, and the oldest runs first beyond `MAX_RUNS` runs or `limits.maxBytes`.
- *
- * The byte bound holds for the run in progress too: when one run alone outgrows it, its outputs
- * are kept in short (their top-level fields of up to 200 characters, `retryOutput: "trimmed"`),
- * and beyond that only that the item was done (an item `{ retryOutput: "dropped" }` is handed
- * back). What avoids a resend is never dropped: that an item was done, and the error of a send
- * that may have been delivered (kept as its message and facts, not the error object).
- */
+// n8n's Retry On Fail runs the whole node again, in the same process (queue mode too): a try hands
+// back what an earlier one completed and fails again what may have been delivered. Bounded in
+// bytes, but what avoids a resend is never dropped.
 
 const TTL_MS = 10 * 60_000;
 const MAX_RUNS = 256;
-/** Longest text of a field kept in a trimmed output. */
 const TRIMMED_TEXT = 200;
-/** What a remembered error costs, counted (its message and facts). */
 const ERROR_BYTES = 512;
-/** What a done-only item costs, counted (its map entry; the record itself is shared). */
 const DONE_BYTES = 48;
 const DONE: Kept = { kind: 'done', bytes: DONE_BYTES };
 
-/** The bounds: all runs together hold at most `maxBytes` of remembered outputs and errors. */
 const limits = { maxBytes: 32 * 1024 * 1024 };
 
 type Remembered = { output: INodeExecutionData[] } | { error: NodeApiError | NodeOperationError };
 
-/** How much of an item is kept: its output, its output in short, only that it was done, or its error's facts. */
 type Kept =
 	| { kind: 'full'; output: INodeExecutionData[]; bytes: number }
 	| { kind: 'trimmed'; json: IDataObject[]; bytes: number }
 	| { kind: 'done'; bytes: number }
 	| { kind: 'error'; error: KeptError; bytes: number };
 
-/** A may-have-been-delivered error, as the next try must report it again. */
 interface KeptError {
 	message: string;
 	description?: string;
@@ -67,7 +42,6 @@ interface RunEntry {
 	tries: number;
 	items: Map<number, Kept>;
 	bytes: number;
-	/** How new outputs of this run are kept once it outgrew the bound. */
 	level: 'full' | 'trimmed' | 'done';
 }
 
@@ -75,7 +49,6 @@ const runs = new Map<string, RunEntry>();
 let rememberedItems = 0;
 let rememberedBytes = 0;
 
-/** The memory of one run of a node, or undefined when n8n will not try it again (Retry On Fail off). */
 export function retryMemoryFor(
 	ctx: IExecuteFunctions,
 	node: INode,
@@ -98,7 +71,7 @@ export function retryMemoryFor(
 	return new RunMemory(key, entry, maxTries(node), node);
 }
 
-/** n8n's own reading of Max Tries (n8n-core `WorkflowExecute.getRetryParams`: 2 to 5, default 3). */
+/** As n8n reads Max Tries (WorkflowExecute.getRetryParams). */
 function maxTries(node: INode): number {
 	return Math.min(5, Math.max(2, node.maxTries || 3));
 }
@@ -111,12 +84,10 @@ export class RunMemory {
 		private readonly node: INode,
 	) {}
 
-	/** Which try of n8n's this is (1 = the first run). */
 	get attempt(): number {
 		return this.entry.tries;
 	}
 
-	/** What an earlier try did with this item, if anything worth keeping. */
 	recall(itemIndex: number): Remembered | undefined {
 		const kept = this.entry.items.get(itemIndex);
 		if (!kept) return undefined;
@@ -133,22 +104,16 @@ export class RunMemory {
 		}
 	}
 
-	/** The item's output: a later try hands it back instead of sending again. */
 	rememberOutput(itemIndex: number, output: INodeExecutionData[]): void {
 		this.set(itemIndex, keep(output, this.entry.level));
 		this.bound();
 	}
 
-	/** A failure that may have been delivered: a later try reports it again instead of sending again. */
 	rememberError(itemIndex: number, error: NodeApiError | NodeOperationError): void {
 		this.set(itemIndex, { kind: 'error', error: keptError(error, itemIndex), bytes: ERROR_BYTES });
 		this.bound();
 	}
 
-	/**
-	 * The run is over: forgets it when n8n will not try again (`willRetry` false, or this was
-	 * the last of n8n's tries).
-	 */
 	finish(willRetry: boolean): void {
 		if (willRetry && this.entry.tries < this.tries) return;
 		forget(this.key);
@@ -167,11 +132,7 @@ export class RunMemory {
 		this.entry.bytes += bytes;
 	}
 
-	/**
-	 * Over the byte bound: other runs go first (oldest first); then this run keeps its outputs in
-	 * short, then only that its items were done. Each step rewrites the run once, and what comes
-	 * after is kept at the new level: linear in the run's items however large it grows.
-	 */
+	/** Other runs go first; each step rewrites this run once, so bounding stays linear. */
 	private bound(): void {
 		if (rememberedBytes <= limits.maxBytes) return;
 		prune(Date.now(), this.key);
@@ -189,7 +150,6 @@ export class RunMemory {
 	}
 }
 
-/** An output as kept at a level, with what it costs. */
 function keep(output: INodeExecutionData[], level: RunEntry['level']): Kept {
 	if (level === 'done') return DONE;
 	if (level === 'full') return { kind: 'full', output, bytes: outputBytes(output) };
@@ -197,7 +157,6 @@ function keep(output: INodeExecutionData[], level: RunEntry['level']): Kept {
 	return { kind: 'trimmed', json, bytes: outputBytes(json.map((j) => ({ json: j }))) };
 }
 
-/** The top-level fields that are short values (texts cut to TRIMMED_TEXT), marked as trimmed. */
 function trimmed(json: IDataObject): IDataObject {
 	const out: IDataObject = {};
 	for (const [key, value] of Object.entries(json)) {
@@ -210,7 +169,6 @@ function trimmed(json: IDataObject): IDataObject {
 	return out;
 }
 
-/** About what an output takes in memory: its JSON's length (binary data counted by what is held in the item). */
 function outputBytes(output: INodeExecutionData[]): number {
 	let bytes = 64;
 	for (const item of output) {
@@ -234,7 +192,6 @@ function keptError(error: NodeApiError | NodeOperationError, itemIndex: number):
 	};
 }
 
-/** The remembered failure as the error of this try: the same message, still "may have been delivered". */
 function keptErrorToNodeError(node: INode, kept: KeptError): NodeOperationError {
 	const error = new NodeOperationError(node, kept.message, {
 		itemIndex: kept.itemIndex,
@@ -260,7 +217,6 @@ function forget(key: string): void {
 	runs.delete(key);
 }
 
-/** Drops runs unused for `TTL_MS`, then the oldest while over the bounds (never `keep`). */
 function prune(now: number, keep?: string): void {
 	for (const [key, entry] of runs) {
 		if (now - entry.touchedAt > TTL_MS) forget(key);
@@ -271,12 +227,10 @@ function prune(now: number, keep?: string): void {
 	}
 }
 
-/** For tests: how many runs, items and bytes are remembered now. */
 export function retryMemorySize(): { runs: number; items: number; bytes: number } {
 	return { runs: runs.size, items: rememberedItems, bytes: rememberedBytes };
 }
 
-/** For tests: a smaller byte bound (returns the function that puts the previous one back). */
 export function setRetryMemoryLimit(maxBytes: number): () => void {
 	const previous = limits.maxBytes;
 	limits.maxBytes = maxBytes;

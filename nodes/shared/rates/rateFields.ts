@@ -2,14 +2,10 @@ import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 import { OTHER_PROVIDER, PROVIDER_OPTIONS } from './providers';
 
-/** Parameters that the rate nodes (Currency Rate, Currency Rate Trigger) share, defined once. */
-
-/** Value sent as `params.version` to getkurs; the rate API's own path carries 1.0. */
 export const DEFAULT_RATE_VERSION = '1.0';
 /** The providers known so far are Indonesian: they quote rupiah per 1 unit of each currency. */
 export const DEFAULT_BASE_CURRENCY = 'IDR';
 
-/** The three rates of a quote, as a selector's entries. */
 export const RATE_TYPE_OPTIONS = [
 	{
 		name: 'Average',
@@ -20,7 +16,6 @@ export const RATE_TYPE_OPTIONS = [
 	{ name: 'Sell', value: 'sell', description: 'The rate at which the provider sells the currency' },
 ];
 
-/** "Provider" (known codes, or "Other Provider") and "Provider Code" (shown for "Other Provider"). */
 export function providerFields(
 	description: string,
 	shown: IDisplayOptions = {},
@@ -49,7 +44,6 @@ export function providerFields(
 	];
 }
 
-/** Options → API Version. */
 export const rateVersionOption: INodeProperties = {
 	displayName: 'API Version',
 	name: 'version',
@@ -59,7 +53,6 @@ export const rateVersionOption: INodeProperties = {
 		'Value sent as "version" with every rates request. Change it only if your gateway asks for another.',
 };
 
-/** Options → Base Currency, with what it does in that node. */
 export function baseCurrencyOption(description: string): INodeProperties {
 	return {
 		displayName: 'Base Currency',
@@ -71,5 +64,5 @@ export function baseCurrencyOption(description: string): INodeProperties {
 	};
 }
 
-/** The `$fromAI` line that lets an AI agent choose the Rate (a dropdown gets no ✨ button in n8n's editor). */
+/** A dropdown gets no ✨ button in n8n's editor. */
 export const RATE_FROM_AI = `{{ $fromAI('rate', 'Which rate to use: ${RATE_TYPE_OPTIONS.map((o) => o.value).join(', ')}', 'string') }}`;

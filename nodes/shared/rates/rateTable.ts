@@ -1,51 +1,35 @@
 import { parseDecimal } from '../decimalText';
 import { ApiError, endpoints } from '../transport';
 
-/**
- * The three quotes of one currency, in the provider's home currency per 1 unit; null when not
- * quoted (or not readable without guessing).
- */
+/** Per 1 unit; null when not quoted, or not readable without guessing. */
 export interface CurrencyQuote {
 	readonly buy: number | null;
 	readonly sell: number | null;
 	readonly average: number | null;
-	/**
-	 * How many units of the currency the provider's quote was for: 1, or e.g. 100 where a table
-	 * quotes per 100 (the tax office's JPY). The quotes above are always per 1 unit.
-	 */
+	/** What the provider quoted for: 1, or e.g. 100 (the tax office's JPY). */
 	readonly unit: number;
 }
 
 export type RateType = 'buy' | 'sell' | 'average';
 
-/** How a provider writes numbers as text: `point` = 14,080.00; `comma` = 14.080,00. */
 export type RateNumberFormat = 'point' | 'comma';
 
-/** One provider's answer to getkurs, parsed once and shared by every item that needs it. */
 export interface RateTable {
 	readonly provider: string;
-	/** When the answer arrived (ISO 8601); the service sends no date of its own. */
 	readonly fetchedAt: string;
 	readonly fetchedAtMs: number;
-	/** Currency codes (upper case) in the order the provider lists them. */
 	readonly codes: readonly string[];
 	readonly quotes: ReadonlyMap<string, CurrencyQuote>;
-	/** The number format the answer was read in, when it was needed and known (see `parseRateAnswer`). */
 	readonly format?: RateNumberFormat;
-	/** Quotes that could not be read without guessing (`USD sell "17.597"`): left null. */
 	readonly unread: readonly string[];
 }
 
-/** What earlier answers of the same provider said (the Currency Rate Trigger keeps it in its memory). */
 export interface KnownRates {
 	readonly format?: RateNumberFormat;
-	/** Per currency, the last quotes read (per 1 unit). */
 	readonly quotes?: ReadonlyMap<string, Partial<Record<RateType, number | null>>>;
 }
 
-/** Longest currency code kept (ISO 4217 codes have 3 letters; some providers write more). */
 export const MAX_CURRENCY_CODE_LENGTH = 12;
-/** Most currencies read from one answer (a provider lists about a dozen). */
 const MAX_CURRENCIES = 200;
 
 const FIELD_NAMES: Record<RateType, readonly string[]> = {
@@ -55,15 +39,10 @@ const FIELD_NAMES: Record<RateType, readonly string[]> = {
 };
 const RATE_TYPES: readonly RateType[] = ['buy', 'sell', 'average'];
 const UNIT_FIELDS = ['unit', 'units', 'per', 'satuan', 'nilai'];
-/** Units a provider quotes in; anything else is no unit. */
 const UNITS = new Set([1, 10, 100, 1000, 10000]);
 
-/**
- * Rates in IDR (the service's home currency) per 1 unit that are plausible for a currency, about
- * 2024 levels divided and multiplied by 4: wide enough for years of moves, narrow enough that a
- * reading 100 or 1000 times off falls outside. Used only to choose between readings (a quote per
- * 100 units, a number written with a decimal comma); a rate outside its range is never refused.
- */
+// About 2024 levels: a reading 100 or 1,000 times off falls outside PLAUSIBLE_FACTOR. Only chooses
+// between readings; a rate outside its range is never refused.
 const PLAUSIBLE_IDR_PER_UNIT: Readonly<Record<string, number>> = {
 	USD: 16250,
 	EUR: 17650,
@@ -105,7 +84,6 @@ const PLAUSIBLE_IDR_PER_UNIT: Readonly<Record<string, number>> = {
 	PGK: 4200,
 };
 const PLAUSIBLE_FACTOR = 4;
-/** Currencies worth less than this (IDR per unit) are the ones tables quote per 100 or 1,000 units. */
 const SMALL_UNIT_IDR = 1000;
 
 function plausible(code: string, perUnit: number): boolean | undefined {
@@ -114,24 +92,8 @@ function plausible(code: string, perUnit: number): boolean | undefined {
 	return perUnit >= mid / PLAUSIBLE_FACTOR && perUnit <= mid * PLAUSIBLE_FACTOR;
 }
 
-/**
- * Turns a getkurs `result` into a table. The known shape is
- * `{success: true, response: [{name, rate_buy, rate_sell, rate_avg, provider}]}`; the numbers
- * may come as strings ("14080.00", seen with cimb; "17.597,05" from a server set up for
- * Indonesian), so every number is parsed here and the rest of the node only sees numbers. A
- * missing average is the middle of buy and sell.
- *
- * A number that reads two ways (`17.597`: 17.597 or 17,597) is decided by evidence, strongest
- * first, never by another row's format alone: the currency's known rate (`known`, within 10×),
- * the plausible range of its rate, the other quotes of its own row, the provider's known format,
- * then the answer's other rows when they agree; otherwise it is left null (`unread`). So a row
- * that changes how it writes its numbers cannot change how another row is read.
- *
- * Units: a row's `unit` (or `units`, `per`, `satuan`, `nilai`, or a name such as `JPY 100`) says
- * per how many units it quotes; without one, a quote 100 or 1,000 times its plausible range per
- * unit (for currencies worth little per unit: JPY, KRW, VND, …) is taken as quoted per 100 or
- * 1,000. Quotes are kept per 1 unit, with `unit` saying what the provider quoted.
- */
+// A number that reads two ways (`17.597`) is decided by evidence, strongest first, else left null:
+// a row that changes how it writes cannot change how another row is read.
 export function parseRateAnswer(
 	provider: string,
 	result: unknown,
@@ -224,7 +186,6 @@ function isGiven(value: unknown): boolean {
 	return value !== undefined && value !== null;
 }
 
-/** A quote as written: a number, text that reads two ways, or nothing readable. */
 type RateText =
 	| { kind: 'value'; value: number; format?: RateNumberFormat }
 	| { kind: 'ambiguous'; readings: [number, number]; text: string }
@@ -246,7 +207,6 @@ function rateText(value: unknown): RateText {
 	return { kind: 'none' };
 }
 
-/** What quotes that read only one way say about the format: one format, both (`mixed`), or none. */
 function formatEvidence(texts: RateText[]): RateNumberFormat | 'mixed' | undefined {
 	let found: RateNumberFormat | undefined;
 	for (const text of texts) {
@@ -257,7 +217,6 @@ function formatEvidence(texts: RateText[]): RateNumberFormat | 'mixed' | undefin
 	return found;
 }
 
-/** The one of two readings that passes `test`, or undefined when none or both do. */
 function oneOf(a: number, b: number, test: (value: number) => boolean): number | undefined {
 	const [passA, passB] = [test(a), test(b)];
 	return passA === passB ? undefined : passA ? a : b;
@@ -267,10 +226,6 @@ function withinTenfold(value: number, reference: number): boolean {
 	return reference > 0 && value / reference < 10 && reference / value < 10;
 }
 
-/**
- * A unit the provider did not state: 100 or 1,000 when the quotes per that many units, and not
- * per 1, fall in the currency's plausible range (or within 10× of its known rate per 1).
- */
 function detectedUnit(
 	code: string,
 	published: Record<RateType, number | null>,
@@ -295,16 +250,11 @@ function rowsOf(result: unknown): unknown[] | undefined {
 	return Array.isArray(response) ? response : undefined;
 }
 
-/** Currency codes are compared in upper case; users may type them in either case. */
 export function currencyCode(value: unknown): string {
 	return typeof value === 'string' ? value.trim().toUpperCase() : '';
 }
 
-/**
- * A row's currency: its code (letters and digits, at most MAX_CURRENCY_CODE_LENGTH), and the unit
- * when the name states one (`JPY 100`, `100 JPY`, `JPY/100`, `JPY (100)`). Anything else is no
- * currency: the row is skipped rather than a stranger's text kept as a code.
- */
+/** Anything else is no currency: the row is skipped, not a stranger's text kept as a code. */
 function currencyName(value: unknown): { code: string; unit?: number } | undefined {
 	if (typeof value !== 'string' || value.length > 64) return undefined;
 	const name = value.trim().toUpperCase();
@@ -319,7 +269,6 @@ function currencyName(value: unknown): { code: string; unit?: number } | undefin
 		: undefined;
 }
 
-/** A unit stated in its own field (`unit: 100`), when it is one of the units providers use. */
 function unitOf(fields: Record<string, unknown>): number | undefined {
 	for (const name of UNIT_FIELDS) {
 		const value = fields[name];
@@ -330,11 +279,7 @@ function unitOf(fields: Record<string, unknown>): number | undefined {
 	return undefined;
 }
 
-/**
- * A quote as a number: numbers pass, numeric strings are parsed in the given format
- * ("14080.00", "14,080.00", "17.597,05"). Zero, negative, infinite or unreadable quotes are
- * null: a conversion must never divide by them.
- */
+/** Zero, negative or unreadable quotes are null: a conversion must never divide by them. */
 export function readRate(value: unknown, format: RateNumberFormat = 'point'): number | null {
 	let number: number;
 	if (typeof value === 'number') number = value;

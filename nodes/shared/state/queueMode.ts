@@ -1,12 +1,7 @@
 import { commandLine, envSetting, environment } from '../environment';
 
-/**
- * Whether this n8n process runs in queue mode ("scaling mode"), read the way n8n itself decides:
- * `EXECUTIONS_MODE=queue` (or `EXECUTIONS_MODE_FILE`, as every n8n setting can come from a file),
- * or the process is `n8n worker` / `n8n webhook`, which force queue mode whatever the variable
- * says (n8n 2.40.7 `commands/worker.js`, `commands/webhook.js`). Nothing in the node API tells a
- * node the mode, hence the environment and the command line (read in ../environment.ts).
- */
+// As n8n decides: `EXECUTIONS_MODE=queue`, or the process is `n8n worker` / `n8n webhook`, which
+// force queue mode whatever the variable says. No node API tells a node the mode.
 export function inQueueMode(
 	env: NodeJS.ProcessEnv = environment(),
 	argv: readonly string[] = commandLine(),

@@ -2,27 +2,16 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 
 import { envSetting, environment } from '../environment';
 
-/**
- * The connection to the Redis that n8n's queue mode already runs, made from n8n's own settings
- * (`QUEUE_BULL_REDIS_*`, each also as `<NAME>_FILE`): the same server, database and credentials
- * as n8n's queue, with a key prefix of this package's own (`sharedState.ts`). No Redis of the
- * package's own, and none at all outside queue mode.
- *
- * ioredis is the client n8n itself uses (5.x); it is loaded only here, on first use, so a process
- * that is not in queue mode never loads it. Unlike n8n's own client, this one gives up quickly:
- * a command waits at most `COMMAND_TIMEOUT_MS` and is not retried across reconnections, so a node
- * fails (closed: nothing is sent unprotected) instead of hanging, and it never ends the process.
- */
+// n8n's own queue Redis, from its settings, under this package's key prefix. Unlike n8n's client it
+// gives up quickly: a node fails closed (nothing is sent unprotected) instead of hanging, and it
+// never ends the process. ioredis loads only here, so only in queue mode.
 
-/** Longest wait for one command (and for a connection) before the node gives up on Redis. */
 const COMMAND_TIMEOUT_MS = 5_000;
 
-/** One client per process (per connection settings: tests change them). */
 let current: { settings: string; client: Promise<Redis | Cluster> } | undefined;
-/** The client's last connection error (`connect ECONNREFUSED …`): what a failed command is about. */
+/** What a command that gave up waiting is about. */
 let lastConnectionError: string | undefined;
 
-/** n8n's queue Redis settings, as n8n reads them (`@n8n/config` scaling-mode config). */
 export interface QueueRedisSettings {
 	host: string;
 	port: number;
@@ -32,7 +21,7 @@ export interface QueueRedisSettings {
 	tls: boolean;
 	tlsServerName: string;
 	tlsValidateCertificate: boolean;
-	/** `host:port` pairs; when set, a cluster client (host and port are then ignored, as by n8n). */
+	/** When set, a cluster client; host and port are then ignored, as by n8n. */
 	clusterNodes: Array<{ host: string; port: number }>;
 	dualStack: boolean;
 }
@@ -73,7 +62,6 @@ export function queueRedisSettings(env: NodeJS.ProcessEnv = environment()): Queu
 	};
 }
 
-/** Where the connection goes, for error messages: never the password. */
 export function describeQueueRedis(settings: QueueRedisSettings): string {
 	const where = settings.clusterNodes.length
 		? `cluster ${settings.clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`
@@ -103,7 +91,6 @@ function clientOptions(settings: QueueRedisSettings): RedisOptions {
 	return options;
 }
 
-/** The process's client for n8n's queue Redis, created (and ioredis loaded) on first use. */
 export async function queueRedis(
 	settings: QueueRedisSettings = queueRedisSettings(),
 ): Promise<Redis | Cluster> {
@@ -136,7 +123,6 @@ async function connect(settings: QueueRedisSettings): Promise<Redis | Cluster> {
 	return client;
 }
 
-/** Why a command failed, in words: the connection's own error when the command gave up waiting for one. */
 export function redisFailure(error: unknown): string {
 	const message = error instanceof Error ? error.message : String(error);
 	return /max retries per request/i.test(message) && lastConnectionError
@@ -144,7 +130,6 @@ export function redisFailure(error: unknown): string {
 		: message;
 }
 
-/** Closes the process's client (tests; a node never needs to). */
 export async function closeQueueRedis(): Promise<void> {
 	const client = current?.client;
 	current = undefined;

@@ -19,32 +19,22 @@ import {
 } from './retry';
 import { TokenCache, tokenExpiry, type Token } from './tokenCache';
 
-/** What the transport needs from the credential, already validated by `parseCredentials`. */
 export interface ApiCredentials {
-	/** http(s) origin plus optional path prefix, without a trailing slash. */
 	readonly baseUrl: string;
 	readonly clientId: string;
 	readonly clientSecret: string;
 	/** Used when a token answer states no expiry (the real service states none). */
 	readonly tokenLifetimeMinutes: number;
-	/** Bounds each attempt as a whole: connecting, sending, waiting, and reading the answer to its last byte. */
 	readonly timeoutSeconds: number;
 	readonly allowUnauthorizedCerts: boolean;
-	/** Answers larger than this are not read (the connection is closed) and fail the call. */
 	readonly maxResponseMegabytes: number;
 }
 
-/** The credential's "Max Response Size (MB)" when it has none (answers of this API are a few KB). */
 export const DEFAULT_MAX_RESPONSE_MEGABYTES = 16;
 
-/**
- * A file upload gets this much more time per MiB of body on top of Request Timeout (1 s per MiB:
- * a 50 MB file over a slow 8 Mbit/s uplink), so the deadline bounds the whole request without
- * failing honest large sends.
- */
+/** 1 s per MiB is a slow 8 Mbit/s uplink: the limit bounds uploads without failing honest ones. */
 const UPLOAD_ALLOWANCE_MS_PER_MIB = 1000;
 
-/** What one attempt got back. */
 interface AttemptAnswer {
 	status: number;
 	text: string;
@@ -52,7 +42,6 @@ interface AttemptAnswer {
 	location?: string;
 }
 
-/** Why one attempt got no answer, with what is known about whether it left. */
 class AttemptFailure extends Error {
 	constructor(
 		readonly cause: unknown,
@@ -64,16 +53,13 @@ class AttemptFailure extends Error {
 }
 
 export interface CallOptions {
-	/** n8n's execution-cancel signal: stops waiting and stops retrying. */
 	readonly signal?: AbortSignal;
 }
 
-/** Process-wide state: every node, item and execution in this process shares it. */
 export const sharedTokenCache = new TokenCache();
 const sessionCookies = new Map<string, string>();
 
 export class ApiClient {
-	/** Identifies the credential without holding its secret. */
 	private readonly credentialKey: string;
 
 	constructor(
@@ -88,10 +74,6 @@ export class ApiClient {
 		this.credentialKey = `${credentials.baseUrl}|${credentials.clientId}|${secretHash}`;
 	}
 
-	/**
-	 * Calls one endpoint and returns its JSON-RPC `result`, with the secret and tokens redacted.
-	 * `params` holds the caller's fields only; credential and fixed fields are added here.
-	 */
 	async call(
 		endpoint: Endpoint,
 		params: Record<string, ParamValue> = {},
@@ -101,7 +83,7 @@ export class ApiClient {
 		if (!endpoint.bearer) return await this.send(endpoint, body, undefined, options);
 
 		const token = await this.token(endpoint.group, options);
-		// Errors pass on as ApiError: the transport knows no n8n node, toNodeError (errors.ts) converts them.
+		// The transport knows no n8n node: toNodeError (errors.ts) converts its errors.
 		return await this.send(endpoint, body, token, options).catch(async (error: unknown) => {
 			if (!(error instanceof ApiError && error.authFailure)) throw error;
 			// The token expired or was revoked: one new token, one more try, never more.
@@ -111,7 +93,6 @@ export class ApiClient {
 		});
 	}
 
-	/** The cached token of a group, fetching one if needed (shared with concurrent callers). */
 	async token(group: ApiGroup, options: CallOptions = {}): Promise<Token> {
 		return await this.tokens.get(
 			this.tokenKey(group),
@@ -119,7 +100,6 @@ export class ApiClient {
 		);
 	}
 
-	/** Drops the cached token and fetches a new one (the "Get Token" operations). */
 	async renewToken(
 		group: ApiGroup,
 		options: CallOptions = {},
@@ -169,7 +149,6 @@ export class ApiClient {
 		return `${this.credentialKey}|${group}`;
 	}
 
-	/** The spec's params for this endpoint: exactly its listed fields, in its order. */
 	private fullParams(
 		endpoint: Endpoint,
 		params: Record<string, ParamValue>,
@@ -193,20 +172,11 @@ export class ApiClient {
 		return full;
 	}
 
-	/**
-	 * A value with every secret known to the process redacted, by value in every form redact.ts
-	 * lists and by key (token, refresh_token, client_secret, …): what any answer shown to the user
-	 * goes through.
-	 */
 	redact<T>(value: T): T {
 		return this.redactor().value(value);
 	}
 
-	/**
-	 * The secrets known now: the client secret, the cached tokens and the ones just retired. Their
-	 * forms are built again only when the set changes, not for every answer;
-	 * the set is not even listed again while no token was added (the cache's `generation`).
-	 */
+	/** Rebuilt only when this credential's secrets changed, not for every answer. */
 	private redactor(): Redactor {
 		const generation = this.tokens.generation;
 		if (this.lastRedactor?.generation === generation) return this.lastRedactor.redactor;
@@ -225,7 +195,6 @@ export class ApiClient {
 
 	private lastRedactor: { key: string; generation: number; redactor: Redactor } | undefined;
 
-	/** One logical request: attempts, retries as the policy allows, parses the answer. */
 	private async send(
 		endpoint: Endpoint,
 		body: RequestBody,
@@ -291,22 +260,9 @@ export class ApiClient {
 		}
 	}
 
-	/**
-	 * One HTTP exchange, bounded as a whole by the credential's timeout (plus an allowance for
-	 * a file upload): a server that trickles its answer a byte at a time is cut off at the
-	 * deadline, not given a new timeout for every chunk. The answer is read up to the
-	 * credential's size limit and no further.
-	 *
-	 * undici's `dispatch` with a handler of our own, not `request`: an answer of this API is a few
-	 * KB of JSON, read whole, so `request`'s stream per answer, its async iterator and its abort
-	 * signal bookkeeping were most of the transport's cost per request (CONTRIBUTING, "Where a
-	 * send's time goes"). The handler's `onRequestStart` is undici's word that the request is
-	 * about to be written on a connected socket: until then nothing of it has left this machine,
-	 * whatever the error (refused, unreachable, DNS, a failed proxy tunnel, a connect timeout, a
-	 * deadline while queued). That, not an error code, is what proves a write was never sent: the
-	 * same codes (EHOSTUNREACH, ENETUNREACH, ECONNRESET) can come from a socket that already
-	 * carried the request.
-	 */
+	// undici's `dispatch`, not `request`, whose stream per answer was most of the transport's cost.
+	// Until `onRequestStart` nothing has left this machine; error codes cannot tell, since ECONNRESET
+	// also comes from a socket that already carried the request.
 	private async attempt(
 		endpoint: Endpoint,
 		body: RequestBody,
@@ -323,7 +279,7 @@ export class ApiClient {
 		if (session) headers.cookie = `session_id=${session}`;
 
 		const timeoutMs = this.credentials.timeoutSeconds * 1000;
-		// A body of unknown length (a file downloaded while it is sent) gets the allowance of its size cap.
+		// A body of unknown length (a download sent as it arrives) gets the allowance of its size cap.
 		const uploadMiB = (body.length ?? body.maxLength ?? 0) / (1024 * 1024);
 		const limitMs = timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0);
 		const maxBytes = this.credentials.maxResponseMegabytes * 1024 * 1024;
@@ -332,7 +288,6 @@ export class ApiClient {
 
 		return await new Promise<AttemptAnswer>((resolve, reject) => {
 			let controller: Dispatcher.DispatchController | undefined;
-			/** Why the attempt was stopped (deadline, cancel, answer too large); undici is told once it has started. */
 			let stopped: Error | undefined;
 			let dispatched = false;
 			let status = 0;
@@ -343,8 +298,7 @@ export class ApiClient {
 			const stop = (reason: Error) => {
 				if (stopped) return;
 				stopped = reason;
-				// While the request waits for a socket there is nothing to abort yet: undici is told at
-				// onRequestStart, before a byte is written (as its own `request` does with a signal).
+				// Nothing to abort before onRequestStart: undici is told then, before a byte is written.
 				controller?.abort(reason);
 			};
 			let timedOut = false;
@@ -352,8 +306,7 @@ export class ApiClient {
 				timedOut = true;
 				stop(new Error(`aborted: no complete answer within ${limitMs} ms (Request Timeout)`));
 			});
-			// The execution's cancel signal stops this attempt too (a listener removed afterwards rather
-			// than AbortSignal.any, whose combined signals a long-lived signal keeps alive on Node 20).
+			// A listener, not AbortSignal.any: a long-lived signal keeps combined ones alive (Node 20).
 			const cancel = () => {
 				if (signal) stop(abortReason(signal));
 			};
@@ -365,7 +318,6 @@ export class ApiClient {
 			};
 			const fail = (cause: unknown) => {
 				settle();
-				// The transport knows no n8n node: toNodeError (errors.ts) converts what send() makes of this.
 				reject(
 					cause instanceof ApiError
 						? cause
@@ -418,9 +370,8 @@ export class ApiClient {
 						headers,
 						// undici also writes an async iterable body (its type list omits it), string by string.
 						body: body.open() as Buffer,
-						// undici closes the connection after any GET that carries a body (a guard for servers
-						// that do not read one), and then opened a new TCP connection for every request of
-						// this API. This server reads GET bodies (Content-Length is always set): keep it alive.
+						// undici closes a connection after a GET with a body, so each request opened a new one;
+						// this server reads GET bodies (Content-Length is always set).
 						reset: false,
 						headersTimeout: timeoutMs,
 						bodyTimeout: timeoutMs,
@@ -433,7 +384,6 @@ export class ApiClient {
 		});
 	}
 
-	/** Where an endpoint's requests go: the origin and the path (the base URL's prefix included), parsed once. */
 	private target(endpoint: Endpoint): { origin: string; path: string } {
 		let target = this.targets.get(endpoint.path);
 		if (!target) {
@@ -446,10 +396,7 @@ export class ApiClient {
 
 	private readonly targets = new Map<string, { origin: string; path: string }>();
 
-	/**
-	 * The connection pool of this client's requests, looked up once per client (a run's client:
-	 * the proxy variables are read when a run first sends, not for every request).
-	 */
+	/** Looked up once per client: the proxy variables are read once per run, not per request. */
 	private pool(timeoutMs: number): Dispatcher {
 		const generation = poolGeneration();
 		if (this.connections?.generation !== generation) {
@@ -519,7 +466,6 @@ export class ApiClient {
 	}
 }
 
-/** A wait between attempts; an abort ends it early, and the next attempt then fails at once with undici's abort error. */
 async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 	if (ms > 0) await clock.sleep(ms, signal).catch(() => undefined);
 }

@@ -1,7 +1,6 @@
 import { MAX_TIMER_MS } from '../clock';
 import { DEFAULT_MAX_RESPONSE_MEGABYTES, type ApiCredentials } from './client';
 
-/** The credential's fields as n8n stores them (see MessagingRateApi.credentials.ts). */
 export interface StoredCredentials {
 	baseUrl?: unknown;
 	clientId?: unknown;
@@ -9,20 +8,18 @@ export interface StoredCredentials {
 	bearerLifetimeMinutes?: unknown;
 	timeoutSeconds?: unknown;
 	ignoreSSLIssues?: unknown;
-	/** The names of Token Lifetime and Ignore SSL Issues before 0.1.0 (n8n keeps what was saved). */
+	/** The old names of Token Lifetime and Ignore SSL Issues: n8n keeps what was saved. */
 	tokenLifetimeMinutes?: unknown;
 	allowUnauthorizedCerts?: unknown;
 	maxResponseMegabytes?: unknown;
 }
 
-/** Longer Base URLs are refused before they are parsed. */
 const MAX_BASE_URL = 2048;
 
 export class CredentialError extends Error {
 	override readonly name = 'CredentialError';
 }
 
-/** Validates the stored credential; errors say which field and how to fix it, never its secret. */
 export function parseCredentials(stored: StoredCredentials): ApiCredentials {
 	const baseUrl = String(stored.baseUrl ?? '').trim();
 	if (baseUrl.length > MAX_BASE_URL) {
@@ -94,7 +91,7 @@ function withoutTrailingSlashes(url: string): string {
 	return url.slice(0, end);
 }
 
-/** The longest Request Timeout a timer can hold (about 24.8 days); a longer one would fire at once. */
+/** A longer one would not fit a timer and would fire at once. */
 const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 
 function positive(value: unknown, fallback: number, field: string, max?: number): number {

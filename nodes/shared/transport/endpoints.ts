@@ -1,30 +1,19 @@
-/**
- * The API's endpoints as data: one row per operation of the spec, with the exact params it
- * lists. The transport sends exactly these params (no more, no fewer), fills the credential and
- * fixed ones itself, and attaches the bearer token only where `bearer` is true.
- */
+// The transport sends exactly the listed params; a bearer token only where `bearer`.
 
 export type ApiGroup = 'wa' | 'rate';
 
-/** Params the transport fills from the credential rather than from the caller. */
 const CREDENTIAL_PARAMS = ['client_id', 'client_secret'] as const;
 
 export interface Endpoint {
-	/** Human name used in error messages, e.g. "Send Message". */
 	readonly label: string;
 	readonly group: ApiGroup;
 	readonly httpMethod: 'GET' | 'POST';
 	readonly path: string;
-	/** Whether the spec requires `Authorization: Bearer <token>`. */
 	readonly bearer: boolean;
-	/** Every params field the spec lists for this endpoint. */
 	readonly params: readonly string[];
-	/** Params with a fixed value (the operation selector). */
 	readonly fixed?: Readonly<Record<string, string>>;
-	/**
-	 * How the answer says "not done" while HTTP and JSON-RPC say success: sends answer
-	 * `message.sent: false`, getkurs answers `success: false`.
-	 */
+	// How the answer says "not done" while HTTP and JSON-RPC say success: sends answer
+	// `message.sent: false`, getkurs answers `success: false`.
 	readonly rejection?: 'sentFalse' | 'successFalse';
 }
 
@@ -148,13 +137,11 @@ export const endpoints = {
 	},
 } as const satisfies Record<string, Endpoint>;
 
-/** The endpoint that issues tokens for a group. */
 export const tokenEndpoint: Record<ApiGroup, Endpoint> = {
 	wa: endpoints.waAuthenticate,
 	rate: endpoints.rateAuthenticate,
 };
 
-/** Params the caller must supply: the listed ones minus credential and fixed ones. */
 export function callerParams(endpoint: Endpoint): string[] {
 	return endpoint.params.filter(
 		(name) =>

@@ -3,10 +3,7 @@ import { ApiError } from './errors';
 import { Redactor } from './redact';
 
 const MAX_SERVER_TEXT = 300;
-/**
- * How much of an error page or message is looked at. Every scan below is linear, and only this
- * prefix is scanned, so a hostile 16 MB page costs no more than a 64 KB one.
- */
+/** Only this prefix is scanned, so a hostile large page costs no more than a small one. */
 const SCANNED_TEXT = 64 * 1024;
 
 interface RpcError {
@@ -15,11 +12,6 @@ interface RpcError {
 	data?: { name?: unknown; message?: unknown };
 }
 
-/**
- * Turns one HTTP answer into the JSON-RPC `result`, or throws the one `ApiError` that says what
- * the server said. Handles the shapes the service is known to send: the JSON-RPC envelope,
- * errors inside HTTP 200, HTML pages from a proxy, empty bodies and bodies that are not JSON.
- */
 export function parseEnvelope(
 	endpoint: Endpoint,
 	httpStatus: number,
@@ -31,7 +23,7 @@ export function parseEnvelope(
 	const redactor = secrets instanceof Redactor ? secrets : new Redactor(secrets);
 	const json = parseJson(text);
 	const clean = (said: string) => shorten(redactor.text(said.slice(0, SCANNED_TEXT)));
-	// A JSON answer quoted in an error: redacted by key too (an `access_token` the package never saw), then by value.
+	// Redacted by key too (an `access_token` the package never saw), then by value.
 	const cleanJson = (value: unknown) =>
 		clean(JSON.stringify(redactor.value(value)) ?? String(value));
 	// Redacted before its tags are dropped and its spaces collapsed: either could break the form
@@ -119,7 +111,6 @@ export function parseEnvelope(
 	return result;
 }
 
-/** Answers of a proxy that forwarded a request and got no good answer from the server behind it. */
 const BEHIND_A_PROXY = new Set([502, 504]);
 
 function parseJson(text: string): unknown {
@@ -133,12 +124,8 @@ function parseJson(text: string): unknown {
 const YES = new Set(['true', '1', 'yes', 'ok', 'success', 'sent']);
 const NO = new Set(['false', '0', 'no', 'error', 'failed', 'fail', 'failure', 'not sent']);
 
-/**
- * A send is sent only when the gateway says so (`message.sent: true`, or `"true"`/`1`). A clear
- * "no" (`sent: false` or `"false"`, `status: "error"`, an `error` field) is a refusal: not sent,
- * with the gateway's words. An answer that says neither is not reported as sent either, but as
- * "may have been delivered" (the gateway accepted the request and may have acted on it).
- */
+// Sent only when the gateway says so; a clear "no" is a refusal. An answer that says neither is
+// "may have been delivered": the gateway accepted the request and may have acted on it.
 function checkSent(
 	endpoint: Endpoint,
 	httpStatus: number,
@@ -193,7 +180,6 @@ function checkSent(
 	});
 }
 
-/** `success: false` is a failure even though the envelope says success (sends: `checkSent`). */
 function rejectionText(endpoint: Endpoint, result: unknown): string | undefined {
 	if (!result || typeof result !== 'object') return undefined;
 	if (endpoint.rejection === 'successFalse') {
@@ -206,11 +192,8 @@ function rejectionText(endpoint: Endpoint, result: unknown): string | undefined 
 	return undefined;
 }
 
-/**
- * JSON-RPC errors that a fresh token can fix. Odoo answers an expired session with code 100
- * (`odoo.http.SessionExpiredException`); other deployments word it as an invalid or expired
- * token. Wrong credentials (`AccessDenied`) are not in this set: a new token would not help.
- */
+// Odoo answers an expired session with code 100. Wrong credentials (`AccessDenied`) are left out:
+// a new token would not help.
 function isAuthFailure(rpc: RpcError, message: string): boolean {
 	if (rpc.code === 100 || rpc.code === 401 || rpc.code === 403) return true;
 	const name = typeof rpc.data?.name === 'string' ? rpc.data.name.slice(0, 200) : '';
@@ -238,12 +221,7 @@ function rpcText(rpc: RpcError): string {
 	return parts.join(': ') || JSON.stringify(rpc);
 }
 
-/**
- * The readable part of an HTML error page: its title, else its text without scripts, styles
- * and tags. Hand-written with indexOf rather than patterns such as `<[^>]+>`, which rescan to
- * the end from every `<` of a page without `>` (quadratic); each character is visited a
- * bounded number of times, and only the first `SCANNED_TEXT` characters at all.
- */
+/** indexOf, not patterns such as `<[^>]+>`, which rescan to the end from every `<` (quadratic). */
 export function pageText(page: string): string {
 	const text = page.slice(0, SCANNED_TEXT);
 	const lower = text.toLowerCase();

@@ -1,8 +1,3 @@
-/**
- * The transport: everything about talking to the service, nothing about n8n's UI.
- * Operations call `client.call(endpoints.x, params)` and get the `result` or an `ApiError`.
- * Only what code outside the transport uses is exported here.
- */
 export { ApiClient, sharedTokenCache, type ApiCredentials } from './client';
 export {
 	closeConnections,

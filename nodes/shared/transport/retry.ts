@@ -1,14 +1,8 @@
-/**
- * When a failed call may be sent again. The rule that keeps messages from being sent twice:
- * a read (GET) is retried on any transient failure; a write (POST) only when the server cannot
- * have processed it: undici never started writing it on a connected socket (its
- * `onRequestStart`, in ApiClient's `attempt`), or the server said "not now" (429, 503) before doing anything. A write that
- * was handed to a socket and then got no answer is never retried, whatever the error code: an
- * EHOSTUNREACH or ENETUNREACH can come from a route lost after the request went out.
- */
+// A read is retried on any transient failure; a write only when the server cannot have processed
+// it: undici never started writing it (`onRequestStart`), or the server said "not now" (429, 503).
+// A write handed to a socket is never retried: EHOSTUNREACH can come after the request went out.
 
 export interface RetryPolicy {
-	/** Retries after the first attempt. */
 	readonly maxRetries: number;
 	readonly baseDelayMs: number;
 	readonly maxDelayMs: number;
@@ -40,12 +34,10 @@ export function isTimeoutCode(code: string | undefined): boolean {
 	return code !== undefined && TIMEOUT_CODES.has(code);
 }
 
-/** A failure without an answer: reads are retried; writes only if they never reached a socket. */
 export function isRetryableNetworkError(isWrite: boolean, dispatched: boolean): boolean {
 	return isWrite ? !dispatched : true;
 }
 
-/** Exponential backoff with jitter (half fixed, half random); the server's Retry-After wins when it gives one. */
 export function retryDelayMs(
 	retry: number,
 	policy: RetryPolicy,
@@ -57,7 +49,6 @@ export function retryDelayMs(
 	return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
-/** Retry-After as seconds: either a number of seconds or an HTTP date. */
 export function parseRetryAfter(
 	header: string | string[] | undefined,
 	now = Date.now(),

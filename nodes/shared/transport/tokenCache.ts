@@ -1,33 +1,19 @@
-/**
- * Bearer tokens shared by every item and execution in this process.
- *
- * - One entry per key (base URL, API group, client id, hash of the secret), so two credentials
- *   never share a token and a changed secret never reuses an old one.
- * - Concurrent callers that find no valid token wait on the same in-flight request: 1000
- *   parallel items cause one token request.
- * - `invalidate(key, token)` only drops the entry if it still holds that token, so many
- *   callers failing on the same expired token cause one refresh, not one each.
- */
+// Keyed by base URL, API group, client id and a hash of the secret, so a changed secret never
+// reuses a token. Concurrent callers share one request, and `invalidate` drops only the token that
+// failed: many callers failing on one expired token cause one refresh.
 
 export interface Token {
 	readonly value: string;
-	/** Epoch ms after which the token is not used any more (a margin before its real expiry). */
 	readonly expiresAt: number;
 }
 
-/** Tokens are dropped this long (or a tenth of their life, if shorter) before they expire. */
 const EXPIRY_MARGIN_MS = 30_000;
-/**
- * A stated lifetime shorter than this is not believed: an `expires_at` in the past (a server
- * clock behind ours, or a wrong unit) would otherwise make every call fetch a new token. An
- * answer that says the token is already expired falls back to the credential's lifetime; a
- * token that really expired is renewed once on its auth failure anyway.
- */
+// An `expires_at` in the past (a server clock behind ours, a wrong unit) would otherwise make every
+// call fetch a new token.
 const MIN_TOKEN_LIFETIME_MS = 10_000;
-/** Tokens dropped from the cache that are still redacted if a later answer echoes them: how many, how long. */
+/** Dropped tokens are still redacted if a later answer echoes them. */
 const RETIRED_KEPT = 64;
 const RETIRED_KEPT_MS = 60 * 60_000;
-/** Credentials (and API groups) whose token is kept at once; the least recently used goes first. */
 const MAX_TOKENS = 256;
 
 interface Retired {
@@ -40,14 +26,10 @@ export class TokenCache {
 	/** In order of last use: the first entry is the least recently used. */
 	private readonly tokens = new Map<string, Token>();
 	private readonly inFlight = new Map<string, Promise<Token>>();
-	/** The last tokens replaced, invalidated, expired or evicted (bounded by count and age), so that an echo of one is still redacted. */
 	private readonly retired: Retired[] = [];
-	/** Token requests made through this cache (for tests and benchmarks). */
 	fetches = 0;
-	/**
-	 * Counts every token added to what `values()` returns (cached or retired): while it stands
-	 * still, the set of values can only have shrunk, so a redactor made for it still covers them.
-	 */
+	// While it stands still, the set of values can only have shrunk, so a redactor made for it still
+	// covers them.
 	generation = 0;
 
 	constructor(private readonly now: () => number = Date.now) {}
@@ -79,7 +61,6 @@ export class TokenCache {
 		return await request;
 	}
 
-	/** Forgets `token` for `key` if it is still the cached one (see the class comment). */
 	invalidate(key: string, token?: Token): void {
 		const cached = this.tokens.get(key);
 		if (cached && (!token || cached.value === token.value)) {
@@ -89,10 +70,6 @@ export class TokenCache {
 		if (token) this.retire(key, token.value);
 	}
 
-	/**
-	 * The token values known (for redaction): the cached ones and the ones recently retired; only
-	 * those of keys starting with `scope` (one credential's) when it is given.
-	 */
 	values(scope?: string): string[] {
 		this.prune();
 		const inScope = (key: string) => scope === undefined || key.startsWith(scope);
@@ -102,7 +79,6 @@ export class TokenCache {
 		];
 	}
 
-	/** How many tokens are held (for tests): cached and retired. */
 	size(): { cached: number; retired: number } {
 		return { cached: this.tokens.size, retired: this.retired.length };
 	}
@@ -115,7 +91,6 @@ export class TokenCache {
 		this.generation++;
 	}
 
-	/** Expired tokens and the least recently used beyond MAX_TOKENS retire; old retired ones are forgotten. */
 	private prune(): void {
 		const now = this.now();
 		for (const [key, token] of this.tokens) {
@@ -136,11 +111,7 @@ export class TokenCache {
 	}
 }
 
-/**
- * Lifetime from a token answer when it states one (`expires_in` seconds, or `expires_at` /
- * `exp` as epoch seconds or ISO date), else `fallbackMs` (the credential's setting: the real
- * service states none).
- */
+/** The real service states no expiry: then the credential's lifetime. */
 export function tokenExpiry(
 	answer: Record<string, unknown>,
 	now: number,

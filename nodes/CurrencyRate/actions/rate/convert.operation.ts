@@ -16,18 +16,12 @@ import {
 
 const MAX_DECIMAL_PLACES = 10;
 
-/**
- * The Rate choice. `bank` is what a bank customer gets: the bank buys the From Currency at its
- * buy rate and sells the To Currency at its sell rate (the base currency is worth 1 either way).
- * `buy` and `sell` look up one side for both currencies (so a cross conversion between two
- * foreign currencies cancels most of the spread): kept for rate look-ups and saved workflows.
- */
+// `bank`: the bank buys the From Currency at its buy rate and sells the To Currency at its sell
+// rate. `buy` and `sell` use one side for both; kept for rate look-ups and saved workflows.
 type RateChoice = RateType | 'bank';
 const RATE_CHOICES: readonly RateChoice[] = ['average', 'bank', 'buy', 'sell'];
-/** At most this many amount fields per item (a list longer than any invoice needs is a mistake). */
 const MAX_AMOUNT_FIELDS = 50;
 
-/** Properties shown for one "Amounts" choice. */
 function forAmountSource(
 	source: 'amount' | 'fields',
 	properties: INodeProperties[],
@@ -186,8 +180,7 @@ export const description: INodeProperties[] = [
 			description: 'Name of the field the converted amount is written to (dots reach into objects)',
 		},
 	]),
-	// New nodes keep the input item's fields, as n8n's own transform nodes do; nodes added before
-	// version 1.1 keep giving the conversion details instead, as they always did.
+	// Nodes older than 1.1 keep giving the conversion details instead of the input item's fields.
 	{
 		...INCLUDE_INPUT_FIELDS,
 		default: false,
@@ -198,8 +191,6 @@ export const description: INodeProperties[] = [
 		default: true,
 		displayOptions: { show: { ...amountShown.show, '@version': [{ _cnd: { gte: 1.1 } }] } },
 	},
-	// New nodes (1.2) put the rate used and when it was fetched beside the converted amount; older
-	// ones keep their output as it was.
 	{
 		...RATE_DETAILS_FIELD,
 		default: '',
@@ -212,7 +203,6 @@ export const description: INodeProperties[] = [
 	},
 ];
 
-/** The same rates request as Get (one per provider and run), then arithmetic. */
 export const endpoint = endpoints.getKurs;
 
 export function execute(
@@ -227,7 +217,6 @@ export function execute(
 		: convertOneAmount(this, run, itemIndex, provider);
 }
 
-/** Amounts "One Amount": the Amount converted, into the Output Field of the item or of the conversion details. */
 function convertOneAmount(
 	ctx: IExecuteFunctions,
 	run: CurrencyRateRun,
@@ -283,7 +272,6 @@ function convertOneAmount(
 	};
 }
 
-/** Amounts "Fields of the Item": each listed field of the input item converted in place (or beside it, with a suffix). */
 function convertAmountFields(
 	ctx: IExecuteFunctions,
 	run: CurrencyRateRun,
@@ -300,7 +288,6 @@ function convertAmountFields(
 	const suffix = String(run.parameter('outputSuffix', itemIndex, '') ?? '').trim();
 	return async () => {
 		const { convert } = await converterFor(run, itemIndex, conversion);
-		// The input item with each listed field converted (or its converted copy beside it).
 		let json: IDataObject = { ...input };
 		for (const { field, amount } of amounts)
 			json = withValueAt(json, `${field}${suffix}`, convert(amount, `Amount Fields → ${field}`));
@@ -308,7 +295,6 @@ function convertAmountFields(
 	};
 }
 
-/** What both Amounts choices convert with, read and checked before any request. */
 interface Conversion {
 	provider: string;
 	fromCurrency: string;
@@ -328,10 +314,7 @@ function readConversion(run: CurrencyRateRun, itemIndex: number, provider: strin
 	return { provider, fromCurrency, toCurrency, rateType, decimalPlaces, baseCurrency, version };
 }
 
-/**
- * The provider's rates for the two currencies (one rates request per provider and run), and the
- * conversion with them: value × rate(from) ÷ rate(to), rounded to the Decimal Places.
- */
+/** value × rate(from) ÷ rate(to), rounded to the Decimal Places. */
 async function converterFor(
 	run: CurrencyRateRun,
 	itemIndex: number,
@@ -351,7 +334,6 @@ async function converterFor(
 	convert: (value: number, field: string) => number;
 }> {
 	const table = await ratesForItem(run, itemIndex, provider, version);
-	// A bank customer's exchange: the bank buys what the customer hands over, sells what they get.
 	const fromSide: RateType = rateType === 'bank' ? 'buy' : rateType;
 	const toSide: RateType = rateType === 'bank' ? 'sell' : rateType;
 	const rateOf = (code: string, field: string, side: RateType): number => {
@@ -381,12 +363,10 @@ async function converterFor(
 	return { fromRate, toRate, table, convert };
 }
 
-/** The amount as a number; an expression may give a number or a numeric string ("1234.50"). */
 function readAmount(run: CurrencyRateRun, itemIndex: number): number {
 	return amountOf(run, itemIndex, run.parameter('amount', itemIndex, ''), 'Amount');
 }
 
-/** An amount read from `value`; `field` names it in errors ("Amount", or the item's field). */
 function amountOf(run: CurrencyRateRun, itemIndex: number, value: unknown, field: string): number {
 	const text = typeof value === 'string' ? value.trim() : undefined;
 	if (value === null || value === undefined || text === '') {
@@ -504,11 +484,8 @@ function missingRateError(
 	);
 }
 
-/**
- * Rounds half away from zero at `places` decimals. The scaled value is first cut to 15
- * significant digits, so binary noise such as 1.005 × 100 = 100.49999999999999 rounds as the
- * decimal number it stands for (101, not 100).
- */
+// Half away from zero. Cut to 15 significant digits first, so that binary noise such as
+// 1.005 × 100 = 100.49999999999999 rounds as the decimal it stands for (101).
 export function roundTo(value: number, places: number): number {
 	const factor = 10 ** places;
 	const scaled = Number((Math.abs(value) * factor).toPrecision(15));
@@ -516,7 +493,6 @@ export function roundTo(value: number, places: number): number {
 	return rounded === 0 ? 0 : rounded;
 }
 
-/** The "Amount Fields" list: field names (dots reach into objects), at least one. */
 function readAmountFields(run: CurrencyRateRun, itemIndex: number): string[] {
 	const value = run.parameter('amountFields', itemIndex, '');
 	const list = (typeof value === 'string' ? value : Array.isArray(value) ? value.join(',') : '')
@@ -565,7 +541,6 @@ function readOutputField(run: CurrencyRateRun, itemIndex: number): string {
 	});
 }
 
-/** Where the rate details go beside the converted amount; '' for none. */
 function readRateDetailsField(run: CurrencyRateRun, itemIndex: number): string {
 	return readFieldName(run, itemIndex, {
 		parameter: 'rateDetailsField',
@@ -576,7 +551,6 @@ function readRateDetailsField(run: CurrencyRateRun, itemIndex: number): string {
 	});
 }
 
-/** A field name (dots reach into objects) from a parameter, refused when it is none. */
 function readFieldName(
 	run: CurrencyRateRun,
 	itemIndex: number,
@@ -603,10 +577,8 @@ function readFieldName(
 	return name;
 }
 
-/** Names that would reach an object's prototype instead of a field. */
 const UNSAFE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
 
-/** The value at a dotted path of the item's own fields (undefined when absent). */
 function valueAt(json: IDataObject, path: string): unknown {
 	let current: unknown = json;
 	for (const part of path.split('.')) {
@@ -621,10 +593,6 @@ function valueAt(json: IDataObject, path: string): unknown {
 	return current;
 }
 
-/**
- * A copy of `json` with `value` at a dotted path: objects along the path are copied, never
- * changed (the input item stays as it was); `first` puts a new top-level field first.
- */
 function withValueAt(json: IDataObject, path: string, value: unknown, first = false): IDataObject {
 	const [head, ...rest] = path.split('.');
 	const inner = json[head];

@@ -55,7 +55,6 @@ export const description: INodeProperties[] = [
 	]),
 ];
 
-/** One rates request per provider and run, shared by every item (see the run's rate book). */
 export const endpoint = endpoints.getKurs;
 
 export function execute(
@@ -120,11 +119,6 @@ async function ratesOutput(
 	}));
 }
 
-/**
- * The item's "Currencies" as distinct upper-case codes; empty means all. Text (codes separated by
- * commas, spaces or semicolons) or an array of texts; `""`, `null` and `[]` mean every currency;
- * anything else (a number, an object, an array element that is not text) is refused.
- */
 function readCurrencies(run: CurrencyRateRun, itemIndex: number): string[] {
 	const value = run.parameter('currencies', itemIndex, '');
 	const fix =

@@ -9,7 +9,6 @@ export const description: INodeProperties[] = [];
 
 export const endpoint = endpoints.limit;
 
-/** No per-item parameters: once per run, whatever the number of input items. */
 export const once = true;
 
 export function execute(this: IExecuteFunctions, _itemIndex: number, run: MessagingRun): ItemCall {

@@ -10,7 +10,6 @@ export const description: INodeProperties[] = forOperation('account', 'update', 
 
 export const endpoint = endpoints.updateAccount;
 
-/** The Messaging Trigger registers itself the same way when its workflow is activated. */
 export function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
 	const params = accountParams(run, itemIndex);
 	const { version } = run.options(itemIndex);

@@ -9,11 +9,6 @@ export const description: INodeProperties[] = [];
 
 export const endpoint = endpoints.waProtected;
 
-/**
- * Calls the token-check endpoint with the cached token (fetched first if there is none; renewed
- * once if the gateway says it expired). Success means the credential works end to end.
- */
-/** No per-item parameters: once per run, whatever the number of input items. */
 export const once = true;
 
 export function execute(this: IExecuteFunctions, _itemIndex: number, run: MessagingRun): ItemCall {

@@ -13,13 +13,7 @@ import { endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
 import { identifySend, send } from '../../helpers/sending';
 
-/**
- * Message → Send and Wait for Response: one WhatsApp text per item with the links the person
- * taps (signed by n8n), then the execution waits; `helpers/waitAndResume.ts` puts it to wait after the
- * sends and answers the links. This file: the parameters and the send of one item.
- */
-
-/** n8n-workflow's SEND_AND_WAIT_OPERATION: n8n checks the signature of links of nodes whose operation has this value. */
+/** n8n-workflow's SEND_AND_WAIT_OPERATION: n8n checks the signature of such nodes' links. */
 export const SEND_AND_WAIT = 'sendAndWait';
 
 const show = showFor('message', SEND_AND_WAIT);
@@ -29,7 +23,6 @@ const showFor2 = (extra: Record<string, Array<string | boolean>>) => ({
 
 export type ResponseType = 'approval' | 'freeText';
 
-/** Options of a selector from [name, value] pairs. */
 const choices = (...pairs: Array<[string, string]>) =>
 	pairs.map(([name, value]) => ({ name, value }));
 
@@ -184,7 +177,6 @@ export const description: INodeProperties[] = [
 
 export const endpoint = endpoints.sendMessage;
 
-/** Identifies one wait of the node (one run): links of an earlier wait of the same execution are refused. */
 function waitIdOf(run: MessagingRun): string {
 	run.waitId ??= randomBytes(6).toString('hex');
 	return run.waitId;
@@ -202,7 +194,7 @@ export async function execute(
 				'This n8n cannot sign the answer links. An unsigned link would let anyone who guesses the execution number answer, so nothing was sent. Update n8n, or send the question with Send Text and collect the answer with the Messaging Trigger.',
 		});
 	}
-	// n8n 1.x checks the links' signature only when the node asks for it (n8n 2.x always does).
+	// Older n8n checks the links' signature only when the node asks for it.
 	(this as { setSignatureValidationRequired?: () => void }).setSignatureValidationRequired?.();
 	const phone = recipientPhone(run, itemIndex);
 	const question = questionText(run, itemIndex);
@@ -266,10 +258,6 @@ function answerLinks(
 	return links;
 }
 
-/**
- * An item's output while its question is open. Also what comes out if the wait ends without an
- * answer (then with `timedOut: true`): the answer fields first, the send's fields after.
- */
 function pendingJson(
 	sent: IDataObject,
 	responseType: ResponseType,

@@ -12,21 +12,12 @@ import {
 	type SendWindow,
 } from '../../helpers/sendWindow';
 
-/**
- * Message → Wait for Send Window: hands its items on unchanged once the window is open. Inside
- * the window at once; when it opens within `SLEEP_IN_PROCESS_MS`, after a wait in this process
- * (as n8n's Wait node does); later, the execution is put to wait until the opening: n8n keeps
- * it in its database (no worker held, a restart changes nothing) and resumes it by itself.
- *
- * Why a step of its own rather than a send that waits: n8n resumes a waiting execution with the
- * node that put it to wait disabled, passing its input on, so a send that waited would never send
- * after the wait. This step waits; the send after it runs on resume. The send's own Send Only
- * Between (the same window) is the guard that nothing goes out outside it.
- */
+// A step of its own: n8n resumes a waiting execution with the node that put it to wait disabled,
+// passing its input on, so a send that waited would never send.
 
 export const WAIT_FOR_SEND_WINDOW = 'waitForSendWindow';
 
-/** Openings closer than this are waited for in this process; n8n's wait tracker polls every 60 s. */
+/** n8n's wait tracker polls every 60 s: closer openings are waited for in this process. */
 export const SLEEP_IN_PROCESS_MS = 65_000;
 
 export const description: INodeProperties[] = forOperation(
@@ -35,11 +26,7 @@ export const description: INodeProperties[] = forOperation(
 	sendWindowFields(),
 );
 
-/**
- * Every item passes through unchanged. The wait is the run's, once, while the first item is
- * checked: nothing is sent by this step, so waiting before the other items pass costs nothing.
- * An item whose window cannot be read fails (it is not passed on unwaited).
- */
+/** The run waits once: this step sends nothing, so the other items lose nothing by waiting. */
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -62,7 +49,6 @@ export async function execute(
 	return async () => ({ json: item.json, binary: item.binary });
 }
 
-/** Nothing when the window is open, a wait in this process when it opens soon, else the execution put to wait until it opens. */
 async function holdUntilWindow(
 	ctx: IExecuteFunctions,
 	run: MessagingRun,

@@ -20,7 +20,6 @@ export function execute(this: IExecuteFunctions, itemIndex: number, run: Messagi
 	};
 }
 
-// Words the gateway and its older routes use; compared in lower case without spaces.
 const YES = new Set(['exists', 'exist', 'true', 'yes', 'registered', 'valid', '1']);
 const NO = new Set([
 	'notexists',
@@ -34,12 +33,7 @@ const NO = new Set([
 	'0',
 ]);
 
-/**
- * Reads "is this number on WhatsApp" from the answers seen (`{"result": "exists"}`,
- * `{"result": "not exists"}`) and likely variations (booleans, `exists`, `registered`). An
- * answer with an `error` or an unknown word fails the item with the server's words rather than
- * guessing.
- */
+// An unknown word fails the item with the server's words rather than a guess.
 function numberExists(result: unknown): boolean {
 	const answer = (result && typeof result === 'object' ? result : { result }) as IDataObject;
 	for (const key of ['result', 'exists', 'registered', 'status', 'numberExists']) {

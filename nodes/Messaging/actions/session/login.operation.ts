@@ -8,7 +8,6 @@ export const description: INodeProperties[] = forOperation('session', 'login', [
 
 export const endpoint = endpoints.login;
 
-/** No per-item parameters: once per run, whatever the number of input items. */
 export const once = true;
 
 export const execute = sessionExecute(endpoint);
