@@ -4,7 +4,7 @@ import { environment } from '../environment';
 import { onFirstUse } from '../onFirstUse';
 
 /** undici (about 60 ms and 4 MB of a start): loaded by the first request, not when n8n loads the node. */
-export const undici = onFirstUse(
+const undici = onFirstUse(
 	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
 	() => require('undici') as typeof import('undici'),
 );
@@ -47,12 +47,12 @@ export interface PoolSettings {
 }
 
 /** The proxy variables as they are now (a change of them calls for new pools). */
-export function proxyEnvironment(): string {
+function proxyEnvironment(): string {
 	return PROXY_VARIABLES.map((name) => environment()[name] ?? '').join('\n');
 }
 
 /** Whether a proxy is set (then undici's EnvHttpProxyAgent routes each request, NO_PROXY honoured). */
-export function usesProxy(): boolean {
+function usesProxy(): boolean {
 	return PROXY_VARIABLES.slice(0, 4).some((name) => Boolean(environment()[name]));
 }
 
