@@ -185,14 +185,12 @@ async function worker(mode: Mode, megabytes: number, sandboxUrl: string): Promis
 	if (mode === 'url') {
 		// The sandbox serves the file (generated as it is written); the node downloads it while sending.
 		const { fileSha256 } = await import('../sandbox/files');
-		const { closeDownloadConnections } = await import('../nodes/Messaging/helpers/download');
 		const fileUrl = (size: number) =>
 			`${sandboxUrl}/files/large.bin?size=${size}&type=application/octet-stream`;
 		const warmUp = await measureSend({ url: fileUrl(1000) });
 		const fileBytes = megabytes * 1_000_000;
 		const measured = await measureSend({ url: fileUrl(fileBytes) });
 		await closeConnections();
-		await closeDownloadConnections();
 		return {
 			mode,
 			fileBytes,

@@ -51,9 +51,9 @@ const ALLOWED = [
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-imports',
-		file: /^(nodes|dist\/nodes)\/Messaging\/helpers\/egress\.(ts|js)$/,
+		file: /^(nodes|dist\/nodes)\/Messaging\/helpers\/privateAddresses\.(ts|js)$/,
 		module: (path) => path === 'dns' || path === 'net',
-		why: "undici's connections need a DNS lookup that refuses private addresses (Block Private Addresses) where n8n has no egress filter to lend: dns and net, in this one file",
+		why: "Block Private Addresses resolves a download's host and compares its addresses with the non-public ranges, which no node API does: dns and net, in this one file",
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-imports',

@@ -19,13 +19,11 @@ import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/e
 import { CurrencyRate } from '../../nodes/CurrencyRate/CurrencyRate.node';
 import { Messaging } from '../../nodes/Messaging/Messaging.node';
 import { PROVIDER_FROM_AI } from '../../nodes/shared/rates/providers';
-import { closeDownloadConnections } from '../../nodes/Messaging/helpers/download';
 import { RATE_FROM_AI } from '../../nodes/shared/rates/rateFields';
 import { sandboxQuote } from '../harness/currencyRateNode';
 import { useSandbox } from '../harness/useSandbox';
 
 const sandbox = useSandbox();
-afterAll(async () => await closeDownloadConnections());
 const AI_DOC = readFileSync(join(__dirname, '..', '..', 'docs', 'ai-agents.md'), 'utf8');
 
 /** The `$fromAI` lines of docs/ai-agents.md's table, by parameter. */

@@ -1,6 +1,7 @@
 /**
- * A forward proxy on loopback that speaks CONNECT (what undici's ProxyAgent asks of HTTP_PROXY),
- * counting its tunnels: tests set HTTP_PROXY to `url` and check that requests went through it.
+ * A forward proxy on loopback that speaks CONNECT (what undici's ProxyAgent asks of HTTP_PROXY)
+ * and forwards plain-HTTP requests (what n8n's HTTP helper sends a proxy for an http:// address),
+ * counting both: tests set HTTP_PROXY to `url` and check that requests went through it.
  */
 import http from 'http';
 import net, { type AddressInfo, type Socket } from 'net';
@@ -9,13 +10,33 @@ export interface ConnectProxy {
 	readonly url: string;
 	/** Tunnels opened so far, with their targets (`host:port`). */
 	readonly tunnels: string[];
+	/** Plain-HTTP requests forwarded so far (their absolute URLs). */
+	readonly forwarded: string[];
 	close(): Promise<void>;
 }
 
 export async function startConnectProxy(): Promise<ConnectProxy> {
 	const tunnels: string[] = [];
+	const forwarded: string[] = [];
 	const open = new Set<Socket>();
-	const proxy = http.createServer((_req, res) => res.writeHead(405).end());
+	const proxy = http.createServer((req, res) => {
+		if (!req.url?.startsWith('http://')) {
+			res.writeHead(405).end();
+			return;
+		}
+		forwarded.push(req.url);
+		const upstream = http.request(
+			req.url,
+			{ method: req.method, headers: req.headers },
+			(answer) => {
+				res.writeHead(answer.statusCode ?? 502, answer.headers);
+				answer.pipe(res);
+			},
+		);
+		upstream.on('error', () => res.destroy());
+		res.on('close', () => upstream.destroy());
+		req.pipe(upstream);
+	});
 	proxy.on('connect', (req: http.IncomingMessage, client: Socket, head: Buffer) => {
 		tunnels.push(req.url ?? '');
 		const [host, port] = (req.url ?? '').split(':');
@@ -34,8 +55,10 @@ export async function startConnectProxy(): Promise<ConnectProxy> {
 	return {
 		url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
 		tunnels,
+		forwarded,
 		close: async () => {
 			for (const socket of open) socket.destroy();
+			proxy.closeAllConnections();
 			await new Promise<void>((resolve) => proxy.close(() => resolve()));
 		},
 	};

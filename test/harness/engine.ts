@@ -310,6 +310,8 @@ export interface RunHooks {
 	 * store cannot hold anything for (what nodes see on an n8n without that store).
 	 */
 	workflowId?: string | null;
+	/** Called once the run has started, with n8n's Stop for it (what the editor's Stop button does). */
+	onRunning?: (stop: () => void) => void;
 }
 
 /** Runs `workflow` from its first node without inputs (a manual run) and collects the result. */
@@ -366,11 +368,13 @@ export async function runWorkflow(
 			],
 		},
 	});
-	const run = await new WorkflowExecute(
+	const execution = new WorkflowExecute(
 		additionalData,
 		'manual',
 		runExecutionData,
 	).processRunExecutionData(wf);
+	runHooks.onRunning?.(() => execution.cancel());
+	const run = await execution;
 	const result = finished ?? run;
 	const runData = result.data.resultData.runData;
 	return {

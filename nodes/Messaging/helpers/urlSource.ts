@@ -1,26 +1,11 @@
-import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
-import { fileIdentity } from '../../shared/dataUri';
 import { inputError } from '../../shared/errors';
 import { MAX_TIMER_MS } from '../../shared/clock';
-import type { DataUriParam } from '../../shared/transport';
-import {
-	openUrlFile,
-	redactUrl,
-	UrlFileError,
-	urlProblem,
-	type UrlFile,
-	type UrlFileOptions,
-} from './download';
-import { n8nEgressFilter } from './egress';
+import { redactUrl, urlProblem, type UrlFileOptions } from './download';
 import type { MessagingRun } from '../parameters';
 
-/**
- * Send File with File Source "URL": the parameters, their checks (before any request), and the
- * file as a data-URI param whose content is downloaded while the request is written (never whole
- * in memory). The download's headers are read first: the mime type and the file name go into
- * the request before the content.
- */
+/** Send File with File Source "URL": the parameters and their checks, before any request. */
 
 const DEFAULT_MAX_FILE_SIZE_MB = 50;
 const DEFAULT_DOWNLOAD_TIMEOUT_SECONDS = 60;
@@ -54,7 +39,7 @@ export function urlSourceProperties(show: IDisplayOptions): INodeProperties[] {
 					type: 'boolean',
 					default: false,
 					description:
-						"Whether to refuse URLs that lead (directly, through DNS or a redirect) to loopback, private or link-local addresses, e.g. when the URL comes from outside the workflow. n8n's own outbound policy, when the instance sets one, applies either way.",
+						"Whether to refuse URLs whose host, or a redirect's, is or resolves to a loopback, private or link-local address, e.g. when the URL comes from outside the workflow. n8n's own outbound policy, when the instance sets one, applies either way.",
 				},
 				{
 					displayName: 'Download Timeout (Seconds)',
@@ -96,34 +81,21 @@ export function urlSourceProperties(show: IDisplayOptions): INodeProperties[] {
 
 export interface UrlSource {
 	url: string;
-	options: Omit<UrlFileOptions, 'signal'>;
+	options: UrlFileOptions;
 }
 
+const MIB = 1024 * 1024;
 /** A download may take Download Timeout plus this much per MiB of Max File Size in all. */
 const DEADLINE_MS_PER_MIB = 1000;
 
-/**
- * A switch that guards something: on for `true` and `"true"` (an expression's text), off for
- * `false`, `"false"`, or when not set; anything else it does not understand turns it on.
- */
-function guardSwitch(value: unknown): boolean {
-	if (value === undefined || value === null || value === false || value === '') return false;
-	if (value === true) return true;
-	const text = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
-	return text !== 'false';
-}
-
-/** A switch that shows more: on only for `true` and `"true"`. */
-function revealSwitch(value: unknown): boolean {
-	return value === true || (typeof value === 'string' && value.trim().toLowerCase() === 'true');
-}
+const downloadOptionNames = {
+	maxSizeMb: 'Max File Size (MB)',
+	timeoutSeconds: 'Download Timeout (Seconds)',
+	maxRedirects: 'Max Redirects',
+};
 
 /** The item's URL and download settings, checked; no request is made. */
-export function readUrlSource(
-	ctx: IExecuteFunctions,
-	run: MessagingRun,
-	itemIndex: number,
-): UrlSource {
+export function readUrlSource(run: MessagingRun, itemIndex: number): UrlSource {
 	const value = run.parameter('fileUrl', itemIndex, '');
 	const url = typeof value === 'string' ? value.trim() : '';
 	if (!url) {
@@ -137,16 +109,18 @@ export function readUrlSource(
 	}
 	const problem = urlProblem(url);
 	if (problem) {
+		// Shown without credentials, query values and fragment, when it parses at all.
+		const shown = URL.canParse(url) ? redactUrl(url) : url.slice(0, 200);
 		throw inputError(
 			run.node,
 			itemIndex,
 			'File URL',
-			`${problem}: "${shownInput(url)}"`,
+			`${problem}: "${shown}"`,
 			'Write the full address, starting with https:// (or http://).',
 		);
 	}
 	const raw = (run.parameter('downloadOptions', itemIndex, {}) ?? {}) as Record<string, unknown>;
-	const number = (name: string, fallback: number, min: number) => {
+	const number = (name: keyof typeof downloadOptionNames, fallback: number, min: number) => {
 		const given = raw[name];
 		if (given === undefined || given === '') return fallback;
 		const parsed = Number(given);
@@ -161,107 +135,29 @@ export function readUrlSource(
 		}
 		return parsed;
 	};
-	const maxBytes = Math.floor(number('maxSizeMb', DEFAULT_MAX_FILE_SIZE_MB, 0.001) * 1024 * 1024);
+	const maxBytes = Math.floor(number('maxSizeMb', DEFAULT_MAX_FILE_SIZE_MB, 0.001) * MIB);
 	// Timers take at most 2^31 - 1 ms (about 24.8 days); a longer one would fire at once.
 	const timeoutMs = Math.min(
 		Math.round(number('timeoutSeconds', DEFAULT_DOWNLOAD_TIMEOUT_SECONDS, 1) * 1000),
 		MAX_TIMER_MS,
 	);
+	const deadlineMs = timeoutMs + Math.ceil((maxBytes / MIB) * DEADLINE_MS_PER_MIB);
+	const block = raw.blockPrivateAddresses;
+	const show = raw.showFullUrl;
 	return {
 		url,
 		options: {
 			maxBytes,
 			timeoutMs,
-			deadlineMs: Math.min(
-				timeoutMs + Math.ceil((maxBytes / (1024 * 1024)) * DEADLINE_MS_PER_MIB),
-				MAX_TIMER_MS,
-			),
+			deadlineMs: Math.min(deadlineMs, MAX_TIMER_MS),
 			maxRedirects: Math.floor(number('maxRedirects', DEFAULT_MAX_REDIRECTS, 0)),
-			egress: {
-				n8n: n8nEgressFilter(ctx),
-				blockPrivateAddresses: guardSwitch(raw.blockPrivateAddresses),
-			},
-			showFullUrl: revealSwitch(raw.showFullUrl),
-		},
-	};
-}
-
-/** A URL the user gave, as an input error may quote it (credentials, query values and fragment hidden). */
-function shownInput(url: string): string {
-	try {
-		new URL(url);
-		return redactUrl(url);
-	} catch {
-		return url.length > 200 ? `${url.slice(0, 200)}…` : url;
-	}
-}
-
-const downloadOptionNames: Record<string, string> = {
-	maxSizeMb: 'Max File Size (MB)',
-	timeoutSeconds: 'Download Timeout (Seconds)',
-	maxRedirects: 'Max Redirects',
-};
-
-export interface DownloadedFile {
-	body: DataUriParam;
-	fileName: string;
-	/** Bytes: announced by the server, else counted once the file was sent. */
-	readonly byteLength?: number;
-	/** The URL after redirects, credentials redacted. */
-	url: string;
-	/** Stops the download if the request never reads it (e.g. the token request failed). */
-	discard(): void;
-}
-
-/**
- * Opens the download (headers only) and returns the file as the send's param. The first request
- * streams the opened body; a retry of the send (only when the gateway cannot have received it)
- * downloads the file again.
- */
-export async function downloadToSend(
-	source: UrlSource,
-	given: { fileName?: string; mimeType?: string },
-	signal?: AbortSignal,
-): Promise<DownloadedFile> {
-	const options = { ...source.options, signal };
-	let first: UrlFile | undefined = await openUrlFile(source.url, options);
-	const opened = first;
-	const identity = fileIdentity(given, { fileName: opened.fileName, mimeType: opened.mimeType });
-	let streamed = 0;
-	async function* counted(body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-		streamed = 0;
-		for await (const piece of body) {
-			streamed += piece.length;
-			yield piece;
-		}
-	}
-	return {
-		body: {
-			kind: 'dataUri',
-			mimeType: identity.mimeType,
-			byteLength: opened.byteLength,
-			maxByteLength: source.options.maxBytes,
-			open: async () => {
-				const file = first ?? (await openUrlFile(source.url, options));
-				first = undefined;
-				if (file.byteLength !== opened.byteLength) {
-					file.discard();
-					throw new UrlFileError(
-						file.url,
-						`the file changed between two attempts (${opened.byteLength ?? 'unknown'} bytes, then ${file.byteLength ?? 'unknown'})`,
-					);
-				}
-				return counted(file.body);
-			},
-		},
-		fileName: identity.fileName,
-		get byteLength() {
-			return opened.byteLength ?? (streamed > 0 ? streamed : undefined);
-		},
-		url: opened.url,
-		discard: () => {
-			first?.discard();
-			first = undefined;
+			// A guard fails closed: only false, "false" or no value turn it off.
+			blockPrivateAddresses:
+				!(block === undefined || block === null || block === false || block === '') &&
+				!(typeof block === 'string' && block.trim().toLowerCase() === 'false'),
+			// A switch that shows more is on only for true and "true".
+			showFullUrl:
+				show === true || (typeof show === 'string' && show.trim().toLowerCase() === 'true'),
 		},
 	};
 }

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { environment } from '../environment';
 import { onFirstUse } from '../onFirstUse';
 
-export const undici = onFirstUse(
+const undici = onFirstUse(
 	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
 	() => require('undici') as typeof import('undici'),
 );
@@ -34,11 +34,11 @@ export interface PoolSettings {
 	readonly connectTimeoutMs: number;
 }
 
-export function proxyEnvironment(): string {
+function proxyEnvironment(): string {
 	return PROXY_VARIABLES.map((name) => environment()[name] ?? '').join('\n');
 }
 
-export function usesProxy(): boolean {
+function usesProxy(): boolean {
 	return PROXY_VARIABLES.slice(0, 4).some((name) => Boolean(environment()[name]));
 }
 

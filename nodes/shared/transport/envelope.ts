@@ -273,6 +273,7 @@ const STATUS_TEXT: Record<number, string> = {
 	403: 'Forbidden',
 	404: 'Not Found',
 	405: 'Method Not Allowed',
+	410: 'Gone',
 	413: 'Payload Too Large',
 	415: 'Unsupported Media Type',
 	429: 'Too Many Requests',
@@ -282,6 +283,7 @@ const STATUS_TEXT: Record<number, string> = {
 	504: 'Gateway Timeout',
 };
 
-function statusText(status: number): string {
+/** ` Not Found` for 404: the words of a status, after a space, or nothing. */
+export function statusText(status: number): string {
 	return STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : '';
 }

@@ -1,11 +1,5 @@
 export { ApiClient, sharedTokenCache, type ApiCredentials } from './client';
-export {
-	closeConnections,
-	MAX_CONNECTIONS_PER_ORIGIN,
-	proxyEnvironment,
-	undici,
-	usesProxy,
-} from './connections';
+export { closeConnections, MAX_CONNECTIONS_PER_ORIGIN } from './connections';
 export { buildBody, type DataUriParam, type ParamValue } from './body';
 export { parseCredentials, CredentialError } from './credentialFields';
 export {
@@ -15,7 +9,7 @@ export {
 	type ApiGroup,
 	type Endpoint,
 } from './endpoints';
-export { parseEnvelope } from './envelope';
+export { parseEnvelope, statusText } from './envelope';
 export { ApiError, deliveryUnknownWarning } from './errors';
 export { redact } from './redact';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';

@@ -12,13 +12,8 @@ import { showFor, type ItemCall } from '../../../shared/execution/router';
 import { textParameter, textValue } from '../../../shared/execution/operationRun';
 import { endpoints, type DataUriParam } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
-import {
-	downloadToSend,
-	readUrlSource,
-	urlSourceProperties,
-	type DownloadedFile,
-} from '../../helpers/urlSource';
-import { urlIdentity } from '../../helpers/download';
+import { readUrlSource, urlSourceProperties } from '../../helpers/urlSource';
+import { downloadToSend, urlIdentity, type DownloadedFile } from '../../helpers/download';
 import { base64Digest, streamDigest } from '../../helpers/idempotency';
 import { identifySend, send } from '../../helpers/sending';
 
@@ -183,10 +178,10 @@ async function sendFromUrl(
 	phone: string,
 ): Promise<ItemCall> {
 	const given = givenIdentity(run, itemIndex);
-	const source = readUrlSource(ctx, run, itemIndex);
+	const source = readUrlSource(run, itemIndex);
 	const caption = textParameter(run, itemIndex, 'caption', 'Caption');
 	const { version } = run.options(itemIndex);
-	// The file is not known before its download: its address (without credentials) stands for it.
+	// The file is unknown before its download: its address stands for it (urlIdentity).
 	await identifySend(run, itemIndex, {
 		operation: 'sendFile',
 		phone,
@@ -196,7 +191,13 @@ async function sendFromUrl(
 		let downloaded: DownloadedFile | undefined;
 		const sent = await send(run, itemIndex, phone, async () => {
 			// Downloaded only once the item has its usage-limit slot.
-			const file = await downloadToSend(source, given, run.signal);
+			// n8n's own HTTP helper: n8n's proxy settings and outbound policy apply to the download.
+			const file = await downloadToSend(
+				async (request) => await ctx.helpers.httpRequest(request),
+				source.url,
+				{ ...source.options, signal: run.signal },
+				given,
+			);
 			downloaded = file;
 			try {
 				return await run.client.call(

@@ -1,138 +1,128 @@
 /**
- * Downloading a file from a URL (Send File → File Source "URL"), against the sandbox's file
- * server over real HTTP: redirects, limits, names and types, and errors that name the URL.
+ * Downloading a file from a URL (Send File → File Source "URL") through n8n's real engine and
+ * n8n's own HTTP helper, against the sandbox's file server over real HTTP: redirects, limits,
+ * names and types, Block Private Addresses, proxies, and errors that name the URL.
  */
-import { createHash } from 'crypto';
-
 import http from 'http';
 import type { AddressInfo } from 'net';
 
-import {
-	closeDownloadConnections,
-	openUrlFile,
-	redactUrl,
-	UrlFileError,
-	type UrlFileOptions,
-} from '../../../../nodes/Messaging/helpers/download';
-import { isPublicAddress, openPools } from '../../../../nodes/Messaging/helpers/egress';
+import type { INodeParameters } from 'n8n-workflow';
+
+import { redactUrl } from '../../../../nodes/Messaging/helpers/download';
+import { privateAddressProblem } from '../../../../nodes/Messaging/helpers/privateAddresses';
 import { fileSha256 } from '../../../../sandbox/files';
 import { startConnectProxy, withProxyEnvironment } from '../../../harness/connectProxy';
+import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
+import { PHONE, runMessaging } from '../../../harness/messagingNode';
 import { useSandbox } from '../../../harness/useSandbox';
 
 const sandbox = useSandbox();
-afterAll(async () => await closeDownloadConnections());
 
-const OPTIONS: UrlFileOptions = {
-	maxBytes: 10 * 1024 * 1024,
-	timeoutMs: 5_000,
-	deadlineMs: 60_000,
-	maxRedirects: 5,
-	egress: { blockPrivateAddresses: false },
-};
-const BLOCKED = { egress: { blockPrivateAddresses: true } };
-
-async function download(path: string, options: Partial<UrlFileOptions> = {}) {
-	const file = await openUrlFile(path.startsWith('http') ? path : `${sandbox.url}${path}`, {
-		...OPTIONS,
-		...options,
-	});
-	const hash = createHash('sha256');
-	let size = 0;
-	for await (const piece of file.body) {
-		hash.update(piece);
-		size += piece.length;
-	}
-	return { file, size, sha256: hash.digest('hex') };
+function sendFromUrl(fileUrl: string, downloadOptions: INodeParameters = {}): INodeParameters {
+	return {
+		resource: 'message',
+		operation: 'sendFile',
+		phone: PHONE,
+		fileSource: 'url',
+		fileUrl: fileUrl.startsWith('http') ? fileUrl : `${sandbox.url}${fileUrl}`,
+		downloadOptions,
+	};
 }
 
-async function failure(promise: Promise<unknown>): Promise<UrlFileError> {
-	try {
-		await promise;
-	} catch (error) {
-		expect(error).toBeInstanceOf(UrlFileError);
-		return error as UrlFileError;
-	}
-	throw new Error('expected the download to fail');
+/** The error of a run that failed, or the file the gateway received from one that did not. */
+async function download(fileUrl: string, downloadOptions: INodeParameters = {}) {
+	const run = await runMessaging(sandbox, sendFromUrl(fileUrl, downloadOptions));
+	return {
+		error: run.error?.message,
+		file: sandbox.ledger()[0]?.file,
+		output: run.error ? undefined : run.output('Node')[0].json,
+	};
 }
 
-describe('openUrlFile', () => {
-	it('streams the file; type from the answer, name from the path', async () => {
-		const { file, size, sha256 } = await download(
+const BLOCKED = { blockPrivateAddresses: true };
+
+describe('Send File from a URL: the download', () => {
+	it('streams the file whole; the name from the path (decoded), the type from the answer', async () => {
+		const { file, output } = await download(
 			'/files/reports/q3%20summary.pdf?size=300000&type=application/pdf%3B%20charset%3Dbinary',
 		);
 		expect(file).toMatchObject({
+			filename: 'q3 summary.pdf',
 			mimeType: 'application/pdf',
-			fileName: 'q3 summary.pdf',
-			byteLength: 300000,
+			size: 300000,
+			sha256: fileSha256(300000),
 		});
-		expect(size).toBe(300000);
-		expect(sha256).toBe(fileSha256(300000));
+		expect(output).toMatchObject({ fileSize: 300000 });
 	});
 
 	it('name from Content-Disposition (RFC 8187 first), folders stripped; a generic type is no type', async () => {
 		const disposition = encodeURIComponent(
 			`attachment; filename="fallback.pdf"; filename*=UTF-8''Rechnung%20M%C3%A4rz.pdf`,
 		);
-		const { file } = await download(`/files/download?size=10&disposition=${disposition}`);
-		expect(file.fileName).toBe('Rechnung März.pdf');
-		expect(file.mimeType).toBeUndefined();
+		const named = await download(`/files/download?size=10&disposition=${disposition}`);
+		// application/octet-stream from the server: the type comes from the name.
+		expect(named.file).toMatchObject({
+			filename: 'Rechnung März.pdf',
+			mimeType: 'application/pdf',
+		});
+		sandbox.reset();
 		const sneaky = await download(
 			`/files/x?size=10&disposition=${encodeURIComponent('attachment; filename="../../etc/passwd"')}`,
 		);
-		expect(sneaky.file.fileName).toBe('passwd');
+		expect(sneaky.file?.filename).toBe('passwd');
+		sandbox.reset();
 		const broken = await download(
 			`/files/y.txt?size=10&disposition=${encodeURIComponent('attachment; filename="unterminated')}`,
 		);
-		expect(broken.file.fileName).toBeTruthy();
+		expect(broken.file?.filename).toBe('y.txt');
 	});
 
-	it('follows redirects up to the limit; the name comes from where it ended', async () => {
-		const { file, size } = await download('/files/start?redirects=3&size=50', { maxRedirects: 3 });
-		expect(size).toBe(50);
-		expect(file.fileName).toBe('start');
+	it('a Content-Disposition name is cleaned like every file name (device names, path)', async () => {
+		const name = encodeURIComponent(
+			`attachment; filename*=UTF-8''${encodeURIComponent('..\\CON.txt')}`,
+		);
+		expect((await download(`/files/x?size=10&disposition=${name}`)).file?.filename).toBe(
+			'_CON.txt',
+		);
+	});
+
+	it('follows redirects up to the limit, one request each; name and fileUrl from where it ended', async () => {
+		const end = encodeURIComponent('/files/real.pdf?size=50&token=s3cr3t');
+		const { file, output } = await download(`/files/start?redirects=2&redirectTo=${end}`, {
+			maxRedirects: 3,
+		});
+		expect(file).toMatchObject({ filename: 'real.pdf', size: 50 });
+		expect(output?.fileUrl).toMatch(/\/files\/real\.pdf\?size=\*\*\*&token=\*\*\*$/);
+		expect(sandbox.fileRequests().map((request) => request.url.split('?')[0])).toEqual([
+			'/files/start',
+			'/files/start',
+			'/files/start',
+			'/files/real.pdf',
+		]);
+		sandbox.reset();
+		const tooMany = await download('/files/start?redirects=4&size=50', { maxRedirects: 3 });
+		expect(tooMany.error).toMatch(
+			/^Could not download the file from http:\/\/127\.0\.0\.1:\d+\/files\/start\?redirects=\*\*\*&size=\*\*\*: more than 3 redirects \(raise "Max Redirects" if the server really needs more\) \[item 0\]$/,
+		);
 		expect(sandbox.fileRequests()).toHaveLength(4);
-		const tooMany = await failure(
-			download('/files/start?redirects=4&size=50', { maxRedirects: 3 }),
-		);
-		expect(tooMany.message).toMatch(
-			/Could not download the file from http:\/\/127\.0\.0\.1:\d+\/files\/start\?redirects=\*\*\*&size=\*\*\*: more than 3 redirects/,
-		);
-		expect(tooMany.httpStatus).toBe(302);
 	});
 
-	it('refuses a redirect to another scheme, and any URL that is not http(s)', async () => {
-		const ftp = await failure(
-			download(`/files/a.pdf?redirectTo=${encodeURIComponent('ftp://files.example.org/a.pdf')}`),
+	it('refuses a redirect to another scheme', async () => {
+		const { error } = await download(
+			`/files/a.pdf?redirectTo=${encodeURIComponent('ftp://files.example.org/a.pdf')}`,
 		);
-		expect(ftp.message).toContain(
-			'redirected to ftp://files.example.org/a.pdf, which uses ftp: only http and https URLs can be downloaded',
+		expect(error).toContain(
+			'the server redirected to ftp://files.example.org/a.pdf, which uses ftp: only http and https URLs can be downloaded',
 		);
-		expect((await failure(openUrlFile('file:///etc/passwd', OPTIONS))).message).toBe(
-			'Could not download the file from file:///etc/passwd: the URL uses file: only http and https URLs can be downloaded',
-		);
-		expect((await failure(openUrlFile('not a url', OPTIONS))).message).toContain(
-			'the URL is not a URL',
-		);
-	});
-
-	it('HTTP failures name the status and the URL, with credentials redacted', async () => {
-		const url = sandbox.url.replace('http://', 'http://ann:s3cret-pw@');
-		const notFound = await failure(
-			download(`${url}/files/gone.pdf?status=404&access_token=abc123xyz`),
-		);
-		expect(notFound.httpStatus).toBe(404);
-		expect(notFound.message).toMatch(
-			/^Could not download the file from http:\/\/\*\*\*@127\.0\.0\.1:\d+\/files\/gone\.pdf\?status=\*\*\*&access_token=\*\*\*: /,
-		);
-		expect(notFound.message).toContain('the server answered HTTP 404 Not Found');
-		expect(notFound.message).not.toMatch(/s3cret-pw|abc123xyz|ann/);
-		expect(notFound.message).toContain('***@127.0.0.1');
 	});
 
 	it('user:password in the URL is sent as Basic auth, and not to another origin after a redirect', async () => {
 		const withCredentials = sandbox.url.replace('http://', 'http://ann:pw@');
-		const { size } = await download(`${withCredentials}/files/private.pdf?auth=ann:pw&size=20`);
-		expect(size).toBe(20);
+		const { file, output } = await download(
+			`${withCredentials}/files/private.pdf?auth=ann:pw&size=20`,
+		);
+		expect(file?.size).toBe(20);
+		expect(output?.fileUrl).toMatch(/^http:\/\/\*\*\*@127\.0\.0\.1:/);
 		expect(sandbox.fileRequests()[0].authorization).toBe(
 			`Basic ${Buffer.from('ann:pw').toString('base64')}`,
 		);
@@ -145,71 +135,96 @@ describe('openUrlFile', () => {
 		expect(target.authorization).toBeUndefined();
 	});
 
-	it('size cap: from Content-Length before any byte, or while streaming when the length is unknown', async () => {
-		const declared = await failure(
-			openUrlFile(`${sandbox.url}/files/big.bin?size=300000000`, {
-				...OPTIONS,
-				maxBytes: 1024 * 1024,
-			}),
-		);
-		expect(declared.message).toMatch(
-			/the file has 286 MB, over the limit of 1\.0 MB \(raise "Max File Size" to send it\)/,
+	it('size cap: from Content-Length before any byte is read, or while streaming when the length is unknown', async () => {
+		const declared = await download('/files/big.bin?size=300000000', { maxSizeMb: 1 });
+		expect(declared.error).toContain(
+			'the file has 286 MB, over the limit of 1.0 MB (raise "Max File Size" to send it)',
 		);
 		await new Promise((resolve) => setTimeout(resolve, 100));
 		expect(sandbox.fileRequests()[0]).toMatchObject({ aborted: true });
 		expect(sandbox.fileRequests()[0].bytesSent).toBeLessThan(50_000_000);
 
-		const streamed = await failure(
-			download('/files/big.bin?size=3000000&chunked=1', { maxBytes: 1024 * 1024 }),
-		);
-		expect(streamed.message).toContain('the file is larger than the limit of 1.0 MB');
+		const streamed = await download('/files/big.bin?size=3000000&chunked=1', { maxSizeMb: 1 });
+		expect(streamed.error).toContain('the file is larger than the limit of 1.0 MB');
+		expect(sandbox.ledger()).toHaveLength(0);
 	});
 
-	it('a length that does not match, a stalled body, a slow answer: errors, not hangs', async () => {
-		expect((await failure(download('/files/short.bin?size=1000&declare=5000'))).message).toMatch(
-			/short\.bin\?size=\*\*\*&declare=\*\*\*: (the connection failed \(UND_ERR_SOCKET\)|the download broke off after 1000 bytes|the download ended after 1000 of the 5000 bytes)/,
+	it('a length that does not match, a stalled body, a slow answer, an empty file: errors, not hangs', async () => {
+		expect((await download('/files/short.bin?size=1000&declare=5000')).error).toMatch(
+			/short\.bin\?size=\*\*\*&declare=\*\*\*: (the connection failed \(connection lost\)|the download broke off after 1000 bytes|the download ended after 1000 of the 5000 bytes)/,
 		);
 		expect(
-			(await failure(download('/files/stall.bin?size=200000&stallAfter=70000', { timeoutMs: 300 })))
-				.message,
-		).toContain(
-			'the download broke off after 70000 bytes (no data for 0.3 s (raise "Download Timeout" if the server is slow))',
+			(await download('/files/stall.bin?size=200000&stallAfter=70000', { timeoutSeconds: 1 }))
+				.error,
+		).toMatch(
+			/the download broke off after \d+ bytes \(no data for 1 s \(raise "Download Timeout" if the server is slow\)\)/,
 		);
-		expect(
-			(await failure(download('/files/slow.bin?delayMs=2000', { timeoutMs: 300 }))).message,
-		).toContain('no data for 0.3 s');
-		expect((await failure(download('/files/empty.bin?size=0'))).message).toContain(
-			'the file is empty',
+		expect((await download('/files/slow.bin?delayMs=2500', { timeoutSeconds: 1 })).error).toMatch(
+			/slow\.bin\?delayMs=\*\*\*: no data for 1 s/,
 		);
+		expect((await download('/files/empty.bin?size=0')).error).toContain('the file is empty');
+		expect(sandbox.ledger()).toHaveLength(0);
 	});
 
-	it('Block Private Addresses refuses loopback, by literal and by name', async () => {
-		expect((await failure(download('/files/a.pdf', BLOCKED))).message).toContain(
+	it('a whole download has a deadline: one byte every 300 ms is cut off, however each byte is on time', async () => {
+		const server = http.createServer((_req, res) => {
+			res.writeHead(200, { 'content-type': 'application/pdf' });
+			const timer = setInterval(() => res.write('x'), 300);
+			res.on('close', () => clearInterval(timer));
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow.pdf`;
+			const { error } = await download(url, { timeoutSeconds: 1, maxSizeMb: 0.5 });
+			expect(error).toMatch(
+				/the download broke off after \d+ bytes \(the download took longer than 1\.5 s in all \(Download Timeout plus 1 s per MB of Max File Size\)\) \[item 0\]$/,
+			);
+		} finally {
+			server.closeAllConnections();
+			await new Promise((resolve) => server.close(resolve));
+		}
+	});
+	it("n8n's Stop ends a download waiting for its answer at once, not after Download Timeout", async () => {
+		const started = Date.now();
+		await runWorkflow(
+			singleNodeWorkflow(
+				'messaging',
+				sendFromUrl('/files/slow.bin?delayMs=30000', { timeoutSeconds: 60 }),
+			),
+			sandboxCredential(sandbox.url),
+			{
+				onRunning: (stop) => {
+					const poll = setInterval(() => {
+						if (sandbox.fileRequests().length === 0) return;
+						clearInterval(poll);
+						stop();
+					}, 20);
+				},
+			},
+		);
+		await new Promise((resolve) => setTimeout(resolve, 100));
+		expect(sandbox.fileRequests()[0]).toMatchObject({ aborted: true });
+		expect(Date.now() - started).toBeLessThan(10_000);
+		expect(sandbox.ledger()).toHaveLength(0);
+	});
+});
+
+describe('Block Private Addresses', () => {
+	it('refuses loopback, by literal and by name, before any request', async () => {
+		expect((await download('/files/a.pdf', BLOCKED)).error).toContain(
 			'127.0.0.1 is a private or local address, and "Block Private Addresses" is on',
 		);
-		const byName = await failure(
-			download(`${sandbox.url.replace('127.0.0.1', 'localhost')}/files/a.pdf`, BLOCKED),
+		const byName = await download(
+			`${sandbox.url.replace('127.0.0.1', 'localhost')}/files/a.pdf`,
+			BLOCKED,
 		);
-		expect(byName.message).toMatch(
+		expect(byName.error).toMatch(
 			/localhost resolves to (127\.0\.0\.1|::1), a private or local address/,
 		);
 		expect(sandbox.fileRequests()).toHaveLength(0);
-		expect(['8.8.8.8', '2606:4700::1111'].map(isPublicAddress)).toEqual([true, true]);
-		expect(
-			[
-				'10.1.2.3',
-				'172.20.0.1',
-				'192.168.1.1',
-				'169.254.169.254',
-				'::1',
-				'fd00::1',
-				'::ffff:127.0.0.1',
-				'0.0.0.0',
-			].map(isPublicAddress),
-		).toEqual(new Array(8).fill(false));
 	});
 
-	it('Block Private Addresses: private addresses written inside IPv6 (NAT64, IPv4-compatible, 6to4, Teredo) are private', () => {
+	it('private addresses written inside IPv6 (mapped, NAT64, IPv4-compatible, 6to4, Teredo) are private', async () => {
 		const privateForms = [
 			'64:ff9b::7f00:1', // NAT64 of 127.0.0.1
 			'64:ff9b::10.0.0.1',
@@ -223,20 +238,75 @@ describe('openUrlFile', () => {
 			'2002:7f00:1::1', // 6to4 of 127.0.0.1
 			'2002:c0a8:101::', // 6to4 of 192.168.1.1
 			'2002:a9fe:a9fe::1',
-			'2001:0:4136:e378:8000:63bf:80ff:fffe', // Teredo, client 127.0.0.1
+			'2001:0:4136:e378:8000:63bf:80ff:fffe', // Teredo
 			'2001:db8::1',
 			'fec0::1',
 			'100::1',
-			'fe80::1%eth0',
+			'fe80::1',
+			'fd00::1',
 		];
-		expect(privateForms.filter(isPublicAddress)).toEqual([]);
+		const problems = async (forms: string[]) =>
+			await Promise.all(
+				forms.map(async (form) => await privateAddressProblem(new URL(`http://[${form}]/`))),
+			);
+		expect((await problems(privateForms)).filter((problem) => problem === undefined)).toEqual([]);
+		for (const host of ['10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0'])
+			expect(await privateAddressProblem(new URL(`http://${host}/`))).toContain('private or local');
 		const publicForms = [
 			'64:ff9b::808:808',
 			'2002:808:808::1',
 			'::ffff:8.8.8.8',
 			'2606:4700::1111',
 		];
-		expect(publicForms.filter((address) => !isPublicAddress(address))).toEqual([]);
+		expect(await problems(publicForms)).toEqual(publicForms.map(() => undefined));
+		expect(await privateAddressProblem(new URL('http://8.8.8.8/'))).toBeUndefined();
+	});
+
+	it('a name that does not resolve here is refused, not handed to a proxy to resolve', async () => {
+		const proxy = await startConnectProxy();
+		const restore = withProxyEnvironment({ HTTP_PROXY: proxy.url, NO_PROXY: undefined });
+		try {
+			const { error } = await download('http://no-such-host.invalid/files/a.pdf', BLOCKED);
+			expect(error).toContain(
+				'no-such-host.invalid does not resolve here, so it cannot be checked, and "Block Private Addresses" is on',
+			);
+			const byName = await download(
+				`${sandbox.url.replace('127.0.0.1', 'localhost')}/files/a.pdf`,
+				BLOCKED,
+			);
+			expect(byName.error).toMatch(/localhost resolves to .*"Block Private Addresses" is on/);
+			expect([...proxy.tunnels, ...proxy.forwarded]).toEqual([]);
+		} finally {
+			restore();
+			await proxy.close();
+		}
+	});
+});
+
+describe('proxies and what is shown', () => {
+	it("goes through n8n's proxy settings (HTTP_PROXY), directly to hosts in NO_PROXY", async () => {
+		const proxy = await startConnectProxy();
+		const restore = withProxyEnvironment({ HTTP_PROXY: proxy.url, NO_PROXY: undefined });
+		try {
+			expect((await download('/files/p.pdf?size=64')).file?.size).toBe(64);
+			expect(proxy.forwarded).toEqual([`${sandbox.url}/files/p.pdf?size=64`]);
+			process.env.NO_PROXY = '127.0.0.1';
+			sandbox.reset();
+			expect((await download('/files/q.pdf?size=64')).file?.size).toBe(64);
+			expect(proxy.forwarded).toHaveLength(1);
+		} finally {
+			restore();
+			await proxy.close();
+		}
+	});
+
+	it('HTTP failures name the status and the URL, with credentials redacted', async () => {
+		const url = sandbox.url.replace('http://', 'http://ann:s3cret-pw@');
+		const { error } = await download(`${url}/files/gone.pdf?status=404&access_token=abc123xyz`);
+		expect(error).toMatch(
+			/^Could not download the file from http:\/\/\*\*\*@127\.0\.0\.1:\d+\/files\/gone\.pdf\?status=\*\*\*&access_token=\*\*\*: the server answered HTTP 404 Not Found \[item 0\]$/,
+		);
+		expect(error).not.toMatch(/s3cret-pw|abc123xyz|ann/);
 	});
 
 	it('redactUrl: every query value and the fragment are hidden unless asked; the names stay', () => {
@@ -252,81 +322,5 @@ describe('openUrlFile', () => {
 			'https://***@cdn.example.org/a/b.pdf?X-Amz-Signature=abc&X-Amz-Credential=k&part=2&jwt=eyJ&code=4%2F0A#access_token=ya29',
 		);
 		expect(redactUrl(`https://example.org/${'a'.repeat(400)}`)).toHaveLength(301);
-	});
-
-	it('a Content-Disposition name is cleaned like every file name (right-to-left override, path, control characters)', async () => {
-		const disposition = (name: string) =>
-			encodeURIComponent(`attachment; filename*=UTF-8''${encodeURIComponent(name)}`);
-		const rtl = await download(
-			`/files/x?size=10&disposition=${disposition('invoice\u202Efdp.exe')}`,
-		);
-		expect(rtl.file.fileName).toBe('invoicefdp.exe');
-		const device = await download(`/files/x?size=10&disposition=${disposition('..\\CON.txt')}`);
-		expect(device.file.fileName).toBe('_CON.txt');
-		const path = await download(`/files/a%E2%80%AEfdp.exe?size=10`);
-		expect(path.file.fileName).toBe('afdp.exe');
-	});
-
-	it('honours HTTP_PROXY (a CONNECT tunnel) and NO_PROXY for downloads', async () => {
-		const proxy = await startConnectProxy();
-		const restore = withProxyEnvironment({ HTTP_PROXY: proxy.url, NO_PROXY: undefined });
-		try {
-			const through = await download('/files/p.pdf?size=64');
-			expect(through.size).toBe(64);
-			expect(proxy.tunnels).toEqual([new URL(sandbox.url).host]);
-			process.env.NO_PROXY = '127.0.0.1';
-			await download('/files/q.pdf?size=64');
-			expect(proxy.tunnels).toHaveLength(1);
-		} finally {
-			restore();
-			await closeDownloadConnections();
-			await proxy.close();
-		}
-	});
-
-	it('Block Private Addresses through a proxy: the host is checked before the request', async () => {
-		const proxy = await startConnectProxy();
-		const restore = withProxyEnvironment({ HTTP_PROXY: proxy.url, NO_PROXY: undefined });
-		try {
-			const byName = await failure(
-				download(`${sandbox.url.replace('127.0.0.1', 'localhost')}/files/a.pdf`, BLOCKED),
-			);
-			expect(byName.message).toMatch(/localhost resolves to .*"Block Private Addresses" is on/);
-			expect(proxy.tunnels).toEqual([]);
-		} finally {
-			restore();
-			await closeDownloadConnections();
-			await proxy.close();
-		}
-	});
-
-	it('a whole download has a deadline: one byte every 300 ms is cut off, however each byte is on time', async () => {
-		const server = http.createServer((_req, res) => {
-			res.writeHead(200, { 'content-type': 'application/pdf' });
-			const timer = setInterval(() => res.write('x'), 300);
-			res.on('close', () => clearInterval(timer));
-		});
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		try {
-			const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow.pdf`;
-			const error = await failure(download(url, { timeoutMs: 1_000, deadlineMs: 1_500 }));
-			expect(error.message).toMatch(
-				/the download broke off after \d+ bytes \(the download took longer than 1\.5 s in all \(Download Timeout plus 1 s per MB of Max File Size\)\)$/,
-			);
-		} finally {
-			server.closeAllConnections();
-			await new Promise((resolve) => server.close(resolve));
-		}
-	});
-
-	it('pools are per policy and proxy setting, not per timeout, and a few at most', async () => {
-		await closeDownloadConnections();
-		for (let seconds = 30; seconds < 60; seconds++)
-			await download('/files/t.pdf?size=8', { timeoutMs: seconds * 1000 });
-		expect(openPools()).toBe(1);
-		await download('/files/t.pdf?size=8', {
-			egress: { blockPrivateAddresses: false, n8n: undefined },
-		});
-		expect(openPools()).toBe(1);
 	});
 });

@@ -412,6 +412,39 @@ describe('Send File', () => {
 		expect(again.output('Node')[0].json.skipped).toBe(true);
 		expect(sandbox.ledger()).toHaveLength(1);
 	});
+
+	const fromUrl = async (urls: string[]) =>
+		await runMessaging(
+			sandbox,
+			{
+				resource: 'message',
+				operation: 'sendFile',
+				phone: PHONE,
+				fileSource: 'url',
+				fileUrl: '={{ $json.url }}',
+			},
+			urls.map((url) => ({ url: `${sandbox.url}/files/${url}` })),
+			V2,
+		);
+
+	it('from a URL: another value of an ordinary query parameter is another file, whatever its name holds (assignment, passenger, keyword, authorId)', async () => {
+		const queries = ['assignment=1001', 'assignment=1002', 'passenger=1', 'passenger=2'];
+		queries.push('keyword=tax', 'keyword=rent', 'authorId=7', 'authorId=8');
+		const run = await fromUrl(queries.map((query) => `homework.pdf?size=10&${query}`));
+		expect(json(run.output('Node')).map((item) => item.skipped ?? false)).toEqual(
+			queries.map(() => false),
+		);
+		expect(sandbox.ledger()).toHaveLength(8);
+	});
+
+	it('from a URL: the same file under a link signed again (S3, Azure, a token) is the same message', async () => {
+		const signed = (n: number) =>
+			`q3.pdf?size=10&X-Amz-Date=2026010${n}T000000Z&X-Amz-Credential=AKIA%2F2026010${n}&X-Amz-Signature=${n}f00d&sig=${n}&se=2026-01-0${n}&token=${n}`;
+		await fromUrl([signed(1)]);
+		const again = await fromUrl([signed(2)]);
+		expect(again.output('Node')[0].json.skipped).toBe(true);
+		expect(sandbox.ledger()).toHaveLength(1);
+	});
 });
 
 describe("where n8n's processed-items store cannot hold the node's messages (n8n older than 1.64)", () => {

@@ -4,12 +4,10 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { closeDownloadConnections } from '../../../../nodes/Messaging/helpers/download';
 import { PHONE, apiRequests, runMessaging } from '../../../harness/messagingNode';
 import { useSandbox } from '../../../harness/useSandbox';
 
 const sandbox = useSandbox();
-afterAll(async () => await closeDownloadConnections());
 
 const items = (count: number) =>
 	Array.from({ length: count }, (_, index) => ({ text: `Message ${index}` }));

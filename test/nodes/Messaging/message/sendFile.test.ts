@@ -12,7 +12,6 @@ import { Readable } from 'stream';
 
 import type { INodeParameters } from 'n8n-workflow';
 
-import { closeDownloadConnections } from '../../../../nodes/Messaging/helpers/download';
 import { fileSha256 } from '../../../../sandbox/files';
 import { startSandbox } from '../../../../sandbox/server';
 import {
@@ -47,7 +46,6 @@ beforeEach(async () => {
 afterAll(async () => {
 	await setBinaryDataMode('memory');
 	rmSync(storagePath, { recursive: true, force: true });
-	await closeDownloadConnections();
 });
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
