@@ -85,12 +85,19 @@ const spelledForms = (secret: string) => [
 	spelled(secret, urlWays),
 ];
 
-const unspelledForms = (secret: string) => [
-	...textForms(secret),
-	JSON.stringify(secret).slice(1, -1),
+const unspelledForms = (secret: string) => {
+	const json = JSON.stringify(secret).slice(1, -1);
 	// A lone surrogate as UTF-8 encoders write it: encodeURIComponent would throw.
-	encodeURIComponent(secret.replace(/[\ud800-\udfff]/gu, '\ufffd')),
-];
+	const url = encodeURIComponent(secret.replace(/[\ud800-\udfff]/gu, '\ufffd'));
+	// Also the variants stacks are known to write: PHP's `\/`, lower-case percent escapes.
+	return [
+		...textForms(secret),
+		json,
+		json.replaceAll('/', '\\/'),
+		url,
+		url.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+	];
+};
 
 export class Redactor {
 	private readonly pattern: RegExp | undefined;

@@ -165,7 +165,12 @@ describe('each form of the list', () => {
 		it.each([
 			['as is', token],
 			['JSON-escaped', JSON.stringify(token).slice(1, -1)],
+			['JSON-escaped with \\/ (PHP)', JSON.stringify(token).slice(1, -1).replaceAll('/', '\\/')],
 			['URL-encoded', encodeURIComponent(token)],
+			[
+				'URL-encoded, lower-case hex',
+				encodeURIComponent(token).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+			],
 			['base64', bytes.toString('base64')],
 			['base64url', bytes.toString('base64url')],
 			['hex', bytes.toString('hex')],
