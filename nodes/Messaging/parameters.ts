@@ -88,7 +88,7 @@ export const sendPauseNotice: INodeProperties = {
 		show: {
 			'@version': [2],
 			'resource': ['message'],
-			'operation': ['sendText', 'sendFile', 'sendAndWait'],
+			'operation': SENDING_OPERATIONS,
 		},
 	},
 };

@@ -21,7 +21,8 @@ export class OperationRun<O = unknown> {
 	readonly runOptions: O;
 	private readonly ctx: IExecuteFunctions;
 	private readonly readOptions: (itemIndex: number) => O;
-	private readonly optionsConstant: boolean;
+	/** Some Option is an expression: items may have Options of their own. */
+	readonly optionsMapped: boolean;
 	private lastItemOptions: { itemIndex: number; options: O } | undefined;
 
 	constructor({ ctx, credentials, client, signal, readOptions }: RunBasics<O>) {
@@ -30,7 +31,7 @@ export class OperationRun<O = unknown> {
 		this.client = client;
 		this.signal = signal;
 		this.readOptions = readOptions;
-		this.optionsConstant = !optionsMapped(ctx);
+		this.optionsMapped = optionsMapped(ctx);
 		this.runOptions = readOptions(0);
 	}
 
@@ -40,7 +41,7 @@ export class OperationRun<O = unknown> {
 
 	/** Read once per run unless an option is mapped; then per item, so none gets another's value. */
 	options(itemIndex: number): O {
-		if (this.optionsConstant || itemIndex === 0) return this.runOptions;
+		if (!this.optionsMapped || itemIndex === 0) return this.runOptions;
 		if (this.lastItemOptions?.itemIndex !== itemIndex) {
 			this.lastItemOptions = { itemIndex, options: this.readOptions(itemIndex) };
 		}
@@ -53,7 +54,7 @@ export class OperationRun<O = unknown> {
 }
 
 /** n8n marks an expression with a leading "=". */
-export function optionsMapped(ctx: IExecuteFunctions): boolean {
+function optionsMapped(ctx: IExecuteFunctions): boolean {
 	const mapped = (value: unknown): boolean =>
 		typeof value === 'string'
 			? value.startsWith('=')

@@ -8,7 +8,7 @@ import {
 } from 'n8n-workflow';
 
 import { readCredential } from '../credential';
-import { optionsMapped, type OperationRun, type RunBasics } from './operationRun';
+import type { OperationRun, RunBasics } from './operationRun';
 import { runItems, type CallGate, type RunItemsOptions } from './itemScheduler';
 import { compactForTool } from '../aiTool';
 import { operationDocumentationUrl } from '../documentationUrl';
@@ -172,7 +172,7 @@ export async function route<O, C extends OperationRun<O>>(
 		signal,
 		readOptions: (itemIndex) => node.readOptions(ctx, itemIndex),
 	});
-	if (optionsMapped(ctx)) checkRunWideOptions(ctx, node, run, itemCount);
+	if (run.optionsMapped) checkRunWideOptions(ctx, node, run, itemCount);
 	const output = await runItems(
 		ctx,
 		itemCount,
