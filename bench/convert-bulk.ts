@@ -22,7 +22,6 @@ import { parseRateAnswer, type RateTable } from '../nodes/shared/rates/rateTable
 import {
 	ApiClient,
 	TokenCache,
-	closeConnections,
 	endpoints,
 	parseCredentials,
 	sharedTokenCache,
@@ -184,7 +183,6 @@ async function main(): Promise<void> {
 		if (requests.length !== 2 || mismatches > 0 || output.length !== ITEMS) process.exitCode = 1;
 	} finally {
 		await sandbox.close();
-		await closeConnections();
 	}
 }
 

@@ -35,7 +35,7 @@ async function main(): Promise<void> {
 	const { startRedisServer } = await import('../test/harness/redisServer');
 	const { forgetSendClaimsInProcess } = await import('../nodes/Messaging/helpers/sendClaims');
 	const { closeQueueRedis } = await import('../nodes/shared/state/redisConnection');
-	const { closeConnections, sharedTokenCache } = await import('../nodes/shared/transport');
+	const { sharedTokenCache } = await import('../nodes/shared/transport');
 
 	const sandbox = await startChildSandbox();
 	const redis = await startRedisServer();
@@ -133,7 +133,6 @@ async function main(): Promise<void> {
 		delete process.env.EXECUTIONS_MODE;
 		await closeQueueRedis();
 		await redis.close();
-		await closeConnections();
 		await sandbox.close();
 	}
 }

@@ -54,7 +54,7 @@ async function main(): Promise<void> {
 		await import('../test/harness/engine');
 	const { processedItems } = await import('../test/harness/processedItems');
 	const { forgetSendClaimsInProcess } = await import('../nodes/Messaging/helpers/sendClaims');
-	const { closeConnections, sharedTokenCache } = await import('../nodes/shared/transport');
+	const { sharedTokenCache } = await import('../nodes/shared/transport');
 
 	const sandbox = await startChildSandbox({ blockLimit: 10_000_000 });
 	const credential = sandboxCredential(sandbox.url);
@@ -171,7 +171,6 @@ async function main(): Promise<void> {
 		}
 		console.log(`\n${verdicts.join('\n')}`);
 	} finally {
-		await closeConnections();
 		await sandbox.close();
 	}
 }

@@ -94,7 +94,6 @@ async function worker(mode: Mode, megabytes: number, sandboxUrl: string): Promis
 	const gc = gcFunction();
 	const { runWorkflow, sandboxCredential, setBinaryDataMode, singleNodeWorkflow, storeBinary } =
 		await import('../test/harness/engine');
-	const { closeConnections } = await import('../nodes/shared/transport');
 
 	/** Runs one Send File of `binary` (or of a URL) and measures the node's memory growth. */
 	async function measureSend(binary: IBinaryData | { url: string }) {
@@ -190,7 +189,6 @@ async function worker(mode: Mode, megabytes: number, sandboxUrl: string): Promis
 		const warmUp = await measureSend({ url: fileUrl(1000) });
 		const fileBytes = megabytes * 1_000_000;
 		const measured = await measureSend({ url: fileUrl(fileBytes) });
-		await closeConnections();
 		return {
 			mode,
 			fileBytes,
@@ -219,7 +217,6 @@ async function worker(mode: Mode, megabytes: number, sandboxUrl: string): Promis
 		});
 		content = undefined;
 		const measured = await measureSend(binary);
-		await closeConnections();
 		return {
 			mode,
 			fileBytes,

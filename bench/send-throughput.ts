@@ -152,7 +152,7 @@ const GOALS: Partial<Record<Variant, Record<number, number>>> = {
 async function main(): Promise<void> {
 	const { runWorkflow, sandboxCredential, singleNodeWorkflow } =
 		await import('../test/harness/engine');
-	const { closeConnections, sharedTokenCache } = await import('../nodes/shared/transport');
+	const { sharedTokenCache } = await import('../nodes/shared/transport');
 	const { processedItems } = await import('../test/harness/processedItems');
 	const { forgetSendClaimsInProcess } = await import('../nodes/Messaging/helpers/sendClaims');
 	let runs = 0;
@@ -274,7 +274,6 @@ async function main(): Promise<void> {
 		}
 	} finally {
 		await agent.close();
-		await closeConnections();
 		await sandbox.close();
 	}
 }

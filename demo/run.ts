@@ -10,7 +10,6 @@ import { join } from 'path';
 
 import { startSandbox } from '../sandbox/server';
 import { messagingRateApiTest } from '../nodes/shared/credential';
-import { closeConnections } from '../nodes/shared/transport';
 import type { Sandbox } from '../sandbox/types';
 import { runWorkflow, sandboxCredential, type WorkflowJson } from '../test/harness/engine';
 import { ACCOUNT_TRIGGER_TYPE, PollHarness, type PollOutcome } from '../test/harness/pollEngine';
@@ -86,7 +85,6 @@ async function main() {
 		`Requests the gateway answered: ${sandbox.requests().length}; tokens issued: messaging ${sandbox.stats().tokensIssued.wa}, rates ${sandbox.stats().tokensIssued.rate}`,
 	);
 	await sandbox.close();
-	await closeConnections();
 	process.exit(failures ? 1 : 0);
 }
 

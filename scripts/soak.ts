@@ -11,7 +11,6 @@
 import '../test/harness/env';
 import { startSandbox } from '../sandbox/server';
 import type { FaultKind } from '../sandbox/types';
-import { closeConnections } from '../nodes/shared/transport';
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../test/harness/engine';
 import { sendOptions } from '../test/harness/sendOptions';
 
@@ -229,7 +228,6 @@ The same ${SENDS} items again, no faults (Skip Repeats Within, 8 h):
 		console.log(`${label.padEnd(width)} | ${String(count).padStart(5)} | ${note}`);
 
 	await sandbox.close();
-	await closeConnections();
 	const mustBeZero = [...table, ...rerunRows]
 		.filter(([, , note]) => note === 'must be 0')
 		.some(([, n]) => n !== 0);

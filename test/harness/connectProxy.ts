@@ -76,3 +76,25 @@ export function withProxyEnvironment(values: Record<string, string | undefined>)
 	apply(values);
 	return () => apply(saved);
 }
+
+export interface DroppingProxy {
+	readonly url: string;
+	/** Connections accepted (and closed at once) so far. */
+	connections(): number;
+	close(): Promise<void>;
+}
+
+/** A proxy that has crashed behind its port, or a firewall's reset: accepts, then closes. */
+export async function startDroppingProxy(): Promise<DroppingProxy> {
+	let connections = 0;
+	const server = net.createServer((socket) => {
+		connections++;
+		socket.destroy();
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		connections: () => connections,
+		close: async () => await new Promise<void>((resolve) => server.close(() => resolve())),
+	};
+}

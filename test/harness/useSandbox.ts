@@ -16,7 +16,7 @@
 import { forgetSendClaimsInProcess } from '../../nodes/Messaging/helpers/sendClaims';
 import { forgetClaimsInProcess } from '../../nodes/MessagingTrigger/deliveries';
 import { sharedRateCache } from '../../nodes/shared/rates/rateBook';
-import { closeConnections, sharedTokenCache } from '../../nodes/shared/transport';
+import { sharedTokenCache } from '../../nodes/shared/transport';
 import { startSandbox } from '../../sandbox/server';
 import type { Sandbox, SandboxOptions } from '../../sandbox/types';
 import { processedItems } from './processedItems';
@@ -61,7 +61,6 @@ export function useSandbox(
 	afterAll(async () => {
 		await current?.close();
 		current = undefined;
-		await closeConnections();
 	});
 
 	function running(): Sandbox {

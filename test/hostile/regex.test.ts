@@ -18,8 +18,8 @@ import { expectLinearTime } from '../harness/hostile';
 import { isMimeType, parseBase64Text } from '../../nodes/shared/dataUri';
 import { normalizePhone } from '../../nodes/shared/phone';
 import { readRate } from '../../nodes/shared/rates/rateTable';
-import { endpoints, parseCredentials, parseEnvelope } from '../../nodes/shared/transport';
-import { pageText } from '../../nodes/shared/transport/envelope';
+import { endpoints, parseCredentials } from '../../nodes/shared/transport';
+import { parseEnvelope } from '../../nodes/shared/transport/envelope';
 import { Redactor } from '../../nodes/shared/transport/redact';
 
 const ROOT = join(__dirname, '..', '..');
@@ -235,6 +235,9 @@ describe('parsers of outside text, 1 MB of their worst input, against a linear p
 	});
 
 	it('HTML error pages: "<" without ">", "<title" without end, unclosed scripts, spaces', () => {
+		const redactor = new Redactor(['a-long-secret']);
+		const pageText = (page: string) =>
+			parseEnvelope(endpoint, { status: 500, text: page }, redactor);
 		measure('page: <<<<', { input: (n) => '<'.repeat(n), run: (s) => pageText(s) });
 		measure('page: <title<title…', {
 			input: (n) => '<title'.repeat(n / 6),
@@ -247,7 +250,7 @@ describe('parsers of outside text, 1 MB of their worst input, against a linear p
 		measure('page: <a> tags', { input: (n) => '<a>x'.repeat(n / 4), run: (s) => pageText(s) });
 		measure('envelope: HTTP 502 page of "<"', {
 			input: (n) => '<'.repeat(n),
-			run: (s) => parseEnvelope(endpoint, 502, s, ['a-long-secret']),
+			run: (s) => parseEnvelope(endpoint, { status: 502, text: s }, redactor),
 		});
 	});
 
@@ -255,7 +258,8 @@ describe('parsers of outside text, 1 MB of their worst input, against a linear p
 		measure('envelope: "token " × n in an error message', {
 			input: (n) =>
 				JSON.stringify({ jsonrpc: '2.0', error: { code: 200, message: 'token '.repeat(n / 6) } }),
-			run: (s) => parseEnvelope(endpoint, 200, s, ['a-long-secret']),
+			run: (s) =>
+				parseEnvelope(endpoint, { status: 200, text: s }, new Redactor(['a-long-secret'])),
 		});
 	});
 

@@ -10,21 +10,23 @@ import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/e
 import {
 	ApiClient,
 	ApiError,
-	MAX_CONNECTIONS_PER_ORIGIN,
 	TokenCache,
-	closeConnections,
 	endpoints,
 	parseCredentials,
 	type ApiCredentials,
 } from '../../nodes/shared/transport';
 import {
 	startConnectProxy,
+	startDroppingProxy,
 	withProxyEnvironment,
 	type ConnectProxy,
+	type DroppingProxy,
 } from '../harness/connectProxy';
 import { useSandbox } from '../harness/useSandbox';
 
 const sandbox = useSandbox();
+/** The transport's cap on sockets per origin (CONTRIBUTING, "Facts behind the code"). */
+const MAX_CONNECTIONS_PER_ORIGIN = 64;
 const SEND = { method: 'sendMessage', version: '16.0.1.3', phone: '6281288776713', body: 'hello' };
 const sendParams = { version: SEND.version, phone: SEND.phone, body: SEND.body };
 
@@ -275,9 +277,7 @@ describe('fan-out', () => {
 	});
 
 	it(`connections per origin are capped at ${MAX_CONNECTIONS_PER_ORIGIN} however many calls run at once`, async () => {
-		await closeConnections();
-		await new Promise((resolve) => setTimeout(resolve, 200)); // the sandbox sees the old sockets close
-		sandbox.reset();
+		await sandbox.restart(); // a new origin: no pooled connection of an earlier test counts
 		sandbox.addFaults([
 			{ kind: 'slow', delayMs: 100, match: { path: '/api/wa/2.0/check' }, times: 1000 },
 		]);
@@ -299,7 +299,6 @@ describe('proxies (HTTP_PROXY / NO_PROXY), with a CONNECT proxy on loopback', ()
 	});
 	afterEach(() => restore());
 	afterAll(async () => {
-		await closeConnections();
 		await proxy.close();
 	});
 
@@ -333,6 +332,123 @@ describe('proxies (HTTP_PROXY / NO_PROXY), with a CONNECT proxy on loopback', ()
 		expect(error.kind).toBe('network');
 		expect(error.attempts).toBe(2);
 		expect(error.deliveryUnknown).toBe(false);
+	});
+});
+
+/** A proxy that takes the connection and never answers CONNECT. */
+async function startSilentProxy(): Promise<{ url: string; close(): Promise<void> }> {
+	const sockets = new Set<Socket>();
+	const server = net.createServer((socket) => void sockets.add(socket));
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		close: async () => {
+			for (const socket of sockets) socket.destroy();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
+
+describe('a proxy that accepts and closes every connection (crashed, overloaded, a firewall reset)', () => {
+	let proxy: DroppingProxy;
+	let restore: () => void = () => undefined;
+	beforeEach(async () => {
+		proxy = await startDroppingProxy();
+	});
+	afterEach(async () => {
+		restore();
+		await proxy.close();
+	});
+
+	it.each([
+		['a read', endpoints.checkNumber, { phone: SEND.phone }],
+		['a send', endpoints.sendMessage, sendParams],
+	] as const)(
+		'%s fails within Request Timeout with a clear error, and the proxy sees one connection per attempt',
+		async (_what, endpoint, params) => {
+			const c = new ApiClient(credentials({ timeoutSeconds: 2 }), new TokenCache());
+			await c.token('wa'); // before the proxy: the send itself is what meets it
+			restore = withProxyEnvironment({ HTTP_PROXY: proxy.url, NO_PROXY: undefined });
+			const started = Date.now();
+			const outcome = await Promise.race([
+				failure(c.call(endpoint, params)),
+				new Promise((resolve) => setTimeout(() => resolve('still waiting after 8 s'), 8_000)),
+			]);
+			const elapsed = Date.now() - started;
+			expect(outcome).toBeInstanceOf(ApiError);
+			const error = outcome as ApiError;
+			expect(error.message).toMatch(
+				/failed: the connection failed \(PROXY_CONNECTION_CLOSED: through the proxy \(HTTP\(S\)_PROXY\): other side closed\)$/,
+			);
+			// Nothing left this machine for the gateway: a send is known not delivered, and retried.
+			expect(error.deliveryUnknown).toBe(false);
+			expect(error.attempts).toBe(4);
+			expect(elapsed).toBeLessThan(4_000);
+			expect(proxy.connections()).toBe(error.attempts);
+		},
+	);
+
+	it('a Send Text run ends with the error in bounded time', async () => {
+		restore = withProxyEnvironment({ HTTP_PROXY: proxy.url, NO_PROXY: undefined });
+		const started = Date.now();
+		const run = await runWorkflow(
+			singleNodeWorkflow('messaging', {
+				resource: 'message',
+				operation: 'sendText',
+				phone: SEND.phone,
+				text: 'hello',
+			}),
+			sandboxCredential(sandbox.url),
+		);
+		expect(String(run.error?.message)).toMatch(/PROXY_CONNECTION_CLOSED/);
+		expect(Date.now() - started).toBeLessThan(10_000);
+		expect(proxy.connections()).toBeLessThanOrEqual(8);
+		expect(sandbox.ledger()).toHaveLength(0);
+	});
+});
+
+describe('a proxy that never answers', () => {
+	it("n8n's cancel ends a call whose proxy never answers CONNECT, at once", async () => {
+		const silent = await startSilentProxy();
+		const restore = withProxyEnvironment({ HTTP_PROXY: silent.url, NO_PROXY: undefined });
+		try {
+			const cancel = new AbortController();
+			const c = new ApiClient(credentials({ timeoutSeconds: 30 }), new TokenCache());
+			const call = failure(
+				c.call(endpoints.checkNumber, { phone: SEND.phone }, { signal: cancel.signal }),
+			);
+			setTimeout(() => cancel.abort(), 300);
+			const started = Date.now();
+			const error = await call;
+			expect(error.kind).toBe('aborted');
+			expect(Date.now() - started).toBeLessThan(1_500);
+		} finally {
+			restore();
+			await silent.close();
+		}
+	});
+
+	it('Request Timeout ends a call whose proxy never answers CONNECT', async () => {
+		const silent = await startSilentProxy();
+		let restore = () => undefined as void;
+		try {
+			const c = new ApiClient(credentials({ timeoutSeconds: 1 }), new TokenCache(), {
+				maxRetries: 0,
+				baseDelayMs: 1,
+				maxDelayMs: 1,
+				maxRetryAfterSeconds: 1,
+			});
+			await c.token('wa');
+			restore = withProxyEnvironment({ HTTP_PROXY: silent.url, NO_PROXY: undefined });
+			const started = Date.now();
+			const error = await failure(c.call(endpoints.sendMessage, sendParams));
+			expect(error.kind).toBe('timeout');
+			expect(error.deliveryUnknown).toBe(false);
+			expect(Date.now() - started).toBeLessThan(2_500);
+		} finally {
+			restore();
+			await silent.close();
+		}
 	});
 });
 

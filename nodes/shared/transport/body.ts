@@ -11,19 +11,21 @@ export interface DataUriParam {
 
 export type ParamValue = string | DataUriParam;
 
+export interface RequestBody {
+	/** A function, so every attempt reads the body afresh. */
+	chunks(): AsyncIterable<Buffer | string>;
+	/** Unknown for a file of unknown size; then `maxLength` bounds it, if anything does. */
+	readonly length?: number;
+	readonly maxLength?: number;
+}
+
 // An error of a file's own stream: the body was cut off before its end, so the server cannot have
 // processed the request. Passed on as it is, not as a lost connection.
 export function isSourceFailure(error: unknown): boolean {
-	return (
-		typeof error === 'object' &&
-		error !== null &&
-		(error as { sourceFailure?: unknown }).sourceFailure === true
-	);
+	return (error as { sourceFailure?: unknown } | undefined)?.sourceFailure === true;
 }
 
-function isDataUriParam(value: unknown): value is DataUriParam {
-	return typeof value === 'object' && value !== null && (value as DataUriParam).kind === 'dataUri';
-}
+const isDataUri = (value: ParamValue): value is DataUriParam => typeof value !== 'string';
 
 // Strings, which the socket writes without making a Buffer, small enough for V8's young generation:
 // Buffers count as external memory, which V8 collects late, so a large file would pile up garbage.
@@ -31,72 +33,54 @@ const PIECE = 64 * 1024;
 /** A multiple of 3, so each piece encodes on its own. */
 const BYTES_PER_PIECE = (PIECE / 4) * 3;
 
-type BodySource = Buffer | AsyncIterable<string>;
+const base64Length = (bytes: number | undefined) =>
+	bytes === undefined ? undefined : Math.ceil(bytes / 3) * 4;
 
-export interface RequestBody {
-	/** A function, so every attempt gets a fresh iterator. */
-	open(): BodySource;
-	length?: number;
-	maxLength?: number;
-}
-
+/** `{"params": …}` as JSON, with each file written as a data URI as it is read. */
 export function buildBody(params: Record<string, ParamValue>): RequestBody {
 	const entries = Object.entries(params);
-	if (!entries.some(([, v]) => isDataUriParam(v))) {
+	if (!entries.some(([, value]) => isDataUri(value))) {
 		const buffer = Buffer.from(JSON.stringify({ params }));
-		return { open: () => buffer, length: buffer.length };
+		return {
+			chunks: async function* () {
+				yield buffer;
+			},
+			length: buffer.length,
+		};
 	}
-
-	const parts: Array<string | DataUriParam> = [];
+	const parts: ParamValue[] = [];
 	let text = '{"params":{';
 	entries.forEach(([key, value], index) => {
 		text += `${index ? ',' : ''}${JSON.stringify(key)}:`;
-		if (isDataUriParam(value)) {
-			parts.push(`${text}"data:${jsonInner(value.mimeType)};base64,`, value);
+		if (!isDataUri(value)) text += JSON.stringify(value);
+		else {
+			parts.push(`${text}"data:${JSON.stringify(value.mimeType).slice(1, -1)};base64,`, value);
 			text = '"';
-		} else {
-			text += JSON.stringify(value);
 		}
 	});
 	parts.push(`${text}}}`);
-
-	let length: number | undefined = 0;
-	let maxLength: number | undefined = 0;
-	for (const part of parts) {
-		const size =
-			typeof part === 'string'
-				? Buffer.byteLength(part)
-				: part.base64 !== undefined
-					? part.base64.length
-					: part.byteLength !== undefined
-						? Math.ceil(part.byteLength / 3) * 4
-						: undefined;
-		length = length === undefined || size === undefined ? undefined : length + size;
-		const bound =
-			size ??
-			(typeof part !== 'string' && part.maxByteLength !== undefined
-				? Math.ceil(part.maxByteLength / 3) * 4
-				: undefined);
-		maxLength = maxLength === undefined || bound === undefined ? undefined : maxLength + bound;
-	}
+	const sum = (size: (part: DataUriParam) => number | undefined) =>
+		parts.reduce<number | undefined>((total, part) => {
+			const add = isDataUri(part) ? size(part) : Buffer.byteLength(part);
+			return total === undefined || add === undefined ? undefined : total + add;
+		}, 0);
+	const exact = (part: DataUriParam) => part.base64?.length ?? base64Length(part.byteLength);
+	const length = sum(exact);
 	return {
-		open: () => streamParts(parts),
+		chunks: () => streamParts(parts),
 		length,
-		maxLength: length === undefined ? maxLength : undefined,
+		maxLength: length ?? sum((part) => exact(part) ?? base64Length(part.maxByteLength)),
 	};
 }
 
-async function* streamParts(parts: Array<string | DataUriParam>): AsyncGenerator<string> {
+async function* streamParts(parts: ParamValue[]): AsyncGenerator<string> {
 	for (const part of parts) {
-		if (typeof part === 'string') yield part;
-		else if (part.base64 !== undefined) {
-			// Base64 needs no JSON escaping.
+		if (!isDataUri(part)) yield part;
+		// Base64 needs no JSON escaping.
+		else if (part.base64 !== undefined)
 			for (let i = 0; i < part.base64.length; i += PIECE) yield part.base64.slice(i, i + PIECE);
-		} else if (part.open) {
-			yield* base64Stream(await part.open());
-		} else {
-			throw new Error('A data URI param needs base64 content or a stream');
-		}
+		else if (part.open) yield* base64Stream(await part.open());
+		else throw new Error('A data URI param needs base64 content or a stream');
 	}
 }
 
@@ -112,8 +96,4 @@ async function* base64Stream(source: AsyncIterable<Buffer | string>): AsyncGener
 		carry = whole < bytes.length ? Buffer.from(bytes.subarray(whole)) : undefined;
 	}
 	if (carry) yield carry.toString('base64');
-}
-
-function jsonInner(value: string): string {
-	return JSON.stringify(value).slice(1, -1);
 }

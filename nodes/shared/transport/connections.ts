@@ -1,4 +1,4 @@
-import type { Dispatcher } from 'undici';
+import type { buildConnector, Dispatcher } from 'undici';
 
 import { environment } from '../environment';
 import { onFirstUse } from '../onFirstUse';
@@ -8,63 +8,60 @@ const undici = onFirstUse(
 	() => require('undici') as typeof import('undici'),
 );
 
-// One undici Agent per TLS setting and proxy environment, shared by the process, so the cap on
+// One dispatcher per TLS setting and proxy environment, shared by the process, so the cap on
 // sockets per origin holds whatever the parallelism.
-export const MAX_CONNECTIONS_PER_ORIGIN = 64;
+const MAX_CONNECTIONS_PER_ORIGIN = 64;
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
+const dispatchers = new Map<string, Dispatcher>();
 
-const PROXY_VARIABLES = [
-	'HTTPS_PROXY',
-	'https_proxy',
-	'HTTP_PROXY',
-	'http_proxy',
-	'NO_PROXY',
-	'no_proxy',
-] as const;
-
-const agents = new Map<string, Dispatcher>();
-/** A pool kept from before a `closeConnections` is closed: its holder checks this first. */
-let poolsClosed = 0;
-
-export function poolGeneration(): number {
-	return poolsClosed;
-}
-
-export interface PoolSettings {
-	readonly allowUnauthorizedCerts: boolean;
-	readonly connectTimeoutMs: number;
-}
-
-function proxyEnvironment(): string {
-	return PROXY_VARIABLES.map((name) => environment()[name] ?? '').join('\n');
-}
-
-function usesProxy(): boolean {
-	return PROXY_VARIABLES.slice(0, 4).some((name) => Boolean(environment()[name]));
-}
-
-export function poolFor(settings: PoolSettings): Dispatcher {
-	const key = `${settings.allowUnauthorizedCerts}|${settings.connectTimeoutMs}|${proxyEnvironment()}`;
-	let agent = agents.get(key);
-	if (!agent) {
-		const tls = { rejectUnauthorized: !settings.allowUnauthorizedCerts };
+export function dispatcherFor(
+	allowUnauthorizedCerts: boolean,
+	connectTimeoutMs: number,
+): Dispatcher {
+	const env = environment();
+	const proxied = PROXY_VARIABLES.some((name) => env[name]);
+	const proxies = [...PROXY_VARIABLES, 'NO_PROXY', 'no_proxy'].map((name) => env[name] ?? '');
+	const key = `${allowUnauthorizedCerts}|${connectTimeoutMs}|${proxies.join('\n')}`;
+	let dispatcher = dispatchers.get(key);
+	if (!dispatcher) {
+		const tls = { rejectUnauthorized: !allowUnauthorizedCerts };
 		const options = {
 			keepAliveTimeout: 10_000,
 			keepAliveMaxTimeout: 60_000,
 			connections: MAX_CONNECTIONS_PER_ORIGIN,
-			connect: { ...tls, timeout: settings.connectTimeoutMs },
+			connect: { ...tls, timeout: connectTimeoutMs },
 		};
-		// Through a proxy the connection to the service is TLS inside the tunnel: same rule for its certificate.
-		agent = usesProxy()
-			? new (undici().EnvHttpProxyAgent)({ ...options, requestTls: tls })
+		// Through a proxy the connection to the service is TLS inside the tunnel: same rule for it.
+		dispatcher = proxied
+			? new (undici().EnvHttpProxyAgent)({ ...options, requestTls: tls, factory: poolFailingFast })
 			: new (undici().Agent)(options);
-		agents.set(key, agent);
+		dispatchers.set(key, dispatcher);
 	}
-	return agent;
+	return dispatcher;
 }
 
-export async function closeConnections(): Promise<void> {
-	poolsClosed++;
-	const closing = [...agents.values()].map(async (agent) => await agent.close());
-	agents.clear();
-	await Promise.all(closing);
+// undici retries a connection that fails with a socket error at once and forever while a request
+// waits, and a proxy that closes every connection fails every tunnel that way: tunnel errors are
+// passed on as plain ones, so the waiting requests fail and the caller's retry rules decide.
+function poolFailingFast(origin: string | URL, options: object): Dispatcher {
+	const connect = (options as { connect?: unknown }).connect;
+	if (typeof connect !== 'function') return new (undici().Pool)(origin, options);
+	const tunnel = connect as buildConnector.connector;
+	return new (undici().Pool)(origin, {
+		...options,
+		connect: (settings: buildConnector.Options, callback: buildConnector.Callback) =>
+			tunnel(settings, (...args) => {
+				const [error] = args;
+				if (!error) return callback(...args);
+				const code = (error as { code?: string }).code;
+				const retried = code === 'UND_ERR_SOCKET' || code === 'UND_ERR_INFO';
+				callback(
+					Object.assign(new Error(`through the proxy (HTTP(S)_PROXY): ${error.message}`), {
+						code: retried ? 'PROXY_CONNECTION_CLOSED' : code,
+						cause: error,
+					}),
+					null,
+				);
+			}),
+	});
 }

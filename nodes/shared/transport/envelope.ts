@@ -1,6 +1,6 @@
 import type { Endpoint } from './endpoints';
 import { ApiError } from './errors';
-import { Redactor } from './redact';
+import type { Redactor } from './redact';
 
 const MAX_SERVER_TEXT = 300;
 /** Only this prefix is scanned, so a hostile large page costs no more than a small one. */
@@ -12,15 +12,16 @@ interface RpcError {
 	data?: { name?: unknown; message?: unknown };
 }
 
-export function parseEnvelope(
-	endpoint: Endpoint,
-	httpStatus: number,
-	text: string,
-	secrets: Redactor | readonly string[],
-	retryAfterSeconds?: number,
-	location?: string,
-): unknown {
-	const redactor = secrets instanceof Redactor ? secrets : new Redactor(secrets);
+export interface Answer {
+	readonly status: number;
+	readonly text: string;
+	readonly retryAfterSeconds?: number;
+	readonly location?: string;
+}
+
+/** The result of a JSON-RPC answer, or an ApiError with the server's words, redacted. */
+export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Redactor): unknown {
+	const { status: httpStatus, text, retryAfterSeconds, location } = answer;
 	const json = parseJson(text);
 	const clean = (said: string) => shorten(redactor.text(said.slice(0, SCANNED_TEXT)));
 	// Redacted by key too (an `access_token` the package never saw), then by value.
@@ -222,7 +223,7 @@ function rpcText(rpc: RpcError): string {
 }
 
 /** indexOf, not patterns such as `<[^>]+>`, which rescan to the end from every `<` (quadratic). */
-export function pageText(page: string): string {
+function pageText(page: string): string {
 	const text = page.slice(0, SCANNED_TEXT);
 	const lower = text.toLowerCase();
 	const titleAt = lower.indexOf('<title');

@@ -11,25 +11,17 @@ const EXPIRY_MARGIN_MS = 30_000;
 // An `expires_at` in the past (a server clock behind ours, a wrong unit) would otherwise make every
 // call fetch a new token.
 const MIN_TOKEN_LIFETIME_MS = 10_000;
-/** Dropped tokens are still redacted if a later answer echoes them. */
+/** Dropped tokens are still redacted if a later answer echoes them, for a while. */
 const RETIRED_KEPT = 64;
 const RETIRED_KEPT_MS = 60 * 60_000;
 const MAX_TOKENS = 256;
-
-interface Retired {
-	value: string;
-	key: string;
-	at: number;
-}
 
 export class TokenCache {
 	/** In order of last use: the first entry is the least recently used. */
 	private readonly tokens = new Map<string, Token>();
 	private readonly inFlight = new Map<string, Promise<Token>>();
-	private readonly retired: Retired[] = [];
-	fetches = 0;
-	// While it stands still, the set of values can only have shrunk, so a redactor made for it still
-	// covers them.
+	private retired: Array<{ value: string; key: string; at: number }> = [];
+	/** Changes whenever the set of values does: a redactor made for one generation stays valid. */
 	generation = 0;
 
 	constructor(private readonly now: () => number = Date.now) {}
@@ -41,23 +33,21 @@ export class TokenCache {
 			this.tokens.set(key, cached);
 			return cached;
 		}
-
-		const pending = this.inFlight.get(key);
-		if (pending) return await pending;
-
-		this.fetches++;
-		const request = fetchToken()
-			.then((token) => {
-				const replaced = this.tokens.get(key);
-				if (replaced && replaced.value !== token.value) this.retire(key, replaced.value);
-				this.tokens.delete(key);
-				this.tokens.set(key, token);
-				this.generation++;
-				this.prune();
-				return token;
-			})
-			.finally(() => this.inFlight.delete(key));
-		this.inFlight.set(key, request);
+		let request = this.inFlight.get(key);
+		if (!request) {
+			request = fetchToken()
+				.then((token) => {
+					const replaced = this.tokens.get(key);
+					if (replaced && replaced.value !== token.value) this.retire(key, replaced.value);
+					this.tokens.delete(key);
+					this.tokens.set(key, token);
+					this.generation++;
+					this.prune();
+					return token;
+				})
+				.finally(() => this.inFlight.delete(key));
+			this.inFlight.set(key, request);
+		}
 		return await request;
 	}
 
@@ -70,24 +60,19 @@ export class TokenCache {
 		if (token) this.retire(key, token.value);
 	}
 
-	values(scope?: string): string[] {
+	/** The tokens of keys starting with `scope`, cached and retired. */
+	values(scope = ''): string[] {
 		this.prune();
-		const inScope = (key: string) => scope === undefined || key.startsWith(scope);
 		return [
-			...[...this.tokens].filter(([key]) => inScope(key)).map(([, token]) => token.value),
-			...this.retired.filter((entry) => inScope(entry.key)).map((entry) => entry.value),
+			...[...this.tokens].filter(([key]) => key.startsWith(scope)).map(([, token]) => token.value),
+			...this.retired.filter((entry) => entry.key.startsWith(scope)).map((entry) => entry.value),
 		];
-	}
-
-	size(): { cached: number; retired: number } {
-		return { cached: this.tokens.size, retired: this.retired.length };
 	}
 
 	clear(): void {
 		this.tokens.clear();
 		this.inFlight.clear();
-		this.retired.length = 0;
-		this.fetches = 0;
+		this.retired = [];
 		this.generation++;
 	}
 
@@ -99,15 +84,14 @@ export class TokenCache {
 				this.retire(key, token.value);
 			}
 		}
-		while (this.retired.length > 0 && now - this.retired[0].at > RETIRED_KEPT_MS)
-			this.retired.shift();
+		this.retired = this.retired.filter((entry) => now - entry.at <= RETIRED_KEPT_MS);
 	}
 
 	private retire(key: string, value: string): void {
 		if (this.retired.some((entry) => entry.value === value)) return;
 		this.retired.push({ value, key, at: this.now() });
-		this.generation++;
 		if (this.retired.length > RETIRED_KEPT) this.retired.shift();
+		this.generation++;
 	}
 }
 
@@ -130,12 +114,9 @@ function statedExpiry(answer: Record<string, unknown>, now: number): number | un
 	const expiresIn = Number(answer.expires_in ?? answer.expiresIn);
 	if (Number.isFinite(expiresIn) && expiresIn > 0) return now + expiresIn * 1000;
 	const at = answer.expires_at ?? answer.expiresAt ?? answer.exp;
-	if (typeof at === 'number' && at > 0) return at > 1e12 ? at : at * 1000;
-	if (typeof at === 'string') {
-		const numeric = Number(at);
-		if (Number.isFinite(numeric) && numeric > 0) return numeric > 1e12 ? numeric : numeric * 1000;
-		const parsed = Date.parse(at);
-		if (Number.isFinite(parsed)) return parsed;
-	}
-	return undefined;
+	const numeric = typeof at === 'number' || typeof at === 'string' ? Number(at) : NaN;
+	// Seconds or milliseconds since the epoch, or a date.
+	if (Number.isFinite(numeric) && numeric > 0) return numeric > 1e12 ? numeric : numeric * 1000;
+	const parsed = typeof at === 'string' ? Date.parse(at) : NaN;
+	return Number.isFinite(parsed) ? parsed : undefined;
 }

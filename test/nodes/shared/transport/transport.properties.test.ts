@@ -6,21 +6,18 @@
 import fc from 'fast-check';
 import { Readable } from 'stream';
 
-import {
-	ApiError,
-	buildBody,
-	endpoints,
-	parseEnvelope,
-	type ParamValue,
-} from '../../../../nodes/shared/transport';
+import { ApiError, endpoints, type ParamValue } from '../../../../nodes/shared/transport';
+import { buildBody } from '../../../../nodes/shared/transport/body';
+import { parseEnvelope } from '../../../../nodes/shared/transport/envelope';
+import { Redactor } from '../../../../nodes/shared/transport/redact';
 
 async function collect(body: ReturnType<typeof buildBody>): Promise<Buffer> {
-	const source = body.open();
-	if (Buffer.isBuffer(source)) return source;
 	const chunks: Buffer[] = [];
-	for await (const chunk of source) chunks.push(Buffer.from(chunk));
+	for await (const chunk of body.chunks()) chunks.push(Buffer.from(chunk));
 	return Buffer.concat(chunks);
 }
+
+const secret = new Redactor(['s3cr3t-value']);
 
 describe('parseEnvelope', () => {
 	const answers = fc.oneof(
@@ -45,7 +42,7 @@ describe('parseEnvelope', () => {
 				fc.constantFrom(...Object.values(endpoints)),
 				(status, text, endpoint) => {
 					try {
-						parseEnvelope(endpoint, status, text, ['s3cr3t-value']);
+						parseEnvelope(endpoint, { status, text }, secret);
 						return status < 400;
 					} catch (error) {
 						return (
@@ -67,7 +64,7 @@ describe('parseEnvelope', () => {
 					error: { code: 200, message: `${before}s3cr3t-value${after}` },
 				});
 				try {
-					parseEnvelope(endpoints.limit, 200, text, ['s3cr3t-value']);
+					parseEnvelope(endpoints.limit, { status: 200, text }, secret);
 					return false;
 				} catch (error) {
 					return !(error as Error).message.includes('s3cr3t-value');
