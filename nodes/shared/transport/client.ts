@@ -38,6 +38,8 @@ const TIMEOUT_CODES = new Set([
 	'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
+const TIMED_OUT = new Error('aborted: no complete answer within Request Timeout');
+
 /** An attempt that ended without an answer, and whether its request may have left. */
 class NoAnswer {
 	constructor(
@@ -239,13 +241,10 @@ export class ApiClient {
 		const uploadMiB = (body.maxLength ?? 0) / MIB;
 		const limitMs = timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0);
 		const stop = new AbortController();
-		const timedOut = new Error(
-			`aborted: no complete answer within ${limitMs} ms (Request Timeout)`,
-		);
-		const cancel = () => stop.abort(signal ? abortReason(signal) : timedOut);
+		const cancel = () => stop.abort(signal ? abortReason(signal) : TIMED_OUT);
 		signal?.addEventListener('abort', cancel, { once: true });
 		if (signal?.aborted) cancel();
-		const endLimit = clock.limit(limitMs, () => stop.abort(timedOut));
+		const endLimit = clock.limit(limitMs, () => stop.abort(TIMED_OUT));
 		let sent = false;
 		try {
 			const url = new URL(`${this.credentials.baseUrl}${endpoint.path}`);
@@ -285,7 +284,7 @@ export class ApiClient {
 			};
 		} catch (cause) {
 			if (cause instanceof ApiError) throw cause;
-			throw new NoAnswer(cause, sent, stop.signal.reason === timedOut);
+			throw new NoAnswer(cause, sent, stop.signal.reason === TIMED_OUT);
 		} finally {
 			endLimit();
 			signal?.removeEventListener('abort', cancel);
@@ -323,45 +322,30 @@ export class ApiClient {
 		if (match) sessionCookies.set(this.credentialKey, match[1]);
 	}
 
-	private noAnswerError(
-		endpoint: Endpoint,
-		{ cause, sent, timedOut }: NoAnswer,
-		signal?: AbortSignal,
-	): ApiError {
-		const err = cause as {
-			code?: string;
-			name?: string;
-			message?: string;
-			cause?: { code?: string };
-		};
-		const code = err?.code ?? err?.cause?.code;
-		if (signal?.aborted) {
-			return new ApiError(endpoint, {
-				kind: 'aborted',
-				reason: 'the execution was cancelled',
-				causeCode: code,
-			});
-		}
+	private noAnswerError(endpoint: Endpoint, failure: NoAnswer, signal?: AbortSignal): ApiError {
+		const err = (failure.cause ?? {}) as Partial<NodeJS.ErrnoException>;
+		const code = err.code ?? (err.cause as { code?: string } | undefined)?.code;
+		if (signal?.aborted)
+			return new ApiError(endpoint, { kind: 'aborted', reason: 'the execution was cancelled' });
 		// Sent (even in part) and then no answer: the server may have processed it.
-		const deliveryUnknown = endpoint.httpMethod === 'POST' && sent;
+		const deliveryUnknown = endpoint.httpMethod === 'POST' && failure.sent;
 		const seconds = this.credentials.timeoutSeconds;
-		if (timedOut || (code && TIMEOUT_CODES.has(code))) {
+		if (failure.timedOut) {
+			const reason = `no complete answer within ${seconds} s (Request Timeout)`;
 			return new ApiError(endpoint, {
 				kind: 'timeout',
-				reason: timedOut
-					? `no complete answer within ${seconds} s (Request Timeout)`
-					: `no answer within ${seconds} s (${code})`,
-				causeCode: timedOut ? 'REQUEST_TIMEOUT' : code,
+				reason,
+				causeCode: 'REQUEST_TIMEOUT',
 				deliveryUnknown,
 			});
 		}
-		const detail = err?.message ? `: ${this.redactor().text(err.message).slice(0, 300)}` : '';
-		return new ApiError(endpoint, {
-			kind: 'network',
-			reason: `the connection failed (${code ?? err?.name ?? 'unknown error'}${detail})`,
-			causeCode: code,
-			deliveryUnknown,
-		});
+		if (code && TIMEOUT_CODES.has(code)) {
+			const reason = `no answer within ${seconds} s (${code})`;
+			return new ApiError(endpoint, { kind: 'timeout', reason, causeCode: code, deliveryUnknown });
+		}
+		const detail = err.message ? `: ${this.redactor().text(err.message).slice(0, 300)}` : '';
+		const reason = `the connection failed (${code ?? err.name ?? 'unknown error'}${detail})`;
+		return new ApiError(endpoint, { kind: 'network', reason, causeCode: code, deliveryUnknown });
 	}
 }
 

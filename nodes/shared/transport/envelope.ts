@@ -1,5 +1,5 @@
 import type { Endpoint } from './endpoints';
-import { ApiError } from './errors';
+import { ApiError, type ApiErrorDetails } from './errors';
 import type { Redactor } from './redact';
 
 const MAX_SERVER_TEXT = 300;
@@ -19,100 +19,103 @@ export interface Answer {
 	readonly location?: string;
 }
 
+type Fields = Record<string, unknown>;
+const asFields = (value: unknown): Fields | undefined =>
+	value !== null && typeof value === 'object' ? (value as Fields) : undefined;
+const numeric = (value: unknown) => (typeof value === 'number' ? value : undefined);
+
 /** The result of a JSON-RPC answer, or an ApiError with the server's words, redacted. */
 export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Redactor): unknown {
-	const { status: httpStatus, text, retryAfterSeconds, location } = answer;
+	const { status, text } = answer;
 	const json = parseJson(text);
-	const clean = (said: string) => shorten(redactor.text(said.slice(0, SCANNED_TEXT)));
+	const object = asFields(json);
+	const isWrite = endpoint.httpMethod === 'POST';
+	// Shortened after redaction: cutting first could leave half a secret behind.
+	const clean = (said: string) => {
+		const safe = redactor.text(said.slice(0, SCANNED_TEXT));
+		return safe.length > MAX_SERVER_TEXT ? `${safe.slice(0, MAX_SERVER_TEXT)}…` : safe;
+	};
 	// Redacted by key too (an `access_token` the package never saw), then by value.
-	const cleanJson = (value: unknown) =>
-		clean(JSON.stringify(redactor.value(value)) ?? String(value));
+	const cleanJson = (value: unknown) => clean(JSON.stringify(redactor.value(value)) ?? '');
 	// Redacted before its tags are dropped and its spaces collapsed: either could break the form
 	// of a secret apart (a secret holding `<s>` loses it as a "tag") and leave the rest readable.
-	const cleanPage = (page: string) => clean(pageText(redactor.text(page.slice(0, SCANNED_TEXT))));
+	const cleanPage = () => clean(pageText(redactor.text(text.slice(0, SCANNED_TEXT))));
+	const fail = (kind: ApiErrorDetails['kind'], reason: string, more?: Partial<ApiErrorDetails>) =>
+		new ApiError(endpoint, { kind, reason, httpStatus: status, ...more });
 
-	if (httpStatus >= 300 && httpStatus < 400) {
-		// Redirects are never followed (they could carry the secret elsewhere); whatever the body
-		// says, a 3xx is not the service's answer.
-		throw new ApiError(endpoint, {
-			kind: 'http',
-			reason: `HTTP ${httpStatus}: the server redirects${location ? ` to ${clean(location)}` : ''}, and redirects are not followed. Check the Base URL (http:// vs https://, the host name, no path after it)`,
-			httpStatus,
-		});
+	if (status >= 300 && status < 400) {
+		// Never followed (a redirect could carry the secret elsewhere), whatever the body says.
+		const to = answer.location ? ` to ${clean(answer.location)}` : '';
+		throw fail(
+			'http',
+			`HTTP ${status}: the server redirects${to}, and redirects are not followed. Check the Base URL (http:// vs https://, the host name, no path after it)`,
+		);
 	}
-	const isWrite = endpoint.httpMethod === 'POST';
-	if (httpStatus >= 400) {
-		const rpc =
-			json && typeof json === 'object'
-				? ((json as { error?: RpcError }).error ?? undefined)
-				: undefined;
-		throw new ApiError(endpoint, {
-			kind: 'http',
-			reason: `HTTP ${httpStatus}${statusText(httpStatus)}`,
-			httpStatus,
-			serverMessage: rpc
-				? clean(rpcText(rpc))
-				: json === undefined
-					? cleanPage(text)
-					: cleanJson(json),
-			rpcCode: rpc && typeof rpc.code === 'number' ? rpc.code : undefined,
-			authFailure: httpStatus === 401 || httpStatus === 403,
-			retryAfterSeconds,
+	const error = object?.error ?? undefined;
+	const rpc: RpcError | undefined =
+		error === undefined ? undefined : (asFields(error) ?? { message: error });
+	if (status >= 400) {
+		throw fail('http', `HTTP ${status}${statusText(status)}`, {
+			serverMessage: rpc ? clean(rpcText(rpc)) : json === undefined ? cleanPage() : cleanJson(json),
+			rpcCode: numeric(rpc?.code),
+			authFailure: status === 401 || status === 403,
+			retryAfterSeconds: answer.retryAfterSeconds,
 			// A proxy's "bad gateway" or "gateway timeout" after a write reached it: the gateway
-			// behind it may have done it (such a write is never retried, retry.ts).
-			deliveryUnknown: isWrite && BEHIND_A_PROXY.has(httpStatus),
+			// behind it may have done it.
+			deliveryUnknown: isWrite && (status === 502 || status === 504),
 		});
 	}
-	if (text.trim() === '') {
-		throw new ApiError(endpoint, {
-			kind: 'invalid-response',
-			reason: `HTTP ${httpStatus} with an empty body`,
-			httpStatus,
-			// A write answered with success but no readable words: it may well have been done.
+	// A write answered with success but no readable words: it may well have been done.
+	if (text.trim() === '')
+		throw fail('invalid-response', `HTTP ${status} with an empty body`, {
+			deliveryUnknown: isWrite,
+		});
+	if (!object) {
+		throw fail('invalid-response', `HTTP ${status} with a body that is not JSON`, {
+			serverMessage: cleanPage(),
 			deliveryUnknown: isWrite,
 		});
 	}
-	if (json === undefined || json === null || typeof json !== 'object') {
-		throw new ApiError(endpoint, {
-			kind: 'invalid-response',
-			reason: `HTTP ${httpStatus} with a body that is not JSON`,
-			httpStatus,
-			serverMessage: cleanPage(text),
-			deliveryUnknown: isWrite,
-		});
-	}
-
-	const envelope = json as { result?: unknown; error?: RpcError };
-	if (envelope.error !== undefined && envelope.error !== null) {
-		const rpc = typeof envelope.error === 'object' ? envelope.error : { message: envelope.error };
+	if (rpc) {
 		const message = rpcText(rpc);
-		throw new ApiError(endpoint, {
-			kind: 'rpc',
-			// Odoo answers every server-side failure with code 200: next to an error it reads like
-			// "HTTP 200 OK" and tells the user nothing, so only other codes are shown.
-			reason: `the server answered an error${typeof rpc.code === 'number' && rpc.code !== 200 ? ` (code ${rpc.code})` : ''}`,
-			httpStatus,
-			serverMessage: clean(message),
-			rpcCode: typeof rpc.code === 'number' ? rpc.code : undefined,
-			authFailure: isAuthFailure(rpc, message),
-		});
+		const code = numeric(rpc.code);
+		// Odoo answers every server-side failure with code 200, which tells the user nothing.
+		throw fail(
+			'rpc',
+			`the server answered an error${code !== undefined && code !== 200 ? ` (code ${code})` : ''}`,
+			{
+				serverMessage: clean(message),
+				rpcCode: code,
+				authFailure: isAuthFailure(rpc, message),
+			},
+		);
 	}
 	// Some routes answer a bare object; accept it as the result rather than fail.
-	const result = 'result' in envelope ? envelope.result : json;
-	if (endpoint.rejection === 'sentFalse') checkSent(endpoint, httpStatus, result, clean, cleanJson);
-	const rejection = rejectionText(endpoint, result);
-	if (rejection !== undefined) {
-		throw new ApiError(endpoint, {
-			kind: 'rejected',
-			reason: 'the server refused the request',
-			httpStatus,
-			serverMessage: clean(rejection),
+	const result = 'result' in object ? object.result : object;
+	const fields = asFields(result) ?? {};
+	if (endpoint.rejection === 'successFalse' && fields.success === false) {
+		const said = fields.message ?? fields.error;
+		throw fail('rejected', 'the server refused the request', {
+			serverMessage: clean(typeof said === 'string' && said ? said : 'success: false'),
 		});
+	}
+	if (endpoint.rejection === 'sentFalse') {
+		const verdict = sendVerdict(fields);
+		if (verdict === 'refused') {
+			const said = sendWords(fields);
+			throw fail('rejected', 'the message was not sent', {
+				serverMessage: said !== undefined ? clean(said) : cleanJson(fields),
+			});
+		}
+		if (verdict === 'unclear') {
+			throw fail('unexpected-answer', 'the answer does not say the message was sent', {
+				serverMessage: cleanJson(fields),
+				deliveryUnknown: true,
+			});
+		}
 	}
 	return result;
 }
-
-const BEHIND_A_PROXY = new Set([502, 504]);
 
 function parseJson(text: string): unknown {
 	try {
@@ -124,73 +127,29 @@ function parseJson(text: string): unknown {
 
 const YES = new Set(['true', '1', 'yes', 'ok', 'success', 'sent']);
 const NO = new Set(['false', '0', 'no', 'error', 'failed', 'fail', 'failure', 'not sent']);
+const word = (value: unknown) =>
+	['string', 'number', 'boolean'].includes(typeof value)
+		? String(value).trim().toLowerCase()
+		: undefined;
 
 // Sent only when the gateway says so; a clear "no" is a refusal. An answer that says neither is
 // "may have been delivered": the gateway accepted the request and may have acted on it.
-function checkSent(
-	endpoint: Endpoint,
-	httpStatus: number,
-	result: unknown,
-	clean: (said: string) => string,
-	cleanJson: (value: unknown) => string,
-): void {
-	const answer = (result && typeof result === 'object' ? result : {}) as Record<string, unknown>;
-	const message =
-		answer.message && typeof answer.message === 'object'
-			? (answer.message as Record<string, unknown>)
-			: undefined;
-	const words = (value: unknown) =>
-		typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
-			? String(value).trim().toLowerCase()
-			: undefined;
-	const said = [
-		message?.message,
-		answer.message,
-		answer.error,
-		message?.error,
-		answer.status,
-		message?.status,
-	].find((value) => typeof value === 'string' && value.trim() !== '') as string | undefined;
-	const verdicts = [
-		message?.sent,
-		answer.sent,
-		message?.status,
-		answer.status,
-		answer.success,
-		message?.success,
-	].map(words);
-	const refused =
-		verdicts.some((verdict) => verdict !== undefined && NO.has(verdict)) ||
-		(answer.error !== undefined && answer.error !== null && answer.error !== false);
-	if (refused) {
-		throw new ApiError(endpoint, {
-			kind: 'rejected',
-			reason: 'the message was not sent',
-			httpStatus,
-			serverMessage: said !== undefined ? clean(said) : cleanJson(answer),
-		});
-	}
-	const sent = words(message?.sent ?? answer.sent);
-	if (sent !== undefined && YES.has(sent)) return;
-	throw new ApiError(endpoint, {
-		kind: 'unexpected-answer',
-		reason: 'the answer does not say the message was sent',
-		httpStatus,
-		serverMessage: cleanJson(answer),
-		deliveryUnknown: true,
-	});
+function sendVerdict(answer: Fields): 'sent' | 'refused' | 'unclear' {
+	const message = asFields(answer.message) ?? {};
+	const verdicts = [message.sent, answer.sent, message.status, answer.status];
+	const said = [...verdicts, answer.success, message.success].map(word);
+	if (said.some((verdict) => verdict !== undefined && NO.has(verdict))) return 'refused';
+	if (answer.error !== undefined && answer.error !== null && answer.error !== false)
+		return 'refused';
+	return YES.has(word(message.sent ?? answer.sent) ?? '') ? 'sent' : 'unclear';
 }
 
-function rejectionText(endpoint: Endpoint, result: unknown): string | undefined {
-	if (!result || typeof result !== 'object') return undefined;
-	if (endpoint.rejection === 'successFalse') {
-		const answer = result as { success?: unknown; message?: unknown; error?: unknown };
-		if (answer.success === false) {
-			const text = answer.message ?? answer.error;
-			return typeof text === 'string' && text ? text : 'success: false';
-		}
-	}
-	return undefined;
+function sendWords(answer: Fields): string | undefined {
+	const message = asFields(answer.message) ?? {};
+	const texts = [message.message, answer.message, answer.error, message.error, answer.status];
+	return [...texts, message.status].find(
+		(v): v is string => typeof v === 'string' && v.trim() !== '',
+	);
 }
 
 // Odoo answers an expired session with code 100. Wrong credentials (`AccessDenied`) are left out:
@@ -207,66 +166,39 @@ function isAuthFailure(rpc: RpcError, message: string): boolean {
 		.some(
 			(sentence) =>
 				/unauthori[sz]ed/i.test(sentence) ||
-				(AUTH_SUBJECT.test(sentence) && AUTH_PROBLEM.test(sentence)),
+				(/\b(?:session|token)\b/i.test(sentence) &&
+					/\b(?:expired|invalid|not valid|no longer valid)\b/i.test(sentence)),
 		);
 }
 
-const AUTH_SUBJECT = /\b(?:session|token)\b/i;
-const AUTH_PROBLEM = /\b(?:expired|invalid|not valid|no longer valid)\b/i;
-
 function rpcText(rpc: RpcError): string {
-	const parts: string[] = [];
-	if (typeof rpc.message === 'string' && rpc.message) parts.push(rpc.message);
 	const detail = rpc.data?.message;
-	if (typeof detail === 'string' && detail && detail !== rpc.message) parts.push(detail);
-	return parts.join(': ') || JSON.stringify(rpc);
+	const parts = [rpc.message, detail !== rpc.message ? detail : undefined];
+	return parts.filter((p) => typeof p === 'string' && p).join(': ') || JSON.stringify(rpc);
 }
 
-/** indexOf, not patterns such as `<[^>]+>`, which rescan to the end from every `<` (quadratic). */
+/** The title, else the text without tags, scripts and styles. */
 function pageText(page: string): string {
-	const text = page.slice(0, SCANNED_TEXT);
-	const lower = text.toLowerCase();
+	const lower = page.toLowerCase();
 	const titleAt = lower.indexOf('<title');
-	if (titleAt !== -1) {
-		const open = lower.indexOf('>', titleAt);
-		const close = open === -1 ? -1 : lower.indexOf('</title', open);
-		if (close !== -1) return collapse(text.slice(open + 1, close));
-	}
+	const open = titleAt === -1 ? -1 : lower.indexOf('>', titleAt);
+	const close = open === -1 ? -1 : lower.indexOf('</title', open);
+	if (close !== -1) return collapse(page.slice(open + 1, close));
+	// indexOf, not patterns such as `<[^>]+>`, which rescan to the end from every `<` (quadratic).
 	let out = '';
-	let at = 0;
-	while (at < text.length) {
-		const tag = text.indexOf('<', at);
-		if (tag === -1) {
-			out += text.slice(at);
-			break;
-		}
-		out += `${text.slice(at, tag)} `;
-		const end = text.indexOf('>', tag);
-		if (end === -1) break; // an unclosed tag: nothing readable follows
-		const name = lower.slice(tag + 1, tag + 7);
-		const skipTo = name.startsWith('script')
-			? '</script'
-			: name.startsWith('style')
-				? '</style'
-				: undefined;
-		if (skipTo) {
-			const closing = lower.indexOf(skipTo, end);
-			const closingEnd = closing === -1 ? -1 : lower.indexOf('>', closing);
-			if (closingEnd === -1) break;
-			at = closingEnd + 1;
-		} else at = end + 1;
+	for (let at = 0; at < page.length;) {
+		const tag = page.indexOf('<', at);
+		out += `${page.slice(at, tag === -1 ? undefined : tag)} `;
+		const end = tag === -1 ? -1 : page.indexOf('>', tag);
+		if (end === -1) break; // no tag, or an unclosed one: nothing readable follows
+		const skipped = /^<(script|style)/.exec(lower.slice(tag, tag + 7))?.[1];
+		const closing = skipped ? lower.indexOf(`</${skipped}`, end) : end;
+		at = closing === -1 ? page.length : lower.indexOf('>', closing) + 1 || page.length;
 	}
 	return collapse(out);
 }
 
-function collapse(text: string): string {
-	return text.replace(/\s+/g, ' ').trim();
-}
-
-/** Shortened after redaction: cutting first could leave half a secret behind. */
-function shorten(safe: string): string {
-	return safe.length > MAX_SERVER_TEXT ? `${safe.slice(0, MAX_SERVER_TEXT)}…` : safe;
-}
+const collapse = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 const STATUS_TEXT: Record<number, string> = {
 	400: 'Bad Request',
