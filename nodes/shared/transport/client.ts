@@ -219,23 +219,13 @@ export class ApiClient {
 
 	// undici honours an abort only once the request has a socket, and a failing proxy may never give
 	// it one: the call is raced with one signal for n8n's cancel and Request Timeout, which also
-	// aborts the request in undici. The body is read only once a socket is connected: from then on
-	// the request may have left (error codes cannot tell: ECONNRESET also follows a sent request).
+	// aborts the request in undici.
 	private async attempt(
 		endpoint: Endpoint,
 		body: RequestBody,
 		token: Token | undefined,
 		signal: AbortSignal | undefined,
 	): Promise<Answer> {
-		const headers: Record<string, string> = {
-			'content-type': 'application/json',
-			'accept': 'application/json',
-		};
-		if (body.length !== undefined) headers['content-length'] = String(body.length);
-		if (token) headers.authorization = `Bearer ${token.value}`;
-		const session = sessionCookies.get(this.credentialKey);
-		if (session) headers.cookie = `session_id=${session}`;
-
 		const timeoutMs = this.credentials.timeoutSeconds * 1000;
 		// A body of unknown length (a download sent as it arrives) gets the allowance of its size cap.
 		const uploadMiB = (body.maxLength ?? 0) / MIB;
@@ -246,49 +236,68 @@ export class ApiClient {
 		if (signal?.aborted) cancel();
 		const endLimit = clock.limit(limitMs, () => stop.abort(TIMED_OUT));
 		let sent = false;
-		try {
-			const url = new URL(`${this.credentials.baseUrl}${endpoint.path}`);
-			const dispatcher = dispatcherFor(
-				this.credentials.allowUnauthorizedCerts,
-				Math.min(timeoutMs, 10_000),
-			);
-			const request = dispatcher.request({
-				origin: url.origin,
-				path: `${url.pathname}${url.search}`,
-				method: endpoint.httpMethod,
-				headers,
-				// undici writes an async iterable body too (its type list omits it).
-				body: (async function* () {
-					sent = true;
-					yield* body.chunks();
-				})() as unknown as Buffer,
-				// undici closes a connection after a GET with a body; this server reads them.
-				reset: false,
-				headersTimeout: limitMs,
-				bodyTimeout: limitMs,
-				signal: stop.signal,
+		const request = this.exchange(endpoint, body, token, limitMs, stop.signal, () => (sent = true));
+		return await untilAborted(request, stop.signal)
+			.catch((cause: unknown) => {
+				throw cause instanceof ApiError
+					? cause
+					: new NoAnswer(cause, sent, stop.signal.reason === TIMED_OUT);
+			})
+			.finally(() => {
+				endLimit();
+				signal?.removeEventListener('abort', cancel);
 			});
-			const response = await untilAborted(request, stop.signal);
-			const header = (name: string) => [response.headers[name] ?? []].flat();
-			for (const line of header('set-cookie')) this.keepSessionCookie(line);
-			const text = await this.readAnswer(
-				endpoint,
-				response.body,
-				Number(header('content-length')[0]),
-			);
-			return {
-				status: response.statusCode,
-				text,
-				retryAfterSeconds: parseRetryAfter(header('retry-after')[0]),
-				location: header('location')[0],
-			};
-		} catch (cause) {
-			if (cause instanceof ApiError) throw cause;
-			throw new NoAnswer(cause, sent, stop.signal.reason === TIMED_OUT);
-		} finally {
-			endLimit();
-			signal?.removeEventListener('abort', cancel);
-		}
+	}
+
+	/** One request and its answer, read up to the size cap. */
+	private async exchange(
+		endpoint: Endpoint,
+		body: RequestBody,
+		token: Token | undefined,
+		limitMs: number,
+		signal: AbortSignal,
+		onSent: () => void,
+	): Promise<Answer> {
+		const headers: Record<string, string> = {
+			'content-type': 'application/json',
+			'accept': 'application/json',
+		};
+		if (body.length !== undefined) headers['content-length'] = String(body.length);
+		if (token) headers.authorization = `Bearer ${token.value}`;
+		const session = sessionCookies.get(this.credentialKey);
+		if (session) headers.cookie = `session_id=${session}`;
+		const { allowUnauthorizedCerts, timeoutSeconds } = this.credentials;
+		const url = new URL(`${this.credentials.baseUrl}${endpoint.path}`);
+		const response = await dispatcherFor(
+			allowUnauthorizedCerts,
+			Math.min(timeoutSeconds * 1000, 10_000),
+		).request({
+			origin: url.origin,
+			path: `${url.pathname}${url.search}`,
+			method: endpoint.httpMethod,
+			headers,
+			// undici reads the body only once a socket is connected: from then on the request may have
+			// left (error codes cannot tell: ECONNRESET also follows a sent request). It writes an
+			// async iterable body too (its type list omits it).
+			body: (async function* () {
+				onSent();
+				yield* body.chunks();
+			})() as unknown as Buffer,
+			// undici closes a connection after a GET with a body; this server reads them.
+			reset: false,
+			headersTimeout: limitMs,
+			bodyTimeout: limitMs,
+			signal,
+		});
+		const header = (name: string) => [response.headers[name] ?? []].flat();
+		for (const line of header('set-cookie')) this.keepSessionCookie(line);
+		const contentLength = Number(header('content-length')[0]);
+		return {
+			status: response.statusCode,
+			text: await this.readAnswer(endpoint, response.body, contentLength),
+			retryAfterSeconds: parseRetryAfter(header('retry-after')[0]),
+			location: header('location')[0],
+		};
 	}
 
 	private async readAnswer(

@@ -37,29 +37,22 @@ export function deliveryUnknownWarning(endpoint: Endpoint): string {
 export class ApiError extends Error {
 	override readonly name = 'ApiError';
 	readonly endpoint: string;
-	readonly kind: ApiErrorKind;
-	readonly httpStatus?: number;
-	readonly serverMessage?: string;
-	readonly rpcCode?: number;
-	readonly authFailure: boolean;
-	readonly deliveryUnknown: boolean;
-	readonly causeCode?: string;
-	readonly retryAfterSeconds?: number;
+	declare readonly kind: ApiErrorKind;
+	declare readonly httpStatus?: number;
+	declare readonly serverMessage?: string;
+	declare readonly rpcCode?: number;
+	declare readonly authFailure: boolean;
+	declare readonly deliveryUnknown: boolean;
+	declare readonly causeCode?: string;
+	declare readonly retryAfterSeconds?: number;
 	attempts = 1;
 
-	constructor(endpoint: Endpoint, details: ApiErrorDetails) {
+	constructor(endpoint: Endpoint, { reason, ...details }: ApiErrorDetails) {
 		const server = details.serverMessage ? `: "${details.serverMessage}"` : '';
 		const warning = details.deliveryUnknown ? `; ${deliveryUnknownWarning(endpoint)}` : '';
-		super(`${describeEndpoint(endpoint)} failed: ${details.reason}${server}${warning}`);
+		super(`${describeEndpoint(endpoint)} failed: ${reason}${server}${warning}`);
 		this.endpoint = describeEndpoint(endpoint);
-		this.kind = details.kind;
-		this.httpStatus = details.httpStatus;
-		this.serverMessage = details.serverMessage;
-		this.rpcCode = details.rpcCode;
-		this.authFailure = details.authFailure ?? false;
-		this.deliveryUnknown = details.deliveryUnknown ?? false;
-		this.causeCode = details.causeCode;
-		this.retryAfterSeconds = details.retryAfterSeconds;
+		Object.assign(this, { authFailure: false, deliveryUnknown: false, ...details });
 	}
 
 	get hint(): string {
