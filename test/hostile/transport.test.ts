@@ -366,9 +366,11 @@ describe('a proxy that accepts and closes every connection (crashed, overloaded,
 	] as const)(
 		'%s fails within Request Timeout with a clear error, and the proxy sees one connection per attempt',
 		async (_what, endpoint, params) => {
-			const c = new ApiClient(credentials({ timeoutSeconds: 2 }), new TokenCache());
-			await c.token('wa'); // before the proxy: the send itself is what meets it
+			const tokens = new TokenCache();
+			// The token before the proxy: the send itself is what meets it.
+			await new ApiClient(credentials(), tokens).token('wa');
 			restore = withProxyEnvironment({ HTTP_PROXY: proxy.url, NO_PROXY: undefined });
+			const c = new ApiClient(credentials({ timeoutSeconds: 2 }), tokens);
 			const started = Date.now();
 			const outcome = await Promise.race([
 				failure(c.call(endpoint, params)),
@@ -432,14 +434,15 @@ describe('a proxy that never answers', () => {
 		const silent = await startSilentProxy();
 		let restore = () => undefined as void;
 		try {
-			const c = new ApiClient(credentials({ timeoutSeconds: 1 }), new TokenCache(), {
+			const tokens = new TokenCache();
+			await new ApiClient(credentials(), tokens).token('wa');
+			restore = withProxyEnvironment({ HTTP_PROXY: silent.url, NO_PROXY: undefined });
+			const c = new ApiClient(credentials({ timeoutSeconds: 1 }), tokens, {
 				maxRetries: 0,
 				baseDelayMs: 1,
 				maxDelayMs: 1,
 				maxRetryAfterSeconds: 1,
 			});
-			await c.token('wa');
-			restore = withProxyEnvironment({ HTTP_PROXY: silent.url, NO_PROXY: undefined });
 			const started = Date.now();
 			const error = await failure(c.call(endpoints.sendMessage, sendParams));
 			expect(error.kind).toBe('timeout');

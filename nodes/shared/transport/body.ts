@@ -12,6 +12,8 @@ export interface DataUriParam {
 export type ParamValue = string | DataUriParam;
 
 export interface RequestBody {
+	/** The whole body, when it holds no file. */
+	readonly buffer?: Buffer;
 	/** A function, so every attempt reads the body afresh. */
 	chunks(): AsyncIterable<Buffer | string>;
 	/** Unknown for a file of unknown size; then `maxLength` bounds it, if anything does. */
@@ -42,6 +44,7 @@ export function buildBody(params: Record<string, ParamValue>): RequestBody {
 	if (!entries.some(([, value]) => isDataUri(value))) {
 		const buffer = Buffer.from(JSON.stringify({ params }));
 		return {
+			buffer,
 			chunks: async function* () {
 				yield buffer;
 			},

@@ -1,8 +1,9 @@
 import { createHash } from 'crypto';
+import type { Dispatcher } from 'undici';
 
 import { abortReason, clock } from '../clock';
 import { buildBody, isSourceFailure, type ParamValue, type RequestBody } from './body';
-import { dispatcherFor } from './connections';
+import { dispatchersFor, type Dispatchers, type SentSignalling } from './connections';
 import { callerParams, tokenEndpoint, type ApiGroup, type Endpoint } from './endpoints';
 import { parseEnvelope, type Answer } from './envelope';
 import { ApiError } from './errors';
@@ -59,6 +60,9 @@ const sessionCookies = new Map<string, string>();
 export class ApiClient {
 	private readonly credentialKey: string;
 	private lastRedactor: { key: string; generation: number; redactor: Redactor } | undefined;
+	/** Looked up once: the proxy variables are read once per run's client, not per request. */
+	private dispatchers: Dispatchers | undefined;
+	private readonly targets = new Map<string, URL>();
 
 	constructor(
 		private readonly credentials: ApiCredentials,
@@ -266,46 +270,48 @@ export class ApiClient {
 		if (token) headers.authorization = `Bearer ${token.value}`;
 		const session = sessionCookies.get(this.credentialKey);
 		if (session) headers.cookie = `session_id=${session}`;
-		const { allowUnauthorizedCerts, timeoutSeconds } = this.credentials;
-		const url = new URL(`${this.credentials.baseUrl}${endpoint.path}`);
-		const response = await dispatcherFor(
-			allowUnauthorizedCerts,
-			Math.min(timeoutSeconds * 1000, 10_000),
-		).request({
+		const { allowUnauthorizedCerts, timeoutSeconds, baseUrl } = this.credentials;
+		const connectTimeoutMs = Math.min(timeoutSeconds * 1000, 10_000);
+		this.dispatchers ??= dispatchersFor(allowUnauthorizedCerts, connectTimeoutMs);
+		let url = this.targets.get(endpoint.path);
+		if (!url) this.targets.set(endpoint.path, (url = new URL(`${baseUrl}${endpoint.path}`)));
+		const isWrite = endpoint.httpMethod === 'POST';
+		const options: Dispatcher.RequestOptions & SentSignalling = {
 			origin: url.origin,
 			path: `${url.pathname}${url.search}`,
 			method: endpoint.httpMethod,
 			headers,
-			// undici reads the body only once a socket is connected: from then on the request may have
-			// left (error codes cannot tell: ECONNRESET also follows a sent request). It writes an
-			// async iterable body too (its type list omits it).
-			body: (async function* () {
-				onSent();
-				yield* body.chunks();
-			})() as unknown as Buffer,
+			// undici writes an async iterable body too (its type list omits it).
+			body: (body.buffer ?? body.chunks()) as Buffer,
 			// undici closes a connection after a GET with a body; this server reads them.
 			reset: false,
 			headersTimeout: limitMs,
 			bodyTimeout: limitMs,
 			signal,
-		});
-		const header = (name: string) => [response.headers[name] ?? []].flat();
-		for (const line of header('set-cookie')) this.keepSessionCookie(line);
-		const contentLength = Number(header('content-length')[0]);
+			onSent: isWrite ? onSent : undefined,
+		};
+		const { reads, writes } = this.dispatchers;
+		const response = await (isWrite ? writes : reads).request(options);
+		const { statusCode: status, headers: said } = response;
+		const first = (value: string | string[] | undefined) =>
+			Array.isArray(value) ? value[0] : value;
+		if (said['set-cookie']) this.keepSessionCookie([said['set-cookie']].flat());
 		return {
-			status: response.statusCode,
-			text: await this.readAnswer(endpoint, response.body, contentLength),
-			retryAfterSeconds: parseRetryAfter(header('retry-after')[0]),
-			location: header('location')[0],
+			status,
+			text: await this.readAnswer(endpoint, response.body, Number(first(said['content-length']))),
+			retryAfterSeconds: parseRetryAfter(first(said['retry-after'])),
+			location: first(said.location),
 		};
 	}
 
 	private async readAnswer(
 		endpoint: Endpoint,
-		body: AsyncIterable<Buffer> & { destroy(): void },
+		body: AsyncIterable<Buffer> & { destroy(): void; text(): Promise<string> },
 		contentLength: number,
 	): Promise<string> {
 		const maxBytes = this.credentials.maxResponseMegabytes * MIB;
+		// undici reads no more than a Content-Length says.
+		if (contentLength <= maxBytes) return await body.text();
 		const chunks: Buffer[] = [];
 		let size = contentLength > maxBytes ? contentLength : 0;
 		if (size === 0) {
@@ -326,9 +332,11 @@ export class ApiClient {
 	}
 
 	/** The service may set a `session_id` cookie; later requests of this credential send it back. */
-	private keepSessionCookie(line: string): void {
-		const match = /(?:^|;\s*)session_id=([^;]*)/.exec(line);
-		if (match) sessionCookies.set(this.credentialKey, match[1]);
+	private keepSessionCookie(lines: string[]): void {
+		for (const line of lines) {
+			const match = /(?:^|;\s*)session_id=([^;]*)/.exec(line);
+			if (match) sessionCookies.set(this.credentialKey, match[1]);
+		}
 	}
 
 	private noAnswerError(endpoint: Endpoint, failure: NoAnswer, signal?: AbortSignal): ApiError {

@@ -12,18 +12,30 @@ const undici = onFirstUse(
 // sockets per origin holds whatever the parallelism.
 const MAX_CONNECTIONS_PER_ORIGIN = 64;
 const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
-const dispatchers = new Map<string, Dispatcher>();
 
-export function dispatcherFor(
+/** Request options that ask to be told when undici binds the request to a connected socket. */
+export interface SentSignalling {
+	readonly onSent?: () => void;
+}
+
+/** `writes` tells `onSent`; reads need not know (they are retried either way). */
+export interface Dispatchers {
+	readonly reads: Dispatcher;
+	readonly writes: Dispatcher;
+}
+
+const dispatchers = new Map<string, Dispatchers>();
+
+export function dispatchersFor(
 	allowUnauthorizedCerts: boolean,
 	connectTimeoutMs: number,
-): Dispatcher {
+): Dispatchers {
 	const env = environment();
 	const proxied = PROXY_VARIABLES.some((name) => env[name]);
 	const proxies = [...PROXY_VARIABLES, 'NO_PROXY', 'no_proxy'].map((name) => env[name] ?? '');
 	const key = `${allowUnauthorizedCerts}|${connectTimeoutMs}|${proxies.join('\n')}`;
-	let dispatcher = dispatchers.get(key);
-	if (!dispatcher) {
+	let found = dispatchers.get(key);
+	if (!found) {
 		const tls = { rejectUnauthorized: !allowUnauthorizedCerts };
 		const options = {
 			keepAliveTimeout: 10_000,
@@ -32,12 +44,13 @@ export function dispatcherFor(
 			connect: { ...tls, timeout: connectTimeoutMs },
 		};
 		// Through a proxy the connection to the service is TLS inside the tunnel: same rule for it.
-		dispatcher = proxied
+		const reads = proxied
 			? new (undici().EnvHttpProxyAgent)({ ...options, requestTls: tls, factory: poolFailingFast })
 			: new (undici().Agent)(options);
-		dispatchers.set(key, dispatcher);
+		found = { reads, writes: reads.compose(tellSent) };
+		dispatchers.set(key, found);
 	}
-	return dispatcher;
+	return found;
 }
 
 // undici retries a connection that fails with a socket error at once and forever while a request
@@ -64,4 +77,43 @@ function poolFailingFast(origin: string | URL, options: object): Dispatcher {
 				);
 			}),
 	});
+}
+
+// Until then nothing of the request has left this machine; error codes cannot tell (an ECONNRESET
+// also follows a sent request), so a write's retry rests on this.
+const tellSent: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) => {
+	const onSent = (options as SentSignalling).onSent;
+	return dispatch(options, onSent ? new SentHandler(handler, onSent) : handler);
+};
+
+class SentHandler implements Dispatcher.DispatchHandler {
+	constructor(
+		private readonly handler: Dispatcher.DispatchHandler,
+		private readonly onSent: () => void,
+	) {}
+
+	onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+		this.onSent();
+		this.handler.onRequestStart?.(controller, context);
+	}
+
+	onRequestUpgrade(...args: Parameters<Required<Dispatcher.DispatchHandler>['onRequestUpgrade']>) {
+		this.handler.onRequestUpgrade?.(...args);
+	}
+
+	onResponseStart(...args: Parameters<Required<Dispatcher.DispatchHandler>['onResponseStart']>) {
+		this.handler.onResponseStart?.(...args);
+	}
+
+	onResponseData(...args: Parameters<Required<Dispatcher.DispatchHandler>['onResponseData']>) {
+		this.handler.onResponseData?.(...args);
+	}
+
+	onResponseEnd(...args: Parameters<Required<Dispatcher.DispatchHandler>['onResponseEnd']>) {
+		this.handler.onResponseEnd?.(...args);
+	}
+
+	onResponseError(...args: Parameters<Required<Dispatcher.DispatchHandler>['onResponseError']>) {
+		this.handler.onResponseError?.(...args);
+	}
 }
