@@ -234,18 +234,19 @@ export class ApiClient {
 		// A body of unknown length (a download sent as it arrives) gets the allowance of its size cap.
 		const uploadMiB = (body.maxLength ?? 0) / MIB;
 		const limitMs = timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0);
-		const stop = new AbortController();
+		const stop = new Stop();
 		const cancel = () => stop.abort(signal ? abortReason(signal) : TIMED_OUT);
 		signal?.addEventListener('abort', cancel, { once: true });
 		if (signal?.aborted) cancel();
 		const endLimit = clock.limit(limitMs, () => stop.abort(TIMED_OUT));
 		let sent = false;
-		const request = this.exchange(endpoint, body, token, limitMs, stop.signal, () => (sent = true));
-		return await untilAborted(request, stop.signal)
+		const request = this.exchange(endpoint, body, token, limitMs, stop, () => (sent = true));
+		return await stop
+			.race(request)
 			.catch((cause: unknown) => {
 				throw cause instanceof ApiError
 					? cause
-					: new NoAnswer(cause, sent, stop.signal.reason === TIMED_OUT);
+					: new NoAnswer(cause, sent, stop.reason === TIMED_OUT);
 			})
 			.finally(() => {
 				endLimit();
@@ -259,7 +260,7 @@ export class ApiClient {
 		body: RequestBody,
 		token: Token | undefined,
 		limitMs: number,
-		signal: AbortSignal,
+		stop: Stop,
 		onSent: () => void,
 	): Promise<Answer> {
 		const headers: Record<string, string> = {
@@ -287,7 +288,7 @@ export class ApiClient {
 			reset: false,
 			headersTimeout: limitMs,
 			bodyTimeout: limitMs,
-			signal,
+			signal: stop as unknown as AbortSignal,
 			onSent: isWrite ? onSent : undefined,
 		};
 		const { reads, writes } = this.dispatchers;
@@ -366,20 +367,37 @@ export class ApiClient {
 	}
 }
 
-/** Settles at the abort even while undici still waits for a socket (it then drops the request). */
-async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-	promise.catch(() => undefined);
-	let onAbort = () => {};
-	try {
-		return await Promise.race([
-			promise,
-			new Promise<never>((_resolve, reject) => {
-				onAbort = () => reject(signal.reason);
-				if (signal.aborted) onAbort();
-				else signal.addEventListener('abort', onAbort, { once: true });
-			}),
-		]);
-	} finally {
-		signal.removeEventListener('abort', onAbort);
+// An AbortController per attempt, with undici listening on it, was a visible share of a send's CPU;
+// undici takes any object with `addEventListener`, `aborted` and `reason` as its signal.
+class Stop {
+	reason: unknown;
+	private listeners: Array<() => void> = [];
+
+	get aborted(): boolean {
+		return this.reason !== undefined;
+	}
+
+	addEventListener(_type: 'abort', listener: () => void): void {
+		this.listeners.push(listener);
+	}
+
+	removeEventListener(_type: 'abort', listener: () => void): void {
+		this.listeners = this.listeners.filter((known) => known !== listener);
+	}
+
+	abort(reason: unknown): void {
+		if (this.reason !== undefined) return;
+		this.reason = reason;
+		for (const listener of this.listeners) listener();
+	}
+
+	/** Settles at the abort even while undici still waits for a socket (it then drops the request). */
+	async race<T>(promise: Promise<T>): Promise<T> {
+		promise.catch(() => undefined);
+		return await new Promise<T>((resolve, reject) => {
+			if (this.aborted) reject(this.reason);
+			this.addEventListener('abort', () => reject(this.reason));
+			promise.then(resolve, reject);
+		});
 	}
 }

@@ -83,37 +83,16 @@ function poolFailingFast(origin: string | URL, options: object): Dispatcher {
 // also follows a sent request), so a write's retry rests on this.
 const tellSent: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) => {
 	const onSent = (options as SentSignalling).onSent;
-	return dispatch(options, onSent ? new SentHandler(handler, onSent) : handler);
+	if (!onSent) return dispatch(options, handler);
+	return dispatch(options, {
+		onRequestStart: (controller, context) => {
+			onSent();
+			handler.onRequestStart?.(controller, context);
+		},
+		onRequestUpgrade: (...args) => handler.onRequestUpgrade?.(...args),
+		onResponseStart: (...args) => handler.onResponseStart?.(...args),
+		onResponseData: (...args) => handler.onResponseData?.(...args),
+		onResponseEnd: (...args) => handler.onResponseEnd?.(...args),
+		onResponseError: (...args) => handler.onResponseError?.(...args),
+	});
 };
-
-class SentHandler implements Dispatcher.DispatchHandler {
-	constructor(
-		private readonly handler: Dispatcher.DispatchHandler,
-		private readonly onSent: () => void,
-	) {}
-
-	onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
-		this.onSent();
-		this.handler.onRequestStart?.(controller, context);
-	}
-
-	onRequestUpgrade(...args: Parameters<Required<Dispatcher.DispatchHandler>['onRequestUpgrade']>) {
-		this.handler.onRequestUpgrade?.(...args);
-	}
-
-	onResponseStart(...args: Parameters<Required<Dispatcher.DispatchHandler>['onResponseStart']>) {
-		this.handler.onResponseStart?.(...args);
-	}
-
-	onResponseData(...args: Parameters<Required<Dispatcher.DispatchHandler>['onResponseData']>) {
-		this.handler.onResponseData?.(...args);
-	}
-
-	onResponseEnd(...args: Parameters<Required<Dispatcher.DispatchHandler>['onResponseEnd']>) {
-		this.handler.onResponseEnd?.(...args);
-	}
-
-	onResponseError(...args: Parameters<Required<Dispatcher.DispatchHandler>['onResponseError']>) {
-		this.handler.onResponseError?.(...args);
-	}
-}
