@@ -21,7 +21,8 @@ import {
 } from '../../scripts/docs';
 import { DOCUMENTATION_URL } from '../../nodes/shared/documentationUrl';
 import { PROVIDER_FROM_AI } from '../../nodes/shared/rates/providers';
-import { deliveryUnknownWarning, endpoints } from '../../nodes/shared/transport';
+import { endpoints } from '../../nodes/shared/transport';
+import { deliveryUnknownWarning } from '../../nodes/shared/transport/errors';
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const MARKDOWN_FILES = [

@@ -50,7 +50,7 @@ class NoAnswer {
 	) {}
 }
 
-export interface CallOptions {
+interface CallOptions {
 	readonly signal?: AbortSignal;
 }
 
@@ -313,16 +313,15 @@ export class ApiClient {
 		const maxBytes = this.credentials.maxResponseMegabytes * MIB;
 		// undici reads no more than a Content-Length says.
 		if (contentLength <= maxBytes) return await body.text();
-		const chunks: Buffer[] = [];
-		let size = contentLength > maxBytes ? contentLength : 0;
-		if (size === 0) {
+		if (!(contentLength > maxBytes)) {
+			const chunks: Buffer[] = [];
+			let size = 0;
 			for await (const chunk of body) {
-				size += chunk.length;
-				if (size > maxBytes) break;
+				if ((size += chunk.length) > maxBytes) break;
 				chunks.push(chunk);
 			}
+			if (size <= maxBytes) return Buffer.concat(chunks, size).toString('utf8');
 		}
-		if (size <= maxBytes) return Buffer.concat(chunks, size).toString('utf8');
 		body.destroy();
 		throw new ApiError(endpoint, {
 			kind: 'invalid-response',

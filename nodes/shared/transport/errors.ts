@@ -2,7 +2,7 @@ import { describeEndpoint, type Endpoint } from './endpoints';
 
 // `rpc`: an error in the JSON-RPC envelope; `rejected`: answered but not done (`sent: false`);
 // `unexpected-answer`: JSON that does not say what the call needs.
-export type ApiErrorKind =
+type ApiErrorKind =
 	| 'http'
 	| 'rpc'
 	| 'rejected'

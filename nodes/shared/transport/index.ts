@@ -1,5 +1,5 @@
 export { ApiClient, sharedTokenCache, type ApiCredentials } from './client';
-export { type DataUriParam, type ParamValue } from './body';
+export { type DataUriParam } from './body';
 export { parseCredentials, CredentialError } from './credentialFields';
 export {
 	endpoints,
@@ -9,7 +9,7 @@ export {
 	type Endpoint,
 } from './endpoints';
 export { statusText } from './envelope';
-export { ApiError, deliveryUnknownWarning } from './errors';
+export { ApiError } from './errors';
 export { redact } from './redact';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 export { TokenCache } from './tokenCache';

@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import { Readable } from 'stream';
 
-import { ApiError, endpoints, type ParamValue } from '../../../../nodes/shared/transport';
-import { buildBody } from '../../../../nodes/shared/transport/body';
+import { ApiError, endpoints } from '../../../../nodes/shared/transport';
+import { buildBody, type ParamValue } from '../../../../nodes/shared/transport/body';
 import { parseEnvelope } from '../../../../nodes/shared/transport/envelope';
 import { Redactor } from '../../../../nodes/shared/transport/redact';
 

@@ -14,9 +14,9 @@ import {
 	parseCredentials,
 	type ApiCredentials,
 	type Endpoint,
-	type ParamValue,
 	type RetryPolicy,
 } from '../../../../nodes/shared/transport';
+import type { ParamValue } from '../../../../nodes/shared/transport/body';
 import { callerParams } from '../../../../nodes/shared/transport/endpoints';
 import { useSandbox } from '../../../harness/useSandbox';
 
