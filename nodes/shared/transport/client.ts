@@ -120,17 +120,10 @@ export class ApiClient {
 		signal?: AbortSignal,
 	): Promise<Token & { answer: unknown }> {
 		const endpoint = tokenEndpoint[group];
-		const raw = await this.send(
-			endpoint,
-			buildBody(this.fullParams(endpoint, {})),
-			undefined,
-			signal,
-			false,
-		);
-		const { token: value, ...answer } = (raw && typeof raw === 'object' ? raw : {}) as Record<
-			string,
-			unknown
-		>;
+		const body = buildBody(this.fullParams(endpoint, {}));
+		const raw = await this.send(endpoint, body, undefined, signal, false);
+		const fields: Record<string, unknown> = raw && typeof raw === 'object' ? { ...raw } : {};
+		const { token: value, ...answer } = fields;
 		if (typeof value !== 'string' || value === '') {
 			const said = JSON.stringify(this.redact({ token: value, ...answer }));
 			throw new ApiError(endpoint, {
