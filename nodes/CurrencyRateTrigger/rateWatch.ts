@@ -43,25 +43,7 @@ export interface WatchMemory {
 	rates: Record<string, RememberedRate>;
 }
 
-type RateEventKind = 'moved' | 'crossedAbove' | 'crossedBelow' | 'published' | 'sample';
-
-export interface RateEvent {
-	provider: string;
-	currency: string;
-	baseCurrency: string;
-	event: RateEventKind;
-	field: RateType;
-	previousValue: number | null;
-	currentValue: number | null;
-	change: number | null;
-	changePercent: number | null;
-	threshold?: number;
-	previousSeenAt: string | null;
-	currentSeenAt: string;
-	buy: number | null;
-	sell: number | null;
-	average: number | null;
-}
+export type RateEvent = ReturnType<typeof eventOf>;
 
 export const MAX_WATCHED_CURRENCIES = 64;
 /** A currency missing from the answers is remembered this long, so a move across the gap fires. */
@@ -115,21 +97,15 @@ function seenRates(settings: WatchSettings, table: RateTable): SeenRate[] {
 	});
 }
 
-export interface PollDecision {
-	events: RateEvent[];
-	memory: WatchMemory;
-	// A threshold side changed without an event: n8n saves static data only when a poll returns
-	// something, and a restart that lost the side would miss the next crossing.
-	mustSave: boolean;
-}
-
-// A currency fires at most once per move: its reference moves to the value that fired.
+// A currency fires at most once per move: its reference moves to the value that fired. `mustSave`:
+// a threshold side changed without an event, and n8n saves static data only when a poll returns
+// something; a restart that lost the side would miss the next crossing.
 export function decide(
 	settings: WatchSettings,
 	table: RateTable,
 	known: WatchMemory | undefined,
 	fireOnBaseline: boolean,
-): PollDecision {
+): { events: RateEvent[]; memory: WatchMemory; mustSave: boolean } {
 	const memory: WatchMemory = { settings: settingsKey(settings), rates: {} };
 	const events: RateEvent[] = [];
 	let mustSave = false;
@@ -242,10 +218,10 @@ function sideOf(value: number, threshold: number): 'above' | 'below' | undefined
 
 function eventOf(
 	{ settings, code, quote, current, seenAt }: SeenRate,
-	event: RateEventKind,
+	event: 'moved' | 'crossedAbove' | 'crossedBelow' | 'published' | 'sample',
 	previousValue: number | null,
 	previousSeenAt: string | null,
-): RateEvent {
+) {
 	const change =
 		previousValue !== null && current !== null ? round(current - previousValue, 6) : null;
 	return {

@@ -194,15 +194,7 @@ export const description: INodeProperties[] = [
 
 export const endpoint = endpoints.getKurs;
 
-interface Conversion {
-	provider: string;
-	fromCurrency: string;
-	toCurrency: string;
-	rateType: string;
-	decimalPlaces: number;
-	baseCurrency: string;
-	version: string;
-}
+type Conversion = ReturnType<typeof readConversion>;
 
 // Every input is checked before the rates are requested: a bad item fails without a request.
 export function execute(
@@ -230,7 +222,7 @@ export function execute(
 
 	const amount = amountOf(run, itemIndex, run.parameter('amount', itemIndex, ''), 'Amount');
 	const conversion = readConversion(run, itemIndex, provider);
-	const outputField = readFieldName(run, itemIndex, 'outputField', 'convertedAmount');
+	const outputField = readOutputField(run, itemIndex);
 	const includeInputFields = run.parameter('includeInputFields', itemIndex, false) === true;
 	const detailsField = includeInputFields ? readDetailsField(run, itemIndex, outputField) : '';
 	return async () => {
@@ -251,7 +243,7 @@ export function execute(
 	};
 }
 
-function readConversion(run: CurrencyRateRun, itemIndex: number, provider: string): Conversion {
+function readConversion(run: CurrencyRateRun, itemIndex: number, provider: string) {
 	const fromCurrency = readCurrency(run, itemIndex, 'fromCurrency', 'From Currency');
 	const toCurrency = readCurrency(run, itemIndex, 'toCurrency', 'To Currency');
 	const rateValue = run.parameter('rateType', itemIndex, 'average');
@@ -268,15 +260,12 @@ function readConversion(run: CurrencyRateRun, itemIndex: number, provider: strin
 	}
 	const placesValue = run.parameter('decimalPlaces', itemIndex, 2);
 	const decimalPlaces =
-		typeof placesValue === 'string' && placesValue.trim() !== ''
-			? Number(placesValue)
-			: placesValue;
-	if (
-		typeof decimalPlaces !== 'number' ||
-		!Number.isInteger(decimalPlaces) ||
-		decimalPlaces < 0 ||
-		decimalPlaces > MAX_DECIMAL_PLACES
-	) {
+		typeof placesValue === 'number'
+			? placesValue
+			: typeof placesValue === 'string' && placesValue.trim() !== ''
+				? Number(placesValue)
+				: NaN;
+	if (!Number.isInteger(decimalPlaces) || decimalPlaces < 0 || decimalPlaces > MAX_DECIMAL_PLACES) {
 		throw inputError(
 			run.node,
 			itemIndex,
@@ -399,37 +388,35 @@ function readAmountFields(run: CurrencyRateRun, itemIndex: number): string[] {
 	return list;
 }
 
-const FIELD_LABELS = { outputField: 'Output Field', rateDetailsField: 'Rate Details Field' };
-
-function readFieldName(
-	run: CurrencyRateRun,
-	itemIndex: number,
-	parameter: keyof typeof FIELD_LABELS,
-	fallback: string,
-): string {
-	const value = run.parameter(parameter, itemIndex, fallback);
+function readOutputField(run: CurrencyRateRun, itemIndex: number): string {
+	const value = run.parameter('outputField', itemIndex, 'convertedAmount');
 	const name = typeof value === 'string' ? value.trim() : '';
-	if (isFieldPath(name) || (name === '' && parameter === 'rateDetailsField')) return name;
+	if (isFieldPath(name)) return name;
+	const fix = 'Enter a name such as convertedAmount or totals.idr.';
 	throw inputError(
 		run.node,
 		itemIndex,
-		FIELD_LABELS[parameter],
+		'Output Field',
 		`is not a field name: ${JSON.stringify(value)}`,
-		parameter === 'outputField'
-			? 'Enter a name such as convertedAmount or totals.idr.'
-			: 'Enter a name such as conversion or totals.rate, or leave it empty for none.',
+		fix,
 	);
 }
 
-/** The details written where the converted amount goes would replace it, or sit inside a number. */
+/** Details written where the converted amount goes would replace it, or sit inside a number. */
 function readDetailsField(run: CurrencyRateRun, itemIndex: number, outputField: string): string {
-	const name = readFieldName(run, itemIndex, 'rateDetailsField', '');
+	const value = run.parameter('rateDetailsField', itemIndex, '');
+	const name = typeof value === 'string' ? value.trim() : '';
 	const within = (path: string, other: string) => path === other || path.startsWith(`${other}.`);
-	if (!name || !(within(name, outputField) || within(outputField, name))) return name;
-	throw inputError(
-		run.node,
-		itemIndex,
-		'Rate Details Field',
+	const overlaps = within(name, outputField) || within(outputField, name);
+	if (name === '' || (isFieldPath(name) && !overlaps)) return name;
+	const fail = (problem: string, fix: string) =>
+		inputError(run.node, itemIndex, 'Rate Details Field', problem, fix);
+	if (!isFieldPath(name))
+		throw fail(
+			`is not a field name: ${JSON.stringify(value)}`,
+			'Enter a name such as conversion or totals.rate, or leave it empty for none.',
+		);
+	throw fail(
 		`is "${name}", where the Output Field ("${outputField}") puts the converted amount: the rate details would replace it`,
 		'Give the rate details another field (e.g. conversion), or leave Rate Details Field empty for none.',
 	);
