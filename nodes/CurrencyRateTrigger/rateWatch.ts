@@ -32,9 +32,6 @@ interface RememberedRate {
 	refAt?: string;
 	/** threshold: on which side of the threshold the rate was last seen. */
 	side?: 'above' | 'below';
-	/** A reading orders of magnitude off the last one, not believed yet: polls in a row, value. */
-	j?: number;
-	jv?: number;
 }
 
 export interface WatchMemory {
@@ -48,10 +45,6 @@ export type RateEvent = ReturnType<typeof eventOf>;
 export const MAX_WATCHED_CURRENCIES = 64;
 /** A currency missing from the answers is remembered this long, so a move across the gap fires. */
 const MISSING_KEPT_MS = 30 * 86_400_000;
-/** A reading this many times off the last one (either way) is not believed at once... */
-const IMPLAUSIBLE_JUMP = 10;
-/** ...until this many polls in a row agree on it: then it is the new baseline (no event). */
-const POLLS_TO_BELIEVE_A_JUMP = 3;
 
 const FIELD_KEY: Record<RateType, 'b' | 's' | 'a'> = { buy: 'b', sell: 's', average: 'a' };
 
@@ -117,8 +110,7 @@ export function decide(
 			if (fireOnBaseline && !known) events.push(eventOf(seen, 'sample', null, null));
 			continue;
 		}
-		const { next, event } =
-			implausibleJump(seen, before) ?? MODE_RULES[settings.mode](seen, before);
+		const { next, event } = MODE_RULES[settings.mode](seen, before);
 		if (event) events.push(event);
 		else if (next.side !== before.side) mustSave = true;
 		memory.rates[seen.code] = next;
@@ -147,23 +139,6 @@ export function sampleEvents(
 			? eventOf(seen, 'sample', before.ref ?? null, before.refAt ?? before.at)
 			: eventOf(seen, 'sample', before[FIELD_KEY[settings.field]], before.at);
 	});
-}
-
-// A reading 10 or more times off the last one fires and moves nothing until three polls agree;
-// then it is the new baseline, still without an event.
-function implausibleJump(seen: SeenRate, before: RememberedRate): Step | undefined {
-	const last = before[FIELD_KEY[seen.settings.field]];
-	const { current } = seen;
-	if (current === null || last === null || last === undefined) return;
-	if (withinFactor(current, last, IMPLAUSIBLE_JUMP)) return;
-	const agreeing = before.jv !== undefined && withinFactor(current, before.jv, 2);
-	const polls = agreeing ? (before.j ?? 0) + 1 : 1;
-	if (polls >= POLLS_TO_BELIEVE_A_JUMP) return { next: baseline(seen) };
-	return { next: { ...before, j: polls, jv: current } };
-}
-
-function withinFactor(value: number, reference: number, factor: number): boolean {
-	return value > 0 && reference > 0 && value / reference < factor && reference / value < factor;
 }
 
 const MODE_RULES: Record<WatchMode, (seen: SeenRate, before: RememberedRate) => Step> = {
