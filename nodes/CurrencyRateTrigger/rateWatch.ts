@@ -34,7 +34,7 @@ interface RememberedRate {
 	side?: 'above' | 'below';
 }
 
-export interface WatchMemory {
+interface WatchMemory {
 	/** The settings the memory belongs to: other settings start over from a new baseline. */
 	settings: string;
 	rates: Record<string, RememberedRate>;

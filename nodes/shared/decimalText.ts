@@ -3,7 +3,7 @@
 
 export type NumberFormat = 'auto' | 'point' | 'comma';
 
-export type ParsedNumber = { value: number } | { ambiguous: [number, number] } | { invalid: true };
+type ParsedNumber = { value: number } | { ambiguous: [number, number] } | { invalid: true };
 
 const MAX_LENGTH = 64;
 const PLAIN = /^[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;

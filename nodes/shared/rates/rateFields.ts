@@ -67,12 +67,10 @@ export function providerFields(
 	];
 }
 
-export type FieldProblem = { field: string; problem: string; fix: string };
-
 /** The code to send, from the two provider fields; a known bank's name reads as its code. */
 export function providerCode(
 	read: (name: 'provider' | 'providerCode') => unknown,
-): { code: string } | FieldProblem {
+): { code: string } | { field: string; problem: string; fix: string } {
 	const isOther = read('provider') === OTHER_PROVIDER;
 	const field = isOther ? 'Provider Code' : 'Provider';
 	const value = read(isOther ? 'providerCode' : 'provider') ?? '';
