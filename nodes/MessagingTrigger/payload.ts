@@ -166,9 +166,22 @@ export function readEvent(fields: IDataObject): IncomingEvent {
 export function rawPayload(fields: IDataObject): IDataObject {
 	const copy: IDataObject = {};
 	for (const [key, value] of Object.entries(fields)) {
-		if (key === API_KEY_FIELD || PROTOTYPE_KEYS.has(key)) continue;
 		if (key === 'body' && typeof value === 'string' && looksLikeDataUri(value)) continue;
-		copy[key] = value;
+		if (!isApiKeyOrPrototype(key)) copy[key] = withoutApiKeys(value) as IDataObject[string];
 	}
 	return copy;
+}
+
+/** The key in any letter case, at any depth (the payload's depth is bounded before). */
+function withoutApiKeys(value: unknown): unknown {
+	if (Array.isArray(value)) return value.map(withoutApiKeys);
+	if (value === null || typeof value !== 'object') return value;
+	const copy: IDataObject = {};
+	for (const [key, inner] of Object.entries(value as IDataObject))
+		if (!isApiKeyOrPrototype(key)) copy[key] = withoutApiKeys(inner) as IDataObject[string];
+	return copy;
+}
+
+function isApiKeyOrPrototype(key: string): boolean {
+	return key.toLowerCase() === API_KEY_FIELD || PROTOTYPE_KEYS.has(key);
 }
