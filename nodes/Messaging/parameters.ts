@@ -73,7 +73,9 @@ export class MessagingRun extends OperationRun<MessagingOptions> {
 	causes: Causes | undefined;
 	allowance: Promise<Allowance> | undefined;
 	waitId: string | undefined;
-	waited = false;
+	/** Wait for Send Window: each distinct window and its items; the one wait for them all. */
+	readonly sendWindows = new Map<string, { window: SendWindow; items: number[] }>();
+	windowsOpen: Promise<void> | undefined;
 }
 
 const showForSends = {

@@ -77,7 +77,9 @@ export class SendPacer implements CallGate {
 	}
 
 	private async hold(itemIndex: number): Promise<Error | undefined> {
-		const { sendWindow, accountCap } = this.run.runOptions;
+		const { accountCap } = this.run.runOptions;
+		// Per item: recipients in several time zones each get their own hours.
+		const { sendWindow } = this.run.options(itemIndex);
 		const window = sendWindow && 'days' in sendWindow ? sendWindow : undefined;
 		for (;;) {
 			if (window) {
