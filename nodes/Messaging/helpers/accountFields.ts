@@ -107,7 +107,9 @@ function withoutUrlSecrets(value: unknown, depth = 0): unknown {
 			// One rewrite of the query, whatever the number of its keys.
 			const names = [...new Set(url.searchParams.keys())];
 			if (names.length)
-				url.search = new URLSearchParams(names.map((name) => [name, REDACTED])).toString();
+				url.search = new URLSearchParams(
+					names.map((name): [string, string] => [name, REDACTED]),
+				).toString();
 			return url.toString();
 		} catch {
 			return value;

@@ -40,7 +40,7 @@ export class SendPacer implements CallGate {
 		private readonly ctx: IExecuteFunctions,
 		private readonly run: MessagingRun,
 	) {
-		this.account = accountKey(run.credentials.baseUrl, run.credentials.clientId);
+		this.account = accountKey(run.credentials.clientId);
 		this.budgetMs = run.runOptions.maxWaitMs;
 	}
 

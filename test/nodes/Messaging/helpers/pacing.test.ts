@@ -115,6 +115,22 @@ describe('Account Cap', () => {
 		]);
 	});
 
+	it('holds for one account reached under two Base URL spellings (127.0.0.1 and localhost)', async () => {
+		const other = sandbox.url.replace('127.0.0.1', 'localhost');
+		expect(other).not.toBe(sandbox.url);
+		await Promise.all([
+			runMessaging(sandbox, capped(5), orderItems(6), V2),
+			runWorkflow(
+				singleNodeWorkflow('messaging', capped(5), orderItems(6, 100), V2),
+				sandboxCredential(other),
+				{ workflowId: 'another-workflow' },
+			),
+		]);
+		const times = sendTimes();
+		expect(times).toHaveLength(12);
+		expect(mostInAnyWindow(times, MINUTE)).toBe(5);
+	});
+
 	it('the same items twice at once, waiting for the cap: each message once (Skip Repeats Within holds across the wait)', async () => {
 		const runs = await Promise.all([
 			runMessaging(sandbox, capped(2), orderItems(6), V2),
