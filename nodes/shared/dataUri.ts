@@ -8,9 +8,9 @@ export const FALLBACK_MIME_TYPE = 'application/octet-stream';
 const MAX_MIME_TYPE = 512;
 
 // Only the head is matched, so a large text is never scanned by the pattern.
-export const DATA_URI_HEAD = /^data:([^;,]*)((?:;[^;,]*)*),/i;
-export const NOT_BASE64_CHAR = /[^A-Za-z0-9+/]/;
-export const WHITESPACE = /\s/;
+const DATA_URI_HEAD = /^data:([^;,]*)((?:;[^;,]*)*),/i;
+const NOT_BASE64_CHAR = /[^A-Za-z0-9+/]/;
+const WHITESPACE = /\s/;
 const EDGE = 64 * 1024;
 
 export type Base64Text =
