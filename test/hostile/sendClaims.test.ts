@@ -3,7 +3,7 @@
  * an id, or an n8n without the store), through n8n's engine against the sandbox: another
  * workflow's flood of claims must not evict a claim whose message is being sent now.
  */
-import type { INode } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
 import { PHONE, mappedSendText, orderItems } from '../harness/messagingNode';
@@ -17,7 +17,7 @@ const NO_DELAY = { messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } } };
 describe('claims held in process memory only', () => {
 	it("a flood of another workflow's claims never evicts a message being sent: a second run skips it", async () => {
 		const message = [{ phone: PHONE, text: 'Your code is 4412' }];
-		const run = (items: object[], workflowId: string | null) =>
+		const run = (items: IDataObject[], workflowId: string | null) =>
 			runWorkflow(
 				singleNodeWorkflow('messaging', mappedSendText(NO_DELAY), items, V2),
 				sandboxCredential(sandbox.url),
