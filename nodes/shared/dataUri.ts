@@ -24,7 +24,7 @@ export function parseBase64Text(text: string): Base64Text {
 	if (head) {
 		const parameters = head[2].split(';').map((p) => p.trim());
 		if (!parameters.some((p) => p.toLowerCase() === 'base64')) {
-			return { problem: 'is a data URI without ";base64": only base64 data URIs can be sent' };
+			return { problem: 'is a data URI without ";base64": only base64 data URIs are read' };
 		}
 		mimeType = head[1].trim().toLowerCase() || undefined;
 		if (mimeType !== undefined && !isMimeType(mimeType)) {
