@@ -31,8 +31,6 @@ interface ProviderProfile {
 	bias: number;
 	/** Some servers send numbers as strings with two decimals; clients must cope. */
 	numbersAsStrings?: boolean;
-	/** Currencies quoted per 100 units, without saying so (the tax office publishes JPY per 100 yen). */
-	per100?: string[];
 }
 
 const PROVIDERS: Record<string, ProviderProfile> = {
@@ -40,7 +38,6 @@ const PROVIDERS: Record<string, ProviderProfile> = {
 		currencies: [...CORE, 'HKD', 'CHF', 'SAR', 'NZD'],
 		spread: 0,
 		bias: 0.998,
-		per100: ['JPY'],
 	},
 	bca: { currencies: [...CORE, 'HKD', 'CHF', 'SAR'], spread: 0.006, bias: 1.0 },
 	bni: { currencies: [...CORE, 'HKD', 'CHF'], spread: 0.008, bias: 1.001 },
@@ -61,7 +58,7 @@ function round2(value: number): number {
 }
 
 function rateRow(code: string, currency: string, profile: ProviderProfile): RateRow {
-	const mid = MID_RATES[currency] * profile.bias * unitOf(profile, currency);
+	const mid = MID_RATES[currency] * profile.bias;
 	const buy = round2(mid * (1 - profile.spread / 2));
 	const sell = round2(mid * (1 + profile.spread / 2));
 	const avg = round2((buy + sell) / 2);
@@ -73,17 +70,6 @@ function rateRow(code: string, currency: string, profile: ProviderProfile): Rate
 		rate_avg: shown(avg),
 		provider: code,
 	};
-}
-
-/** How many units of `currency` a provider's quote is for (100 where it quotes per 100). */
-function unitOf(profile: ProviderProfile, currency: string): number {
-	return profile.per100?.includes(currency) ? 100 : 1;
-}
-
-/** How many units of the currency a provider's row quotes (1, or 100 for the tax office's JPY). */
-export function quotedUnit(providerCode: string, currency: string): number {
-	const profile = PROVIDERS[providerCode.toLowerCase()];
-	return profile ? unitOf(profile, currency) : 1;
 }
 
 /** Quotes set through the control API (`moveRate`), per `provider|CURRENCY`; they replace the fixed ones. */

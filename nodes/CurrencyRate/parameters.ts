@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { NUMBER_FORMATS, type NumberFormat } from '../shared/decimalText';
+import type { NumberFormat } from '../shared/decimalText';
 import { asOptions, optionText, optionsCollection } from '../shared/optionsCollection';
 import { OperationRun, type RunBasics } from '../shared/execution/operationRun';
 import { MAX_KEEP_MINUTES, RateBook } from '../shared/rates/rateBook';
@@ -8,9 +8,9 @@ import {
 	DEFAULT_BASE_CURRENCY,
 	DEFAULT_RATE_VERSION,
 	baseCurrencyOption,
+	currencyCode,
 	rateVersionOption,
 } from '../shared/rates/rateFields';
-import { currencyCode } from '../shared/rates/rateTable';
 
 export interface CurrencyRateOptions {
 	version: string;
@@ -69,13 +69,12 @@ export function readCurrencyRateOptions(
 ): CurrencyRateOptions {
 	const options = asOptions(ctx.getNodeParameter('options', itemIndex, {}));
 	const keep = Number(options.keepRatesMinutes ?? 0);
+	const { numberFormat } = options;
 	return {
 		version: optionText(options, 'version', DEFAULT_RATE_VERSION),
 		baseCurrency: currencyCode(options.baseCurrency) || DEFAULT_BASE_CURRENCY,
 		keepRatesMinutes: Number.isFinite(keep) && keep > 0 ? Math.min(keep, MAX_KEEP_MINUTES) : 0,
-		numberFormat: (NUMBER_FORMATS as readonly unknown[]).includes(options.numberFormat)
-			? (options.numberFormat as NumberFormat)
-			: 'auto',
+		numberFormat: numberFormat === 'point' || numberFormat === 'comma' ? numberFormat : 'auto',
 	};
 }
 
@@ -86,11 +85,7 @@ export class CurrencyRateRun extends OperationRun<CurrencyRateOptions> {
 		super(basics);
 		const { client, signal, credentials } = basics;
 		// Only the public parts of the credential name the kept tables: never the secret.
-		this.rates = new RateBook({
-			client,
-			signal,
-			sourceKey: `${credentials.baseUrl}|${credentials.clientId}`,
-			keepMinutes: this.runOptions.keepRatesMinutes,
-		});
+		const source = `${credentials.baseUrl}|${credentials.clientId}`;
+		this.rates = new RateBook(client, source, this.runOptions.keepRatesMinutes, signal);
 	}
 }

@@ -1,16 +1,18 @@
 import { NodeOperationError, type INodeProperties, type IPollFunctions } from 'n8n-workflow';
 
 import { asOptions, optionText, optionsCollection } from '../shared/optionsCollection';
-import { OTHER_PROVIDER, knownProviderCodes, providerCodeOf } from '../shared/rates/providers';
 import {
 	DEFAULT_BASE_CURRENCY,
 	DEFAULT_RATE_VERSION,
 	RATE_TYPE_OPTIONS,
 	baseCurrencyOption,
+	currencyCode,
+	currencyList,
+	providerCode,
 	providerFields,
 	rateVersionOption,
 } from '../shared/rates/rateFields';
-import { currencyCode, type RateType } from '../shared/rates/rateTable';
+import type { RateType } from '../shared/rates/rateTable';
 import {
 	MAX_WATCHED_CURRENCIES,
 	type CrossingDirection,
@@ -117,80 +119,57 @@ export const triggerProperties: INodeProperties[] = [
 
 export interface TriggerSettings extends WatchSettings {
 	readonly version: string;
-	readonly baseCurrency: string;
 	readonly fireOnFirstPoll: boolean;
 }
 
-const RATE_TYPES: readonly RateType[] = ['average', 'buy', 'sell'];
-
 export function readTriggerSettings(ctx: IPollFunctions): TriggerSettings {
-	const node = ctx.getNode();
 	const fail = (field: string, problem: string, fix: string) =>
-		new NodeOperationError(node, `Field "${field}" ${problem}`, { description: fix });
+		new NodeOperationError(ctx.getNode(), `Field "${field}" ${problem}`, { description: fix });
+	const provider = providerCode((name) => ctx.getNodeParameter(name, ''));
+	if (!('code' in provider)) throw fail(provider.field, provider.problem, provider.fix);
 
-	const selected = ctx.getNodeParameter('provider', 'bca');
-	const isOther = selected === OTHER_PROVIDER;
-	const provider = providerCodeOf(isOther ? ctx.getNodeParameter('providerCode', '') : selected);
-	if ('problem' in provider)
-		throw fail(
-			isOther ? 'Provider Code' : 'Provider',
-			provider.problem,
-			`Choose a provider, or enter its code (${knownProviderCodes()}).`,
-		);
-
-	const list = ctx.getNodeParameter('currencies', '');
-	const parts = Array.isArray(list)
-		? list
-		: typeof list === 'string'
-			? list.split(/[\s,;]+/)
-			: null;
-	if (parts === null)
+	const list = currencyList(ctx.getNodeParameter('currencies', ''));
+	if ('problem' in list)
+		throw fail('Currencies', list.problem, 'Write codes separated by commas, e.g. USD, EUR.');
+	if (list.codes.length > MAX_WATCHED_CURRENCIES)
 		throw fail(
 			'Currencies',
-			`is not a list of currency codes: ${JSON.stringify(list)}`,
-			'Write codes separated by commas, e.g. USD, EUR.',
-		);
-	const currencies = [...new Set(parts.map(currencyCode).filter((code) => code !== ''))];
-	if (currencies.length > MAX_WATCHED_CURRENCIES)
-		throw fail(
-			'Currencies',
-			`lists ${currencies.length} codes`,
+			`lists ${list.codes.length} codes`,
 			`Watch at most ${MAX_WATCHED_CURRENCIES}.`,
 		);
 
 	const mode = ctx.getNodeParameter('event', 'change') as WatchMode;
-	const fieldValue = String(ctx.getNodeParameter('field', 'average')).trim().toLowerCase();
-	if (!(RATE_TYPES as readonly string[]).includes(fieldValue))
+	const field = String(ctx.getNodeParameter('field', 'average')).trim().toLowerCase();
+	const rateTypes = RATE_TYPE_OPTIONS.map(({ value }) => value);
+	if (!rateTypes.includes(field))
 		throw fail(
 			'Rate',
-			`is not a rate type: ${JSON.stringify(fieldValue)}`,
-			`Use one of ${RATE_TYPES.join(', ')}.`,
+			`is not a rate type: ${JSON.stringify(field)}`,
+			`Use one of ${rateTypes.join(', ')}.`,
 		);
 	const changePercent = Number(ctx.getNodeParameter('changePercent', 0.5));
-	if (mode === 'change' && !(Number.isFinite(changePercent) && changePercent >= 0)) {
+	if (mode === 'change' && !(Number.isFinite(changePercent) && changePercent >= 0))
 		throw fail(
 			'Change (%)',
 			`is not a percentage: ${JSON.stringify(changePercent)}`,
 			'Enter a number such as 0.5 (percent).',
 		);
-	}
 	const threshold = Number(ctx.getNodeParameter('threshold', 0));
-	if (mode === 'threshold' && !(Number.isFinite(threshold) && threshold > 0)) {
+	if (mode === 'threshold' && !(Number.isFinite(threshold) && threshold > 0))
 		throw fail('Threshold', 'is not set', 'Enter the level in IDR per unit, e.g. 16500 for USD.');
-	}
 	const options = asOptions(ctx.getNodeParameter('options', {}));
 	return {
 		provider: provider.code,
-		currencies,
+		baseCurrency: currencyCode(options.baseCurrency) || DEFAULT_BASE_CURRENCY,
+		currencies: list.codes,
 		mode,
-		field: fieldValue as RateType,
+		field: field as RateType,
 		changePercent: mode === 'change' ? changePercent : 0,
 		threshold: mode === 'threshold' ? threshold : 0,
 		direction: (mode === 'threshold'
 			? ctx.getNodeParameter('direction', 'above')
 			: 'either') as CrossingDirection,
 		version: optionText(options, 'version', DEFAULT_RATE_VERSION),
-		baseCurrency: currencyCode(options.baseCurrency) || DEFAULT_BASE_CURRENCY,
 		fireOnFirstPoll: options.fireOnFirstPoll === true,
 	};
 }

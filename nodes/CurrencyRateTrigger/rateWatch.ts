@@ -1,19 +1,13 @@
-import {
-	MAX_CURRENCY_CODE_LENGTH,
-	type CurrencyQuote,
-	type KnownRates,
-	type RateNumberFormat,
-	type RateTable,
-	type RateType,
-} from '../shared/rates/rateTable';
+import type { CurrencyQuote, RateTable, RateType } from '../shared/rates/rateTable';
 
-// Pure: no I/O, no clock, so that every rule is testable.
+// The decision core: no I/O, no clock, so that every rule is testable.
 
 export type WatchMode = 'change' | 'threshold' | 'publication';
 export type CrossingDirection = 'above' | 'below' | 'either';
 
 export interface WatchSettings {
 	readonly provider: string;
+	readonly baseCurrency: string;
 	/** Upper-case codes; empty = every currency of the table. */
 	readonly currencies: readonly string[];
 	readonly mode: WatchMode;
@@ -38,46 +32,19 @@ interface RememberedRate {
 	refAt?: string;
 	/** threshold: on which side of the threshold the rate was last seen. */
 	side?: 'above' | 'below';
-	/** A reading orders of magnitude off the last one, not believed yet: how many polls in a row, and the value. */
-	j?: number;
-	jv?: number;
 }
 
-export interface WatchMemory {
+interface WatchMemory {
 	/** The settings the memory belongs to: other settings start over from a new baseline. */
 	settings: string;
-	provider?: string;
-	format?: RateNumberFormat;
 	rates: Record<string, RememberedRate>;
 }
 
-type RateEventKind = 'moved' | 'crossedAbove' | 'crossedBelow' | 'published' | 'sample';
-
-export interface RateEvent {
-	event: RateEventKind;
-	provider: string;
-	currency: string;
-	field: RateType;
-	previousValue: number | null;
-	currentValue: number | null;
-	change: number | null;
-	changePercent: number | null;
-	threshold?: number;
-	previousSeenAt: string | null;
-	currentSeenAt: string;
-	buy: number | null;
-	sell: number | null;
-	average: number | null;
-	unit: number;
-}
+export type RateEvent = ReturnType<typeof eventOf>;
 
 export const MAX_WATCHED_CURRENCIES = 64;
 /** A currency missing from the answers is remembered this long, so a move across the gap fires. */
 const MISSING_KEPT_MS = 30 * 86_400_000;
-/** A reading this many times off the last one (either way) is not believed at once. */
-const IMPLAUSIBLE_JUMP = 10;
-/** ...until this many polls in a row agree on it: then it is the new baseline (no event). */
-const POLLS_TO_BELIEVE_A_JUMP = 3;
 
 const FIELD_KEY: Record<RateType, 'b' | 's' | 'a'> = { buy: 'b', sell: 's', average: 'a' };
 
@@ -92,132 +59,14 @@ function settingsKey(settings: WatchSettings): string {
 	return JSON.stringify([provider, [...currencies].sort(), mode, ...shape]);
 }
 
-export function readMemory(value: unknown): WatchMemory | undefined {
-	if (!value || typeof value !== 'object') return undefined;
-	const memory = value as Partial<WatchMemory>;
-	if (typeof memory.settings !== 'string' || !memory.rates || typeof memory.rates !== 'object')
-		return undefined;
+/** The saved memory when it belongs to these settings. */
+export function readMemory(value: unknown, settings: WatchSettings): WatchMemory | undefined {
+	const memory = value as Partial<WatchMemory> | undefined;
+	if (memory?.settings !== settingsKey(settings) || typeof memory.rates !== 'object') return;
 	const rates: Record<string, RememberedRate> = {};
-	for (const [code, rate] of Object.entries(memory.rates).slice(0, MAX_WATCHED_CURRENCIES)) {
-		if (code.length <= MAX_CURRENCY_CODE_LENGTH && rate && typeof rate === 'object')
-			rates[code] = rate;
-	}
-	return {
-		settings: memory.settings,
-		provider: typeof memory.provider === 'string' ? memory.provider : undefined,
-		format: memory.format === 'point' || memory.format === 'comma' ? memory.format : undefined,
-		rates,
-	};
-}
-
-export function knownRates(settings: WatchSettings, memory: WatchMemory | undefined): KnownRates {
-	if (!memory || (memory.provider ?? settingsProvider(memory.settings)) !== settings.provider)
-		return {};
-	const quotes = new Map(
-		Object.entries(memory.rates).map(([code, rate]) => [
-			code,
-			{ buy: rate.b, sell: rate.s, average: rate.a },
-		]),
-	);
-	return { format: memory.format, quotes };
-}
-
-function settingsProvider(key: string): string | undefined {
-	try {
-		const parsed = JSON.parse(key) as unknown;
-		return Array.isArray(parsed) && typeof parsed[0] === 'string' ? parsed[0] : undefined;
-	} catch {
-		return undefined;
-	}
-}
-
-function watchedCodes(settings: WatchSettings, table: RateTable): string[] {
-	const codes =
-		settings.currencies.length > 0
-			? table.codes.filter((code) => settings.currencies.includes(code))
-			: table.codes;
-	return codes.slice(0, MAX_WATCHED_CURRENCIES);
-}
-
-export interface PollDecision {
-	events: RateEvent[];
-	memory: WatchMemory;
-	baseline: boolean;
-	// A threshold side changed without an event: n8n saves static data only when a poll returns
-	// something, and a restart that lost the side would miss the next crossing.
-	mustSave: boolean;
-}
-
-// A currency fires at most once per move: its reference moves to the value that fired. A reading
-// 10 or more times off the last one fires and moves nothing until three polls agree; then it is the
-// new baseline, still without an event.
-export function decide(
-	settings: WatchSettings,
-	table: RateTable,
-	previous: WatchMemory | undefined,
-	fireOnBaseline: boolean,
-): PollDecision {
-	const key = settingsKey(settings);
-	const known = previous && previous.settings === key ? previous : undefined;
-	const memory: WatchMemory = {
-		settings: key,
-		provider: settings.provider,
-		format: table.format,
-		rates: {},
-	};
-	const events: RateEvent[] = [];
-	const rule = MODE_RULES[settings.mode];
-	let mustSave = false;
-
-	for (const code of watchedCodes(settings, table)) {
-		const quote = table.quotes.get(code) as CurrencyQuote;
-		const seen: SeenRate = {
-			settings,
-			code,
-			quote,
-			current: quote[settings.field],
-			seenAt: table.fetchedAt,
-		};
-		const before = known?.rates[code];
-		const jump = before ? implausibleJump(seen, before) : undefined;
-		const { next, event } = jump
-			? jump
-			: before
-				? rule(seen, before)
-				: { next: baseline(seen), event: undefined };
-		// Baseline: fire only when asked, as a "sample" of the current rates.
-		if (!before && fireOnBaseline && !known) events.push(eventOf(seen, 'sample', null, null));
-		if (event) events.push(event);
-		else if (before && next.side !== before.side) mustSave = true;
-		memory.rates[code] = next;
-	}
-	for (const [code, before] of Object.entries(known?.rates ?? {})) {
-		if (Object.keys(memory.rates).length >= MAX_WATCHED_CURRENCIES) break;
-		if (code in memory.rates) continue;
-		if (settings.currencies.length > 0 && !settings.currencies.includes(code)) continue;
-		const seenAtMs = Date.parse(before.at);
-		if (!(table.fetchedAtMs - seenAtMs < MISSING_KEPT_MS)) continue;
-		memory.rates[code] = before;
-	}
-	return { events, memory, baseline: !known, mustSave };
-}
-
-function implausibleJump(
-	seen: SeenRate,
-	before: RememberedRate,
-): { next: RememberedRate; event?: RateEvent } | undefined {
-	const last = before[FIELD_KEY[seen.settings.field]];
-	const current = seen.current;
-	if (current === null || last === null || last === undefined) return undefined;
-	if (withinFactor(current, last, IMPLAUSIBLE_JUMP)) return undefined;
-	const polls =
-		before.jv !== undefined && withinFactor(current, before.jv, 2) ? (before.j ?? 0) + 1 : 1;
-	if (polls >= POLLS_TO_BELIEVE_A_JUMP) return { next: baseline(seen) };
-	return { next: { ...before, j: polls, jv: current } };
-}
-
-function withinFactor(value: number, reference: number, factor: number): boolean {
-	return value > 0 && reference > 0 && value / reference < factor && reference / value < factor;
+	for (const [code, rate] of Object.entries(memory.rates ?? {}).slice(0, MAX_WATCHED_CURRENCIES))
+		if (rate && typeof rate === 'object') rates[code] = rate;
+	return { settings: memory.settings, rates };
 }
 
 interface SeenRate {
@@ -228,169 +77,146 @@ interface SeenRate {
 	seenAt: string;
 }
 
-type ModeRule = (
-	seen: SeenRate,
-	before: RememberedRate,
-) => { next: RememberedRate; event?: RateEvent };
+type Step = { next: RememberedRate; event?: RateEvent };
 
-const MODE_RULES: Record<WatchMode, ModeRule> = {
-	change: changeRule,
-	threshold: thresholdRule,
-	publication: publicationRule,
+function seenRates(settings: WatchSettings, table: RateTable): SeenRate[] {
+	const { currencies, field } = settings;
+	const codes = [...table.quotes.keys()].filter(
+		(code) => currencies.length === 0 || currencies.includes(code),
+	);
+	return codes.slice(0, MAX_WATCHED_CURRENCIES).map((code) => {
+		const quote = table.quotes.get(code) as CurrencyQuote;
+		return { settings, code, quote, current: quote[field], seenAt: table.fetchedAt };
+	});
+}
+
+// A currency fires at most once per move: its reference moves to the value that fired. `mustSave`:
+// a threshold side changed without an event, and n8n saves static data only when a poll returns
+// something; a restart that lost the side would miss the next crossing.
+export function decide(
+	settings: WatchSettings,
+	table: RateTable,
+	known: WatchMemory | undefined,
+	fireOnBaseline: boolean,
+): { events: RateEvent[]; memory: WatchMemory; mustSave: boolean } {
+	const memory: WatchMemory = { settings: settingsKey(settings), rates: {} };
+	const events: RateEvent[] = [];
+	let mustSave = false;
+	for (const seen of seenRates(settings, table)) {
+		const before = known?.rates[seen.code];
+		if (!before) {
+			memory.rates[seen.code] = baseline(seen);
+			// Fire on a baseline only when asked, as a "sample" of the current rates.
+			if (fireOnBaseline && !known) events.push(eventOf(seen, 'sample', null, null));
+			continue;
+		}
+		const { next, event } = MODE_RULES[settings.mode](seen, before);
+		if (event) events.push(event);
+		else if (next.side !== before.side) mustSave = true;
+		memory.rates[seen.code] = next;
+	}
+	let kept = Object.keys(memory.rates).length;
+	for (const [code, before] of Object.entries(known?.rates ?? {})) {
+		if (kept >= MAX_WATCHED_CURRENCIES) break;
+		const recent = table.fetchedAtMs - Date.parse(before.at) < MISSING_KEPT_MS;
+		if (code in memory.rates || !recent) continue;
+		memory.rates[code] = before;
+		kept += 1;
+	}
+	return { events, memory, mustSave };
+}
+
+/** Fetch Test Event: the current rates, against the memory when there is one. */
+export function sampleEvents(
+	settings: WatchSettings,
+	table: RateTable,
+	known: WatchMemory | undefined,
+): RateEvent[] {
+	return seenRates(settings, table).map((seen) => {
+		const before = known?.rates[seen.code];
+		if (!before) return eventOf(seen, 'sample', null, null);
+		return settings.mode === 'change'
+			? eventOf(seen, 'sample', before.ref ?? null, before.refAt ?? before.at)
+			: eventOf(seen, 'sample', before[FIELD_KEY[settings.field]], before.at);
+	});
+}
+
+const MODE_RULES: Record<WatchMode, (seen: SeenRate, before: RememberedRate) => Step> = {
+	change(seen, before) {
+		const { settings, current, seenAt } = seen;
+		const ref = before.ref ?? null;
+		const next = { ...remembered(seen), ref: ref ?? current ?? undefined, refAt: before.refAt };
+		if (ref === null) next.refAt = seenAt;
+		if (ref === null || current === null) return { next };
+		if (!((Math.abs(current - ref) / ref) * 100 > settings.changePercent)) return { next };
+		const event = eventOf(seen, 'moved', ref, before.refAt ?? before.at);
+		return { next: { ...next, ref: current, refAt: seenAt }, event };
+	},
+	threshold(seen, before) {
+		const { settings, current } = seen;
+		const side = (current !== null && sideOf(current, settings.threshold)) || before.side;
+		const next = { ...remembered(seen), side };
+		const crossed = before.side !== undefined && side !== undefined && side !== before.side;
+		if (!crossed || (settings.direction !== 'either' && settings.direction !== side))
+			return { next };
+		const kind = side === 'above' ? 'crossedAbove' : 'crossedBelow';
+		return { next, event: eventOf(seen, kind, before[FIELD_KEY[settings.field]], before.at) };
+	},
+	publication(seen, before) {
+		const { quote, settings } = seen;
+		const next = remembered(seen);
+		if (before.b === quote.buy && before.s === quote.sell && before.a === quote.average)
+			return { next };
+		return {
+			next,
+			event: eventOf(seen, 'published', before[FIELD_KEY[settings.field]], before.at),
+		};
+	},
 };
 
 function baseline(seen: SeenRate): RememberedRate {
 	const { settings, current, seenAt } = seen;
 	const next = remembered(seen);
-	if (settings.mode === 'change' && current !== null)
-		Object.assign(next, { ref: current, refAt: seenAt });
-	if (settings.mode === 'threshold' && current !== null)
-		next.side = sideOf(current, settings.threshold);
+	if (current === null) return next;
+	if (settings.mode === 'change') return { ...next, ref: current, refAt: seenAt };
+	if (settings.mode === 'threshold') return { ...next, side: sideOf(current, settings.threshold) };
 	return next;
-}
-
-function changeRule(
-	seen: SeenRate,
-	before: RememberedRate,
-): { next: RememberedRate; event?: RateEvent } {
-	const { settings, current, seenAt } = seen;
-	const next = remembered(seen);
-	const ref = before.ref ?? null;
-	next.ref = ref ?? current ?? undefined;
-	next.refAt = ref !== null ? before.refAt : seenAt;
-	const moved =
-		ref !== null &&
-		current !== null &&
-		(Math.abs(current - ref) / ref) * 100 > settings.changePercent;
-	if (!moved) return { next };
-	next.ref = current;
-	next.refAt = seenAt;
-	return { next, event: eventOf(seen, 'moved', ref, before.refAt ?? before.at) };
-}
-
-function thresholdRule(
-	seen: SeenRate,
-	before: RememberedRate,
-): { next: RememberedRate; event?: RateEvent } {
-	const { settings, current } = seen;
-	const next = remembered(seen);
-	next.side = before.side;
-	if (current === null) return { next };
-	const side = sideOf(current, settings.threshold) ?? before.side;
-	next.side = side;
-	const crossed = before.side !== undefined && side !== undefined && side !== before.side;
-	if (!crossed || (settings.direction !== 'either' && settings.direction !== side)) return { next };
-	return {
-		next,
-		event: eventOf(
-			seen,
-			side === 'above' ? 'crossedAbove' : 'crossedBelow',
-			before[FIELD_KEY[settings.field]],
-			before.at,
-		),
-	};
-}
-
-function publicationRule(
-	seen: SeenRate,
-	before: RememberedRate,
-): { next: RememberedRate; event?: RateEvent } {
-	const { settings, quote } = seen;
-	const next = remembered(seen);
-	if (before.b === quote.buy && before.s === quote.sell && before.a === quote.average)
-		return { next };
-	return { next, event: eventOf(seen, 'published', before[FIELD_KEY[settings.field]], before.at) };
 }
 
 function remembered({ quote, seenAt }: SeenRate): RememberedRate {
 	return { b: quote.buy, s: quote.sell, a: quote.average, at: seenAt };
 }
 
-function eventOf(
-	seen: SeenRate,
-	kind: RateEventKind,
-	previousValue: number | null,
-	previousSeenAt: string | null,
-): RateEvent {
-	return rateEvent(
-		seen.settings,
-		seen.code,
-		seen.quote,
-		kind,
-		previousValue,
-		seen.current,
-		previousSeenAt,
-		seen.seenAt,
-	);
-}
-
-export function sampleEvents(
-	settings: WatchSettings,
-	table: RateTable,
-	memory: WatchMemory | undefined,
-): RateEvent[] {
-	const known = memory && memory.settings === settingsKey(settings) ? memory : undefined;
-	return watchedCodes(settings, table).map((code) => {
-		const quote = table.quotes.get(code) as CurrencyQuote;
-		const before = known?.rates[code];
-		const previous = before
-			? settings.mode === 'change'
-				? (before.ref ?? null)
-				: before[FIELD_KEY[settings.field]]
-			: null;
-		const previousAt = before
-			? settings.mode === 'change'
-				? (before.refAt ?? before.at)
-				: before.at
-			: null;
-		return rateEvent(
-			settings,
-			code,
-			quote,
-			'sample',
-			previous,
-			quote[settings.field],
-			previousAt,
-			table.fetchedAt,
-		);
-	});
-}
-
 function sideOf(value: number, threshold: number): 'above' | 'below' | undefined {
 	return value > threshold ? 'above' : value < threshold ? 'below' : undefined;
 }
 
-function rateEvent(
-	settings: WatchSettings,
-	currency: string,
-	quote: CurrencyQuote,
-	event: RateEventKind,
+function eventOf(
+	{ settings, code, quote, current, seenAt }: SeenRate,
+	event: 'moved' | 'crossedAbove' | 'crossedBelow' | 'published' | 'sample',
 	previousValue: number | null,
-	currentValue: number | null,
 	previousSeenAt: string | null,
-	currentSeenAt: string,
-): RateEvent {
+) {
 	const change =
-		previousValue !== null && currentValue !== null ? round(currentValue - previousValue, 6) : null;
-	const result: RateEvent = {
-		event,
+		previousValue !== null && current !== null ? round(current - previousValue, 6) : null;
+	return {
 		provider: settings.provider,
-		currency,
+		currency: code,
+		baseCurrency: settings.baseCurrency,
+		event,
 		field: settings.field,
 		previousValue,
-		currentValue,
+		currentValue: current,
 		change,
 		changePercent:
 			change !== null && previousValue ? round((change / previousValue) * 100, 4) : null,
+		...(settings.mode === 'threshold' ? { threshold: settings.threshold } : {}),
 		previousSeenAt,
-		currentSeenAt,
+		currentSeenAt: seenAt,
 		buy: quote.buy,
 		sell: quote.sell,
 		average: quote.average,
-		unit: quote.unit,
 	};
-	if (settings.mode === 'threshold') result.threshold = settings.threshold;
-	return result;
 }
 
 function round(value: number, places: number): number {

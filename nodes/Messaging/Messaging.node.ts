@@ -57,9 +57,6 @@ const messagingNode: NodeDefinition<MessagingOptions, MessagingRun> = {
 		'Skip Repeats Within (Hours)': options.skipRepeatsHours,
 		'Delay Between Messages': JSON.stringify(options.messageDelay),
 		'Account Cap': JSON.stringify(options.accountCap ?? null),
-		'Send Only Between': JSON.stringify(options.sendWindow ?? null, (_, value: unknown) =>
-			value instanceof Set ? [...(value as Set<number>)] : value,
-		),
 		'Max Wait (Minutes)': options.maxWaitMs / 60_000,
 	}),
 	// Pacing, cap and window first; the idempotency gate marks the item dispatched just before its request.

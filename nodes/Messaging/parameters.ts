@@ -18,6 +18,7 @@ import {
 } from './helpers/sendWindow';
 import { normalizePhone } from '../shared/phone';
 import { OperationRun, textValue } from '../shared/execution/operationRun';
+import type { Causes } from './helpers/cause';
 import type { IdentifiedSend } from './helpers/idempotency';
 import type { SendPacer } from './helpers/pacing';
 import type { Allowance } from './helpers/sending';
@@ -69,9 +70,12 @@ const MAX_PARALLEL_REQUESTS = 50;
 export class MessagingRun extends OperationRun<MessagingOptions> {
 	pacer: SendPacer | undefined;
 	readonly sends = new Map<number, IdentifiedSend>();
+	causes: Causes | undefined;
 	allowance: Promise<Allowance> | undefined;
 	waitId: string | undefined;
-	waited = false;
+	/** Wait for Send Window: each distinct window and its items; the one wait for them all. */
+	readonly sendWindows = new Map<string, { window: SendWindow; items: number[] }>();
+	windowsOpen: Promise<void> | undefined;
 }
 
 const showForSends = {
@@ -150,9 +154,9 @@ function messagingOptions(versionSentBy: string): INodeProperties[] {
 			type: 'number',
 			typeOptions: { minValue: 0, maxValue: MAX_SKIP_REPEATS_HOURS },
 			default: SKIP_REPEATS_HOURS_DEFAULT,
-			hint: 'Not sent again: the same message to the same number within this many hours, by any execution. 0: send every time.',
+			hint: 'Not sent again within this many hours: the same message to the same number from the same event (a Retry, a re-run, a redelivery). 0: send every time.',
 			description:
-				"The same message to the same number is sent once within this many hours, whatever runs it again: n8n's Retry, a re-run, two executions at once, other workers. 0 sends every time. Not set: 8 for nodes added since version 2, off for older ones. Kept in n8n's database (n8n 1.66 or newer; older n8n: this process's memory only).",
+				"The same message to the same number from the same event (the trigger item it comes from) is sent once within this many hours, whatever runs it again: n8n's Retry, a re-run, two executions at once, other workers. A new event with the same words is sent. 0 sends every time. Not set: 8 for nodes added since version 2, off for older ones. Kept in n8n's database (n8n 1.66 or newer; older n8n: this process's memory only).",
 			displayOptions: showForSends,
 		},
 		{
@@ -162,7 +166,7 @@ function messagingOptions(versionSentBy: string): INodeProperties[] {
 			default: '',
 			placeholder: '={{ $json.orderId }}',
 			description:
-				'What makes two messages to a number the same for Skip Repeats Within, instead of their content: an order or ticket number, for example. Empty: the content.',
+				'What makes two messages to a number the same for Skip Repeats Within, instead of their content and event: an order or ticket number, for example. Empty: the content and the event it comes from.',
 			displayOptions: showForSends,
 		},
 		{

@@ -9,6 +9,7 @@ import {
 
 import { messagingRateApiTest } from '../shared/credential';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
+import { Deliveries } from './deliveries';
 import { triggerProperties } from './parameters';
 import { receiveMessage } from './receive';
 import { registerWebhook, unregisterWebhook, webhookExists } from './registration';
@@ -75,7 +76,13 @@ export class MessagingTrigger implements INodeType {
 		},
 	};
 
-	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await receiveMessage.call(this);
+	webhook: (this: IWebhookFunctions) => Promise<IWebhookResponseData>;
+
+	constructor() {
+		// n8n loads a node type once per process: what this process received lives with it.
+		const deliveries = new Deliveries();
+		this.webhook = async function (this: IWebhookFunctions) {
+			return await receiveMessage.call(this, deliveries);
+		};
 	}
 }

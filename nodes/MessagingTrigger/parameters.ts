@@ -242,8 +242,10 @@ export function readTriggerSettings(ctx: ParameterSource): TriggerSettings {
 	const options = asOptions(ctx.getNodeParameter('options', {}));
 	const types = ctx.getNodeParameter('messageTypes', []);
 	const verification = text('verification', 'none') as Verification;
-	const maxMb = Number(options.maxBodySizeMb);
-	const windowMinutes = Number(options.repeatWindowMinutes);
+	const inQuery = verification === 'querySecret' || verification === 'generatedSecret';
+	const shared = verification === 'headerSecret' || verification === 'querySecret';
+	const positive = (value: unknown, fallback: number) =>
+		Number(value) > 0 && Number.isFinite(Number(value)) ? Number(value) : fallback;
 	return {
 		accountNumber: text('accountNumber'),
 		messageTypes: (Array.isArray(types) ? types : []).filter((type): type is MessageCategory =>
@@ -252,28 +254,16 @@ export function readTriggerSettings(ctx: ParameterSource): TriggerSettings {
 		ignoreOwnMessages: ctx.getNodeParameter('ignoreOwnMessages', false) === true,
 		verification,
 		headerName:
-			verification === 'headerSecret'
-				? text('headerName').trim() || DEFAULT_SECRET_HEADER
-				: DEFAULT_SECRET_HEADER,
-		queryParameterName:
-			verification === 'querySecret' || verification === 'generatedSecret'
-				? text('queryParameterName').trim() || DEFAULT_SECRET_QUERY
-				: DEFAULT_SECRET_QUERY,
-		sharedSecret:
-			verification === 'headerSecret' || verification === 'querySecret' ? text('sharedSecret') : '',
+			(verification === 'headerSecret' && text('headerName').trim()) || DEFAULT_SECRET_HEADER,
+		queryParameterName: (inQuery && text('queryParameterName').trim()) || DEFAULT_SECRET_QUERY,
+		sharedSecret: shared ? text('sharedSecret') : '',
 		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),
 		defaultCountry: optionText(options, 'defaultCountry', ''),
-		maxBodyBytes: Math.round(
-			(Number.isFinite(maxMb) && maxMb > 0 ? maxMb : DEFAULT_MAX_BODY_MB) * 1024 * 1024,
-		),
+		maxBodyBytes: Math.round(positive(options.maxBodySizeMb, DEFAULT_MAX_BODY_MB) * 1024 * 1024),
 		binaryPropertyName: optionText(options, 'binaryPropertyName', DEFAULT_BINARY_PROPERTY),
 		skipRepeatedDeliveries: options.skipRepeatedDeliveries !== false,
 		repeatWindowMs:
-			Math.min(
-				Number.isFinite(windowMinutes) && windowMinutes > 0
-					? windowMinutes
-					: DEFAULT_REPEAT_WINDOW_MINUTES,
-				10080,
-			) * 60_000,
+			Math.min(positive(options.repeatWindowMinutes, DEFAULT_REPEAT_WINDOW_MINUTES), 10080) *
+			60_000,
 	};
 }

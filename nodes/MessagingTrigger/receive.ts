@@ -1,23 +1,17 @@
-import type {
-	IDataObject,
-	INodeExecutionData,
-	IWebhookFunctions,
-	IWebhookResponseData,
-} from 'n8n-workflow';
+import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { claimDelivery, type Claim } from './deliveries';
-import { ignoreReason } from './filters';
-import { cleanFileName } from '../shared/fileName';
-import { decodeDataUri, looksLikeDataUri } from './media';
+import type { Deliveries } from './deliveries';
+import { boundedCopy, eventFields, ignoreReason, messageItem, readEvent } from './message';
 import { readTriggerSettings } from './parameters';
-import { eventFields, rawPayload, readEvent, type IncomingEvent } from './payload';
-import { readJsonBody } from './requestBody';
 import { registeredNumberOf } from './registration';
 import { apiKeyProblem, generatedSecretProblem, sharedSecretProblem } from './verification';
 
 // Every answer is JSON: `received: true` when accepted or deliberately ignored (200), `received:
 // false` with the error when refused (401, 400, 503).
-export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+export async function receiveMessage(
+	this: IWebhookFunctions,
+	deliveries: Deliveries,
+): Promise<IWebhookResponseData> {
 	const settings = readTriggerSettings(this);
 	// An empty Account Number: the number activation read from the gateway and registered.
 	if (settings.accountNumber.trim() === '')
@@ -31,7 +25,7 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 
 	const body = await readJsonBody(this, settings.maxBodyBytes);
 	if ('problem' in body) return refuse(this, 400, body.problem);
-	const read = eventFields(body.json);
+	const read = eventFields(body.value);
 	if ('problem' in read) return refuse(this, 400, read.problem);
 	const event = readEvent(read.fields);
 
@@ -40,36 +34,29 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 		if (problem) return refuse(this, 401, problem);
 	}
 
-	const reason = ignoreReason(event, settings);
-	if (reason) return { webhookResponse: { received: true, ignored: reason } };
+	const ignored = ignoreReason(event, settings);
+	if (ignored) return { webhookResponse: { received: true, ignored } };
 
-	let claim: Extract<Claim, { duplicate: false }> | undefined;
+	let release: (() => Promise<void>) | undefined;
 	if (settings.skipRepeatedDeliveries && event.messageId !== '') {
-		let claimed: Claim;
 		try {
-			claimed = await claimDelivery(this, event.messageId, settings.repeatWindowMs);
+			release = await deliveries.claim(this, event.messageId, settings.repeatWindowMs);
 		} catch (error) {
 			// Queue mode without its Redis: n8n cannot run the execution either; the gateway retries later.
 			return refuse(this, 503, `${(error as Error).message}; try again later`);
 		}
-		if (claimed.duplicate) {
-			return {
-				webhookResponse: {
-					received: true,
-					ignored: 'repeated delivery of a message already received',
-					messageId: event.messageId,
-				},
-			};
+		if (!release) {
+			const ignored = 'repeated delivery of a message already received';
+			return { webhookResponse: { received: true, ignored, messageId: event.messageId } };
 		}
-		claim = claimed;
 	}
 	// The claim is released if the item cannot be made: the gateway's retry must not be a repeat.
-	let item: INodeExecutionData | undefined;
-	try {
-		item = await messageItem(this, event, read.fields, settings.binaryPropertyName);
-	} finally {
-		if (!item) await claim?.release();
-	}
+	const item = await messageItem(this, event, read.fields, settings.binaryPropertyName).catch(
+		async (error: unknown) => {
+			await release?.();
+			throw error;
+		},
+	);
 	return {
 		webhookResponse: { received: true, messageId: event.messageId },
 		workflowData: [[item]],
@@ -77,70 +64,90 @@ export async function receiveMessage(this: IWebhookFunctions): Promise<IWebhookR
 }
 
 /** n8n answers `webhookResponse` with the webhook's fixed 200: another status needs `res`. */
-function refuse(
-	ctx: IWebhookFunctions,
-	status: 400 | 401 | 503,
-	error: string,
-): IWebhookResponseData {
-	const res = ctx.getResponseObject();
+function refuse(ctx: IWebhookFunctions, status: number, error: string): IWebhookResponseData {
 	const json = JSON.stringify({ received: false, error });
-	res.writeHead(status, {
+	ctx.getResponseObject().writeHead(status, {
 		'content-type': 'application/json; charset=utf-8',
 		'content-length': Buffer.byteLength(json),
 	});
-	res.end(json);
+	ctx.getResponseObject().end(json);
 	return { noWebhookResponse: true };
 }
 
-const MEDIA_TYPES: ReadonlySet<string> = new Set(['image', 'document', 'audio', 'video']);
+type WebhookRequest = AsyncIterable<Buffer | string> & {
+	headers?: Record<string, string | string[] | undefined>;
+	readable?: boolean;
+	rawBody?: Buffer;
+	readRawBody?: () => Promise<void>;
+};
 
-/** A file's fields are there exactly when the message carries or announces one, never `""`. */
-async function messageItem(
+// Read by the node itself, so that a broken or oversized body is answered here (400, JSON). n8n
+// parses an application/json body first (a malformed one it answers 422 itself); other types arrive
+// unparsed. Either way the raw bytes are read in the declared charset, and bounded.
+async function readJsonBody(
 	ctx: IWebhookFunctions,
-	event: IncomingEvent,
-	fields: IDataObject,
-	binaryPropertyName: string,
-): Promise<INodeExecutionData> {
-	const json: IDataObject = {
-		messageId: event.messageId,
-		chatId: event.chatId,
-		isGroup: event.isGroup,
-		sender: event.sender,
+	maxBytes: number,
+): Promise<{ value: unknown } | { problem: string }> {
+	const req = ctx.getRequestObject() as unknown as WebhookRequest;
+	const mb = maxBytes / (1024 * 1024);
+	const tooLarge = {
+		problem: `The body is larger than the limit of ${Number.isInteger(mb) ? mb : mb.toFixed(2)} MB (option "Maximum Body Size")`,
 	};
-	if (event.author) json.author = event.author;
-	Object.assign(json, {
-		senderName: event.senderName,
-		recipient: event.recipient,
-		type: event.type,
-		text: event.text,
-	});
-	const item: INodeExecutionData = { json };
+	if (Number(req.headers?.['content-length']) > maxBytes) return tooLarge;
 
-	const mediaExpected = MEDIA_TYPES.has(event.type);
-	if (event.body !== undefined && (looksLikeDataUri(event.body) || mediaExpected)) {
-		const media = decodeDataUri(event.body, event.fileName);
-		if ('problem' in media) {
-			const fileName = cleanFileName(event.fileName);
-			if (fileName) json.fileName = fileName;
-			json.mediaError = media.problem;
-		} else {
-			item.binary = {
-				[binaryPropertyName]: await ctx.helpers.prepareBinaryData(
-					media.data,
-					media.fileName,
-					media.mimeType,
-				),
-			};
-			json.fileName = media.fileName;
-			json.mimeType = media.mimeType;
-			json.fileSize = media.data.length;
-		}
-	} else if (mediaExpected) {
-		const fileName = cleanFileName(event.fileName);
-		if (fileName) json.fileName = fileName;
-		json.mediaError = `the ${event.type} message has no file (its "body" is missing)`;
+	let raw: Buffer | undefined;
+	try {
+		raw = await rawBodyOf(req, maxBytes);
+	} catch (error) {
+		// raw-body (behind n8n's `readRawBody`) says "too large" with status 413.
+		const { status, type } = (error ?? {}) as { status?: unknown; type?: unknown };
+		if (status === 413 || type === 'entity.too.large') return tooLarge;
+		return { problem: `The body could not be read: ${messageOf(error)}` };
 	}
-	json.receivedAt = new Date().toISOString();
-	json.payload = rawPayload(fields);
-	return item;
+	// A host that parsed the body and kept no bytes: use what it parsed.
+	if (raw === undefined) return boundedCopy(ctx.getBodyData());
+	if (raw.length > maxBytes) return tooLarge;
+
+	// A latin1 body's `José` must not become `Jos\uFFFD`.
+	const charset = declaredCharset(req.headers?.['content-type']) ?? 'utf-8';
+	let text: string;
+	try {
+		text = new TextDecoder(charset).decode(raw).replace(/^\uFEFF/, '');
+	} catch {
+		return {
+			problem: `The body declares the charset "${charset.slice(0, 40)}", which cannot be read; send UTF-8`,
+		};
+	}
+	if (text.trim() === '') return { problem: 'The body is empty; a JSON object was expected' };
+	try {
+		return boundedCopy(JSON.parse(text));
+	} catch (error) {
+		return { problem: `The body is not valid JSON: ${messageOf(error).slice(0, 200)}` };
+	}
 }
+
+function declaredCharset(contentType: unknown): string | undefined {
+	if (typeof contentType !== 'string') return undefined;
+	for (const parameter of contentType.slice(0, 1024).split(';').slice(1)) {
+		const [key, value] = parameter.split('=', 2);
+		if (key.trim().toLowerCase() === 'charset' && value !== undefined)
+			return value.trim().replace(/^"|"$/g, '').toLowerCase();
+	}
+	return undefined;
+}
+
+async function rawBodyOf(req: WebhookRequest, maxBytes: number): Promise<Buffer | undefined> {
+	if (!req.rawBody && typeof req.readRawBody === 'function') await req.readRawBody();
+	if (Buffer.isBuffer(req.rawBody)) return req.rawBody;
+	if (!req.readable) return undefined;
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of req) {
+		chunks.push(Buffer.from(chunk));
+		size += chunks[chunks.length - 1].length;
+		if (size > maxBytes) throw Object.assign(new Error('too large'), { status: 413 });
+	}
+	return Buffer.concat(chunks);
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

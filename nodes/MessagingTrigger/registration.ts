@@ -30,67 +30,24 @@ interface RegistrationRecord extends IDataObject {
 export const RECORD_KEY = 'registration';
 export const TEST_RECORD_KEY = 'testRegistration';
 
-export type AccountWebhook =
-	{ known: true; url: string; accountNumber?: string } | { known: false; reason?: string };
+type AccountWebhook = { known: true; url: string; accountNumber?: string } | { known: false };
 
-export function webhookShownBy(result: unknown): AccountWebhook {
-	const shown = readAccountAnswer(result);
-	if (shown.webhookUrl === undefined)
-		return { known: false, reason: 'the Check Account answer does not show the webhook' };
-	return {
-		known: true,
-		url: (shown.webhookUrl ?? '').trim(),
-		accountNumber: shown.whatsappNumber ?? undefined,
-	};
-}
-
-export function registrationUrl(
-	webhookUrl: string,
-	settings: TriggerSettings,
-	generatedSecret = '',
-): string {
-	if (settings.verification === 'querySecret')
-		return withQueryParameter(webhookUrl, settings.queryParameterName, settings.sharedSecret);
-	if (settings.verification === 'generatedSecret')
-		return withQueryParameter(webhookUrl, settings.queryParameterName, generatedSecret);
-	return webhookUrl;
-}
-
-function withQueryParameter(url: string, name: string, value: string): string {
-	const parsed = new URL(url);
-	parsed.searchParams.set(name, value);
-	return parsed.toString();
-}
-
-function urlWithoutSecrets(url: string): string | undefined {
+function urlOf(text: string): URL | undefined {
 	try {
-		const parsed = new URL(url);
-		parsed.search = '';
-		parsed.hash = '';
-		parsed.username = '';
-		parsed.password = '';
-		return parsed.href;
+		return new URL(text);
 	} catch {
 		return undefined;
 	}
 }
 
-function normalizedUrl(url: string): string {
-	try {
-		return new URL(url).href;
-	} catch {
-		return url;
-	}
+function withQueryParameter(url: string, name: string, value: string): string {
+	const parsed = new URL(url);
+	parsed.searchParams.set(name, value);
+	return parsed.href;
 }
 
-export function sameUrl(a: string, b: string): boolean {
-	if (a === b) return true;
-	try {
-		return new URL(a).href === new URL(b).href;
-	} catch {
-		return false;
-	}
-}
+const normalizedUrl = (url: string) => urlOf(url)?.href ?? url;
+const sameUrl = (a: string, b: string) => normalizedUrl(a) === normalizedUrl(b);
 
 interface Target {
 	settings: TriggerSettings;
@@ -136,7 +93,14 @@ async function targetOf(ctx: IHookFunctions, registeredNumber?: string): Promise
 		settings,
 		accountNumber,
 		webhookUrl,
-		url: registrationUrl(webhookUrl, settings, generated),
+		url:
+			settings.verification === 'querySecret' || settings.verification === 'generatedSecret'
+				? withQueryParameter(
+						webhookUrl,
+						settings.queryParameterName,
+						generated || settings.sharedSecret,
+					)
+				: webhookUrl,
 		secrets: [settings.sharedSecret, generated].filter((secret) => secret !== ''),
 	};
 }
@@ -171,12 +135,14 @@ export function registeredNumberOf(staticData: IDataObject, manual: boolean): st
 }
 
 async function readAccountWebhook(client: ApiClient, target: Target): Promise<AccountWebhook> {
-	try {
-		const params = { whatsapp_number: target.accountNumber, whatsapp_webhook: target.url };
-		return webhookShownBy(await checkAccount(client, params, { version: target.settings.version }));
-	} catch (error) {
-		return { known: false, reason: error instanceof Error ? error.message : String(error) };
-	}
+	const params = { whatsapp_number: target.accountNumber, whatsapp_webhook: target.url };
+	const shown = await checkAccount(client, params, { version: target.settings.version }).then(
+		readAccountAnswer,
+		() => ({ webhookUrl: undefined, whatsappNumber: undefined }),
+	);
+	if (shown.webhookUrl === undefined) return { known: false };
+	const accountNumber = shown.whatsappNumber ?? undefined;
+	return { known: true, url: (shown.webhookUrl ?? '').trim(), accountNumber };
 }
 
 async function setAccountWebhook(
@@ -258,10 +224,11 @@ export async function registerWebhook(this: IHookFunctions): Promise<boolean> {
 		);
 	}
 	if (before.known && before.url !== '' && !sameUrl(before.url, target.url)) {
-		const base = urlWithoutSecrets(before.url);
-		if (base !== undefined) {
-			next.previousWebhookBase = base;
-			next.previousWebhookSha256 = sha256(normalizedUrl(before.url));
+		const base = urlOf(before.url);
+		if (base) {
+			next.previousWebhookSha256 = sha256(base.href);
+			Object.assign(base, { search: '', hash: '', username: '', password: '' });
+			next.previousWebhookBase = base.href;
 		}
 	} else if (before.known && before.url !== '' && earlier?.previousWebhookBase) {
 		// Registered again over our own URL: the webhook to restore is still the one from before.
@@ -333,34 +300,17 @@ export async function unregisterWebhook(this: IHookFunctions): Promise<boolean> 
 		const restore = previous && !ours(previous) ? previous : '';
 		if (restore === '' && stored?.previousWebhookBase) {
 			this.logger.warn(
-				`Messaging Trigger: the account's previous webhook (at ${originOf(stored.previousWebhookBase)}) carried a query that was not kept (it may hold a secret), so it cannot be put back; the webhook is cleared. Unpublish and publish (n8n 1.x: deactivate and activate) the workflow it belongs to.`,
+				`Messaging Trigger: the account's previous webhook (at ${urlOf(stored.previousWebhookBase)?.origin ?? 'an address that is not a URL'}) carried a query that was not kept (it may hold a secret), so it cannot be put back; the webhook is cleared. Unpublish and publish (n8n 1.x: deactivate and activate) the workflow it belongs to.`,
 			);
 		}
 		// The URL put back may carry its own secret (a derived one): keep that out of the warning too.
-		secrets.push(...queryValuesOf(restore));
+		secrets.push(...[...(urlOf(restore)?.searchParams.values() ?? [])].filter((value) => value));
 		await setAccountWebhook(client, target, restore);
 		delete staticData[key];
 		return true;
 	} catch (error) {
 		warn(this, error, secrets);
 		return false;
-	}
-}
-
-/** Only the origin of another system's URL goes into a log line: its path may hold a token too. */
-function originOf(url: string): string {
-	try {
-		return new URL(url).origin;
-	} catch {
-		return 'an address that is not a URL';
-	}
-}
-
-function queryValuesOf(url: string): string[] {
-	try {
-		return [...new URL(url).searchParams.values()].filter((value) => value !== '');
-	} catch {
-		return [];
 	}
 }
 

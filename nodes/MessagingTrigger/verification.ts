@@ -3,7 +3,7 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { readCredential } from '../shared/credential';
 import { normalizePhone } from '../shared/phone';
-import type { IncomingEvent } from './payload';
+import type { IncomingEvent } from './message';
 import type { TriggerSettings } from './parameters';
 import { RECORD_KEY, TEST_RECORD_KEY } from './registration';
 import { generatedSecretFor, sha256 } from './secrets';
@@ -11,7 +11,7 @@ import { generatedSecretFor, sha256 } from './secrets';
 // The reasons never contain the expected secret.
 
 /** Hashed first: neither the secret's length nor a mismatch (timingSafeEqual throws) shows. */
-export function secretsMatch(given: string, expected: string): boolean {
+function secretsMatch(given: string, expected: string): boolean {
 	if (expected === '') return false;
 	const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 	return timingSafeEqual(digest(given), digest(expected));

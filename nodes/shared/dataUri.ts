@@ -8,9 +8,9 @@ export const FALLBACK_MIME_TYPE = 'application/octet-stream';
 const MAX_MIME_TYPE = 512;
 
 // Only the head is matched, so a large text is never scanned by the pattern.
-export const DATA_URI_HEAD = /^data:([^;,]*)((?:;[^;,]*)*),/i;
-export const NOT_BASE64_CHAR = /[^A-Za-z0-9+/]/;
-export const WHITESPACE = /\s/;
+const DATA_URI_HEAD = /^data:([^;,]*)((?:;[^;,]*)*),/i;
+const NOT_BASE64_CHAR = /[^A-Za-z0-9+/]/;
+const WHITESPACE = /\s/;
 const EDGE = 64 * 1024;
 
 export type Base64Text =
@@ -24,7 +24,7 @@ export function parseBase64Text(text: string): Base64Text {
 	if (head) {
 		const parameters = head[2].split(';').map((p) => p.trim());
 		if (!parameters.some((p) => p.toLowerCase() === 'base64')) {
-			return { problem: 'is a data URI without ";base64": only base64 data URIs can be sent' };
+			return { problem: 'is a data URI without ";base64": only base64 data URIs are read' };
 		}
 		mimeType = head[1].trim().toLowerCase() || undefined;
 		if (mimeType !== undefined && !isMimeType(mimeType)) {

@@ -1,50 +1,39 @@
-// `16.250` is 16250 to an Indonesian reader and 16.25 to an English one: such text is reported as
-// ambiguous with both readings unless the format is given, never guessed.
+// `16.250` is 16250 to an Indonesian reader and 16.25 to an English one: unless the format is
+// given, such text is reported as ambiguous with both readings, never guessed.
 
 export type NumberFormat = 'auto' | 'point' | 'comma';
 
-export const NUMBER_FORMATS: readonly NumberFormat[] = ['auto', 'point', 'comma'];
-
-export type ParsedNumber = { value: number } | { ambiguous: [number, number] } | { invalid: true };
+type ParsedNumber = { value: number } | { ambiguous: [number, number] } | { invalid: true };
 
 const MAX_LENGTH = 64;
 const PLAIN = /^[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const GROUPED_POINT = /^[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?$/;
 const GROUPED_COMMA = /^[+-]?[1-9]\d{0,2}(\.\d{3})+(,\d+)?$/;
 const DECIMAL_COMMA = /^[+-]?(\d+,\d*|,\d+)$/;
-// `16.250`, `16,250`: the form that reads both ways.
+/** `16.250`, `16,250`: the form that reads both ways. */
 const ONE_GROUP = /^[+-]?[1-9]\d{0,2}[.,]\d{3}$/;
 
 export function parseDecimal(input: string, format: NumberFormat = 'auto'): ParsedNumber {
 	// No number is longer: a longer text is not scanned at all.
 	if (input.length > 4 * MAX_LENGTH) return { invalid: true };
 	const text = input.trim().replace(/[\s\u00a0\u202f]/g, '');
-	if (text === '' || text.length > MAX_LENGTH) return { invalid: true };
-	if (format !== 'auto') {
-		const value = readAs(text, format);
-		return value === undefined ? { invalid: true } : { value };
-	}
-	const point = readAs(text, 'point');
-	const comma = readAs(text, 'comma');
-	if (point !== undefined && comma !== undefined && point !== comma && ONE_GROUP.test(text)) {
+	const point = format === 'comma' || text.length > MAX_LENGTH ? undefined : pointReading(text);
+	const comma = format === 'point' || text.length > MAX_LENGTH ? undefined : commaReading(text);
+	if (point !== undefined && comma !== undefined && point !== comma && ONE_GROUP.test(text))
 		return { ambiguous: [point, comma] };
-	}
 	const value = point ?? comma;
 	return value === undefined ? { invalid: true } : { value };
 }
 
-function readAs(text: string, format: 'point' | 'comma'): number | undefined {
-	if (format === 'point') {
-		if (PLAIN.test(text)) return Number(text);
-		if (GROUPED_POINT.test(text)) return Number(text.replace(/,/g, ''));
-		return undefined;
-	}
+function pointReading(text: string): number | undefined {
+	if (PLAIN.test(text)) return Number(text);
+	if (GROUPED_POINT.test(text)) return Number(text.replace(/,/g, ''));
+	return undefined;
+}
+
+function commaReading(text: string): number | undefined {
 	if (/^[+-]?\d+$/.test(text)) return Number(text);
 	if (GROUPED_COMMA.test(text)) return Number(text.replace(/\./g, '').replace(',', '.'));
 	if (DECIMAL_COMMA.test(text)) return Number(text.replace(',', '.'));
 	return undefined;
-}
-
-export function formatExample(format: NumberFormat): string {
-	return format === 'comma' ? '1.234,56' : '1,234.56';
 }

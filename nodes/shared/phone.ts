@@ -127,7 +127,8 @@ function readWritten(input: string): { text: string; international?: true } | { 
 		return { text: `${first}${decimals.slice(0, places)}` };
 	}
 	if (!PHONE_ALPHABET.test(text)) return { problem: `is not a phone number: ${quote(input)}` };
-	return { text };
+	// Typesetting spaces (no-break, thin, narrow) separate digit groups like a plain space.
+	return { text: text.replace(/\s/g, ' ') };
 }
 
 function parsePhone(input: string, defaultCountry?: string): PhoneResult {

@@ -18,9 +18,7 @@ import {
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
 import { CurrencyRate } from '../../nodes/CurrencyRate/CurrencyRate.node';
 import { Messaging } from '../../nodes/Messaging/Messaging.node';
-import { PROVIDER_FROM_AI } from '../../nodes/shared/rates/providers';
-import { RATE_FROM_AI } from '../../nodes/shared/rates/rateFields';
-import { sandboxQuote } from '../harness/currencyRateNode';
+import { PROVIDER_FROM_AI, RATE_FROM_AI, sandboxQuote } from '../harness/currencyRateNode';
 import { useSandbox } from '../harness/useSandbox';
 
 const sandbox = useSandbox();

@@ -93,7 +93,7 @@ describe('number formats', () => {
 				name: 'EUR',
 				rate_buy: '17.597,05',
 				rate_sell: '17.702,95',
-				rate_avg: '17.650',
+				rate_avg: '17.650,00',
 				provider: 'bca',
 			},
 		];

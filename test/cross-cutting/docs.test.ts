@@ -20,7 +20,7 @@ import {
 	repositoryTarget,
 } from '../../scripts/docs';
 import { DOCUMENTATION_URL } from '../../nodes/shared/documentationUrl';
-import { PROVIDER_FROM_AI } from '../../nodes/shared/rates/providers';
+import { PROVIDER_FROM_AI } from '../harness/currencyRateNode';
 import { endpoints } from '../../nodes/shared/transport';
 import { deliveryUnknownWarning } from '../../nodes/shared/transport/errors';
 

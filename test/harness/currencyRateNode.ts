@@ -4,7 +4,7 @@
  */
 import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { quotedUnit, ratesFor } from '../../sandbox/rates';
+import { ratesFor } from '../../sandbox/rates';
 import type { RequestLogEntry, Sandbox } from '../../sandbox/types';
 import { runWorkflow, sandboxCredential, singleNodeWorkflow, type EngineRun } from './engine';
 
@@ -42,22 +42,21 @@ export function jsonOf(items: INodeExecutionData[]): IDataObject[] {
 	return items.map((item) => item.json);
 }
 
-/** The sandbox's own table for a provider, numbers parsed: what the node must report. */
-/** A sandbox quote as the nodes output it: per 1 unit, with the unit the provider quoted for. */
+/** The sandbox's own quote for a currency, numbers parsed: what the node must report. */
 export function sandboxQuote(
 	provider: string,
 	currency: string,
-): { buy: number; sell: number; average: number; unit: number } {
+): { buy: number; sell: number; average: number } {
 	const row = ratesFor(provider)?.find((r) => r.name === currency);
 	if (!row) throw new Error(`sandbox has no ${currency} for ${provider}`);
-	const unit = quotedUnit(provider, currency);
-	return {
-		buy: Number(row.rate_buy) / unit,
-		sell: Number(row.rate_sell) / unit,
-		average: Number(row.rate_avg) / unit,
-		unit,
-	};
+	return { buy: Number(row.rate_buy), sell: Number(row.rate_sell), average: Number(row.rate_avg) };
 }
+
+/** The expressions docs/currency-rate.md and docs/ai-agents.md give for a model to fill Provider and Rate. */
+export const PROVIDER_FROM_AI =
+	"{{ $fromAI('provider', 'Rate provider code: bca, bni, bri, cimb, kmk', 'string') }}";
+export const RATE_FROM_AI =
+	"{{ $fromAI('rate', 'Which rate to use: average, buy, sell', 'string') }}";
 
 export function sandboxCodes(provider: string): string[] {
 	return (ratesFor(provider) ?? []).map((row) => row.name);

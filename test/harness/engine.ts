@@ -30,6 +30,7 @@ import {
 	type IRun,
 	type IVersionedNodeType,
 	type IWorkflowBase,
+	type IWebhookResponseData,
 	type IWorkflowExecuteAdditionalData,
 	type IConnections,
 	type WorkflowExecuteMode,
@@ -160,6 +161,26 @@ class EmailStandIn implements INodeType {
 	}
 }
 
+/** Stands in for n8n's Webhook trigger: started by a call, it hands on the items it was given. */
+class WebhookStandIn implements INodeType {
+	description = {
+		displayName: 'Webhook (stand-in)',
+		name: 'n8n-nodes-base.webhook',
+		group: ['trigger'],
+		version: 2,
+		description: 'Starts the workflow on a call',
+		defaults: { name: 'Webhook' },
+		inputs: [],
+		outputs: ['main'],
+		webhooks: [],
+		properties: [] as INodeProperties[],
+	} as unknown as INodeType['description'];
+
+	async webhook(): Promise<IWebhookResponseData> {
+		return { noWebhookResponse: true };
+	}
+}
+
 export const RECEIVED_NAME = 'Received';
 
 /** Passes its input on, so a test sees what a trigger handed to the next node. */
@@ -213,6 +234,7 @@ const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {
 	'n8n-nodes-base.scheduleTrigger': new ManualTrigger(),
 	'n8n-nodes-base.emailSend': new EmailStandIn(),
 	'test.items': new TestItems(),
+	'n8n-nodes-base.webhook': new WebhookStandIn(),
 };
 
 export const nodeTypes: INodeTypes = {

@@ -2,10 +2,21 @@
  * Shared by the Messaging engine tests: run the node against a sandbox, read what the sandbox
  * received, and read a QR code back out of a PNG.
  */
-import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import {
+	Workflow,
+	type IDataObject,
+	type INode,
+	type INodeExecutionData,
+	type INodeParameters,
+	type IRun,
+} from 'n8n-workflow';
 
 import type { RequestLogEntry, Sandbox } from '../../sandbox/types';
 import {
+	TestCredentialsHelper,
+	baseAdditionalData,
+	nodeTypes,
+	runFromNode,
 	runWorkflow,
 	sandboxCredential,
 	setBinaryDataMode,
@@ -116,4 +127,40 @@ export const WAITING_FOR_SCAN = {
 /** The QR payload the gateway answered, from a Session operation's output. */
 export function qrPayloadOf(json: Record<string, unknown>): string {
 	return (json.response as { qrCode: string }).qrCode;
+}
+
+let eventExecutions = 0;
+
+/**
+ * An execution a trigger started, as n8n runs it: the trigger node (`eventType`, e.g. this
+ * package's Messaging Trigger or n8n's Webhook) hands `eventItems` to a Messaging node.
+ */
+export async function runAfterEvent(
+	sandbox: Sandbox,
+	eventType: string,
+	eventItems: INodeExecutionData[],
+	parameters: INodeParameters,
+	settings: Partial<INode> = { typeVersion: 2 },
+): Promise<IRun> {
+	const { nodes, connections } = singleNodeWorkflow('messaging', parameters, [], settings);
+	const event: INode = { ...nodes[0], name: 'Event', type: eventType, webhookId: 'event' };
+	const workflow = new Workflow({
+		id: 'event-workflow',
+		nodes: [event, nodes[2]],
+		connections: { Event: connections.Items },
+		active: true,
+		nodeTypes,
+		settings: {},
+	});
+	const additionalData = baseAdditionalData(
+		new TestCredentialsHelper(sandboxCredential(sandbox.url)),
+	);
+	return await runFromNode(
+		workflow,
+		event,
+		[eventItems],
+		'webhook',
+		additionalData,
+		`event-${++eventExecutions}`,
+	);
 }

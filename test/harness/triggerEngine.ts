@@ -20,7 +20,8 @@
  * - static data as n8n 2.40.7 handles it: a production request reads the saved static data and
  *   saves it after the node answered (LiveWebhooks), unless the request started an execution (n8n
  *   then loses the change, see handle()); a test listener starts from empty static data and its requests use
- *   what `create` left, saving nothing (TestWebhooks). Each harness is its own workflow (own id).
+ *   what `create` left, saving nothing (TestWebhooks). Each harness is its own workflow (own id)
+ *   in an n8n process of its own (own trigger instance), unless told otherwise.
  * - what the node logs through its context's logger is recorded in `logs`.
  *
  * Not reproduced (n8n-core alone does not have them): express itself (the request is Node's
@@ -70,21 +71,22 @@ import {
 const TRIGGER_TYPE = 'n8n-nodes-messaging-rate.messagingTrigger';
 const TRIGGER_NAME = 'Messaging Trigger';
 
-const nodeClasses: Record<string, INodeType> = {
-	[TRIGGER_TYPE]: new MessagingTrigger(),
-	'test.received': new Received(),
-};
-
-const nodeTypes: INodeTypes = {
-	getByName: (name) => lookup(name),
-	getByNameAndVersion: (name, version) => NodeHelpers.getVersionedNodeType(lookup(name), version),
-	getKnownTypes: () => ({}),
-};
-
-function lookup(name: string): INodeType {
-	const type = nodeClasses[name];
-	if (!type) throw new Error(`Unknown node type in trigger test workflow: ${name}`);
-	return type;
+/** The node types one n8n process loaded: one instance of each, kept for the process's life. */
+function processNodeTypes(trigger: MessagingTrigger): INodeTypes {
+	const nodeClasses: Record<string, INodeType> = {
+		[TRIGGER_TYPE]: trigger,
+		'test.received': new Received(),
+	};
+	const lookup = (name: string): INodeType => {
+		const type = nodeClasses[name];
+		if (!type) throw new Error(`Unknown node type in trigger test workflow: ${name}`);
+		return type;
+	};
+	return {
+		getByName: (name) => lookup(name),
+		getByNameAndVersion: (name, version) => NodeHelpers.getVersionedNodeType(lookup(name), version),
+		getKnownTypes: () => ({}),
+	};
 }
 
 /** The request object as n8n's middlewares leave it (n8n-workflow declares these fields). */
@@ -134,6 +136,11 @@ export interface TriggerHarnessOptions {
 	 * served by two n8n processes (main and an `n8n webhook` process).
 	 */
 	workflowId?: string;
+	/**
+	 * The trigger as the n8n process serving this workflow loaded it (default: a new one, i.e. a
+	 * process of its own). Harnesses given the same one are workflows of one process.
+	 */
+	process?: MessagingTrigger;
 }
 
 interface Listening {
@@ -174,10 +181,11 @@ export class TriggerHarness {
 	private listening: Listening[] = [];
 	private executionCounter = 0;
 	/** Each harness is a workflow of its own, as two workflows in one n8n are (unless told otherwise). */
-	private readonly workflowId: string;
+	readonly workflowId: string;
 	private readonly node: INode;
 	private readonly credentialsHelper: TestCredentialsHelper;
 	private readonly payloadSizeMaxBytes: number;
+	private readonly nodeTypes: INodeTypes;
 
 	private constructor(
 		private readonly server: http.Server,
@@ -198,6 +206,7 @@ export class TriggerHarness {
 		this.credentialsHelper = new TestCredentialsHelper(options.credentials);
 		this.payloadSizeMaxBytes = (options.payloadSizeMaxMb ?? 16) * 1024 * 1024;
 		this.savedStaticData = structuredClone(options.staticData ?? {});
+		this.nodeTypes = processNodeTypes(options.process ?? new MessagingTrigger());
 	}
 
 	static async start(options: TriggerHarnessOptions): Promise<TriggerHarness> {
@@ -350,7 +359,7 @@ export class TriggerHarness {
 				[TRIGGER_NAME]: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] },
 			} as never,
 			active: true,
-			nodeTypes,
+			nodeTypes: this.nodeTypes,
 			staticData: structuredClone(staticData),
 			settings: {},
 		});
@@ -364,7 +373,7 @@ export class TriggerHarness {
 	/** WebhookService.getNodeWebhooks for the trigger node. */
 	private webhooksOf(workflow: Workflow, isTest: boolean): IWebhookData[] {
 		const node = workflow.getNode(TRIGGER_NAME)!;
-		const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+		const nodeType = this.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 		const additionalData = this.additionalData();
 		return (nodeType.description.webhooks ?? []).map((description) => {
 			const rawPath = String(
@@ -399,7 +408,7 @@ export class TriggerHarness {
 		activation: WorkflowActivateMode,
 	): Promise<boolean | undefined> {
 		const node = workflow.getNode(webhook.node)!;
-		const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+		const nodeType = this.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 		const hook = nodeType.webhookMethods?.[webhook.webhookDescription.name]?.[method];
 		if (hook === undefined) return undefined;
 		const context = new HookContext(
@@ -484,7 +493,7 @@ export class TriggerHarness {
 		additionalData.httpResponse = res as never;
 		let result: IWebhookResponseData;
 		try {
-			const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+			const nodeType = this.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 			const context = new WebhookContext(
 				workflow,
 				node,

@@ -5,7 +5,7 @@
  *
  * starts a sandbox before the file's (block's) tests and closes it after them, and before every
  * test gives a clean slate: the sandbox forgets its ledger, request log, faults and tokens, and
- * this process forgets its cached tokens, kept rates and message claims (and n8n's processed-items
+ * this process forgets its cached tokens and send claims (and n8n's processed-items
  * store is emptied), so every count in a test starts at zero.
  * After the last test the pooled connections are closed, so Jest exits without open handles.
  *
@@ -14,8 +14,6 @@
  * follow (the next `restart()` without options goes back to the defaults).
  */
 import { forgetSendClaimsInProcess } from '../../nodes/Messaging/helpers/sendClaims';
-import { forgetClaimsInProcess } from '../../nodes/MessagingTrigger/deliveries';
-import { sharedRateCache } from '../../nodes/shared/rates/rateBook';
 import { sharedTokenCache } from '../../nodes/shared/transport';
 import { startSandbox } from '../../sandbox/server';
 import type { Sandbox, SandboxOptions } from '../../sandbox/types';
@@ -32,14 +30,12 @@ export interface UseSandboxSettings {
 }
 
 /**
- * Forgets every token, kept rate table, claimed message and delivered message id of this process
+ * Forgets every token and claimed message of this process
  * (the nodes' caches are process-wide), and empties n8n's processed-items store.
  */
 function clearProcessCaches(): void {
 	sharedTokenCache.clear();
-	sharedRateCache.clear();
 	forgetSendClaimsInProcess();
-	forgetClaimsInProcess();
 	processedItems.clear();
 }
 

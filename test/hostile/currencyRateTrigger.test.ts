@@ -1,9 +1,9 @@
 /**
  * The Currency Rate Trigger against a provider whose answers are as unhelpful as they can be,
- * through n8n-core's poll machinery: every row flipping its number format on every poll, half the
- * currencies missing from every other answer, a row 1,000 times off now and then, 64 "currency
- * names" of 200 KB, 10,000 rows. Nothing false fires, nothing real is missed, static data stays
- * small, reading stays linear.
+ * through n8n-core's poll machinery: every row flipping its number format on every poll, rows
+ * that read two ways, half the currencies missing from every other answer, 64 "currency names" of
+ * 200 KB, 10,000 rows. Nothing false fires, nothing real is missed, static data stays small,
+ * reading stays linear.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -35,17 +35,25 @@ function answerOnce(rows: Array<Record<string, unknown>>): void {
 		},
 	]);
 }
-/** 17,597.05 written with a decimal comma or a decimal point, and 26 currencies ABA…ABZ at "1x.yyy" (two readings each). */
+/** 26 currencies ABA…ABZ at 1x,yyy.50, written with a decimal comma or a point by turns, and
+ * one that reads two ways (ZZZ "17.597"). */
 function table(poll: number, omitHalf: boolean) {
-	const usd = poll % 2 === 0 ? '17.597,05' : '17597.05';
+	const written = (value: number) =>
+		poll % 2 === 0
+			? `${Math.floor(value / 1000)}.${String(Math.floor(value) % 1000).padStart(3, '0')},50`
+			: `${Math.floor(value)}.50`;
 	const others = Array.from({ length: 26 }, (_, n) => ({
 		name: `AB${String.fromCharCode(65 + n)}`,
-		rate_avg: `${10 + (n % 9)}.${String(100 + n).padStart(3, '0')}`,
+		rate_avg: written((10 + (n % 9)) * 1000 + 100 + n),
 	})).filter((_, n) => !(omitHalf && poll % 2 === 1 && n % 2 === 0));
-	return [{ name: 'USD', rate_avg: usd }, ...others];
+	return [
+		{ name: 'USD', rate_avg: written(17597) },
+		{ name: 'ZZZ', rate_avg: '17.597' },
+		...others,
+	];
 }
 
-describe('a provider that changes its format, leaves currencies out and misreads', () => {
+describe('a provider that changes its format and leaves currencies out', () => {
 	it('40 polls: no false event; the one real move fires once', async () => {
 		const trigger = new PollHarness({
 			parameters: watchAll,
@@ -56,15 +64,13 @@ describe('a provider that changes its format, leaves currencies out and misreads
 		const fired: IDataObject[] = [];
 		for (let poll = 1; poll < 40; poll++) {
 			const rows = table(poll, true);
-			// Every seventh poll one row is a thousand times off (a stray decimal).
-			if (poll % 7 === 0) rows[0] = { name: 'USD', rate_avg: '17.59705' };
-			// Poll 30 on: ABB really moves by 5 % (and is missing from every other answer).
-			if (poll >= 30) rows.forEach((row) => row.name === 'ABB' && (row.rate_avg = '11.656'));
+			// Poll 30 on: ABA really moves by 5 % (and is missing from every other answer).
+			if (poll >= 30) rows.forEach((row) => row.name === 'ABA' && (row.rate_avg = '10605.5'));
 			answerOnce(rows);
 			fired.push(...events(await trigger.poll()));
 		}
 		expect(fired.map((event) => [event.currency, event.previousValue, event.currentValue])).toEqual(
-			[['ABB', 11101, 11656]],
+			[['ABA', 10100.5, 10605.5]],
 		);
 	});
 });

@@ -17,7 +17,7 @@ import * as ts from 'typescript';
 import { expectLinearTime } from '../harness/hostile';
 import { isMimeType, parseBase64Text } from '../../nodes/shared/dataUri';
 import { normalizePhone } from '../../nodes/shared/phone';
-import { readRate } from '../../nodes/shared/rates/rateTable';
+import { parseDecimal } from '../../nodes/shared/decimalText';
 import { endpoints, parseCredentials } from '../../nodes/shared/transport';
 import { parseEnvelope } from '../../nodes/shared/transport/envelope';
 import { Redactor } from '../../nodes/shared/transport/redact';
@@ -300,13 +300,13 @@ describe('parsers of outside text, 1 MB of their worst input, against a linear p
 	});
 
 	it('numbers, data URIs, mime types, base URLs', () => {
-		measure('rate: 1 MB of digits then x', {
+		measure('number text (amounts, rates): 1 MB of digits then x', {
 			input: (n) => `${'1'.repeat(n)}x`,
-			run: (s) => readRate(s),
+			run: (s) => parseDecimal(s),
 		});
-		measure('rate: 1,111,111…x', {
+		measure('number text (amounts, rates): 1,111,111…x', {
 			input: (n) => `1${',111'.repeat(n / 4)}x`,
-			run: (s) => readRate(s),
+			run: (s) => parseDecimal(s),
 		});
 		measure('data URI: data:a;;;;… without comma', {
 			input: (n) => `data:a${';'.repeat(n)}`,

@@ -4,6 +4,7 @@
  * query of many signing or secret-looking parameters used to be rewritten once per parameter: a
  * 70 KB URL held n8n for seconds.
  */
+import { accountJson } from '../../nodes/Messaging/helpers/accountFields';
 import { urlIdentity } from '../../nodes/Messaging/helpers/download';
 import { expectLinearTime } from '../harness/hostile';
 
@@ -36,5 +37,26 @@ describe('the identity of a file URL (Skip Repeats Within)', () => {
 			true,
 		);
 		expect(identity.endsWith(link.slice(-200))).toBe(true);
+	});
+});
+
+describe("Account → Check's answer, its webhook URLs shown without query values", () => {
+	/** An answer of about `bytes` bytes: 4 KB webhook URLs of many one-letter keys each. */
+	function answerOf(bytes: number): unknown {
+		const url =
+			`https://n8n.example.com/webhook/abc?${Array.from({ length: 1000 }, (_, i) => `k${i}=1`).join('&')}`.slice(
+				0,
+				4000,
+			);
+		const urls = Array.from({ length: Math.ceil(bytes / url.length) }, () => url);
+		return { message: { whatsapp_number: '6281288776713', whatsapp_webhook: url, urls } };
+	}
+
+	it('is linear-time: each URL is rewritten once, not once per query key', () => {
+		expectLinearTime('accountJson on 512 KB', {
+			input: answerOf,
+			run: accountJson,
+			bytes: 512 * 1024,
+		});
 	});
 });

@@ -2,9 +2,7 @@ import type { INodeProperties, NodeOperationError } from 'n8n-workflow';
 
 import { inputError, toNodeError } from '../../shared/errors';
 import { showFor } from '../../shared/execution/router';
-import { OTHER_PROVIDER, knownProviderCodes, providerCodeOf } from '../../shared/rates/providers';
-import { providerFields } from '../../shared/rates/rateFields';
-import { describeValue } from '../../shared/execution/operationRun';
+import { KNOWN_PROVIDER_CODES, providerCode, providerFields } from '../../shared/rates/rateFields';
 import type { RateTable } from '../../shared/rates/rateTable';
 import { ApiError, describeEndpoint, endpoints } from '../../shared/transport';
 import type { CurrencyRateRun } from '../parameters';
@@ -17,26 +15,9 @@ export function providerProperties(operation: string): INodeProperties[] {
 }
 
 export function readProvider(run: CurrencyRateRun, itemIndex: number): string {
-	const selected = run.parameter('provider', itemIndex, '');
-	const isOther = selected === OTHER_PROVIDER;
-	const field = isOther ? 'Provider Code' : 'Provider';
-	const value = isOther ? run.parameter('providerCode', itemIndex, '') : selected;
-	if (value !== null && value !== undefined && typeof value !== 'string') {
-		throw inputError(
-			run.node,
-			itemIndex,
-			field,
-			`is ${describeValue(value)}, not a provider code`,
-			`Give one code as text, e.g. ${knownProviderCodes()}.`,
-		);
-	}
-	const read = providerCodeOf(value);
+	const read = providerCode((name) => run.parameter(name, itemIndex, ''));
 	if ('code' in read) return read.code;
-	const fix =
-		read.problem === 'is empty'
-			? `Choose a provider, or enter its code (${knownProviderCodes()}).`
-			: `Provider codes are single words such as ${knownProviderCodes()}.`;
-	throw inputError(run.node, itemIndex, field, read.problem, fix);
+	throw inputError(run.node, itemIndex, read.field, read.problem, read.fix);
 }
 
 export async function ratesForItem(
@@ -45,12 +26,12 @@ export async function ratesForItem(
 	provider: string,
 	version: string,
 ): Promise<RateTable> {
-	// Other failures pass on as they are: runItems converts them once, with their item (toNodeError).
+	// Other failures pass on as they are: runItems converts them once, with their item.
 	return await run.rates.tableFor(provider, version).catch((error: unknown) => {
 		if (!isRatesRefusal(error)) throw error;
 		const nodeError = toNodeError(run.node, error, { itemIndex });
 		nodeError.description = [
-			`The service gave no rates for provider "${provider}". Check the provider code (known codes: ${knownProviderCodes()}) and the "API Version" option ("${version}").`,
+			`The service gave no rates for provider "${provider}". Check the provider code (known codes: ${KNOWN_PROVIDER_CODES}) and the "API Version" option ("${version}").`,
 			error.hint,
 		]
 			.filter(Boolean)
@@ -77,7 +58,10 @@ export function unknownCurrencyError(
 	table: RateTable,
 	baseCurrency?: string,
 ): NodeOperationError {
-	const offered = [...(baseCurrency ? [`${baseCurrency} (base currency)`] : []), ...table.codes];
+	const offered = [
+		...(baseCurrency ? [`${baseCurrency} (base currency)`] : []),
+		...table.quotes.keys(),
+	];
 	return inputError(
 		run.node,
 		itemIndex,

@@ -17,9 +17,13 @@ export interface AccountCap {
 
 const LONGEST_CAP_PERIOD_MS = 3_600_000;
 
-export function accountKey(baseUrl: string, clientId: string): string {
+/**
+ * By client id alone: one account reached under two Base URL spellings has one cap, and two
+ * gateways sharing a client id only make the cap stricter.
+ */
+export function accountKey(clientId: string): string {
 	return createHash('sha256')
-		.update(JSON.stringify(['account', baseUrl, clientId]))
+		.update(JSON.stringify(['account', clientId]))
 		.digest('hex')
 		.slice(0, 32);
 }

@@ -104,8 +104,12 @@ function withoutUrlSecrets(value: unknown, depth = 0): unknown {
 		try {
 			const url = new URL(value);
 			if (url.password) url.password = REDACTED;
-			for (const name of [...new Set(url.searchParams.keys())])
-				url.searchParams.set(name, REDACTED);
+			// One rewrite of the query, whatever the number of its keys.
+			const names = [...new Set(url.searchParams.keys())];
+			if (names.length)
+				url.search = new URLSearchParams(
+					names.map((name): [string, string] => [name, REDACTED]),
+				).toString();
 			return url.toString();
 		} catch {
 			return value;

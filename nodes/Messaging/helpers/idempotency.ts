@@ -1,10 +1,5 @@
-import { createHash } from 'crypto';
-import {
-	NodeOperationError,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-} from 'n8n-workflow';
+import { createHash, createHmac } from 'crypto';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { causeInWords, itemLabel } from '../../shared/errors';
 import {
@@ -15,11 +10,12 @@ import {
 } from '../../shared/execution/itemScheduler';
 import { ApiError } from '../../shared/transport';
 import type { MessagingRun } from '../parameters';
+import { Causes } from './cause';
 import { SendClaims, type Holder } from './sendClaims';
 
-// The key hashes operation, account, recipient and content (or the user's Idempotency Key): no
-// secret, no content. What was sent or may have been delivered stays claimed; what certainly was
-// not is given back, so that a Retry sends it.
+// The key is keyed with the credential's secret, so that no one holding the store (or a skipped
+// item) can confirm a guess of the content. What was sent or may have been delivered stays
+// claimed; what certainly was not is given back, so that a Retry sends it.
 
 export interface SendIdentity {
 	/** The same content through two operations is two messages. */
@@ -40,15 +36,43 @@ export async function identifySend(
 ): Promise<void> {
 	const options = run.options(itemIndex);
 	if (!(options.skipRepeatsHours > 0)) return;
-	const account = [run.credentials.baseUrl, run.credentials.clientId];
-	const what = options.idempotencyKey
-		? ['key', options.idempotencyKey]
-		: ['content', ...(await send.content())];
-	const key = createHash('sha256')
-		.update(JSON.stringify(['v1', send.operation, ...account, send.phone, ...what]))
+	run.sends.set(itemIndex, {
+		key: await repeatKeyOf(run, itemIndex, send.operation, send.phone, options.idempotencyKey, () =>
+			send.content(),
+		),
+		phone: send.phone,
+	});
+}
+
+/**
+ * What makes two messages the same: the Idempotency Key; else the recipient, the content and,
+ * from version 2 on, the cause (the event the item comes from).
+ */
+async function repeatKeyOf(
+	run: MessagingRun,
+	itemIndex: number,
+	operation: string,
+	phone: string,
+	idempotencyKey: string,
+	content: () => unknown[] | Promise<unknown[]>,
+): Promise<string> {
+	const { baseUrl, clientId, clientSecret } = run.credentials;
+	let what: unknown[];
+	if (idempotencyKey) what = ['key', idempotencyKey];
+	else {
+		const cause =
+			run.node.typeVersion >= 2 ? (run.causes ??= new Causes(run.ctx)).of(itemIndex) : undefined;
+		what = ['content', ...(await content()).map(sameText), cause ?? null];
+	}
+	return createHmac('sha256', clientSecret)
+		.update(JSON.stringify(['v2', operation, baseUrl, clientId, phone, ...what]))
 		.digest('hex')
 		.slice(0, 32);
-	run.sends.set(itemIndex, { key, phone: send.phone });
+}
+
+/** Text that looks the same is the same: Unicode form and surrounding white space aside. */
+function sameText(part: unknown): unknown {
+	return typeof part === 'string' ? part.normalize('NFC').trim() : part;
 }
 
 export function base64Digest(base64: string): string {
@@ -186,10 +210,9 @@ class IdempotencyGate implements CallGate {
 		return `${this.hours} h`;
 	}
 
-	private skip(
-		itemIndex: number,
-		why: { duplicateOf: number } | { holder: Holder },
-	): { output: INodeExecutionData } {
+	private skip(itemIndex: number, why: { duplicateOf: number } | { holder: Holder }): GateOutcome {
+		if (this.ctx.getNodeParameter('operation', 0) === 'sendAndWait')
+			return { error: this.repeatedQuestion(itemIndex, why) };
 		this.skippedCount++;
 		if ('holder' in why) this.skippedFor.add(why.holder.executionId ?? '');
 		const send = this.sends.get(itemIndex)!;
@@ -214,6 +237,26 @@ class IdempotencyGate implements CallGate {
 				pairedItem: { item: itemIndex },
 			},
 		};
+	}
+
+	/** A skipped question would pass on an item that reads as nobody's decision: it fails instead. */
+	private repeatedQuestion(
+		itemIndex: number,
+		why: { duplicateOf: number } | { holder: Holder },
+	): NodeOperationError {
+		const earlier =
+			'duplicateOf' in why
+				? `item ${why.duplicateOf} of this run asks the same`
+				: describeHolder(why.holder).replace('the same message', 'the same question');
+		return new RepeatedQuestion(
+			this.run.node,
+			`Not asked again: ${earlier} (Skip Repeats Within ${this.window}) ${itemLabel(itemIndex)}`,
+			{
+				itemIndex,
+				description:
+					'The answer to the earlier question resumes the execution that asked it; this item carries no answer. To ask again on purpose, set Options → Skip Repeats Within to 0 or give each question its own Idempotency Key.',
+			},
+		);
 	}
 
 	private hintAtSkips(): void {
@@ -285,6 +328,10 @@ function mayHaveBeenDelivered(error: unknown): boolean {
 
 function reasonOf(error: unknown): string {
 	return error instanceof Error ? error.message : String(error);
+}
+
+class RepeatedQuestion extends NodeOperationError {
+	readonly notAttempted = true;
 }
 
 class ClaimUnavailable extends NodeOperationError {

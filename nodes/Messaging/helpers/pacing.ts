@@ -40,7 +40,7 @@ export class SendPacer implements CallGate {
 		private readonly ctx: IExecuteFunctions,
 		private readonly run: MessagingRun,
 	) {
-		this.account = accountKey(run.credentials.baseUrl, run.credentials.clientId);
+		this.account = accountKey(run.credentials.clientId);
 		this.budgetMs = run.runOptions.maxWaitMs;
 	}
 
@@ -77,7 +77,9 @@ export class SendPacer implements CallGate {
 	}
 
 	private async hold(itemIndex: number): Promise<Error | undefined> {
-		const { sendWindow, accountCap } = this.run.runOptions;
+		const { accountCap } = this.run.runOptions;
+		// Per item: recipients in several time zones each get their own hours.
+		const { sendWindow } = this.run.options(itemIndex);
 		const window = sendWindow && 'days' in sendWindow ? sendWindow : undefined;
 		for (;;) {
 			if (window) {

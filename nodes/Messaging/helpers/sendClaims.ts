@@ -245,10 +245,42 @@ interface MemoryClaim {
 	at: number;
 }
 
-const memoryClaims = new MemoryTable<MemoryClaim>(
-	MEMORY_BUDGET_BYTES,
-	(c) => 2 * (c.owner.length + c.executionId.length) + 24,
-);
+/**
+ * A claim being sent is never evicted: it alone stops another run from sending the message now.
+ * Those of running executions are few; settled ones are bounded in bytes.
+ */
+class ProcessClaims {
+	private readonly inFlight = new Map<string, MemoryClaim & { expiresAt: number }>();
+	private readonly settled = new MemoryTable<MemoryClaim>(
+		MEMORY_BUDGET_BYTES,
+		(c) => 2 * (c.owner.length + c.executionId.length) + 24,
+	);
+
+	get(id: string, now: number): (MemoryClaim & { expiresAt?: number }) | undefined {
+		const live = this.inFlight.get(id);
+		if (live && live.expiresAt > now) return live;
+		if (live) this.inFlight.delete(id);
+		return this.settled.get(id, now);
+	}
+
+	set(id: string, claim: MemoryClaim, expiresAt: number): void {
+		this.delete(id);
+		if (claim.state === 'c' || claim.state === 'd') this.inFlight.set(id, { ...claim, expiresAt });
+		else this.settled.set(id, claim, expiresAt);
+	}
+
+	delete(id: string): void {
+		this.inFlight.delete(id);
+		this.settled.delete(id);
+	}
+
+	clear(): void {
+		this.inFlight.clear();
+		this.settled.clear();
+	}
+}
+
+const memoryClaims = new ProcessClaims();
 const liveOwners = new Set<string>();
 
 /** Every run is in this process, so its memory is the claim (atomic: no await inside). */
@@ -290,7 +322,12 @@ class MemoryClaims implements ClaimBackend {
 			const held = memoryClaims.get(id, now);
 			if (held?.owner !== this.owner) continue;
 			if (outcome === 'release') memoryClaims.delete(id);
-			else held.state = outcome === 'sent' ? 's' : 'm';
+			else
+				memoryClaims.set(
+					id,
+					{ ...held, state: outcome === 'sent' ? 's' : 'm' },
+					held.expiresAt ?? now + LEASE_MS,
+				);
 		}
 		if (done) liveOwners.delete(this.owner);
 	}

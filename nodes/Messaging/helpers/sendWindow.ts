@@ -89,10 +89,19 @@ export function readSendWindow(
 			problem: 'is the same as Start, so the window never opens',
 			fix: 'Give the window a length, or remove Send Only Between to send at any time.',
 		};
-	const dayValues = Array.isArray(fields.days) ? fields.days : WEEKDAYS.map(([, value]) => value);
+	const dayValues = daysGiven(fields.days);
+	if (!dayValues)
+		return {
+			field: 'Days',
+			problem: `is not a list of days (${JSON.stringify(fields.days)})`,
+			fix: 'Pick days from the list, or map text such as "mon,tue,wed".',
+		};
 	const days = new Set<number>();
 	for (const value of dayValues) {
-		const index = WEEKDAYS.findIndex(([, day]) => day === value);
+		const index = WEEKDAYS.findIndex(
+			([name, day]) =>
+				typeof value === 'string' && [day, name.toLowerCase()].includes(value.toLowerCase()),
+		);
 		if (index < 0)
 			return {
 				field: 'Days',
@@ -116,6 +125,14 @@ export function readSendWindow(
 			fix: 'Use an IANA name such as Asia/Jakarta, Europe/Berlin or UTC.',
 		};
 	return { start: start % 1440, end, days, timeZone };
+}
+
+/** Not given: every day. Text (a mapped "mon,tue,wed") is split, never taken as every day. */
+function daysGiven(value: unknown): unknown[] | undefined {
+	if (value === undefined || value === null) return WEEKDAYS.map(([, day]) => day);
+	if (Array.isArray(value)) return value;
+	if (typeof value === 'string') return value.split(/[\s,]+/).filter(Boolean);
+	return undefined;
 }
 
 function minutesOf(value: unknown): number | undefined {
@@ -143,7 +160,8 @@ export function windowState(window: SendWindow, now: number): WindowState {
 }
 
 function atMinutes(day: DateTime, minutes: number): number {
-	if (minutes === 1440) return day.plus({ days: 1 }).toMillis();
+	// The next day's first moment, also where its midnight does not exist (a DST jump at 00:00).
+	if (minutes === 1440) return day.plus({ days: 1 }).startOf('day').toMillis();
 	return day.set({ hour: Math.floor(minutes / 60), minute: minutes % 60 }).toMillis();
 }
 

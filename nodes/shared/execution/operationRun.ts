@@ -19,7 +19,7 @@ export class OperationRun<O = unknown> {
 	readonly credentials: ApiCredentials;
 	readonly signal?: AbortSignal;
 	readonly runOptions: O;
-	private readonly ctx: IExecuteFunctions;
+	readonly ctx: IExecuteFunctions;
 	private readonly readOptions: (itemIndex: number) => O;
 	/** Some Option is an expression: items may have Options of their own. */
 	readonly optionsMapped: boolean;

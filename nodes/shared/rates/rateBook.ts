@@ -1,86 +1,63 @@
-import type { ApiClient } from '../transport';
-import { endpoints } from '../transport';
-import { parseRateAnswer, type KnownRates, type RateTable } from './rateTable';
+import { clock } from '../clock';
+import { endpoints, type ApiClient } from '../transport';
+import { parseRateAnswer, type RateTable } from './rateTable';
 
 export const MAX_KEEP_MINUTES = 1440;
 const MAX_KEPT_TABLES = 200;
 
-// Holds public rates only, never a secret. The reader decides how old an entry may be, so workflows
-// with different settings share one entry.
-export class RateCache {
-	private readonly tables = new Map<string, RateTable>();
+// "Keep Rates For": public rates only, per base URL, client ID, provider and version. The reader
+// decides how old an entry may be, so workflows with other settings share one entry.
+const keptTables = new Map<string, RateTable>();
 
-	get(key: string, maxAgeMs: number, now: number): RateTable | undefined {
-		const table = this.tables.get(key);
-		return table && now - table.fetchedAtMs < maxAgeMs ? table : undefined;
-	}
-
-	set(key: string, table: RateTable, now: number): void {
-		this.tables.delete(key);
-		this.tables.set(key, table);
-		for (const [oldKey, old] of this.tables) {
-			if (this.tables.size <= MAX_KEPT_TABLES && now - old.fetchedAtMs < MAX_KEEP_MINUTES * 60_000)
-				break;
-			// Map order is insertion order, so the oldest entries go first.
-			this.tables.delete(oldKey);
-		}
-	}
-
-	clear(): void {
-		this.tables.clear();
-	}
+export async function fetchRateTable(
+	client: ApiClient,
+	provider: string,
+	version: string,
+	signal?: AbortSignal,
+): Promise<RateTable> {
+	const params = { version, currency_id_provider: provider };
+	const answer = await client.call(endpoints.getKurs, params, { signal });
+	return parseRateAnswer(provider, answer, clock.now());
 }
 
-export const sharedRateCache = new RateCache();
-
-export interface RateBookSettings {
-	readonly client: ApiClient;
-	readonly signal?: AbortSignal;
-	readonly sourceKey: string;
-	readonly keepMinutes: number;
-	readonly cache?: RateCache;
-	readonly now?: () => number;
-}
-
-// One getkurs request per provider and version per run; a failure is kept too, so an unknown
-// provider costs one request.
+// One request per provider and version per run, shared by every item that needs it; a refusal is
+// shared too, so an unknown provider costs one request.
 export class RateBook {
 	private readonly tables = new Map<string, Promise<RateTable>>();
 
-	constructor(private readonly settings: RateBookSettings) {}
+	constructor(
+		private readonly client: ApiClient,
+		private readonly sourceKey: string,
+		private readonly keepMinutes: number,
+		private readonly signal?: AbortSignal,
+	) {}
 
-	async tableFor(provider: string, version: string, known?: KnownRates): Promise<RateTable> {
+	async tableFor(provider: string, version: string): Promise<RateTable> {
 		const key = `${provider}|${version}`;
 		let table = this.tables.get(key);
-		if (!table) {
-			table = this.load(provider, version, known);
-			this.tables.set(key, table);
-		}
+		if (!table) this.tables.set(key, (table = this.load(provider, version)));
 		return await table;
 	}
 
-	private async load(provider: string, version: string, known?: KnownRates): Promise<RateTable> {
-		const {
-			client,
-			signal,
-			sourceKey,
-			keepMinutes,
-			cache = sharedRateCache,
-			now = Date.now,
-		} = this.settings;
-		const cacheKey = `${sourceKey}|${provider}|${version}`;
-		if (keepMinutes > 0) {
-			const kept = cache.get(cacheKey, keepMinutes * 60_000, now());
-			if (kept) return kept;
-		}
-		const result = await client.call(
-			endpoints.getKurs,
-			{ version, currency_id_provider: provider },
-			{ signal },
-		);
-		const table = parseRateAnswer(provider, result, now(), known);
-		// Only kept when asked: with the option off, every execution reads fresh rates.
-		if (keepMinutes > 0) cache.set(cacheKey, table, now());
+	private async load(provider: string, version: string): Promise<RateTable> {
+		if (this.keepMinutes === 0)
+			return await fetchRateTable(this.client, provider, version, this.signal);
+		const keptKey = `${this.sourceKey}|${provider}|${version}`;
+		const kept = keptTables.get(keptKey);
+		if (kept && clock.now() - kept.fetchedAtMs < this.keepMinutes * 60_000) return kept;
+		const table = await fetchRateTable(this.client, provider, version, this.signal);
+		keep(keptKey, table);
 		return table;
+	}
+}
+
+function keep(key: string, table: RateTable): void {
+	keptTables.delete(key);
+	keptTables.set(key, table);
+	// Map order is insertion order, so the oldest entries go first.
+	for (const [oldKey, old] of keptTables) {
+		const fresh = table.fetchedAtMs - old.fetchedAtMs < MAX_KEEP_MINUTES * 60_000;
+		if (keptTables.size <= MAX_KEPT_TABLES && fresh) break;
+		keptTables.delete(oldKey);
 	}
 }

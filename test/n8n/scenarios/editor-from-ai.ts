@@ -6,9 +6,12 @@
  * output shows BNI's rates. Screenshots: docs/.images/currency-rate-tool-from-ai.png (the panel)
  * and currency-rate-tool-from-ai-test.png (the value asked for), written with --doc-images.
  */
-import { PROVIDER_FROM_AI } from '../../../nodes/shared/rates/providers';
 import { docImage, openNodePanel, openWorkflow, withEditor } from '../editor';
 import { PACKAGE_NAME, log, type ScenarioContext } from '../lib';
+
+/** The expression docs/currency-rate.md gives for a model to fill the Provider. */
+const PROVIDER_FROM_AI =
+	"{{ $fromAI('provider', 'Rate provider code: bca, bni, bri, cimb, kmk', 'string') }}";
 
 const RATES_PATH = '/api/rate/1.0/get';
 

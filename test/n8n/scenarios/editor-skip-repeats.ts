@@ -106,7 +106,7 @@ export async function editorShowsSkipRepeatsWithin(t: ScenarioContext): Promise<
 		'editor: Skip Repeats Within (Hours), once added, shows 8 and its hint under it',
 		seen.shown.value === '8' &&
 			seen.shown.description.includes(
-				'Not sent again: the same message to the same number within this many hours, by any execution. 0: send every time.',
+				'Not sent again within this many hours: the same message to the same number from the same event (a Retry, a re-run, a redelivery). 0: send every time.',
 			),
 		{ value: seen.shown.value },
 	);

@@ -61,7 +61,6 @@ describe('Currency Rate Trigger: moves by more than a percentage', () => {
 				buy: Number(moved.rate_buy),
 				sell: Number(moved.rate_sell),
 				average: Number(moved.rate_avg),
-				unit: 1,
 			},
 		]);
 		const [event] = items(fired);

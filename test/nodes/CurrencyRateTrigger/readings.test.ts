@@ -1,9 +1,9 @@
 /**
  * How the Currency Rate Trigger reads a provider's answers across polls, through n8n-core's poll
- * machinery against a sandbox that answers what each test scripts: a row that changes how it
- * writes its numbers does not change how another row is read; a currency a poll leaves out keeps
- * its reference; a reading orders of magnitude off is not believed at once; currency names are
- * bounded in static data; a table quoting per 100 units.
+ * machinery against a sandbox that answers what each test scripts: a rate written either way is
+ * one number, and one that reads two ways is none; a currency a poll leaves out is a quiet gap
+ * that keeps its reference; a reading orders of magnitude off is a move; currency names are
+ * bounded in static data.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
@@ -48,32 +48,56 @@ const watchAll = {
 	changePercent: 1,
 };
 
-describe('a row that changes its number format', () => {
-	it('does not change how another row is read: no false move, on the way there or back', async () => {
+describe('rates written as text', () => {
+	it('one rate written with a decimal comma, then a point, is one number: no false move', async () => {
 		const trigger = harness(watchAll);
-		// "17.597" reads 17.597 or 17,597; ABC has no plausible range to decide by, only evidence.
 		answerOnce([row('USD', '17.597,05'), row('ABC', '17.597')]);
 		expect((await trigger.activate()).returned).toBeNull();
 		answerOnce([row('USD', '17597.05'), row('ABC', '17.597')]);
 		expect(events(await trigger.poll())).toEqual([]);
-		answerOnce([row('USD', '17.597,05'), row('ABC', '17.597')]);
+		answerOnce([row('USD', '17.597,05'), row('ABC', '18.100')]);
 		expect(events(await trigger.poll())).toEqual([]);
-		// A real move of ABC still fires, read in the provider's format.
-		answerOnce([row('USD', '17597.05'), row('ABC', '18.100')]);
+		// A real move still fires.
+		answerOnce([row('USD', '18.100,00'), row('ABC', '17.597')]);
 		expect(events(await trigger.poll())).toEqual([
-			expect.objectContaining({ currency: 'ABC', previousValue: 17597, currentValue: 18100 }),
+			expect.objectContaining({ currency: 'USD', previousValue: 17597.05, currentValue: 18100 }),
 		]);
 	});
 
-	it('a currency with a plausible range is read right even on a first poll whose other rows say otherwise', async () => {
+	it('a rate that reads two ways ("17.597") is null, never guessed', async () => {
 		const trigger = harness({ ...watchAll, options: { fireOnFirstPoll: true } });
 		answerOnce([row('USD', '17597.05'), row('EUR', '17.597')]);
 		const first = events(await trigger.activate());
-		expect(first.find((event) => event.currency === 'EUR')).toMatchObject({ currentValue: 17597 });
+		expect(first.find((event) => event.currency === 'EUR')).toMatchObject({
+			currentValue: null,
+			buy: null,
+			sell: null,
+			average: null,
+		});
 	});
 });
 
 describe('a poll that leaves a currency out', () => {
+	it('with Currencies "USD, EUR", an answer without EUR is a quiet gap, not a failed poll', async () => {
+		const trigger = harness({ ...watchAll, currencies: 'USD, EUR' });
+		answerOnce([row('USD', 16000), row('EUR', 17600)]);
+		await trigger.activate();
+		answerOnce([row('USD', 16000)]);
+		expect((await trigger.poll()).returned).toBeNull();
+		answerOnce([row('USD', 16000), row('EUR', 18000)]);
+		expect(events(await trigger.poll())).toEqual([
+			expect.objectContaining({ currency: 'EUR', previousValue: 17600, currentValue: 18000 }),
+		]);
+	});
+
+	it('a currency never seen since the settings were made still fails the poll, naming it', async () => {
+		const trigger = harness({ ...watchAll, currencies: 'USD, EUR' });
+		answerOnce([row('USD', 16000)]);
+		await expect(trigger.activate()).rejects.toThrow(
+			'Field "Currencies" holds "EUR", which provider "xyz" does not offer; it offers USD',
+		);
+	});
+
 	it('keeps its reference: the move across the gap fires', async () => {
 		const trigger = harness(watchAll);
 		answerOnce([row('USD', 16000), row('EUR', 17600)]);
@@ -94,31 +118,13 @@ describe('a poll that leaves a currency out', () => {
 });
 
 describe('a reading orders of magnitude off', () => {
-	it('fires nothing; three polls in a row make it the new baseline, still without an event', async () => {
+	it('is a move like any other: the rates are read as the provider gives them, not second-guessed', async () => {
 		const trigger = harness(watchAll);
 		answerOnce([row('ABC', 16000)]);
 		await trigger.activate();
-		for (let poll = 0; poll < 3; poll++) {
-			answerOnce([row('ABC', 16_000_000)]);
-			expect(events(await trigger.poll())).toEqual([]);
-		}
-		answerOnce([row('ABC', 16_400_000)]);
+		answerOnce([row('ABC', 16_000_000)]);
 		expect(events(await trigger.poll())).toEqual([
-			expect.objectContaining({ previousValue: 16_000_000, currentValue: 16_400_000 }),
-		]);
-	});
-
-	it('a single misread poll between good ones changes nothing', async () => {
-		const trigger = harness(watchAll);
-		answerOnce([row('USD', 16000)]);
-		await trigger.activate();
-		answerOnce([row('USD', 16)]);
-		expect(events(await trigger.poll())).toEqual([]);
-		answerOnce([row('USD', 16100)]);
-		expect(events(await trigger.poll())).toEqual([]);
-		answerOnce([row('USD', 16300)]);
-		expect(events(await trigger.poll())).toEqual([
-			expect.objectContaining({ previousValue: 16000, currentValue: 16300 }),
+			expect.objectContaining({ previousValue: 16000, currentValue: 16_000_000 }),
 		]);
 	});
 });
@@ -129,43 +135,9 @@ describe('currency names in static data', () => {
 		const huge = Array.from({ length: 64 }, (_, n) =>
 			row(`${String(n).padStart(3, '0')}${'X'.repeat(200_000)}`, 16000),
 		);
-		answerOnce([...huge, row('USD', 16000)]);
+		answerOnce([...huge, row('JPY 100', 10605), row('USD', 16000)]);
 		const first = events(await trigger.activate());
 		expect(first.map((event) => event.currency)).toEqual(['USD']);
 		expect(JSON.stringify(trigger.liveStaticData()).length).toBeLessThan(2_000);
-	});
-});
-
-describe('a table quoting per 100 units', () => {
-	it("the tax office's JPY (per 100 yen, unit not stated): events per 1 yen with unit 100", async () => {
-		const trigger = harness({
-			provider: 'kmk',
-			currencies: 'JPY',
-			event: 'threshold',
-			field: 'average',
-			threshold: 110,
-			direction: 'above',
-		});
-		await trigger.activate();
-		sandbox.moveRate({ provider: 'kmk', currency: 'JPY', percent: 5 });
-		const [event] = events(await trigger.poll());
-		expect(event).toMatchObject({ event: 'crossedAbove', currency: 'JPY', unit: 100 });
-		expect(event.currentValue as number).toBeGreaterThan(110);
-		expect(event.currentValue as number).toBeLessThan(115);
-	});
-
-	it('a unit the answer states is read (a unit field, or a name such as "JPY 100")', async () => {
-		const trigger = harness({ ...watchAll, options: { fireOnFirstPoll: true } });
-		answerOnce([
-			row('JPY', 10605, { unit: 100 }),
-			row('KRW 100', 1170),
-			row('VND', '64,00', { satuan: '100' }),
-		]);
-		const first = events(await trigger.activate());
-		expect(first.map((event) => [event.currency, event.currentValue, event.unit])).toEqual([
-			['JPY', 106.05, 100],
-			['KRW', 11.7, 100],
-			['VND', 0.64, 100],
-		]);
 	});
 });

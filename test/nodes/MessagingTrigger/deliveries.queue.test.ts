@@ -6,7 +6,6 @@
  */
 import { request } from 'undici';
 
-import { forgetClaimsInProcess } from '../../../nodes/MessagingTrigger/deliveries';
 import { useTriggerHarnesses } from '../../harness/messagingTriggerNode';
 import { useQueueMode } from '../../harness/redisServer';
 import { useSandbox } from '../../harness/useSandbox';
@@ -58,14 +57,19 @@ it('one message delivered to main and to a webhook process at once starts one ex
 });
 
 it('a restart of the receiving process forgets nothing: Redis holds the ids', async () => {
-	const { main, webhookProcess } = await twoProcesses();
+	const { main } = await twoProcesses();
 	await post(main.productionUrl, uuid);
-	forgetClaimsInProcess();
-	expect((await post(webhookProcess.productionUrl, uuid)).json).toMatchObject({
+	await main.settled();
+	const restarted = await harness(
+		{ verification: 'none' },
+		{ workflowId: 'wf-queue', staticData: main.staticData() },
+	);
+	await restarted.activate();
+	expect((await post(restarted.productionUrl, uuid)).json).toMatchObject({
 		ignored: 'repeated delivery of a message already received',
 	});
-	await Promise.all([main.settled(), webhookProcess.settled()]);
-	expect(main.executions.length + webhookProcess.executions.length).toBe(1);
+	await restarted.settled();
+	expect(main.executions.length + restarted.executions.length).toBe(1);
 });
 
 it('with Redis unreachable a delivery is refused (503, the gateway tries again) and starts nothing', async () => {

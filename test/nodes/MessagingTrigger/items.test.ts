@@ -7,7 +7,6 @@
 import { request } from 'undici';
 
 import { runMessaging } from '../../harness/messagingNode';
-import { PAYLOAD_MAX_DEPTH, PAYLOAD_MAX_VALUES } from '../../../nodes/MessagingTrigger/payload';
 import { useSandbox } from '../../harness/useSandbox';
 import {
 	TRIGGER_ACCOUNT as ACCOUNT,
@@ -17,6 +16,10 @@ import {
 
 const sandbox = useSandbox({}, { resetEachTest: false });
 const trigger = useTrigger(sandbox);
+
+// The limits docs/messaging-trigger.md promises.
+const MAX_DEPTH = 32;
+const MAX_VALUES = 10_000;
 
 const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').toString('base64');
 const ALWAYS = [
@@ -303,7 +306,7 @@ describe('payloads that must not reach the workflow', () => {
 			expect(answer.status).toBe(400);
 			expect(JSON.parse(answer.body)).toEqual({
 				received: false,
-				error: `The payload is nested deeper than the limit of ${PAYLOAD_MAX_DEPTH} levels of arrays and objects`,
+				error: `The payload is nested deeper than the limit of ${MAX_DEPTH} levels of arrays and objects`,
 			});
 			expect(executions).toHaveLength(0);
 		},
@@ -311,14 +314,14 @@ describe('payloads that must not reach the workflow', () => {
 
 	it('nesting up to the limit passes', async () => {
 		// params (2) + x: the body object is level 1, params level 2, x's arrays levels 3…
-		const { answer, executions } = await trigger.deliver({ rawBody: deep(PAYLOAD_MAX_DEPTH - 2) });
+		const { answer, executions } = await trigger.deliver({ rawBody: deep(MAX_DEPTH - 2) });
 		expect(answer.status).toBe(200);
 		expect(executions).toHaveLength(1);
 	});
 
 	it('more values than the limit is answered 400 naming the limit', async () => {
 		const many = JSON.stringify({
-			params: { message: 'wide', x: Array.from({ length: PAYLOAD_MAX_VALUES }, () => 1) },
+			params: { message: 'wide', x: Array.from({ length: MAX_VALUES }, () => 1) },
 		});
 		const { answer, executions } = await trigger.deliver({ rawBody: many });
 		expect(answer.status).toBe(400);
@@ -350,5 +353,87 @@ describe('payloads that must not reach the workflow', () => {
 		});
 		expect(answer.statusCode).toBe(400);
 		expect(((await answer.body.json()) as { error: string }).error).toMatch(/limit of 32 levels/);
+	});
+});
+
+describe('what the gateway sends, read', () => {
+	beforeAll(async () => await trigger.activate());
+
+	const hello = Buffer.from('hello world');
+	const itemWith = async (params: Record<string, unknown>) => {
+		const { answer, executions } = await trigger.deliver({
+			rawBody: JSON.stringify({ params: { sender: CUSTOMER, ...params } }),
+		});
+		expect(answer.status).toBe(200);
+		return executions[0].receivedItems[0];
+	};
+
+	it.each([
+		['the URL-safe alphabet', 'application/octet-stream', Buffer.from([0xfb, 0xff, 0xfe, 1, 2])],
+		['line breaks and extra parameters', 'text/plain;charset=utf-8', Buffer.from('x'.repeat(100))],
+	])('a data URI with %s is read', async (_, type, bytes) => {
+		const base64 =
+			type === 'text/plain;charset=utf-8'
+				? bytes.toString('base64').replace(/(.{76})/g, '$1\r\n')
+				: bytes.toString('base64url');
+		const item = await itemWith({ body: `data:${type};base64,${base64}`, filename: 'f.bin' });
+		expect(Buffer.from(item.binary!.data.data, 'base64').equals(bytes)).toBe(true);
+		expect(item.json.mimeType).toBe(type.split(';')[0]);
+	});
+
+	it.each([
+		['image/jpeg', 'image', 'file.jpg'],
+		// A voice note and an mp3 get the extensions people know, not mime-types' first (.oga, .mpga).
+		['audio/ogg', 'audio', 'file.ogg'],
+		['audio/mpeg', 'audio', 'file.mp3'],
+		['video/mp4', 'video', 'file.mp4'],
+		['application/pdf', 'document', 'file.pdf'],
+		['', 'document', 'file.bin'],
+	])('an unnamed, untyped file of type %j is a %s called %s', async (mime, type, fileName) => {
+		const item = await itemWith({ body: `data:${mime};base64,${hello.toString('base64')}` });
+		expect(item.json).toMatchObject({
+			type,
+			fileName,
+			mimeType: mime || 'application/octet-stream',
+		});
+	});
+
+	it.each([
+		['data:image/png,abc', /without ";base64"/],
+		['data:image/png;base64,', /empty file/],
+		['data:image/png;base64,abc*def', /not valid base64 .*"\*"/],
+		['data:image/png;base64,abcde', /length is not possible/],
+		['data:not a type;base64,aGVsbG8=', /not a mime type/],
+		['image/png;base64,aGVsbG8=', /not a data URI/],
+	])('a broken file %j says why in mediaError', async (body, problem) => {
+		const item = await itemWith({ type: 'image', body, filename: 'x.png' });
+		expect(item.json).toMatchObject({
+			mediaError: expect.stringMatching(problem),
+			fileName: 'x.png',
+		});
+		expect(item.binary).toBeUndefined();
+	});
+
+	it.each([
+		['chat', 'text'],
+		['PTT', 'audio'],
+		['voice', 'audio'],
+		['file', 'document'],
+		['sticker', 'other'],
+		['', 'text'],
+	])('the gateway type %j is the category %j', async (gatewayType, type) => {
+		const item = await itemWith({ type: gatewayType, message: 'x' });
+		expect(item.json.type).toBe(type);
+		if (gatewayType) expect((item.json.payload as { type: string }).type).toBe(gatewayType);
+	});
+
+	it.each([
+		['+62 813-0000-0002', CUSTOMER],
+		[6281300000002, CUSTOMER],
+		[`${CUSTOMER}@s.whatsapp.net`, CUSTOMER],
+		['status@broadcast', 'status@broadcast'],
+	])('the sender %j reads as %j', async (sender, expected) => {
+		const item = await itemWith({ sender, message: 'x' });
+		expect(item.json).toMatchObject({ sender: expected, chatId: expected });
 	});
 });

@@ -187,6 +187,55 @@ describe('an empty Account Number: the number the gateway holds for the account'
 	});
 });
 
+describe("reading the gateway's webhook", () => {
+	it('takes its own URL in another spelling for its own (URLs are compared as URLs)', async () => {
+		const trigger = await harness();
+		await trigger.activate();
+		await registerElsewhere(trigger.productionUrl.replace('http://', 'HTTP://'));
+		await expect(trigger.checkExists()).resolves.toBe(true);
+	});
+
+	it('registers a shared secret in the query URL-encoded, and the request carrying it passes', async () => {
+		const trigger = await harness({ verification: 'querySecret', sharedSecret: 'a b&c' });
+		await trigger.activate();
+		expect(account().whatsappWebhook).toBe(`${trigger.productionUrl}?token=a+b%26c`);
+		expect((await sandbox.deliverIncoming({ message: 'x' })).status).toBe(200);
+	});
+
+	it.each([false, null, ''])(
+		'reads a Check Account webhook of %j as none: deactivation clears it',
+		async (none) => {
+			const trigger = await harness();
+			sandbox.addFaults([
+				{
+					kind: 'answer',
+					match: { rpcMethod: 'check' },
+					times: 2,
+					result: { message: { whatsapp_number: ACCOUNT, whatsapp_webhook: none } },
+				},
+			]);
+			await trigger.activate();
+			expect(trigger.nodeStaticData().registration).toMatchObject({ previousKnown: true });
+			await trigger.deactivate();
+			expect(accountCalls('update').at(-1)?.params?.whatsapp_webhook).toBe('');
+		},
+	);
+
+	it('does not take an answer without the webhook for "none"', async () => {
+		const trigger = await harness();
+		sandbox.addFaults([
+			{
+				kind: 'answer',
+				match: { rpcMethod: 'check' },
+				times: 2,
+				result: { message: { registered: true } },
+			},
+		]);
+		await trigger.activate();
+		expect(trigger.nodeStaticData().registration).toMatchObject({ previousKnown: false });
+	});
+});
+
 describe('deactivation', () => {
 	it('clears the webhook with an empty string when the account had none before', async () => {
 		const trigger = await harness();

@@ -370,6 +370,27 @@ describe('verification', () => {
 		expect(JSON.stringify(item.json)).not.toContain('demo-secret');
 	});
 
+	it('the API key never reaches the item, in any letter case or nested in the payload', async () => {
+		await activate({ verification: 'apiKey' });
+		const params = {
+			'uuid': 'b7d8c0de-0000-4000-8000-000000000001',
+			'sender': CUSTOMER,
+			'recipient': ACCOUNT,
+			'type': 'text',
+			'message': 'keys everywhere',
+			'x-api-key': 'demo-secret',
+			'X-API-KEY': 'demo-secret',
+			'extra': { 'X-Api-Key': 'demo-secret', 'list': [{ 'x-API-key': 'demo-secret' }] },
+		};
+		const { answer, executions } = await deliver({
+			rawBody: JSON.stringify({ jsonrpc: '2.0', params }),
+		});
+		expect(answer.status).toBe(200);
+		const [item] = executions[0].receivedItems;
+		expect(item.json.payload).toMatchObject({ extra: { list: [{}] } });
+		expect(JSON.stringify(item.json)).not.toContain('demo-secret');
+	});
+
 	it('shared secret in a header: checked before the body is read', async () => {
 		await activate({ verification: 'headerSecret', sharedSecret: 'h3ader-secret' });
 

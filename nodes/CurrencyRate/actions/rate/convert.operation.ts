@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { formatExample, parseDecimal } from '../../../shared/decimalText';
+import { parseDecimal } from '../../../shared/decimalText';
 import { forOperation, showFor, type ItemCall } from '../../../shared/execution/router';
-import type { RateTable, RateType } from '../../../shared/rates/rateTable';
+import type { RateType } from '../../../shared/rates/rateTable';
 import { codeValue, describeValue } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';
 import type { CurrencyRateRun } from '../../parameters';
@@ -15,22 +15,24 @@ import {
 } from '../../helpers/providerRates';
 
 const MAX_DECIMAL_PLACES = 10;
-
-// `bank`: the bank buys the From Currency at its buy rate and sells the To Currency at its sell
-// rate. `buy` and `sell` use one side for both; kept for rate look-ups and saved workflows.
-type RateChoice = RateType | 'bank';
-const RATE_CHOICES: readonly RateChoice[] = ['average', 'bank', 'buy', 'sell'];
 const MAX_AMOUNT_FIELDS = 50;
+const UNSAFE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
 
-function forAmountSource(
-	source: 'amount' | 'fields',
-	properties: INodeProperties[],
-): INodeProperties[] {
-	const shown = { show: { ...showFor('rate', 'convert').show, amountSource: [source] } };
-	return properties.map((property) => ({ ...property, displayOptions: shown }));
-}
+// The sides of (from, to). `bank`: the bank buys the From Currency at its buy rate and sells the
+// To Currency at its sell rate. `buy` and `sell` use one side for both, a look-up.
+const SIDES: Record<string, [RateType, RateType]> = {
+	average: ['average', 'average'],
+	bank: ['buy', 'sell'],
+	buy: ['buy', 'buy'],
+	sell: ['sell', 'sell'],
+};
 
-const amountShown = { show: { ...showFor('rate', 'convert').show, amountSource: ['amount'] } };
+const forAmount = (source: 'amount' | 'fields') => ({
+	show: { ...showFor('rate', 'convert').show, amountSource: [source] },
+});
+const forAmountSource = (source: 'amount' | 'fields', properties: INodeProperties[]) =>
+	properties.map((property) => ({ ...property, displayOptions: forAmount(source) }));
+const WITH_INPUT = { includeInputFields: [true] };
 
 const INCLUDE_INPUT_FIELDS: INodeProperties = {
 	displayName: 'Include Input Fields',
@@ -40,8 +42,6 @@ const INCLUDE_INPUT_FIELDS: INodeProperties = {
 	description:
 		"Whether the output keeps the input item's fields and adds the converted amount to them. Off: the output is the conversion (amount, rate, currencies, provider, rates' time).",
 };
-
-const withInputFields = { show: { ...amountShown.show, includeInputFields: [true] } };
 
 const RATE_DETAILS_FIELD: INodeProperties = {
 	displayName: 'Rate Details Field',
@@ -181,237 +181,175 @@ export const description: INodeProperties[] = [
 		},
 	]),
 	// Nodes older than 1.1 keep giving the conversion details instead of the input item's fields.
-	{
-		...INCLUDE_INPUT_FIELDS,
-		default: false,
-		displayOptions: { show: { ...amountShown.show, '@version': [1] } },
-	},
-	{
-		...INCLUDE_INPUT_FIELDS,
-		default: true,
-		displayOptions: { show: { ...amountShown.show, '@version': [{ _cnd: { gte: 1.1 } }] } },
-	},
-	{
-		...RATE_DETAILS_FIELD,
-		default: '',
-		displayOptions: { show: { ...withInputFields.show, '@version': [1, 1.1] } },
-	},
-	{
-		...RATE_DETAILS_FIELD,
-		default: 'conversion',
-		displayOptions: { show: { ...withInputFields.show, '@version': [{ _cnd: { gte: 1.2 } }] } },
-	},
+	...[
+		{ ...INCLUDE_INPUT_FIELDS, default: false, versions: { '@version': [1] } },
+		{ ...INCLUDE_INPUT_FIELDS, versions: { '@version': [{ _cnd: { gte: 1.1 } }] } },
+		{ ...RATE_DETAILS_FIELD, default: '', versions: { '@version': [1, 1.1], ...WITH_INPUT } },
+		{ ...RATE_DETAILS_FIELD, versions: { '@version': [{ _cnd: { gte: 1.2 } }], ...WITH_INPUT } },
+	].map(({ versions, ...property }) => ({
+		...property,
+		displayOptions: { show: { ...forAmount('amount').show, ...versions } },
+	})),
 ];
 
 export const endpoint = endpoints.getKurs;
 
+type Conversion = ReturnType<typeof readConversion>;
+
+// Every input is checked before the rates are requested: a bad item fails without a request.
 export function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	run: CurrencyRateRun,
 ): ItemCall {
-	// Every input is checked before the rates are requested: a bad item fails without a request.
 	const provider = readProvider(run, itemIndex);
-	return run.parameter('amountSource', itemIndex, 'amount') === 'fields'
-		? convertAmountFields(this, run, itemIndex, provider)
-		: convertOneAmount(this, run, itemIndex, provider);
-}
+	const input = this.getInputData()[itemIndex]?.json ?? {};
+	if (run.parameter('amountSource', itemIndex, 'amount') === 'fields') {
+		const amounts = readAmountFields(run, itemIndex).map((field) => {
+			const label = `Amount Fields → ${field}`;
+			return { field, label, amount: amountOf(run, itemIndex, valueAt(input, field), label) };
+		});
+		const conversion = readConversion(run, itemIndex, provider);
+		const suffix = String(run.parameter('outputSuffix', itemIndex, '') ?? '').trim();
+		return async () => {
+			const { convert } = await converterFor(run, itemIndex, conversion);
+			let json = input;
+			for (const { field, label, amount } of amounts)
+				json = withValueAt(json, `${field}${suffix}`, convert(amount, label));
+			return { json };
+		};
+	}
 
-function convertOneAmount(
-	ctx: IExecuteFunctions,
-	run: CurrencyRateRun,
-	itemIndex: number,
-	provider: string,
-): ItemCall {
-	const amount = readAmount(run, itemIndex);
+	const amount = amountOf(run, itemIndex, run.parameter('amount', itemIndex, ''), 'Amount');
 	const conversion = readConversion(run, itemIndex, provider);
 	const outputField = readOutputField(run, itemIndex);
 	const includeInputFields = run.parameter('includeInputFields', itemIndex, false) === true;
-	const detailsField = includeInputFields ? readRateDetailsField(run, itemIndex) : '';
+	const detailsField = includeInputFields ? readDetailsField(run, itemIndex, outputField) : '';
 	return async () => {
-		const converter = await converterFor(run, itemIndex, conversion);
-		const convertedAmount = converter.convert(amount, 'Amount');
+		const { convert, fromRate, toRate, fetchedAt } = await converterFor(run, itemIndex, conversion);
+		const convertedAmount = convert(amount, 'Amount');
 		const { fromCurrency, toCurrency, rateType, decimalPlaces, baseCurrency } = conversion;
-		const { fromRate, toRate, table } = converter;
+		const rate = fromRate / toRate;
 		if (includeInputFields) {
-			const json = withValueAt(
-				{ ...(ctx.getInputData()[itemIndex]?.json ?? {}) },
-				outputField,
-				convertedAmount,
-			);
-			if (!detailsField) return { json };
-			const rateDetails: IDataObject = {
-				rate: fromRate / toRate,
-				fromCurrency,
-				toCurrency,
-				rateType,
-				provider,
-				fetchedAt: table.fetchedAt,
-			};
-			return { json: withValueAt(json, detailsField, rateDetails) };
+			const json = withValueAt(input, outputField, convertedAmount);
+			const details = { rate, fromCurrency, toCurrency, rateType, provider, fetchedAt };
+			return { json: detailsField ? withValueAt(json, detailsField, details) : json };
 		}
-		const details: IDataObject = {
-			rate: fromRate / toRate,
-			amount,
-			fromCurrency,
-			toCurrency,
-			rateType,
-			decimalPlaces,
-			provider,
-			baseCurrency,
-			fromRate,
-			toRate,
-			fetchedAt: table.fetchedAt,
+		const details = {
+			...{ rate, amount, fromCurrency, toCurrency, rateType, decimalPlaces, provider },
+			...{ baseCurrency, fromRate, toRate, fetchedAt },
 		};
-		return {
-			json:
-				outputField === 'convertedAmount'
-					? { convertedAmount, ...details }
-					: withValueAt(details, outputField, convertedAmount, true),
-		};
+		return { json: withValueAt(details, outputField, convertedAmount, true) };
 	};
 }
 
-function convertAmountFields(
-	ctx: IExecuteFunctions,
-	run: CurrencyRateRun,
-	itemIndex: number,
-	provider: string,
-): ItemCall {
-	const fields = readAmountFields(run, itemIndex);
-	const input = ctx.getInputData()[itemIndex]?.json ?? {};
-	const amounts = fields.map((field) => ({
-		field,
-		amount: amountOf(run, itemIndex, valueAt(input, field), `Amount Fields → ${field}`),
-	}));
-	const conversion = readConversion(run, itemIndex, provider);
-	const suffix = String(run.parameter('outputSuffix', itemIndex, '') ?? '').trim();
-	return async () => {
-		const { convert } = await converterFor(run, itemIndex, conversion);
-		let json: IDataObject = { ...input };
-		for (const { field, amount } of amounts)
-			json = withValueAt(json, `${field}${suffix}`, convert(amount, `Amount Fields → ${field}`));
-		return { json };
-	};
-}
-
-interface Conversion {
-	provider: string;
-	fromCurrency: string;
-	toCurrency: string;
-	rateType: RateChoice;
-	decimalPlaces: number;
-	baseCurrency: string;
-	version: string;
-}
-
-function readConversion(run: CurrencyRateRun, itemIndex: number, provider: string): Conversion {
+function readConversion(run: CurrencyRateRun, itemIndex: number, provider: string) {
 	const fromCurrency = readCurrency(run, itemIndex, 'fromCurrency', 'From Currency');
 	const toCurrency = readCurrency(run, itemIndex, 'toCurrency', 'To Currency');
-	const rateType = readRateType(run, itemIndex);
-	const decimalPlaces = readDecimalPlaces(run, itemIndex);
+	const rateValue = run.parameter('rateType', itemIndex, 'average');
+	const rateType = typeof rateValue === 'string' ? rateValue.trim().toLowerCase() : '';
+	if (!Object.hasOwn(SIDES, rateType)) {
+		const problem = `is not a rate type: ${JSON.stringify(rateValue)}`;
+		throw inputError(
+			run.node,
+			itemIndex,
+			'Rate',
+			problem,
+			`Use one of ${Object.keys(SIDES).join(', ')}.`,
+		);
+	}
+	const placesValue = run.parameter('decimalPlaces', itemIndex, 2);
+	const decimalPlaces =
+		typeof placesValue === 'number'
+			? placesValue
+			: typeof placesValue === 'string' && placesValue.trim() !== ''
+				? Number(placesValue)
+				: NaN;
+	if (!Number.isInteger(decimalPlaces) || decimalPlaces < 0 || decimalPlaces > MAX_DECIMAL_PLACES) {
+		throw inputError(
+			run.node,
+			itemIndex,
+			'Decimal Places',
+			`is not a whole number from 0 to ${MAX_DECIMAL_PLACES}: ${JSON.stringify(placesValue)}`,
+			'Enter how many decimals the converted amount keeps, e.g. 2.',
+		);
+	}
 	const { baseCurrency, version } = run.options(itemIndex);
 	return { provider, fromCurrency, toCurrency, rateType, decimalPlaces, baseCurrency, version };
 }
 
-/** value × rate(from) ÷ rate(to), rounded to the Decimal Places. */
-async function converterFor(
-	run: CurrencyRateRun,
-	itemIndex: number,
-	{
-		provider,
-		fromCurrency,
-		toCurrency,
-		rateType,
-		decimalPlaces,
-		baseCurrency,
-		version,
-	}: Conversion,
-): Promise<{
-	fromRate: number;
-	toRate: number;
-	table: RateTable;
-	convert: (value: number, field: string) => number;
-}> {
-	const table = await ratesForItem(run, itemIndex, provider, version);
-	const fromSide: RateType = rateType === 'bank' ? 'buy' : rateType;
-	const toSide: RateType = rateType === 'bank' ? 'sell' : rateType;
+/** amount × rate(from) ÷ rate(to), rounded to the Decimal Places. */
+async function converterFor(run: CurrencyRateRun, itemIndex: number, conversion: Conversion) {
+	const { provider, fromCurrency, toCurrency, rateType, baseCurrency } = conversion;
+	const table = await ratesForItem(run, itemIndex, provider, conversion.version);
 	const rateOf = (code: string, field: string, side: RateType): number => {
 		// Rates are amounts of the base currency per unit, so the base itself is worth 1.
 		if (code === baseCurrency) return 1;
 		const quote = table.quotes.get(code);
 		if (!quote) throw unknownCurrencyError(run, itemIndex, field, code, table, baseCurrency);
-		const rate = quote[side];
-		if (rate === null) throw missingRateError(run, itemIndex, side, code, table);
-		return rate;
+		if (quote[side] !== null) return quote[side];
+		throw inputError(
+			run.node,
+			itemIndex,
+			'Rate',
+			`is "${side}", but provider "${provider}" gives no usable ${side} rate for ${code} at the moment (none, zero, or text that reads two ways)`,
+			'Choose another rate, or another provider.',
+		);
 	};
+	const [fromSide, toSide] = SIDES[rateType];
 	const fromRate = rateOf(fromCurrency, 'From Currency', fromSide);
 	const toRate = rateOf(toCurrency, 'To Currency', toSide);
 	const convert = (value: number, field: string) => {
 		const converted = (value * fromRate) / toRate;
-		if (!Number.isFinite(converted)) {
-			throw inputError(
-				run.node,
-				itemIndex,
-				field,
-				`is too large to convert: ${value} ${fromCurrency} is beyond the largest number this node can compute in ${toCurrency}`,
-				'Check the amount (a mapped field may hold a wrong value, e.g. 1e305).',
-			);
-		}
-		return roundTo(converted, decimalPlaces);
+		if (Number.isFinite(converted)) return roundTo(converted, conversion.decimalPlaces);
+		throw inputError(
+			run.node,
+			itemIndex,
+			field,
+			`is too large to convert: ${value} ${fromCurrency} is beyond the largest number this node can compute in ${toCurrency}`,
+			'Check the amount (a mapped field may hold a wrong value, e.g. 1e305).',
+		);
 	};
-	return { fromRate, toRate, table, convert };
+	return { fromRate, toRate, fetchedAt: table.fetchedAt, convert };
 }
 
-function readAmount(run: CurrencyRateRun, itemIndex: number): number {
-	return amountOf(run, itemIndex, run.parameter('amount', itemIndex, ''), 'Amount');
+// Half away from zero. Cut to 15 significant digits first, so that binary noise such as
+// 1.005 × 100 = 100.49999999999999 rounds as the decimal it stands for (101).
+function roundTo(value: number, places: number): number {
+	const factor = 10 ** places;
+	const scaled = Number((Math.abs(value) * factor).toPrecision(15));
+	const rounded = (Math.sign(value) * Math.round(scaled)) / factor;
+	return rounded === 0 ? 0 : rounded;
 }
 
 function amountOf(run: CurrencyRateRun, itemIndex: number, value: unknown, field: string): number {
-	const text = typeof value === 'string' ? value.trim() : undefined;
-	if (value === null || value === undefined || text === '') {
-		throw inputError(
-			run.node,
-			itemIndex,
-			field,
-			'is empty',
-			'Enter the amount to convert, or map a field that holds it.',
-		);
-	}
-	const { numberFormat } = run.options(itemIndex);
-	if (text === undefined) {
-		if (typeof value === 'number' && Number.isFinite(value)) return value;
-		throw inputError(
-			run.node,
-			itemIndex,
-			field,
+	const fail = (problem: string, fix: string) =>
+		inputError(run.node, itemIndex, field, problem, fix);
+	if (value === null || value === undefined || (typeof value === 'string' && value.trim() === ''))
+		throw fail('is empty', 'Enter the amount to convert, or map a field that holds it.');
+	if (typeof value === 'number' && Number.isFinite(value)) return value;
+	if (typeof value !== 'string')
+		throw fail(
 			`is ${describeValue(value)}, not a number`,
 			'Map a number, or text such as 1234.56.',
 		);
-	}
+	const text = value.trim();
+	const { numberFormat } = run.options(itemIndex);
 	const parsed = parseDecimal(text, numberFormat);
 	if ('ambiguous' in parsed) {
 		const [point, comma] = parsed.ambiguous;
-		throw inputError(
-			run.node,
-			itemIndex,
-			field,
+		throw fail(
 			`is ambiguous: "${text}" is ${point} with a decimal point (1,234.56) and ${comma} with a decimal comma (1.234,56)`,
 			'Set Options → Number Format to say how your amounts are written, or map a number.',
 		);
 	}
-	if (!('value' in parsed) || !Number.isFinite(parsed.value)) {
-		throw inputError(
-			run.node,
-			itemIndex,
-			field,
-			`is not a number: ${JSON.stringify(value)}`,
-			numberFormat === 'auto'
-				? 'Write it as 1234.56, 1,234.56 or 1.234,56, or set Options → Number Format.'
-				: `Write it as ${formatExample(numberFormat)} (Options → Number Format), or map a number.`,
-		);
-	}
-	return parsed.value;
+	if ('value' in parsed && Number.isFinite(parsed.value)) return parsed.value;
+	throw fail(
+		`is not a number: ${JSON.stringify(value)}`,
+		numberFormat === 'auto'
+			? 'Write it as 1234.56, 1,234.56 or 1.234,56, or set Options → Number Format.'
+			: `Write it as ${numberFormat === 'comma' ? '1.234,56' : '1,234.56'} (Options → Number Format), or map a number.`,
+	);
 }
 
 function readCurrency(
@@ -421,76 +359,9 @@ function readCurrency(
 	field: string,
 ): string {
 	const code = codeValue(run, itemIndex, run.parameter(name, itemIndex, ''), field, 'USD');
-	if (code === '') {
-		throw inputError(
-			run.node,
-			itemIndex,
-			field,
-			'is empty',
-			'Enter a currency code such as USD, or map a field that holds it.',
-		);
-	}
-	return code;
-}
-
-function readRateType(run: CurrencyRateRun, itemIndex: number): RateChoice {
-	const value = run.parameter('rateType', itemIndex, 'average');
-	const rateType = typeof value === 'string' ? value.trim().toLowerCase() : '';
-	if (!(RATE_CHOICES as readonly string[]).includes(rateType)) {
-		throw inputError(
-			run.node,
-			itemIndex,
-			'Rate',
-			`is not a rate type: ${JSON.stringify(value)}`,
-			`Use one of ${RATE_CHOICES.join(', ')}.`,
-		);
-	}
-	return rateType as RateChoice;
-}
-
-function readDecimalPlaces(run: CurrencyRateRun, itemIndex: number): number {
-	const value = run.parameter('decimalPlaces', itemIndex, 2);
-	const places = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-	if (
-		typeof places !== 'number' ||
-		!Number.isInteger(places) ||
-		places < 0 ||
-		places > MAX_DECIMAL_PLACES
-	) {
-		throw inputError(
-			run.node,
-			itemIndex,
-			'Decimal Places',
-			`is not a whole number from 0 to ${MAX_DECIMAL_PLACES}: ${JSON.stringify(value)}`,
-			'Enter how many decimals the converted amount keeps, e.g. 2.',
-		);
-	}
-	return places;
-}
-
-function missingRateError(
-	run: CurrencyRateRun,
-	itemIndex: number,
-	rateType: RateType,
-	code: string,
-	table: RateTable,
-) {
-	return inputError(
-		run.node,
-		itemIndex,
-		'Rate',
-		`is "${rateType}", but provider "${table.provider}" gives no ${rateType} rate for ${code} at the moment`,
-		'Choose another rate, or another provider.',
-	);
-}
-
-// Half away from zero. Cut to 15 significant digits first, so that binary noise such as
-// 1.005 × 100 = 100.49999999999999 rounds as the decimal it stands for (101).
-export function roundTo(value: number, places: number): number {
-	const factor = 10 ** places;
-	const scaled = Number((Math.abs(value) * factor).toPrecision(15));
-	const rounded = (Math.sign(value) * Math.round(scaled)) / factor;
-	return rounded === 0 ? 0 : rounded;
+	if (code !== '') return code;
+	const fix = 'Enter a currency code such as USD, or map a field that holds it.';
+	throw inputError(run.node, itemIndex, field, 'is empty', fix);
 }
 
 function readAmountFields(run: CurrencyRateRun, itemIndex: number): string[] {
@@ -499,100 +370,73 @@ function readAmountFields(run: CurrencyRateRun, itemIndex: number): string[] {
 		.split(',')
 		.map((name) => name.trim())
 		.filter(Boolean);
-	if (list.length === 0) {
-		throw inputError(
-			run.node,
-			itemIndex,
-			'Amount Fields',
-			'is empty',
-			'List the fields that hold amounts, e.g. price, shipping.',
-		);
-	}
-	if (list.length > MAX_AMOUNT_FIELDS) {
-		throw inputError(
-			run.node,
-			itemIndex,
-			'Amount Fields',
+	const fail = (problem: string, fix: string) =>
+		inputError(run.node, itemIndex, 'Amount Fields', problem, fix);
+	if (list.length === 0)
+		throw fail('is empty', 'List the fields that hold amounts, e.g. price, shipping.');
+	if (list.length > MAX_AMOUNT_FIELDS)
+		throw fail(
 			`lists ${list.length} fields, more than ${MAX_AMOUNT_FIELDS}`,
 			'List only the fields that hold amounts.',
 		);
-	}
-	const unsafe = list.find((name) =>
-		name.split('.').some((part) => part === '' || UNSAFE_KEYS.has(part)),
-	);
-	if (unsafe !== undefined) {
-		throw inputError(
-			run.node,
-			itemIndex,
-			'Amount Fields',
+	const unsafe = list.find((name) => !isFieldPath(name));
+	if (unsafe !== undefined)
+		throw fail(
 			`holds a name that is not a field: "${unsafe}"`,
 			'Use field names such as price or order.total.',
 		);
-	}
 	return list;
 }
 
 function readOutputField(run: CurrencyRateRun, itemIndex: number): string {
-	return readFieldName(run, itemIndex, {
-		parameter: 'outputField',
-		label: 'Output Field',
-		fallback: 'convertedAmount',
-		fix: 'Enter a name such as convertedAmount or totals.idr.',
-	});
-}
-
-function readRateDetailsField(run: CurrencyRateRun, itemIndex: number): string {
-	return readFieldName(run, itemIndex, {
-		parameter: 'rateDetailsField',
-		label: 'Rate Details Field',
-		fallback: '',
-		emptyMeansNone: true,
-		fix: 'Enter a name such as conversion or totals.rate, or leave it empty for none.',
-	});
-}
-
-function readFieldName(
-	run: CurrencyRateRun,
-	itemIndex: number,
-	field: {
-		parameter: string;
-		label: string;
-		fallback: string;
-		fix: string;
-		emptyMeansNone?: boolean;
-	},
-): string {
-	const value = run.parameter(field.parameter, itemIndex, field.fallback);
+	const value = run.parameter('outputField', itemIndex, 'convertedAmount');
 	const name = typeof value === 'string' ? value.trim() : '';
-	if (name === '' && field.emptyMeansNone) return '';
-	if (name === '' || name.split('.').some((part) => part === '' || UNSAFE_KEYS.has(part))) {
-		throw inputError(
-			run.node,
-			itemIndex,
-			field.label,
-			`is not a field name: ${JSON.stringify(value)}`,
-			field.fix,
-		);
-	}
-	return name;
+	if (isFieldPath(name)) return name;
+	const fix = 'Enter a name such as convertedAmount or totals.idr.';
+	throw inputError(
+		run.node,
+		itemIndex,
+		'Output Field',
+		`is not a field name: ${JSON.stringify(value)}`,
+		fix,
+	);
 }
 
-const UNSAFE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
+/** Details written where the converted amount goes would replace it, or sit inside a number. */
+function readDetailsField(run: CurrencyRateRun, itemIndex: number, outputField: string): string {
+	const value = run.parameter('rateDetailsField', itemIndex, '');
+	const name = typeof value === 'string' ? value.trim() : '';
+	const within = (path: string, other: string) => path === other || path.startsWith(`${other}.`);
+	const overlaps = within(name, outputField) || within(outputField, name);
+	if (name === '' || (isFieldPath(name) && !overlaps)) return name;
+	const fail = (problem: string, fix: string) =>
+		inputError(run.node, itemIndex, 'Rate Details Field', problem, fix);
+	if (!isFieldPath(name))
+		throw fail(
+			`is not a field name: ${JSON.stringify(value)}`,
+			'Enter a name such as conversion or totals.rate, or leave it empty for none.',
+		);
+	throw fail(
+		`is "${name}", where the Output Field ("${outputField}") puts the converted amount: the rate details would replace it`,
+		'Give the rate details another field (e.g. conversion), or leave Rate Details Field empty for none.',
+	);
+}
+
+function isFieldPath(name: string): boolean {
+	return name !== '' && name.split('.').every((part) => part !== '' && !UNSAFE_KEYS.has(part));
+}
 
 function valueAt(json: IDataObject, path: string): unknown {
 	let current: unknown = json;
 	for (const part of path.split('.')) {
-		if (
-			current === null ||
-			typeof current !== 'object' ||
-			!Object.prototype.hasOwnProperty.call(current, part)
-		)
+		if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part))
 			return undefined;
 		current = (current as IDataObject)[part];
 	}
 	return current;
 }
 
+/** A copy with `value` at the dotted path; `first` puts a new top-level field first. */
 function withValueAt(json: IDataObject, path: string, value: unknown, first = false): IDataObject {
 	const [head, ...rest] = path.split('.');
 	const inner = json[head];
@@ -601,7 +445,7 @@ function withValueAt(json: IDataObject, path: string, value: unknown, first = fa
 			? value
 			: withValueAt(
 					inner !== null && typeof inner === 'object' && !Array.isArray(inner)
-						? { ...(inner as IDataObject) }
+						? (inner as IDataObject)
 						: {},
 					rest.join('.'),
 					value,

@@ -1,15 +1,9 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
 import { forOperation, type ItemCall } from '../../../shared/execution/router';
-import { currencyCode, type CurrencyQuote } from '../../../shared/rates/rateTable';
+import { currencyList } from '../../../shared/rates/rateFields';
 import { endpoints } from '../../../shared/transport';
-import { describeValue } from '../../../shared/execution/operationRun';
 import type { CurrencyRateRun } from '../../parameters';
 import {
 	providerProperties,
@@ -63,89 +57,40 @@ export function execute(
 	run: CurrencyRateRun,
 ): ItemCall {
 	const provider = readProvider(run, itemIndex);
-	const wanted = readCurrencies(run, itemIndex);
-	const allInOne = run.parameter('output', itemIndex, 'perCurrency') === 'allInOne';
-	const { baseCurrency, version } = run.options(itemIndex);
-	return async () =>
-		await ratesOutput(run, itemIndex, { provider, version, wanted, allInOne, baseCurrency });
-}
-
-async function ratesOutput(
-	run: CurrencyRateRun,
-	itemIndex: number,
-	{
-		provider,
-		version,
-		wanted,
-		allInOne,
-		baseCurrency,
-	}: {
-		provider: string;
-		version: string;
-		wanted: string[];
-		allInOne: boolean;
-		baseCurrency: string;
-	},
-): Promise<INodeExecutionData[]> {
-	const table = await ratesForItem(run, itemIndex, provider, version);
-
-	for (const code of wanted) {
-		if (table.quotes.has(code)) continue;
-		if (code === baseCurrency) {
-			throw inputError(
-				run.node,
-				itemIndex,
-				'Currencies',
-				`holds "${code}", the base currency: every rate is an amount of ${code}`,
-				`Remove ${code}, or use the Convert operation to turn ${code} amounts into other currencies.`,
-			);
-		}
-		throw unknownCurrencyError(run, itemIndex, 'Currencies', code, table);
-	}
-	const codes = wanted.length > 0 ? wanted : table.codes;
-	const quoteOf = (code: string) => table.quotes.get(code) as CurrencyQuote;
-
-	if (allInOne) {
-		const rates: IDataObject = {};
-		for (const code of codes) rates[code] = { ...quoteOf(code) };
-		return [
-			{
-				json: { provider, baseCurrency, fetchedAt: table.fetchedAt, currencies: [...codes], rates },
-			},
-		];
-	}
-	return codes.map((code) => ({
-		json: { provider, currency: code, baseCurrency, ...quoteOf(code), fetchedAt: table.fetchedAt },
-	}));
-}
-
-function readCurrencies(run: CurrencyRateRun, itemIndex: number): string[] {
-	const value = run.parameter('currencies', itemIndex, '');
-	const fix =
-		'Write codes separated by commas, e.g. USD, EUR, SGD, or map an array of codes such as ["USD", "EUR"]; leave it empty for every currency.';
-	if (value === null || value === undefined) return [];
-	let parts: string[];
-	if (typeof value === 'string') parts = value.split(/[\s,;]+/);
-	else if (Array.isArray(value)) {
-		const bad = value.findIndex((element) => typeof element !== 'string');
-		if (bad !== -1) {
-			throw inputError(
-				run.node,
-				itemIndex,
-				'Currencies',
-				`holds ${describeValue(value[bad])} at position ${bad}, not a currency code`,
-				fix,
-			);
-		}
-		parts = value as string[];
-	} else {
+	const list = currencyList(run.parameter('currencies', itemIndex, ''));
+	if ('problem' in list) {
 		throw inputError(
 			run.node,
 			itemIndex,
 			'Currencies',
-			`is ${describeValue(value)}, not a list of currency codes`,
-			fix,
+			list.problem,
+			'Write codes separated by commas, e.g. USD, EUR, SGD, or map an array of codes such as ["USD", "EUR"]; leave it empty for every currency.',
 		);
 	}
-	return [...new Set(parts.map(currencyCode).filter((code) => code !== ''))];
+	const allInOne = run.parameter('output', itemIndex, 'perCurrency') === 'allInOne';
+	const { baseCurrency, version } = run.options(itemIndex);
+	return async () => {
+		const table = await ratesForItem(run, itemIndex, provider, version);
+		const missing = list.codes.find((code) => !table.quotes.has(code));
+		if (missing === baseCurrency) {
+			throw inputError(
+				run.node,
+				itemIndex,
+				'Currencies',
+				`holds "${missing}", the base currency: every rate is an amount of ${missing}`,
+				`Remove ${missing}, or use the Convert operation to turn ${missing} amounts into other currencies.`,
+			);
+		}
+		if (missing) throw unknownCurrencyError(run, itemIndex, 'Currencies', missing, table);
+		const codes = list.codes.length > 0 ? list.codes : [...table.quotes.keys()];
+		const { fetchedAt } = table;
+		if (allInOne) {
+			const rates: IDataObject = {};
+			for (const code of codes) rates[code] = { ...table.quotes.get(code) };
+			return { json: { provider, baseCurrency, fetchedAt, currencies: codes, rates } };
+		}
+		return codes.map((code) => ({
+			json: { provider, currency: code, baseCurrency, ...table.quotes.get(code), fetchedAt },
+		}));
+	};
 }

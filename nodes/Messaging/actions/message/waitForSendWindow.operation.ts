@@ -1,11 +1,13 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { clock } from '../../../shared/clock';
 import { inputError } from '../../../shared/errors';
 import { forOperation, type ItemCall } from '../../../shared/execution/router';
 import { asOptions } from '../../../shared/optionsCollection';
+import { itemList } from '../../../shared/execution/itemScheduler';
 import type { MessagingRun } from '../../parameters';
 import {
+	describeWindow,
 	readSendWindow,
 	sendWindowFields,
 	windowState,
@@ -19,6 +21,9 @@ export const WAIT_FOR_SEND_WINDOW = 'waitForSendWindow';
 
 /** n8n's wait tracker polls every 60 s: closer openings are waited for in this process. */
 export const SLEEP_IN_PROCESS_MS = 65_000;
+const WEEK_MS = 7 * 24 * 3_600_000;
+// Each step moves to a later opening; windows that overlap at all do so within a few.
+const MAX_STEPS = 50;
 
 export const description: INodeProperties[] = forOperation(
 	'message',
@@ -26,7 +31,7 @@ export const description: INodeProperties[] = forOperation(
 	sendWindowFields(),
 );
 
-/** The run waits once: this step sends nothing, so the other items lose nothing by waiting. */
+/** The run waits once, after every item is read: until every item's window is open. */
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -41,26 +46,51 @@ export async function execute(
 	const window = readSendWindow(asOptions(fields), this.getTimezone());
 	if ('problem' in window)
 		throw inputError(run.node, itemIndex, window.field, window.problem, window.fix);
-	if (!run.waited) {
-		run.waited = true;
-		await holdUntilWindow(this, run, window);
-	}
+	const key = JSON.stringify({ ...window, days: [...window.days] });
+	const same = run.sendWindows.get(key);
+	if (same) same.items.push(itemIndex);
+	else run.sendWindows.set(key, { window, items: [itemIndex] });
 	const item = this.getInputData()[itemIndex];
-	return async () => ({ json: item.json, binary: item.binary });
+	return async () => {
+		run.windowsOpen ??= holdUntilEveryWindow(this, run);
+		await run.windowsOpen;
+		return { json: item.json, binary: item.binary };
+	};
 }
 
-async function holdUntilWindow(
-	ctx: IExecuteFunctions,
-	run: MessagingRun,
-	window: SendWindow,
-): Promise<void> {
+async function holdUntilEveryWindow(ctx: IExecuteFunctions, run: MessagingRun): Promise<void> {
 	const now = clock.now();
-	const state = windowState(window, now);
-	if (state.open) return;
-	const waitMs = state.opensAt - now;
+	const opensAt = commonOpening([...run.sendWindows.values()], now, run);
+	if (opensAt <= now) return;
+	const waitMs = opensAt - now;
 	if (waitMs < SLEEP_IN_PROCESS_MS) {
 		await clock.sleep(waitMs, run.signal);
 		return;
 	}
-	await ctx.putExecutionToWait(new Date(state.opensAt));
+	await ctx.putExecutionToWait(new Date(opensAt));
+}
+
+/** Moves to the latest opening until every window is open at once; a week without one is refused. */
+function commonOpening(
+	windows: Array<{ window: SendWindow; items: number[] }>,
+	now: number,
+	run: MessagingRun,
+): number {
+	let at = now;
+	for (let step = 0; step < MAX_STEPS && at - now <= WEEK_MS; step++) {
+		const closed = windows
+			.map(({ window }) => windowState(window, at))
+			.filter((state) => !state.open);
+		if (closed.length === 0) return at;
+		at = Math.max(...closed.map((state) => (state.open ? at : state.opensAt)));
+	}
+	const items = windows.flatMap(({ items }) => items).sort((a, b) => a - b);
+	const shown = windows.slice(0, 3).map(({ window }) => describeWindow(window));
+	throw new NodeOperationError(
+		run.node,
+		`The items' send windows are never open at the same time (${shown.join('; ')}${windows.length > 3 ? '; …' : ''})`,
+		{
+			description: `This step passes all its items on together, so it waits until every item's window is open, and the windows of ${itemList(items)} do not overlap within a week. Split the items by time zone first (an If or Switch node), with one Wait for Send Window per branch.`,
+		},
+	);
 }

@@ -8,9 +8,9 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { roundTo } from '../../../../nodes/CurrencyRate/actions/rate/convert.operation';
 import { startSandbox } from '../../../../sandbox/server';
 import { useSandbox } from '../../../harness/useSandbox';
+import { useVirtualTime } from '../../../harness/virtualTime';
 import {
 	RATES_PATH,
 	RATE_TOKEN_PATH,
@@ -154,35 +154,6 @@ describe('rate → convert', () => {
 	});
 });
 
-describe("rate → convert: the tax office's JPY, quoted per 100 yen", () => {
-	it('converts per 1 yen, and Get says the unit', async () => {
-		const perYen = sandboxQuote('kmk', 'JPY').average;
-		expect(perYen).toBeGreaterThan(80);
-		expect(perYen).toBeLessThan(140);
-		const { output, error } = await runCurrencyRate(
-			sandbox,
-			convert({ provider: 'kmk', amount: 1000, fromCurrency: 'JPY', toCurrency: 'IDR' }),
-		);
-		expect(error).toBeUndefined();
-		expect(output('Node')[0].json).toMatchObject({
-			convertedAmount: round2(1000 * perYen),
-			fromRate: perYen,
-		});
-		const get = await runCurrencyRate(sandbox, {
-			resource: 'rate',
-			operation: 'get',
-			provider: 'kmk',
-			currencies: 'JPY, USD',
-		});
-		expect(
-			get.output('Node').map((item) => [item.json.currency, item.json.average, item.json.unit]),
-		).toEqual([
-			['JPY', perYen, 100],
-			['USD', sandboxQuote('kmk', 'USD').average, 1],
-		]);
-	});
-});
-
 describe('rate → convert: one rates request per run', () => {
 	it('200 items with mixed currencies make exactly 1 token request and 1 rates request', async () => {
 		const codes = ['USD', 'EUR', 'SGD', 'JPY', 'IDR'];
@@ -234,6 +205,11 @@ describe('rate → convert: "Keep Rates For (Minutes)"', () => {
 			options: { keepRatesMinutes, version },
 		});
 
+	// Kept rates outlive an execution: every test here asks another sandbox (another base URL).
+	beforeEach(async () => {
+		await sandbox.restart();
+	});
+
 	it("when on, a second execution reuses the first one's rates: 2 executions, 1 rates request", async () => {
 		const first = await runCurrencyRate(sandbox, parameters(5));
 		const second = await runCurrencyRate(sandbox, parameters(5));
@@ -268,6 +244,42 @@ describe('rate → convert: "Keep Rates For (Minutes)"', () => {
 		} finally {
 			await other.close();
 		}
+	});
+
+	it('keeps at most 200 tables: the oldest goes first', async () => {
+		const versions = Array.from({ length: 201 }, (_, n) => ({ v: `v${n}` }));
+		const mapped = convert({
+			amount: 1,
+			fromCurrency: 'USD',
+			toCurrency: 'IDR',
+			options: { keepRatesMinutes: 5, version: '={{ $json.v }}' },
+		});
+		expect((await runCurrencyRate(sandbox, mapped, versions)).error).toBeUndefined();
+		expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(201);
+		await runCurrencyRate(sandbox, mapped, [{ v: 'v200' }, { v: 'v0' }, { v: 'v1' }]);
+		expect(
+			requestsTo(sandbox, RATES_PATH)
+				.slice(201)
+				.map((r) => r.params?.version),
+		).toEqual(['v0']);
+	});
+
+	describe('measured from the fetch', () => {
+		const time = useVirtualTime();
+
+		it('reuses kept rates only while they are younger than the reader allows', async () => {
+			const first = await runCurrencyRate(sandbox, parameters(10));
+			time.set(time.now() + 9 * 60_000);
+			const second = await runCurrencyRate(sandbox, parameters(10));
+			expect(second.output('Node')[0].json.fetchedAt).toBe(first.output('Node')[0].json.fetchedAt);
+			expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(1);
+			// A reader that allows less than the entry's age fetches again.
+			await runCurrencyRate(sandbox, parameters(5));
+			expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(2);
+			time.set(time.now() + 11 * 60_000);
+			await runCurrencyRate(sandbox, parameters(10));
+			expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(3);
+		});
 	});
 });
 
@@ -409,6 +421,38 @@ describe('convert beside the rate used (version 1.2, what the editor adds today)
 			V12,
 		);
 		expect(error?.message).toMatch(/Field "Rate Details Field" is not a field name/);
+		expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(0);
+	});
+
+	it('a Rate Details Field where the Output Field puts the converted amount is refused, not written over it', async () => {
+		const cases: Array<[string, string]> = [
+			['convertedAmount', 'convertedAmount'],
+			['totals', 'totals.rate'],
+			['fx.amount', 'fx'],
+		];
+		for (const [outputField, rateDetailsField] of cases) {
+			const { error, output } = await runCurrencyRate(
+				sandbox,
+				convert({
+					amount: 2,
+					fromCurrency: 'USD',
+					toCurrency: 'IDR',
+					outputField,
+					rateDetailsField,
+				}),
+				[{ invoice: 'A-1' }, { invoice: 'A-2' }],
+				{ ...V12, continueOnFail: true },
+			);
+			expect(error).toBeUndefined();
+			expect(jsonOf(output('Node')).map((json) => json.error)).toEqual([
+				`Field "Rate Details Field" is "${rateDetailsField}", where the Output Field ("${outputField}") puts the converted amount: the rate details would replace it [item 0]`,
+				`Field "Rate Details Field" is "${rateDetailsField}", where the Output Field ("${outputField}") puts the converted amount: the rate details would replace it [item 1]`,
+			]);
+			expect(output('Node')[0].json.details).toMatchObject({
+				description:
+					'Give the rate details another field (e.g. conversion), or leave Rate Details Field empty for none.',
+			});
+		}
 		expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(0);
 	});
 
@@ -627,8 +671,8 @@ describe('mapped amount and currencies', () => {
 	});
 });
 
-describe('roundTo', () => {
-	it.each([
+describe('rounding: half away from zero, as the decimal the number stands for', () => {
+	const cases: Array<[number, number, number]> = [
 		[1.005, 2, 1.01],
 		[-1.005, 2, -1.01],
 		[2.5, 0, 3],
@@ -638,7 +682,14 @@ describe('roundTo', () => {
 		[0.0000001, 2, 0],
 		[-0.001, 2, 0],
 		[1e-7, 8, 1e-7],
-	])('roundTo(%p, %p) = %p', (value, places, expected) => {
-		expect(Object.is(roundTo(value, places), expected)).toBe(true);
+	];
+
+	it.each(cases)('%p to %p places is %p', async (amount, places, expected) => {
+		const { output, error } = await runCurrencyRate(
+			sandbox,
+			convert({ amount, fromCurrency: 'IDR', toCurrency: 'IDR', decimalPlaces: places }),
+		);
+		expect(error).toBeUndefined();
+		expect(Object.is(output('Node')[0].json.convertedAmount, expected)).toBe(true);
 	});
 });

@@ -4,6 +4,7 @@
  */
 import { useSandbox } from '../../../harness/useSandbox';
 import {
+	RATES_PATH,
 	RATE_TOKEN_PATH,
 	expectOneRatesRequest,
 	jsonOf,
@@ -46,7 +47,6 @@ describe('rate → get', () => {
 			buy: 16201.25,
 			sell: 16298.75,
 			average: 16250,
-			unit: 1,
 			fetchedAt: expect.stringMatching(ISO_DATE),
 		});
 		expect(json[1]).toMatchObject({ currency: 'EUR', ...sandboxQuote('bca', 'EUR') });
@@ -253,12 +253,26 @@ describe('rate → get: bad inputs and refusals', () => {
 				currencies: 'USD',
 				output: 'allInOne',
 			},
-			[{ provider: 'bca' }, { provider: 'nobank' }, { provider: 'kmk' }],
+			[{ provider: 'bca' }, { provider: 'nobank' }, { provider: 'kmk' }, { provider: 'nobank' }],
 			{ continueOnFail: true },
 		);
 		expect(error).toBeUndefined();
 		const items = output('Node');
-		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(items.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+			{ item: 3 },
+		]);
+		// The refusal is shared: one request for nobank, however many items need it.
+		expect(
+			requestsTo(sandbox, RATES_PATH)
+				.map((request) => request.params?.currency_id_provider)
+				.sort(),
+		).toEqual(['bca', 'kmk', 'nobank']);
+		expect(items[3].json.error).toBe(
+			'Get Rates (GET /api/rate/1.0/get function=getkurs) failed: the server refused the request: "Unknown provider: nobank" [item 3]',
+		);
 		expect(items[0].json).toMatchObject({
 			provider: 'bca',
 			rates: { USD: sandboxQuote('bca', 'USD') },
@@ -272,5 +286,97 @@ describe('rate → get: bad inputs and refusals', () => {
 			provider: 'kmk',
 			rates: { USD: sandboxQuote('kmk', 'USD') },
 		});
+	});
+});
+
+describe('rate → get: reading the answer', () => {
+	/** The provider's next answer, for `times` requests. */
+	const answer = (response: unknown, times = 1) =>
+		sandbox.addFaults([
+			{
+				kind: 'answer',
+				result: { success: true, response },
+				match: { rpcMethod: 'getkurs' },
+				times,
+			},
+		]);
+	const getAll = { resource: 'rate', operation: 'get', provider: 'bca', output: 'allInOne' };
+
+	it("reads numbers and number text in the provider's order; no average is the middle; a second row of a currency is ignored", async () => {
+		answer([
+			{ name: 'USD', rate_sell: '14080.00', rate_buy: '13940.00', rate_avg: '14010.00' },
+			{ name: 'eur', rate_sell: 15100.5, rate_buy: 14900.5, rate_avg: 15000.5 },
+			{ name: 'SGD', rate_sell: '10,500.25', rate_buy: '10.400,75' },
+			{ name: 'USD', rate_sell: 2, rate_buy: 2, rate_avg: 2 },
+			{ name: 'JPY', rate_buy: 0, rate_sell: 'n/a', rate_avg: 106.05 },
+		]);
+		const { output, error } = await runCurrencyRate(sandbox, getAll);
+		expect(error).toBeUndefined();
+		expect(output('Node')[0].json).toMatchObject({
+			currencies: ['USD', 'EUR', 'SGD', 'JPY'],
+			rates: {
+				USD: { buy: 13940, sell: 14080, average: 14010 },
+				EUR: { buy: 14900.5, sell: 15100.5, average: 15000.5 },
+				SGD: { buy: 10400.75, sell: 10500.25, average: 10450.5 },
+				JPY: { buy: null, sell: null, average: 106.05 },
+			},
+		});
+	});
+
+	it('a rate written as text that reads two ways ("17.597") is null, never guessed, and Convert refuses it', async () => {
+		answer(
+			[
+				{ name: 'USD', rate_buy: '16.201,25', rate_sell: '16.298,75', rate_avg: '16.250,00' },
+				{ name: 'EUR', rate_buy: '17.597', rate_sell: '17.702,95', rate_avg: '17.650' },
+			],
+			2,
+		);
+		const get = await runCurrencyRate(sandbox, getAll);
+		expect(get.output('Node')[0].json.rates).toEqual({
+			USD: { buy: 16201.25, sell: 16298.75, average: 16250 },
+			EUR: { buy: null, sell: 17702.95, average: null },
+		});
+		const convert = await runCurrencyRate(sandbox, {
+			resource: 'rate',
+			operation: 'convert',
+			provider: 'bca',
+			amount: 1,
+			fromCurrency: 'EUR',
+			toCurrency: 'IDR',
+		});
+		expect(convert.error?.message).toBe(
+			'Field "Rate" is "average", but provider "bca" gives no usable average rate for EUR at the moment (none, zero, or text that reads two ways) [item 0]',
+		);
+	});
+
+	it('skips rows whose name is no currency code (a 200 KB name too) and keeps at most 200 currencies', async () => {
+		answer([
+			{ name: 'X'.repeat(200_000), rate_avg: 1 },
+			{ name: 'US D', rate_avg: 1 },
+			{ name: '<script>', rate_avg: 1 },
+			{ name: 'JPY 100', rate_avg: 10605 },
+			{ name: 'usd', rate_avg: 16250 },
+			...Array.from({ length: 300 }, (_, n) => ({ name: `C${n}`, rate_avg: 1 })),
+		]);
+		const { output } = await runCurrencyRate(sandbox, getAll);
+		const codes = output('Node')[0].json.currencies as string[];
+		expect(codes[0]).toBe('USD');
+		expect(codes).toHaveLength(200);
+		expect(codes.every((code) => /^[A-Z0-9]{2,12}$/.test(code))).toBe(true);
+	});
+
+	it("refuses an answer that holds no list of rates, with the server's words", async () => {
+		sandbox.addFaults([
+			{
+				kind: 'answer',
+				result: { success: true, rates: 'soon' },
+				match: { rpcMethod: 'getkurs' },
+				times: 1,
+			},
+		]);
+		const { error } = await runCurrencyRate(sandbox, getAll);
+		expect(error?.message).toBe(
+			'Get Rates (GET /api/rate/1.0/get function=getkurs) failed: the answer holds no list of rates ("response"): "{"success":true,"rates":"soon"}" [item 0]',
+		);
 	});
 });

@@ -440,8 +440,22 @@ describe('Send File', () => {
 	it('from a URL: the same file under a link signed again (S3, Azure, a token) is the same message', async () => {
 		const signed = (n: number) =>
 			`q3.pdf?size=10&X-Amz-Date=2026010${n}T000000Z&X-Amz-Credential=AKIA%2F2026010${n}&X-Amz-Signature=${n}f00d&sig=${n}&se=2026-01-0${n}&token=${n}`;
-		await fromUrl([signed(1)]);
-		const again = await fromUrl([signed(2)]);
+		// Typed in, so both runs come from the same event (the same input item).
+		const fromTypedUrl = async (url: string) =>
+			await runMessaging(
+				sandbox,
+				{
+					resource: 'message',
+					operation: 'sendFile',
+					phone: PHONE,
+					fileSource: 'url',
+					fileUrl: `${sandbox.url}/files/${url}`,
+				},
+				[{}],
+				V2,
+			);
+		await fromTypedUrl(signed(1));
+		const again = await fromTypedUrl(signed(2));
 		expect(again.output('Node')[0].json.skipped).toBe(true);
 		expect(sandbox.ledger()).toHaveLength(1);
 	});

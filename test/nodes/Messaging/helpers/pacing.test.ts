@@ -115,6 +115,22 @@ describe('Account Cap', () => {
 		]);
 	});
 
+	it('holds for one account reached under two Base URL spellings (127.0.0.1 and localhost)', async () => {
+		const other = sandbox.url.replace('127.0.0.1', 'localhost');
+		expect(other).not.toBe(sandbox.url);
+		await Promise.all([
+			runMessaging(sandbox, capped(5), orderItems(6), V2),
+			runWorkflow(
+				singleNodeWorkflow('messaging', capped(5), orderItems(6, 100), V2),
+				sandboxCredential(other),
+				{ workflowId: 'another-workflow' },
+			),
+		]);
+		const times = sendTimes();
+		expect(times).toHaveLength(12);
+		expect(mostInAnyWindow(times, MINUTE)).toBe(5);
+	});
+
 	it('the same items twice at once, waiting for the cap: each message once (Skip Repeats Within holds across the wait)', async () => {
 		const runs = await Promise.all([
 			runMessaging(sandbox, capped(2), orderItems(6), V2),
@@ -229,6 +245,66 @@ describe('Send Only Between', () => {
 		});
 	});
 
+	const twoZones = [
+		{ phone: '+62 812-8877-6713', text: 'Selamat pagi', tz: 'Asia/Jakarta' },
+		{ phone: '+1 415 555 2671', text: 'Good morning', tz: 'America/New_York' },
+	];
+
+	it('a Time Zone mapped per item gives each recipient their own hours, in one run', async () => {
+		// Monday 03:00 UTC: 10:00 in Jakarta (open), 22:00 on Sunday in New York (closed).
+		time.set(Date.parse('2026-11-23T03:00:00Z'));
+		const run = await runMessaging(
+			sandbox,
+			mappedSendText({
+				sendWindow: { window: { start: '09:00', end: '17:00', timeZone: '={{ $json.tz }}' } },
+			}),
+			twoZones,
+			{ ...V2, onError: 'continueRegularOutput' },
+		);
+		const out = run.output('Node').map((item) => item.json);
+		expect(out[0]).toMatchObject({ sent: true });
+		expect(out[1]).toMatchObject({
+			error: expect.stringContaining('(09:00–17:00 every day (America/New_York))'),
+			details: { notAttempted: true, nextWindowOpensAt: '2026-11-23T14:00:00.000Z' },
+		});
+		expect(sandbox.ledger().map((entry) => entry.text)).toEqual(['Selamat pagi']);
+	});
+
+	it('Days mapped as text ("sat,sun") opens on those days only, never every day', async () => {
+		time.set(Date.parse('2026-11-23T10:00:00Z'));
+		const run = await runMessaging(
+			sandbox,
+			mappedSendText({
+				sendWindow: {
+					window: { start: '09:00', end: '17:00', days: '={{ $json.days }}', timeZone: 'UTC' },
+				},
+			}),
+			[{ ...orderItems(1)[0], days: 'sat,sun' }],
+			{ ...V2, onError: 'continueRegularOutput' },
+		);
+		expect(run.output('Node')[0].json).toMatchObject({
+			details: { notAttempted: true, nextWindowOpensAt: '2026-11-28T09:00:00.000Z' },
+		});
+		expect(sandbox.ledger()).toEqual([]);
+	});
+
+	it('a window until 24:00 closes at midnight also on a day whose midnight does not exist (Santiago)', async () => {
+		// Sunday 2026-09-06 starts at 01:00 in Santiago; Monday 00:30 there is 03:30 UTC.
+		time.set(Date.parse('2026-09-07T03:30:00Z'));
+		const run = await runMessaging(
+			sandbox,
+			mappedSendText({
+				sendWindow: {
+					window: { start: '20:00', end: '24:00', days: ['sun'], timeZone: 'America/Santiago' },
+				},
+			}),
+			orderItems(1),
+			{ ...V2, onError: 'continueRegularOutput' },
+		);
+		expect(run.output('Node')[0].json).toMatchObject({ details: { notAttempted: true } });
+		expect(sandbox.ledger()).toEqual([]);
+	});
+
 	it('a bad window is refused before anything is sent, naming the item, the field and the fix', async () => {
 		const run = await runMessaging(
 			sandbox,
@@ -279,6 +355,53 @@ describe('Message → Wait for Send Window', () => {
 			} as IConnections,
 		};
 	}
+
+	/** Items → Wait for Send Window with the Time Zone mapped per item. */
+	const perItemZone = (items: IDataObject[], window: IDataObject = {}) => {
+		const base = singleNodeWorkflow(
+			'messaging',
+			{
+				resource: 'message',
+				operation: 'waitForSendWindow',
+				...WINDOW,
+				days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'],
+				timeZone: '={{ $json.tz }}',
+				...window,
+			},
+			items,
+			{ ...V2, name: 'Wait' },
+		);
+		return {
+			nodes: base.nodes,
+			connections: {
+				Start: base.connections.Start,
+				Items: { main: [[{ node: 'Wait', type: 'main', index: 0 }]] },
+			} as IConnections,
+		};
+	};
+
+	it("waits until every item's window is open, not only the first item's", async () => {
+		// 09:00–23:00: 12:00 in Jakarta (open), midnight in New York (opens 09:00 there, 14:00 UTC,
+		// while Jakarta's is still open).
+		time.set(Date.parse('2026-11-23T05:00:00Z'));
+		const waiting = await harness.run(
+			perItemZone([{ tz: 'Asia/Jakarta' }, { tz: 'America/New_York' }], { end: '23:00' }),
+		);
+		expect(waiting.run.data.resultData.error?.message).toBeUndefined();
+		expect(waiting.status).toBe('waiting');
+		expect(waiting.waitTill?.toISOString()).toBe('2026-11-23T14:00:00.000Z');
+	});
+
+	it('windows that are never open at the same time are refused, naming the items and the fix', async () => {
+		time.set(Date.parse('2026-11-23T03:00:00Z'));
+		const refused = await harness.run(
+			perItemZone([{ tz: 'Asia/Jakarta' }, { tz: 'America/New_York' }, { tz: 'Asia/Jakarta' }]),
+		);
+		expect(refused.status).toBe('error');
+		const error = refused.run.data.resultData.error;
+		expect(error?.message).toMatch(/^The items' send windows are never open at the same time/);
+		expect(error?.description).toContain('the windows of items 0–2 do not overlap within a week');
+	});
 
 	it('inside the window the items pass at once; an opening 30 s away is waited for in the process', async () => {
 		time.set(Date.parse('2026-11-23T10:00:00Z'));

@@ -473,17 +473,19 @@ describe('Send and Wait: several items, limits, errors', () => {
 });
 
 describe('Send and Wait: Skip Repeats Within (version 2)', () => {
-	it('a question asked again within the window is not sent again, and that execution does not wait', async () => {
+	it('a question asked again within the window is not sent again, and fails rather than pass on an item that reads as a decision', async () => {
 		const first = await harness.run(approvalWorkflow({}, [{}], { typeVersion: 2 }));
 		expect(first.status).toBe('waiting');
 		const again = await harness.run(approvalWorkflow({}, [{}], { typeVersion: 2 }));
-		expect(again.status).toBe('success');
-		expect(json(again.output('Node'))).toEqual([
-			expect.objectContaining({
-				skipped: true,
-				reason: expect.stringContaining(`the same message was sent by execution ${first.id}`),
-			}),
-		]);
+		expect(again.status).toBe('error');
+		expect(again.run.data.resultData.error?.message).toEqual(
+			expect.stringMatching(
+				new RegExp(
+					`^Not asked again: the same question was sent by execution ${first.id} at \\S+Z \\(Skip Repeats Within 8 h\\) \\[item 0\\]$`,
+				),
+			),
+		);
+		expect(again.output('Node')).toEqual([]);
 		expect(sandbox.ledger()).toHaveLength(1);
 		// The first question is still open, and its link still answers it.
 		expect((await harness.press(linksOf().Approve)).resumed).toBe(true);

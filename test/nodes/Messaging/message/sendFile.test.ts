@@ -101,7 +101,7 @@ const BAD_INPUTS: BadInput[] = [
 		what: 'data URI without base64',
 		parameters: sendFileText('data:text/plain,hello'),
 		message:
-			'Field "File Content" is a data URI without ";base64": only base64 data URIs can be sent [item 0]',
+			'Field "File Content" is a data URI without ";base64": only base64 data URIs are read [item 0]',
 		fix: /base64/,
 	},
 	{

@@ -1,0 +1,284 @@
+/**
+ * What makes a message a repeat (nodes/Messaging/helpers/cause.ts, idempotency.ts): the same
+ * recipient and content from the same cause, the event n8n's paired-item lineage leads back to.
+ * Through n8n's real engine, with this package's Messaging Trigger (its real items) or n8n's
+ * Webhook in front, against the sandbox's ledger. The table in docs/delivery-and-scale.md is
+ * checked row by row against these runs.
+ */
+import { createHash } from 'crypto';
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import type { INode, INodeExecutionData, INodeParameters, IRun } from 'n8n-workflow';
+
+import { clock } from '../../../../nodes/shared/clock';
+import { PACKAGE } from '../../../harness/engine';
+import {
+	PHONE,
+	mappedSendText,
+	orderItems,
+	runAfterEvent,
+	runMessaging,
+} from '../../../harness/messagingNode';
+import { TRIGGER_CUSTOMER, useTrigger } from '../../../harness/messagingTriggerNode';
+import { useSandbox } from '../../../harness/useSandbox';
+import { useVirtualTime } from '../../../harness/virtualTime';
+
+const sandbox = useSandbox();
+const trigger = useTrigger(sandbox);
+// Version 2's pause between messages takes virtual time.
+useVirtualTime();
+
+const MESSAGING_TRIGGER = `${PACKAGE}.messagingTrigger`;
+const WEBHOOK = 'n8n-nodes-base.webhook';
+const V2: Partial<INode> = { typeVersion: 2 };
+const HOUR = 3_600_000;
+
+const sent = () => sandbox.ledger().length;
+const outputOf = (run: IRun): INodeExecutionData[] =>
+	run.data.resultData.runData.Node?.[0]?.data?.main?.[0] ?? [];
+
+const reply: INodeParameters = {
+	resource: 'message',
+	operation: 'sendText',
+	phone: '={{ $json.sender }}',
+	text: 'Thanks, we got your message',
+};
+
+const alert: INodeParameters = {
+	resource: 'message',
+	operation: 'sendText',
+	phone: PHONE,
+	text: '={{ $json.body.text }}',
+};
+
+const webhookCall = (body: object, requestId: string): INodeExecutionData[] => [
+	{
+		json: {
+			headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+			params: {},
+			query: {},
+			body,
+			webhookUrl: 'http://localhost/webhook/alerts',
+			executionMode: 'production',
+		} as never,
+	},
+];
+
+/** The items the real Messaging Trigger emitted for one inbound message. */
+async function inbound(text: string): Promise<INodeExecutionData[]> {
+	const { executions } = await trigger.deliver({ sender: TRIGGER_CUSTOMER, message: text });
+	expect(executions).toHaveLength(1);
+	return executions[0].triggerItems;
+}
+
+beforeEach(async () => {
+	await trigger.activate();
+});
+
+/** Each row of the docs' table, as runs: returns whether the second send went out. */
+const situations: Record<string, () => Promise<'yes' | 'no'>> = {
+	"n8n's Retry of a failed execution": async () => {
+		sandbox.addFaults([{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1 }]);
+		const first = await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+		expect(first.error).toBeDefined();
+		sandbox.clearFaults();
+		await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+		return sandbox.ledger().filter((entry) => entry.text === 'Order 0 is ready').length > 1
+			? 'yes'
+			: 'no';
+	},
+	'Retry On Fail': async () => {
+		sandbox.addFaults([
+			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
+		]);
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2), {
+			...V2,
+			retryOnFail: true,
+			maxTries: 2,
+			waitBetweenTries: 0,
+		});
+		expect(run.error).toBeUndefined();
+		return sent() > 2 ? 'yes' : 'no';
+	},
+	'The same input run again by hand after a failure': async () => {
+		sandbox.addFaults([
+			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
+		]);
+		await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+		await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+		return sent() > 2 ? 'yes' : 'no';
+	},
+	'Two executions of the same event at once': async () => {
+		const call = { incident: 7, text: 'db1 is DOWN' };
+		await Promise.all([
+			runAfterEvent(sandbox, WEBHOOK, webhookCall(call, 'a'), alert),
+			runAfterEvent(sandbox, WEBHOOK, webhookCall(call, 'b'), alert),
+		]);
+		return sent() > 1 ? 'yes' : 'no';
+	},
+	'A queue-mode worker died mid-run, the run is repeated': async () => {
+		// Real workers are killed in test/n8n/queue.ts; here its check is only found by name.
+		const queue = readFileSync(join(__dirname, '../../../n8n/queue.ts'), 'utf8');
+		expect(queue).toContain('a worker killed while it sends 200 items');
+		return 'no';
+	},
+	'A reply to a new inbound message, same reply text': async () => {
+		await runAfterEvent(sandbox, MESSAGING_TRIGGER, await inbound('Do you open on Sunday?'), reply);
+		await runAfterEvent(sandbox, MESSAGING_TRIGGER, await inbound('And on Monday?'), reply);
+		return sent() > 1 ? 'yes' : 'no';
+	},
+	'The same inbound message delivered again': async () => {
+		const items = await inbound('Do you open on Sunday?');
+		await runAfterEvent(sandbox, MESSAGING_TRIGGER, items, reply);
+		// Another process took the redelivery: the same message id, received later.
+		const again = items.map((item) => ({
+			...item,
+			json: { ...item.json, receivedAt: new Date(Date.now() + 60_000).toISOString() },
+		}));
+		const second = await runAfterEvent(sandbox, MESSAGING_TRIGGER, again, reply);
+		expect(outputOf(second)[0].json.skipped).toBe(true);
+		return sent() > 1 ? 'yes' : 'no';
+	},
+	'An alert for a new incident, same text': async () => {
+		await runAfterEvent(
+			sandbox,
+			WEBHOOK,
+			webhookCall({ incident: 1, text: 'db1 is DOWN' }, 'a'),
+			alert,
+		);
+		await runAfterEvent(
+			sandbox,
+			WEBHOOK,
+			webhookCall({ incident: 2, text: 'db1 is DOWN' }, 'b'),
+			alert,
+		);
+		return sent() > 1 ? 'yes' : 'no';
+	},
+	'A daily message with the same text': async () => {
+		const start = Date.UTC(2026, 10, 23, 7);
+		jest.spyOn(clock, 'now').mockReturnValue(start);
+		await runMessaging(sandbox, mappedSendText(), orderItems(1), V2);
+		jest.spyOn(clock, 'now').mockReturnValue(start + 24 * HOUR);
+		await runMessaging(sandbox, mappedSendText(), orderItems(1), V2);
+		jest.restoreAllMocks();
+		return sent() > 1 ? 'yes' : 'no';
+	},
+	'Idempotency Key set, same key': async () => {
+		const options = { idempotencyKey: '={{ $json.orderId }}' };
+		await runMessaging(
+			sandbox,
+			mappedSendText(options),
+			[{ phone: PHONE, text: 'Shipped', orderId: 4 }],
+			V2,
+		);
+		await runMessaging(
+			sandbox,
+			mappedSendText(options),
+			[{ phone: PHONE, text: 'Shipped!', orderId: 4 }],
+			V2,
+		);
+		return sent() > 1 ? 'yes' : 'no';
+	},
+};
+
+function docsTable(): Array<[string, string]> {
+	const docs = readFileSync(join(__dirname, '../../../../docs/delivery-and-scale.md'), 'utf8');
+	const table = docs.split('<!-- repeats-table')[1].split('<!-- /repeats-table -->')[0];
+	return table
+		.split('\n')
+		.filter((line) => line.startsWith('| ') && !line.startsWith('| Situation'))
+		.map((line) => line.split('|').map((cell) => cell.trim()))
+		.map((cells) => [cells[1], cells[2]]);
+}
+
+describe('the table in docs/delivery-and-scale.md holds, row by row', () => {
+	it('every row has a run here and every run a row', () => {
+		expect(
+			docsTable()
+				.map(([situation]) => situation)
+				.sort(),
+		).toEqual(Object.keys(situations).sort());
+	});
+
+	it.each(docsTable())('%s: sent again? %s', async (situation, wanted) => {
+		expect(await situations[situation]()).toBe(wanted);
+	});
+});
+
+describe('a chatbot and an alert with the same words', () => {
+	it('two inbound messages answered with the same text: two replies, each paired with its message', async () => {
+		const first = await runAfterEvent(sandbox, MESSAGING_TRIGGER, await inbound('Hi'), reply);
+		const second = await runAfterEvent(sandbox, MESSAGING_TRIGGER, await inbound('Hello?'), reply);
+		expect([outputOf(first)[0].json.sent, outputOf(second)[0].json.sent]).toEqual([true, true]);
+		expect(sandbox.ledger().map((entry) => [entry.phone, entry.text])).toEqual([
+			[TRIGGER_CUSTOMER, 'Thanks, we got your message'],
+			[TRIGGER_CUSTOMER, 'Thanks, we got your message'],
+		]);
+	});
+
+	it("a webhook's redelivery (other headers, the same body) is skipped and says which execution sent it", async () => {
+		const call = { incident: 9, text: 'db1 is DOWN' };
+		await runAfterEvent(sandbox, WEBHOOK, webhookCall(call, 'first'), alert);
+		const again = await runAfterEvent(sandbox, WEBHOOK, webhookCall(call, 'retried'), alert);
+		expect(outputOf(again)[0].json).toMatchObject({
+			skipped: true,
+			reason: expect.stringMatching(
+				/^Not sent again: the same message was sent by execution event-\d+/,
+			),
+		});
+		expect(sent()).toBe(1);
+	});
+
+	it('text that differs only in Unicode form or surrounding white space is the same message', async () => {
+		const typed = (text: string) => ({
+			resource: 'message',
+			operation: 'sendText',
+			phone: PHONE,
+			text,
+		});
+		await runMessaging(sandbox, typed('Caf\u00e9 is open'), [{}], V2);
+		const again = await runMessaging(sandbox, typed('Cafe\u0301 is open  \n'), [{}], V2);
+		expect(again.output('Node')[0].json.skipped).toBe(true);
+		expect(sent()).toBe(1);
+	});
+});
+
+describe('the key', () => {
+	it("cannot confirm a guess of the content without the credential's secret (a login code)", async () => {
+		const code = (n: number) => `Your login code is ${String(n).padStart(6, '0')}`;
+		await runMessaging(sandbox, mappedSendText(), [{ phone: PHONE, text: code(41337) }], V2);
+		const again = await runMessaging(
+			sandbox,
+			mappedSendText(),
+			[{ phone: PHONE, text: code(41337) }],
+			V2,
+		);
+		const key = again.output('Node')[0].json.idempotencyKey as string;
+		expect(key).toMatch(/^[0-9a-f]{32}$/);
+		// What someone holding n8n's database knows: the parts and the form; they guess the code.
+		const cause = createHash('sha256')
+			.update(JSON.stringify({ phone: PHONE, text: code(41337) }))
+			.digest('hex');
+		const guesses = Array.from({ length: 2000 }, (_, i) => code(40000 + i)).flatMap((text) =>
+			[[text], [text, cause], [text, null]].flatMap((what) =>
+				['v1', 'v2'].map((v) =>
+					createHash('sha256')
+						.update(
+							JSON.stringify([
+								v,
+								'sendText',
+								sandbox.url,
+								'demo-client',
+								PHONE,
+								'content',
+								...what,
+							]),
+						)
+						.digest('hex')
+						.slice(0, 32),
+				),
+			),
+		);
+		expect(guesses).not.toContain(key);
+	});
+});
