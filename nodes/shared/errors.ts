@@ -12,6 +12,18 @@ export function itemLabel(itemIndex: number): string {
 	return `[item ${itemIndex}]`;
 }
 
+/** `items 0–3, 7`: runs of indexes as ranges. */
+export function itemList(indexes: number[]): string {
+	const parts: string[] = [];
+	for (let i = 0; i < indexes.length; i++) {
+		let j = i;
+		while (j + 1 < indexes.length && indexes[j + 1] === indexes[j] + 1) j++;
+		parts.push(i === j ? `${indexes[i]}` : `${indexes[i]}–${indexes[j]}`);
+		i = j;
+	}
+	return `${indexes.length === 1 ? 'item' : 'items'} ${parts.join(', ')}`;
+}
+
 export function inputError(
 	node: INode,
 	itemIndex: number,

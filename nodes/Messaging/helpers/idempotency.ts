@@ -1,13 +1,8 @@
 import { createHash, createHmac } from 'crypto';
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { NotAttemptedError, causeInWords, itemLabel } from '../../shared/errors';
-import {
-	itemList,
-	type CallGate,
-	type GateOutcome,
-	type ItemFate,
-} from '../../shared/execution/itemScheduler';
+import { NotAttemptedError, causeInWords, itemLabel, itemList } from '../../shared/errors';
+import type { CallGate, GateOutcome, ItemFate } from '../../shared/execution/itemScheduler';
 import { ApiError } from '../../shared/transport';
 import type { MessagingRun } from '../parameters';
 import { Causes } from './cause';
