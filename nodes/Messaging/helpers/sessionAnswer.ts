@@ -1,10 +1,4 @@
-import type {
-	IBinaryKeyData,
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../shared/errors';
 import type { ItemCall } from '../../shared/execution/router';
@@ -27,51 +21,23 @@ export const qrImageField: INodeProperties = {
 
 export function sessionExecute(endpoint: Endpoint) {
 	return function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
-		const field = qrField(run, itemIndex);
-		return async () =>
-			await sessionOutput(this, field, await run.client.call(endpoint, {}, { signal: run.signal }));
+		const field = 'Put QR Image in Field';
+		const name = textParameter(run, itemIndex, 'qrBinaryPropertyName', field).trim();
+		if (!name) {
+			const fix = 'Enter a field name for the QR image, e.g. qrCode.';
+			throw inputError(run.node, itemIndex, field, 'is empty', fix);
+		}
+		return async () => {
+			const result = await run.client.call(endpoint, {}, { signal: run.signal });
+			const { status, connected, qrCode, deviceStatus, hint } = readSessionAnswer(result);
+			const json: IDataObject = { status, connected, qrAvailable: qrCode !== undefined };
+			if (deviceStatus !== undefined) json.deviceStatus = deviceStatus;
+			if (hint !== undefined) json.message = hint;
+			json.response = (result ?? null) as IDataObject;
+			if (qrCode === undefined) return { json };
+			const qr = await qrImage(qrCode);
+			const binary = await this.helpers.prepareBinaryData(qr.image, qr.fileName, qr.mimeType);
+			return { json: { ...json, qrImageField: name }, binary: { [name]: binary } };
+		};
 	};
-}
-
-async function sessionOutput(
-	ctx: IExecuteFunctions,
-	field: string,
-	result: unknown,
-): Promise<INodeExecutionData> {
-	const session = readSessionAnswer(result);
-	const json: IDataObject = {
-		status: session.status,
-		connected: session.connected,
-		qrAvailable: session.qrCode !== undefined,
-	};
-	if (session.deviceStatus !== undefined) json.deviceStatus = session.deviceStatus;
-	if (session.hint !== undefined) json.message = session.hint;
-	json.response = (result ?? null) as IDataObject;
-
-	if (session.qrCode === undefined) return { json };
-	const qr = await qrImage(session.qrCode);
-	const binary: IBinaryKeyData = {
-		[field]: await ctx.helpers.prepareBinaryData(qr.image, qr.fileName, qr.mimeType),
-	};
-	json.qrImageField = field;
-	return { json, binary };
-}
-
-function qrField(run: MessagingRun, itemIndex: number): string {
-	const name = textParameter(
-		run,
-		itemIndex,
-		'qrBinaryPropertyName',
-		'Put QR Image in Field',
-	).trim();
-	if (!name) {
-		throw inputError(
-			run.node,
-			itemIndex,
-			'Put QR Image in Field',
-			'is empty',
-			'Enter a field name for the QR image, e.g. qrCode.',
-		);
-	}
-	return name;
 }
