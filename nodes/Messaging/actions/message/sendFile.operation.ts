@@ -12,8 +12,12 @@ import { showFor, type ItemCall } from '../../../shared/execution/router';
 import { textParameter, textValue } from '../../../shared/execution/operationRun';
 import { endpoints, type DataUriParam } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
-import { readUrlSource, urlSourceProperties } from '../../helpers/urlSource';
-import { downloadToSend, urlIdentity } from '../../helpers/download';
+import {
+	downloadToSend,
+	readUrlSource,
+	urlIdentity,
+	urlSourceProperties,
+} from '../../helpers/download';
 import { base64Digest, streamDigest } from '../../helpers/idempotency';
 import { identifySend, send } from '../../helpers/sending';
 
@@ -222,7 +226,11 @@ function fileFromUrl(
 }
 
 /** File Source "Base64 Text": the text checked and sliced, never decoded (the transport writes the base64 as it is). */
-function fileFromBase64Text(run: MessagingRun, itemIndex: number, given: FileIdentity): FileSourced {
+function fileFromBase64Text(
+	run: MessagingRun,
+	itemIndex: number,
+	given: FileIdentity,
+): FileSourced {
 	const fix = 'Map a field holding the file as base64 text or a data URI';
 	const text = textParameter(run, itemIndex, 'fileContent', 'File Content', `${fix}.`).trim();
 	if (text === '') {
