@@ -1,14 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../shared/errors';
-import type { ItemCall } from '../../shared/execution/router';
+import { forOperation, type ItemCall, type OperationModule } from '../../shared/execution/router';
 import { readSessionAnswer } from '../../shared/gatewaySession';
 import { qrImage } from '../../shared/qrImage';
 import type { Endpoint } from '../../shared/transport';
 import { textParameter } from '../../shared/execution/operationRun';
 import type { MessagingRun } from '../parameters';
 
-export const qrImageField: INodeProperties = {
+const qrImageField: INodeProperties = {
 	displayName: 'Put QR Image in Field',
 	name: 'qrBinaryPropertyName',
 	type: 'string',
@@ -19,8 +19,14 @@ export const qrImageField: INodeProperties = {
 		'Name of the output binary field that receives the login QR code as a PNG image (only when the gateway is waiting for a scan)',
 };
 
-export function sessionExecute(endpoint: Endpoint) {
-	return function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
+/** Session → Get QR Code, Get Status, Login: one field, one answer, three endpoints. */
+export function sessionOperation(
+	operation: string,
+	endpoint: Endpoint,
+): OperationModule<MessagingRun> {
+	const description = forOperation('session', operation, [qrImageField]);
+	return { description, endpoint, once: true, execute };
+	function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
 		const field = 'Put QR Image in Field';
 		const name = textParameter(run, itemIndex, 'qrBinaryPropertyName', field).trim();
 		if (!name) {
@@ -39,5 +45,5 @@ export function sessionExecute(endpoint: Endpoint) {
 			const binary = await this.helpers.prepareBinaryData(qr.image, qr.fileName, qr.mimeType);
 			return { json: { ...json, qrImageField: name }, binary: { [name]: binary } };
 		};
-	};
+	}
 }
