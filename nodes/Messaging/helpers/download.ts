@@ -446,12 +446,6 @@ const MIB = 1024 * 1024;
 /** A download may take Download Timeout plus this much per MiB of Max File Size in all. */
 const DEADLINE_MS_PER_MIB = 1000;
 
-const downloadOptionNames = {
-	maxSizeMb: 'Max File Size (MB)',
-	timeoutSeconds: 'Download Timeout (Seconds)',
-	maxRedirects: 'Max Redirects',
-};
-
 /** The item's URL and download settings, checked; no request is made. */
 export function readUrlSource(run: MessagingRun, itemIndex: number) {
 	const value = run.parameter('fileUrl', itemIndex, '');
@@ -478,7 +472,7 @@ export function readUrlSource(run: MessagingRun, itemIndex: number) {
 		);
 	}
 	const raw = (run.parameter('downloadOptions', itemIndex, {}) ?? {}) as Record<string, unknown>;
-	const number = (name: keyof typeof downloadOptionNames, fallback: number, min: number) => {
+	const number = (name: string, field: string, fallback: number, min: number) => {
 		const given = raw[name];
 		if (given === undefined || given === '') return fallback;
 		const parsed = Number(given);
@@ -486,20 +480,24 @@ export function readUrlSource(run: MessagingRun, itemIndex: number) {
 			throw inputError(
 				run.node,
 				itemIndex,
-				downloadOptionNames[name],
+				field,
 				`must be a number of at least ${min}, not ${JSON.stringify(given)}`,
 				'Correct it in Download Options, or remove it to use the default.',
 			);
 		}
 		return parsed;
 	};
-	const maxBytes = Math.floor(number('maxSizeMb', DEFAULT_MAX_FILE_SIZE_MB, 0.001) * MIB);
+	const maxBytes = Math.floor(
+		number('maxSizeMb', 'Max File Size (MB)', DEFAULT_MAX_FILE_SIZE_MB, 0.001) * MIB,
+	);
 	// Timers take at most 2^31 - 1 ms (about 24.8 days); a longer one would fire at once.
 	const timeoutMs = Math.min(
-		Math.round(number('timeoutSeconds', DEFAULT_DOWNLOAD_TIMEOUT_SECONDS, 1) * 1000),
+		Math.round(
+			number('timeoutSeconds', 'Download Timeout (Seconds)', DEFAULT_DOWNLOAD_TIMEOUT_SECONDS, 1) *
+				1000,
+		),
 		MAX_TIMER_MS,
 	);
-	const deadlineMs = timeoutMs + Math.ceil((maxBytes / MIB) * DEADLINE_MS_PER_MIB);
 	const block = raw.blockPrivateAddresses;
 	const show = raw.showFullUrl;
 	return {
@@ -507,8 +505,11 @@ export function readUrlSource(run: MessagingRun, itemIndex: number) {
 		options: {
 			maxBytes,
 			timeoutMs,
-			deadlineMs: Math.min(deadlineMs, MAX_TIMER_MS),
-			maxRedirects: Math.floor(number('maxRedirects', DEFAULT_MAX_REDIRECTS, 0)),
+			deadlineMs: Math.min(
+				timeoutMs + Math.ceil((maxBytes / MIB) * DEADLINE_MS_PER_MIB),
+				MAX_TIMER_MS,
+			),
+			maxRedirects: Math.floor(number('maxRedirects', 'Max Redirects', DEFAULT_MAX_REDIRECTS, 0)),
 			// A guard fails closed: only false, "false" or no value turn it off.
 			blockPrivateAddresses:
 				!(block === undefined || block === null || block === false || block === '') &&

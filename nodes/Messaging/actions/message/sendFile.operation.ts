@@ -26,10 +26,7 @@ const showForSource = (source: FileSource) => ({ show: { ...show.show, fileSourc
 
 type FileSource = 'binary' | 'base64' | 'url';
 
-/**
- * Read size for files on disk: a multiple of 3, so every chunk base64-encodes on its own and
- * the encoder never has to join a chunk's leftover bytes to the next one (a copy per chunk).
- */
+// A multiple of 3: each chunk of a file on disk base64-encodes on its own, without a copy.
 const STREAM_CHUNK = 3 * 64 * 1024;
 
 export const description: INodeProperties[] = [
