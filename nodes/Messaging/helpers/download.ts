@@ -111,6 +111,7 @@ async function openFile(http: HttpRequest, text: string, options: UrlFileOptions
 	const credentials = (to: URL) => (to.origin === origin ? { authorization: basic } : {});
 	const stopper = stopperFor(options);
 	let release = () => {};
+	let opened = false;
 	try {
 		for (let redirects = 0; ; redirects++) {
 			const refused = options.blockPrivateAddresses && (await privateAddressProblem(url));
@@ -168,7 +169,7 @@ async function openFile(http: HttpRequest, text: string, options: UrlFileOptions
 					`the file has ${inWords(declared)}, over the limit of ${inWords(options.maxBytes)} (raise "Max File Size" to send it)`,
 				);
 			if (declared === 0) throw refuse('the file is empty (0 bytes)');
-			// From here the body's reader or discard() ends the download.
+			opened = true;
 			return {
 				url: redactUrl(url, options.showFullUrl),
 				mimeType: mimeTypeOf(header('content-type')),
@@ -181,10 +182,12 @@ async function openFile(http: HttpRequest, text: string, options: UrlFileOptions
 				},
 			};
 		}
-	} catch (error) {
-		release();
-		stopper.end();
-		throw error;
+	} finally {
+		// Once opened, the body's reader or discard() ends it.
+		if (!opened) {
+			release();
+			stopper.end();
+		}
 	}
 }
 
