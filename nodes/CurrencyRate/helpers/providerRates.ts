@@ -1,7 +1,7 @@
 import type { INodeProperties, NodeOperationError } from 'n8n-workflow';
 
 import { inputError, toNodeError } from '../../shared/errors';
-import { showFor } from '../../shared/execution/router';
+import { showFor } from '../../shared/properties';
 import { KNOWN_PROVIDER_CODES, providerCode, providerFields } from '../../shared/rates/rateFields';
 import type { RateTable } from '../../shared/rates/rateTable';
 import { ApiError, describeEndpoint, endpoints } from '../../shared/transport';

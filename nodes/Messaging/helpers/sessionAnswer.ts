@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../shared/errors';
-import { forOperation, type ItemCall, type OperationModule } from '../../shared/execution/router';
+import type { ItemCall, OperationModule } from '../../shared/execution/router';
+import { forOperation } from '../../shared/properties';
 import { readSessionAnswer } from '../../shared/gatewaySession';
 import { qrImage } from '../../shared/qrImage';
 import type { Endpoint } from '../../shared/transport';

@@ -1,6 +1,5 @@
 import {
 	NodeOperationError,
-	type IDisplayOptions,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeProperties,
@@ -11,6 +10,7 @@ import { readCredential } from '../credential';
 import type { OperationRun, RunBasics } from './operationRun';
 import { runItems, type CallGate, type RunItemsOptions } from './itemScheduler';
 import { compactForTool } from '../aiTool';
+import { showFor } from '../properties';
 import { operationDocumentationUrl } from '../documentationUrl';
 import {
 	ApiClient,
@@ -43,23 +43,6 @@ export interface ResourceDefinition<C> {
 	readonly option: INodePropertyOptions & { value: string };
 	readonly operations: ReadonlyArray<OperationEntry<C>>;
 	readonly defaultOperation: string;
-}
-
-export function showFor(resource: string, operation: string | string[]): IDisplayOptions {
-	return {
-		show: { resource: [resource], operation: Array.isArray(operation) ? operation : [operation] },
-	};
-}
-
-export function forOperation(
-	resource: string,
-	operation: string,
-	properties: INodeProperties[],
-): INodeProperties[] {
-	return properties.map((property) => ({
-		...property,
-		displayOptions: showFor(resource, operation),
-	}));
 }
 
 /** With `docsFile`, each operation's panel links its own docs section (n8n's link is per node). */

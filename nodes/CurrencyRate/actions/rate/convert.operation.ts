@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { inputError } from '../../../shared/errors';
 import { parseDecimal } from '../../../shared/decimalText';
-import { forOperation, showFor, type ItemCall } from '../../../shared/execution/router';
+import type { ItemCall } from '../../../shared/execution/router';
+import { forOperation, showFor } from '../../../shared/properties';
 import type { RateType } from '../../../shared/rates/rateTable';
 import { codeValue, describeValue } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { forOperation, type ItemCall } from '../../../shared/execution/router';
+import type { ItemCall } from '../../../shared/execution/router';
+import { forOperation } from '../../../shared/properties';
 import { currencyList } from '../../../shared/rates/rateFields';
 import { endpoints } from '../../../shared/transport';
 import type { CurrencyRateRun } from '../../parameters';

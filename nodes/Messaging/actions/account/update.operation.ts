@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { updateAccount } from '../../../shared/gatewayAccount';
-import { forOperation, type ItemCall } from '../../../shared/execution/router';
+import type { ItemCall } from '../../../shared/execution/router';
+import { forOperation } from '../../../shared/properties';
 import { endpoints } from '../../../shared/transport';
 import type { MessagingRun } from '../../parameters';
 import { accountFields, accountJson, accountParams } from '../../helpers/accountFields';

@@ -7,7 +7,8 @@ import {
 } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { showFor, type ItemCall } from '../../../shared/execution/router';
+import type { ItemCall } from '../../../shared/execution/router';
+import { showFor } from '../../../shared/properties';
 import { textParameter } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';

@@ -8,7 +8,8 @@ import {
 	parseBase64Text,
 } from '../../../shared/dataUri';
 import { inputError } from '../../../shared/errors';
-import { showFor, type ItemCall } from '../../../shared/execution/router';
+import type { ItemCall } from '../../../shared/execution/router';
+import { showFor } from '../../../shared/properties';
 import { textParameter, textValue } from '../../../shared/execution/operationRun';
 import { endpoints, type DataUriParam } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';

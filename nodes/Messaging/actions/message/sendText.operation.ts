@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors';
-import { forOperation, type ItemCall } from '../../../shared/execution/router';
+import type { ItemCall } from '../../../shared/execution/router';
+import { forOperation } from '../../../shared/properties';
 import { textParameter } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';

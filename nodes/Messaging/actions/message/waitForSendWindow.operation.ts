@@ -2,7 +2,8 @@ import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from
 
 import { clock } from '../../../shared/clock';
 import { inputError, itemList } from '../../../shared/errors';
-import { forOperation, type ItemCall } from '../../../shared/execution/router';
+import type { ItemCall } from '../../../shared/execution/router';
+import { forOperation } from '../../../shared/properties';
 import { asOptions } from '../../../shared/optionsCollection';
 import type { MessagingRun } from '../../parameters';
 import {

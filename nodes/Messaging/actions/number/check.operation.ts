@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { forOperation, type ItemCall } from '../../../shared/execution/router';
+import type { ItemCall } from '../../../shared/execution/router';
+import { forOperation } from '../../../shared/properties';
 import { ApiError, endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
 
