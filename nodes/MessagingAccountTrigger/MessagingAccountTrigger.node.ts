@@ -1,23 +1,34 @@
+import { randomBytes } from 'crypto';
 import {
 	NodeConnectionTypes,
+	deepCopy,
+	type IDataObject,
 	type INodeExecutionData,
 	type INodeType,
 	type INodeTypeDescription,
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { messagingRateApiTest } from '../shared/credential';
+import { messagingRateApiTest, readCredential } from '../shared/credential';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
+import { toNodeError } from '../shared/errors';
+import { checkAccount, readAccountAnswer } from '../shared/gatewayAccount';
+import { readSessionAnswer } from '../shared/gatewaySession';
+import { qrImage } from '../shared/qrImage';
 import { subtitleExpression } from '../shared/subtitle';
-import { EVENTS } from './health';
-import { triggerProperties } from './parameters';
-import { pollAccount } from './poll';
+import { ApiClient, ApiError, endpoints } from '../shared/transport';
+import { readUsageLimit } from '../shared/usageLimit';
+import * as health from './health';
+import { readSettings, triggerProperties, type Settings } from './parameters';
 
-const EVENT_NAMES = Object.fromEntries(EVENTS.map((e) => [e.name, e.subtitle ?? e.displayName]));
-
-const SUBTITLE = subtitleExpression(
-	`(() => { try { const names = ${JSON.stringify(EVENT_NAMES)}; const v = $parameter["events"]; return Array.isArray(v) ? v.map((e) => names[e]).filter((n) => n).join(", ") : ""; } catch (e) { return ""; } })()`,
+const EVENT_NAMES = Object.fromEntries(
+	health.EVENTS.map((event) => [event.name, event.subtitle ?? event.displayName]),
 );
+
+const MEMORY_KEY = 'accountHealth';
+/** Not enumerable, so n8n never saves it: a restart starts the count again, never stale. */
+const ACTIVATION_KEY = 'accountHealthActivation';
+type Activation = { polled: boolean; outage?: health.Snapshot['outage'] };
 
 export class MessagingAccountTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -26,7 +37,9 @@ export class MessagingAccountTrigger implements INodeType {
 		icon: { light: 'file:../../icons/messaging.svg', dark: 'file:../../icons/messaging.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: SUBTITLE,
+		subtitle: subtitleExpression(
+			`(() => { try { const names = ${JSON.stringify(EVENT_NAMES)}; const v = $parameter["events"]; return Array.isArray(v) ? v.map((e) => names[e]).filter((n) => n).join(", ") : ""; } catch (e) { return ""; } })()`,
+		),
 		documentationUrl: nodeDocumentationUrl(
 			'messaging-account-trigger.md',
 			'messaging-account-trigger',
@@ -44,7 +57,174 @@ export class MessagingAccountTrigger implements INodeType {
 
 	methods = { credentialTest: { messagingRateApiTest } };
 
+	// A watched change without an event returns [[]]: n8n saves static data only when a poll returns
+	// something. Fetch Test Event leaves the memory alone.
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		return await pollAccount.call(this);
+		const settings = readSettings(this);
+		const credentials = await readCredential(this);
+		const account = health.shortHash('account', credentials.baseUrl, credentials.clientId);
+		const staticData = this.getWorkflowStaticData('node');
+		const stored = staticData[MEMORY_KEY] as Partial<health.Memory> | undefined;
+		const previous: health.Memory =
+			stored?.v === 1 && stored.account === account && typeof stored.salt === 'string'
+				? deepCopy(stored as health.Memory)
+				: { v: 1, account, salt: randomBytes(12).toString('hex') };
+		const client = new ApiClient(credentials);
+
+		if (this.getMode() === 'manual') {
+			const current = await look(client, settings, previous.salt);
+			if (current.failures.length > 0) throw failureOf(this, current, settings);
+			return [
+				await toItems(
+					this,
+					health.samples(previous, current, settings).map((item) => ({ ...item, sample: true })),
+					settings,
+					current.at,
+				),
+			];
+		}
+		if (!Object.hasOwn(staticData, ACTIVATION_KEY))
+			Object.defineProperty(staticData, ACTIVATION_KEY, { value: { polled: false } });
+		const activation = staticData[ACTIVATION_KEY] as unknown as Activation;
+		const current = await look(client, settings, previous.salt, activation.outage);
+		const { items, memory, unknownBefore } = health.decide(previous, current, settings);
+		// n8n saves static data after the first poll of an activation, whatever it returns.
+		const firstPoll = !activation.polled;
+		Object.assign(activation, { polled: true, outage: current.outage });
+		// The items first: the memory moves on only with what was reported.
+		const output = await toItems(this, items, settings, current.at);
+		if (asJson(stored) !== asJson(memory))
+			staticData[MEMORY_KEY] = memory as unknown as IDataObject;
+
+		if (output.length > 0) return [output];
+		if (unknownBefore) throw failureOf(this, current, settings);
+		// Every change but the status word within one state is saved, with an empty result.
+		if (!firstPoll && asJson(stored, 'status') !== asJson(memory, 'status')) return [[]];
+		const quiet =
+			firstPoll ||
+			current.failures.every((f) => f.noAnswer && settings.events.has('gatewayUnreachable'));
+		if (quiet) return null;
+		throw failureOf(this, current, settings);
 	}
+}
+
+/** Keys sorted: a database may reorder them. */
+const asJson = (memory: unknown, leaveOut?: string) =>
+	JSON.stringify(memory ?? null, (key, field: unknown) => {
+		if (key === leaveOut) return undefined;
+		if (!field || typeof field !== 'object') return field;
+		return Object.fromEntries(Object.entries(field).sort(([a], [b]) => (a < b ? -1 : 1)));
+	});
+
+const PART_NAMES: health.Part[] = ['session', 'webhook', 'usage'];
+/** Each part a chosen event watches: its request, and its answer read into the snapshot. */
+const PARTS: {
+	[P in health.Part]: (
+		client: ApiClient,
+		settings: Settings,
+		salt: string,
+	) => Promise<health.Snapshot[P]>;
+} = {
+	async session(client) {
+		const { stated, connected, status, hint, qrCode } = readSessionAnswer(
+			await client.call(endpoints.status),
+		);
+		const message = hint === undefined ? undefined : health.bounded(hint, 300);
+		if (!stated)
+			throw new Error(
+				`Get Status answered without a status or a QR code${message ? `: "${message}"` : ''}`,
+			);
+		const qr =
+			qrCode === undefined ? undefined : { code: qrCode, sha: health.shortHash('qr', qrCode) };
+		return { connected, status: health.bounded(status, 64), hint: message, qr };
+	},
+	async webhook(client, settings, salt) {
+		// Check Account takes a webhook too; empty, so that nothing is claimed for this account.
+		const params = { whatsapp_number: settings.accountNumber, whatsapp_webhook: '' };
+		const answer = await checkAccount(client, params, { version: settings.version });
+		const url = readAccountAnswer(answer).webhookUrl;
+		if (url === undefined)
+			throw new Error(
+				'Check Account answered without the webhook, so this gateway cannot tell when it changes',
+			);
+		return health.webhookOf(url, salt);
+	},
+	async usage(client, settings) {
+		return health.usageOf(readUsageLimit(await client.call(endpoints.limit)), settings.usageRule);
+	},
+};
+
+async function look(
+	client: ApiClient,
+	settings: Settings,
+	salt: string,
+	outageBefore?: health.Snapshot['outage'],
+): Promise<health.Snapshot> {
+	const snapshot: health.Snapshot = { at: new Date().toISOString(), failures: [] };
+	const watched = PART_NAMES.filter((part) => health.watches(settings, part));
+	const parts = watched.length > 0 ? watched : PART_NAMES.slice(0, 1);
+	await Promise.all(
+		parts.map(async (part) => {
+			try {
+				Object.assign(snapshot, { [part]: await PARTS[part](client, settings, salt) });
+			} catch (caught) {
+				const error = caught instanceof Error ? caught : new Error(String(caught));
+				snapshot.failures.push({ part, error, noAnswer: isNoAnswer(error) });
+			}
+		}),
+	);
+	snapshot.failures.sort((a, b) => parts.indexOf(a.part) - parts.indexOf(b.part));
+	const last = snapshot.failures.at(-1);
+	if (
+		last &&
+		snapshot.failures.every((failure) => failure.noAnswer) &&
+		snapshot.failures.length === parts.length
+	) {
+		const { polls = 0, since = snapshot.at } = outageBefore ?? {};
+		snapshot.outage = { polls: polls + 1, since, error: last.error.message };
+	}
+	return snapshot;
+}
+
+const isNoAnswer = (error: Error) =>
+	error instanceof ApiError &&
+	(['network', 'timeout', 'invalid-response'].includes(error.kind) ||
+		(error.kind === 'http' && (error.httpStatus ?? 0) >= 500));
+
+function failureOf(ctx: IPollFunctions, { failures, outage }: health.Snapshot, settings: Settings) {
+	const error = toNodeError(ctx.getNode(), failures[0]?.error ?? new Error('the poll failed'), {
+		action: "read the account's health",
+	});
+	if (outage && outage.polls > 1)
+		error.description =
+			`${error.description ?? ''} The gateway has not answered ${outage.polls} polls in a row (since ${outage.since}).${settings.events.has('gatewayUnreachable') ? '' : ' Pick "Gateway Unreachable" in Trigger On to get one event instead of a failed execution per poll.'}`.trim();
+	return error;
+}
+
+async function toItems(
+	ctx: IPollFunctions,
+	events: health.HealthEvent[],
+	settings: Settings,
+	checkedAt: string,
+): Promise<INodeExecutionData[]> {
+	return await Promise.all(
+		events.map(async ({ qrCode, ...fields }): Promise<INodeExecutionData> => {
+			const json: IDataObject = { ...fields, checkedAt };
+			if (qrCode === undefined) return { json };
+			const qr = await qrImage(qrCode).catch((error: Error) => error);
+			// A code no image can hold still needs a scan: the event goes out and says why it has no image.
+			if (qr instanceof Error)
+				return {
+					json: {
+						...json,
+						qrImageError: `No image: ${qr.message}. Scan the code on the gateway's own page.`,
+					},
+				};
+			const binary = await ctx.helpers.prepareBinaryData(qr.image, qr.fileName, qr.mimeType);
+			return {
+				json: { ...json, qrImageField: settings.qrField },
+				binary: { [settings.qrField]: binary },
+			};
+		}),
+	);
 }
