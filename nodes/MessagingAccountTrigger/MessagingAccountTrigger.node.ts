@@ -12,12 +12,10 @@ import {
 import { messagingRateApiTest, readCredential } from '../shared/credential';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
 import { toNodeError } from '../shared/errors';
-import { checkAccount, readAccountAnswer } from '../shared/gatewayAccount';
-import { readSessionAnswer } from '../shared/gatewaySession';
+import { checkAccount } from '../shared/gatewayAccount';
 import { qrImage } from '../shared/qrImage';
 import { subtitleExpression } from '../shared/subtitle';
 import { ApiClient, ApiError, endpoints } from '../shared/transport';
-import { readUsageLimit } from '../shared/usageLimit';
 import * as health from './health';
 import { readSettings, triggerProperties, type Settings } from './parameters';
 
@@ -75,12 +73,7 @@ export class MessagingAccountTrigger implements INodeType {
 			const current = await look(client, settings, previous.salt);
 			if (current.failures.length > 0) throw failureOf(this, current, settings);
 			return [
-				await toItems(
-					this,
-					health.samples(previous, current, settings).map((item) => ({ ...item, sample: true })),
-					settings,
-					current.at,
-				),
+				await toItems(this, health.samples(previous, current, settings), settings, current.at),
 			];
 		}
 		if (!Object.hasOwn(staticData, ACTIVATION_KEY))
@@ -118,40 +111,20 @@ const asJson = (memory: unknown, leaveOut?: string) =>
 
 const PART_NAMES: health.Part[] = ['session', 'webhook', 'usage'];
 /** Each part a chosen event watches: its request, and its answer read into the snapshot. */
-const PARTS: {
-	[P in health.Part]: (
-		client: ApiClient,
-		settings: Settings,
-		salt: string,
-	) => Promise<health.Snapshot[P]>;
-} = {
-	async session(client) {
-		const { stated, connected, status, hint, qrCode } = readSessionAnswer(
-			await client.call(endpoints.status),
-		);
-		const message = hint === undefined ? undefined : health.bounded(hint, 300);
-		if (!stated)
-			throw new Error(
-				`Get Status answered without a status or a QR code${message ? `: "${message}"` : ''}`,
-			);
-		const qr =
-			qrCode === undefined ? undefined : { code: qrCode, sha: health.shortHash('qr', qrCode) };
-		return { connected, status: health.bounded(status, 64), hint: message, qr };
-	},
-	async webhook(client, settings, salt) {
-		// Check Account takes a webhook too; empty, so that nothing is claimed for this account.
-		const params = { whatsapp_number: settings.accountNumber, whatsapp_webhook: '' };
-		const answer = await checkAccount(client, params, { version: settings.version });
-		const url = readAccountAnswer(answer).webhookUrl;
-		if (url === undefined)
-			throw new Error(
-				'Check Account answered without the webhook, so this gateway cannot tell when it changes',
-			);
-		return health.webhookOf(url, salt);
-	},
-	async usage(client, settings) {
-		return health.usageOf(readUsageLimit(await client.call(endpoints.limit)), settings.usageRule);
-	},
+const PARTS = {
+	session: async (client: ApiClient) => health.sessionOf(await client.call(endpoints.status)),
+	// Check Account takes a webhook too; empty, so that nothing is claimed for this account.
+	webhook: async (client: ApiClient, settings: Settings, salt: string) =>
+		health.webhookOf(
+			await checkAccount(
+				client,
+				{ whatsapp_number: settings.accountNumber, whatsapp_webhook: '' },
+				{ version: settings.version },
+			),
+			salt,
+		),
+	usage: async (client: ApiClient, settings: Settings) =>
+		health.usageOf(await client.call(endpoints.limit), settings.usageRule),
 };
 
 async function look(
@@ -163,30 +136,24 @@ async function look(
 	const snapshot: health.Snapshot = { at: new Date().toISOString(), failures: [] };
 	const watched = PART_NAMES.filter((part) => health.watches(settings, part));
 	const parts = watched.length > 0 ? watched : PART_NAMES.slice(0, 1);
-	await Promise.all(
-		parts.map(async (part) => {
-			try {
-				Object.assign(snapshot, { [part]: await PARTS[part](client, settings, salt) });
-			} catch (caught) {
-				const error = caught instanceof Error ? caught : new Error(String(caught));
-				snapshot.failures.push({ part, error, noAnswer: isNoAnswer(error) });
-			}
-		}),
+	const answers = await Promise.allSettled(
+		parts.map(async (part) => await PARTS[part](client, settings, salt)),
 	);
-	snapshot.failures.sort((a, b) => parts.indexOf(a.part) - parts.indexOf(b.part));
+	for (const [index, answer] of answers.entries()) {
+		const part = parts[index];
+		if (answer.status === 'fulfilled') Object.assign(snapshot, { [part]: answer.value });
+		else
+			snapshot.failures.push({ part, error: answer.reason, noAnswer: isNoAnswer(answer.reason) });
+	}
 	const last = snapshot.failures.at(-1);
-	if (
-		last &&
-		snapshot.failures.every((failure) => failure.noAnswer) &&
-		snapshot.failures.length === parts.length
-	) {
+	if (last && snapshot.failures.filter((failure) => failure.noAnswer).length === parts.length) {
 		const { polls = 0, since = snapshot.at } = outageBefore ?? {};
 		snapshot.outage = { polls: polls + 1, since, error: last.error.message };
 	}
 	return snapshot;
 }
 
-const isNoAnswer = (error: Error) =>
+const isNoAnswer = (error: unknown) =>
 	error instanceof ApiError &&
 	(['network', 'timeout', 'invalid-response'].includes(error.kind) ||
 		(error.kind === 'http' && (error.httpStatus ?? 0) >= 500));

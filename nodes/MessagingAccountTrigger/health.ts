@@ -1,9 +1,11 @@
 import { createHash } from 'crypto';
 
-import type { UsageLimit } from '../shared/usageLimit';
+import { readAccountAnswer } from '../shared/gatewayAccount';
+import { readSessionAnswer } from '../shared/gatewaySession';
+import { readUsageLimit } from '../shared/usageLimit';
 import type { Settings } from './parameters';
 
-/** Each event and the part of the snapshot it compares. */
+/** Each event, and the part of the account it watches. */
 const PART_OF = {
 	disconnected: 'session',
 	connected: 'session',
@@ -15,12 +17,8 @@ const PART_OF = {
 export type WatchedEvent = keyof typeof PART_OF;
 export type Part = 'session' | 'webhook' | 'usage';
 type Level = 'ok' | 'low' | 'blocked';
-type Session = {
-	connected: boolean;
-	status: string;
-	hint?: string;
-	qr?: { code: string; sha: string };
-};
+type Session = { connected: boolean; status: string; hint?: string; qr?: Qr };
+type Qr = { code: string; sha: string };
 /** Salted hashes: the memory never holds a webhook's path or secret. */
 type Webhook = { origin: string | null; path: string; rest: string };
 type Usage = { level: Level; [count: string]: unknown };
@@ -60,12 +58,28 @@ export const shortHash = (...parts: string[]) =>
 	createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 24);
 
 /** A server's words of any length are cut, so that items and the memory stay small. */
-export const bounded = (text: string, length: number) =>
+const bounded = (text: string, length: number) =>
 	text.length <= length ? text : `${text.slice(0, length - 1).replace(/[\uD800-\uDBFF]$/, '')}…`;
 
-// The parts of a snapshot, from what the gateway answered
+// The snapshot's parts, read from the gateway's answers
 
-export function webhookOf(url: string | null, salt: string): Webhook {
+export function sessionOf(answer: unknown): Session {
+	const { stated, connected, status, hint, qrCode } = readSessionAnswer(answer);
+	const message = hint === undefined ? undefined : bounded(hint, 300);
+	if (!stated)
+		throw new Error(
+			`Get Status answered without a status or a QR code${message ? `: "${message}"` : ''}`,
+		);
+	const qr = qrCode === undefined ? undefined : { code: qrCode, sha: shortHash('qr', qrCode) };
+	return { connected, status: bounded(status, 64), hint: message, qr };
+}
+
+export function webhookOf(answer: unknown, salt: string): Webhook {
+	const url = readAccountAnswer(answer).webhookUrl;
+	if (url === undefined)
+		throw new Error(
+			'Check Account answered without the webhook, so this gateway cannot tell when it changes',
+		);
 	const text = url?.trim() ?? '';
 	if (text === '') return { origin: null, path: '', rest: '' };
 	try {
@@ -80,10 +94,8 @@ export function webhookOf(url: string | null, salt: string): Webhook {
 	}
 }
 
-export function usageOf(
-	{ blocked, remaining, limit, used }: UsageLimit,
-	{ kind, below }: Settings['usageRule'],
-): Usage {
+export function usageOf(answer: unknown, { kind, below }: Settings['usageRule']): Usage {
+	const { blocked, remaining, limit, used } = readUsageLimit(answer);
 	const left = remaining !== null && limit !== null && limit > 0 ? remaining / limit : null;
 	const low =
 		kind === 'count'
@@ -92,8 +104,7 @@ export function usageOf(
 	return {
 		...{ blocked, remaining, limit, used },
 		percentLeft: left === null ? null : Math.round(left * 10_000) / 100,
-		threshold:
-			kind === 'blocked' ? 'blocked' : `below ${below}${kind === 'percent' ? '%' : ''} left`,
+		threshold: kind === 'blocked' ? kind : `below ${below}${kind === 'percent' ? '%' : ''} left`,
 		level: blocked ? 'blocked' : low ? 'low' : 'ok',
 	};
 }
@@ -107,20 +118,9 @@ function webhookChange(before: Webhook, now: Webhook) {
 	return before.path !== now.path ? 'path' : 'query';
 }
 
-const ruleKey = ({ kind, below }: Settings['usageRule']) =>
-	kind === 'blocked' ? kind : `${kind}:${below}`;
-const usageBefore = ({ before, settings }: Poll) =>
-	before.usage?.rule === ruleKey(settings.usageRule) ? before.usage : undefined;
-const SEVERITY: Record<Level, number> = { ok: 0, low: 1, blocked: 2 };
+// The events: each compares what the memory holds with the snapshot
 
-/** The disconnection that goes on in this poll, if any. */
-const ongoing = ({ before, now }: Poll) =>
-	before.session?.connected === false && now.session?.connected === false
-		? before.session
-		: undefined;
-
-// The events: each compares the memory with the snapshot
-
+/** `before.usage` only when read with the same threshold. */
 type Poll = { before: Memory; now: Snapshot; settings: Settings };
 
 interface EventDefinition {
@@ -132,7 +132,14 @@ interface EventDefinition {
 	item(poll: Poll): HealthEvent | undefined;
 }
 
+const SEVERITY: Record<Level, number> = { ok: 0, low: 1, blocked: 2 };
 const withHint = ({ hint }: Session) => (hint === undefined ? {} : { message: hint });
+/** The disconnection this poll still sees, if any. */
+const ongoing = ({ before, now }: Poll) =>
+	before.session?.connected === false && now.session?.connected === false
+		? before.session
+		: undefined;
+
 const sessionItem =
 	(event: WatchedEvent) =>
 	({ before, now: { at, session: now } }: Poll) =>
@@ -183,17 +190,21 @@ export const EVENTS: EventDefinition[] = [
 			const minutes = (Date.parse(now.at) - Date.parse(sent.lastAt)) / 60_000;
 			return sent.count === 0 || minutes >= settings.minutesBetweenQrCodes;
 		},
-		item: (poll) =>
-			poll.now.session && {
-				event: 'qrCodeNeeded',
-				connected: poll.now.session.connected,
-				status: poll.now.session.status,
-				disconnectedSince: ongoing(poll)?.since ?? poll.now.at,
-				qrNumber: (ongoing(poll)?.qr?.count ?? 0) + 1,
-				qrLimit: poll.settings.qrCodesPerDisconnection,
-				qrCode: poll.now.session.connected ? undefined : poll.now.session.qr?.code,
-				...withHint(poll.now.session),
-			},
+		item: (poll) => {
+			const { at, session: now } = poll.now;
+			return (
+				now && {
+					event: 'qrCodeNeeded',
+					connected: now.connected,
+					status: now.status,
+					disconnectedSince: ongoing(poll)?.since ?? at,
+					qrNumber: (ongoing(poll)?.qr?.count ?? 0) + 1,
+					qrLimit: poll.settings.qrCodesPerDisconnection,
+					qrCode: now.connected ? undefined : now.qr?.code,
+					...withHint(now),
+				}
+			);
+		},
 	},
 	{
 		name: 'webhookChanged',
@@ -218,18 +229,17 @@ export const EVENTS: EventDefinition[] = [
 		subtitle: 'Usage Limit',
 		description:
 			'The messages left fall below a percentage or a number you set, or sending is blocked: once per crossing',
-		fires: (poll) => {
-			const [before, now] = [usageBefore(poll), poll.now.usage];
-			if (!now || SEVERITY[now.level] <= SEVERITY[before?.level ?? 'ok']) return false;
-			return !!before || poll.settings.reportProblemsAtStart;
-		},
-		item: (poll) =>
-			poll.now.usage && {
-				event: poll.now.usage.level === 'blocked' ? 'usageBlocked' : 'usageLow',
-				...poll.now.usage,
-				previousLevel: usageBefore(poll)?.level ?? null,
-				since: poll.now.at,
-				previousSince: usageBefore(poll)?.since ?? null,
+		fires: ({ before: { usage: before }, now: { usage: now }, settings }) =>
+			!!now &&
+			SEVERITY[now.level] > SEVERITY[before?.level ?? 'ok'] &&
+			(!!before || settings.reportProblemsAtStart),
+		item: ({ before: { usage: before }, now: { at, usage: now } }) =>
+			now && {
+				event: now.level === 'blocked' ? 'usageBlocked' : 'usageLow',
+				...now,
+				previousLevel: before?.level ?? null,
+				since: at,
+				previousSince: before?.since ?? null,
 			},
 	},
 	{
@@ -250,27 +260,38 @@ export const EVENTS: EventDefinition[] = [
 	},
 ];
 
+const ruleOf = ({ kind, below }: Settings['usageRule']) =>
+	kind === 'blocked' ? kind : `${kind}:${below}`;
+const poll = (memory: Memory, now: Snapshot, settings: Settings): Poll => {
+	const usage = memory.usage?.rule === ruleOf(settings.usageRule) ? memory.usage : undefined;
+	return { before: { ...memory, usage }, now, settings };
+};
+
 /** The items of the events that fire, the memory after them, and whether the poll must fail. */
-export function decide(before: Memory, now: Snapshot, settings: Settings) {
-	const poll = { before, now, settings };
-	const fired = EVENTS.filter((event) => settings.events.has(event.name) && event.fires(poll));
-	const memory = remember(poll, new Set(fired.map((event) => event.name)));
+export function decide(memory: Memory, now: Snapshot, settings: Settings) {
+	const compared = poll(memory, now, settings);
+	const fired = EVENTS.filter((event) => settings.events.has(event.name) && event.fires(compared));
+	const next = remember(compared, new Set(fired.map((event) => event.name)));
 	// A watched part could not be read and has nothing to compare with.
 	const unknownBefore =
-		now.failures.some((failure) => watches(settings, failure.part) && !memory[failure.part]) ||
-		(settings.events.has('gatewayUnreachable') && !memory.reach);
-	return { items: fired.flatMap((event) => event.item(poll) ?? []), memory, unknownBefore };
+		now.failures.some((failure) => watches(settings, failure.part) && !next[failure.part]) ||
+		(settings.events.has('gatewayUnreachable') && !next.reach);
+	return {
+		items: fired.flatMap((event) => event.item(compared) ?? []),
+		memory: next,
+		unknownBefore,
+	};
 }
 
 /** Fetch Test Event: the item each chosen event would give now, fired or not. */
-export const samples = (before: Memory, now: Snapshot, settings: Settings) =>
-	EVENTS.filter((event) => settings.events.has(event.name)).flatMap(
-		(event) => event.item({ before, now, settings }) ?? [],
-	);
+export const samples = (memory: Memory, now: Snapshot, settings: Settings) =>
+	EVENTS.filter((event) => settings.events.has(event.name)).flatMap((event) => {
+		const item = event.item(poll(memory, now, settings));
+		return item ? [{ ...item, sample: true }] : [];
+	});
 
 /** A part not read keeps its memory; a part no chosen event watches is forgotten. */
-function remember(poll: Poll, fired: ReadonlySet<WatchedEvent>): Memory {
-	const { before, now, settings } = poll;
+function remember({ before, now, settings }: Poll, fired: ReadonlySet<WatchedEvent>): Memory {
 	const { at, session, webhook, usage, outage } = now;
 	const next: Memory = { v: 1, account: before.account, salt: before.salt };
 	if (watches(settings, 'session')) next.session = before.session;
@@ -291,10 +312,9 @@ function remember(poll: Poll, fired: ReadonlySet<WatchedEvent>): Memory {
 		next.webhook = changed ? { ...webhook, since: at } : before.webhook;
 	}
 	if (watches(settings, 'usage')) {
-		const kept = usageBefore(poll);
-		const rule = ruleKey(settings.usageRule);
-		next.usage =
-			!usage || kept?.level === usage.level ? kept : { rule, level: usage.level, since: at };
+		const rule = ruleOf(settings.usageRule);
+		const same = !usage || before.usage?.level === usage.level;
+		next.usage = same ? before.usage : { rule, level: usage.level, since: at };
 	}
 	if (settings.events.has('gatewayUnreachable')) {
 		const up = before.reach?.down === false ? before.reach : { down: false, since: at };

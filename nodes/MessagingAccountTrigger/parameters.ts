@@ -150,7 +150,7 @@ const NUMBERS: Record<string, [string, string, number, number, boolean]> = {
 		'QR Codes per Disconnection',
 		'a whole number of 1 or more',
 		1,
-		Infinity,
+		1e9,
 		true,
 	],
 	minutesBetweenQrCodes: ['Minutes Between QR Codes', 'a number of minutes', 0, Infinity, false],
@@ -166,49 +166,46 @@ export function readSettings(ctx: IPollFunctions): Settings {
 		throw fail(field, `is not ${is}: ${JSON.stringify(value)}`, `Enter ${is}, e.g. ${fallback}.`);
 	};
 	const text = (name: string, fallback: string) =>
-		String(ctx.getNodeParameter(name, fallback) ?? '').trim() || fallback;
+		String(ctx.getNodeParameter(name, '') ?? '').trim() || fallback;
 
 	const picked = ctx.getNodeParameter('events', []) as unknown;
-	const list = Array.isArray(picked) ? (picked as WatchedEvent[]) : [];
-	const unknown = list.filter((event) => !EVENT_OPTIONS.some((option) => option.value === event));
-	if (unknown.length > 0 || list.length === 0)
+	const events = new Set(Array.isArray(picked) ? (picked as WatchedEvent[]) : []);
+	const unknown = [...events].filter((event) => !EVENT_OPTIONS.some((o) => o.value === event));
+	if (events.size === 0 || unknown.length > 0)
 		throw fail(
 			'Trigger On',
-			list.length === 0 ? 'is empty' : `holds unknown events: ${JSON.stringify(unknown)}`,
+			events.size === 0 ? 'is empty' : `holds unknown events: ${JSON.stringify(unknown)}`,
 			`Pick one or more of: ${EVENT_OPTIONS.map((option) => option.name).join(', ')}.`,
 		);
-	const events = new Set(list);
-
-	let accountNumber = '';
-	if (events.has('webhookChanged')) {
-		const parsed = normalizePhone(String(ctx.getNodeParameter('accountNumber', '')));
-		if ('problem' in parsed)
-			throw fail(
-				'Account Number',
-				parsed.problem,
-				'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
-			);
-		accountNumber = parsed.phone;
-	}
-
+	const account = events.has('webhookChanged')
+		? normalizePhone(String(ctx.getNodeParameter('accountNumber', '')))
+		: { phone: '' };
+	if ('problem' in account)
+		throw fail(
+			'Account Number',
+			account.problem,
+			'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
+		);
 	const kind = events.has('usageLimit') ? ctx.getNodeParameter('usageRule', 'percent') : 'blocked';
 	if (kind !== 'percent' && kind !== 'count' && kind !== 'blocked')
 		throw fail(
 			'Usage Limit Fires When',
 			`is not a known choice: ${JSON.stringify(kind)}`,
-			'Pick one of the listed choices.',
+			'Pick one.',
 		);
-	const below =
-		kind === 'percent'
-			? number('usagePercent', 10)
-			: kind === 'count'
-				? number('usageCount', 100)
-				: 0;
 
 	return {
 		events,
-		accountNumber,
-		usageRule: { kind, below },
+		accountNumber: account.phone,
+		usageRule: {
+			kind,
+			below:
+				kind === 'blocked'
+					? 0
+					: kind === 'percent'
+						? number('usagePercent', 10)
+						: number('usageCount', 100),
+		},
 		failedPolls: events.has('gatewayUnreachable') ? number('failedPolls', 3) : 1,
 		qrCodesPerDisconnection: number('options.qrCodesPerDisconnection', 3),
 		minutesBetweenQrCodes: number('options.minutesBetweenQrCodes', 5),
