@@ -120,7 +120,7 @@ function webhookChange(before: Webhook, now: Webhook) {
 
 // The events: each compares what the memory holds with the snapshot
 
-/** `before.usage` only when read with the same threshold. */
+/** `before.usage` only when it was read with the same threshold. */
 type Poll = { before: Memory; now: Snapshot; settings: Settings };
 
 interface EventDefinition {
@@ -262,31 +262,27 @@ export const EVENTS: EventDefinition[] = [
 
 const ruleOf = ({ kind, below }: Settings['usageRule']) =>
 	kind === 'blocked' ? kind : `${kind}:${below}`;
-const poll = (memory: Memory, now: Snapshot, settings: Settings): Poll => {
+const comparison = (memory: Memory, now: Snapshot, settings: Settings): Poll => {
 	const usage = memory.usage?.rule === ruleOf(settings.usageRule) ? memory.usage : undefined;
 	return { before: { ...memory, usage }, now, settings };
 };
 
 /** The items of the events that fire, the memory after them, and whether the poll must fail. */
-export function decide(memory: Memory, now: Snapshot, settings: Settings) {
-	const compared = poll(memory, now, settings);
+export function decide(saved: Memory, now: Snapshot, settings: Settings) {
+	const compared = comparison(saved, now, settings);
 	const fired = EVENTS.filter((event) => settings.events.has(event.name) && event.fires(compared));
-	const next = remember(compared, new Set(fired.map((event) => event.name)));
+	const memory = remember(compared, new Set(fired.map((event) => event.name)));
 	// A watched part could not be read and has nothing to compare with.
 	const unknownBefore =
-		now.failures.some((failure) => watches(settings, failure.part) && !next[failure.part]) ||
-		(settings.events.has('gatewayUnreachable') && !next.reach);
-	return {
-		items: fired.flatMap((event) => event.item(compared) ?? []),
-		memory: next,
-		unknownBefore,
-	};
+		now.failures.some((failure) => watches(settings, failure.part) && !memory[failure.part]) ||
+		(settings.events.has('gatewayUnreachable') && !memory.reach);
+	return { items: fired.flatMap((event) => event.item(compared) ?? []), memory, unknownBefore };
 }
 
 /** Fetch Test Event: the item each chosen event would give now, fired or not. */
 export const samples = (memory: Memory, now: Snapshot, settings: Settings) =>
 	EVENTS.filter((event) => settings.events.has(event.name)).flatMap((event) => {
-		const item = event.item(poll(memory, now, settings));
+		const item = event.item(comparison(memory, now, settings));
 		return item ? [{ ...item, sample: true }] : [];
 	});
 
