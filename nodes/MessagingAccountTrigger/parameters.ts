@@ -141,26 +141,20 @@ export interface Settings {
 	version: string;
 }
 
-// An expression passes the editor's bounds by: [field, what it must be, min, max, whole number].
-const NUMBERS: Record<string, [string, string, number, number, boolean]> = {
-	usagePercent: ['Percentage Left', 'a percentage', 0, 100, false],
-	usageCount: ['Messages Left', 'a whole number', 0, Infinity, true],
-	failedPolls: ['Failed Polls Before Firing', 'a whole number from 1 to 1000', 1, 1000, true],
-	qrCodesPerDisconnection: [
-		'QR Codes per Disconnection',
-		'a whole number of 1 or more',
-		1,
-		1e9,
-		true,
-	],
-	minutesBetweenQrCodes: ['Minutes Between QR Codes', 'a number of minutes', 0, Infinity, false],
+// Expressions skip the editor's bounds: [field, what it must be, whole number, min, max].
+const NUMBERS: Record<string, [string, string, boolean, number, number?]> = {
+	usagePercent: ['Percentage Left', 'a percentage', false, 0, 100],
+	usageCount: ['Messages Left', 'a whole number', true, 0],
+	failedPolls: ['Failed Polls Before Firing', 'a whole number from 1 to 1000', true, 1, 1000],
+	qrCodesPerDisconnection: ['QR Codes per Disconnection', 'a whole number of 1 or more', true, 1],
+	minutesBetweenQrCodes: ['Minutes Between QR Codes', 'a number of minutes', false, 0],
 };
 
 export function readSettings(ctx: IPollFunctions): Settings {
 	const fail = (field: string, problem: string, fix: string) =>
 		new NodeOperationError(ctx.getNode(), `Field "${field}" ${problem}`, { description: fix });
 	const number = (name: string, fallback: number) => {
-		const [field, is, min, max, whole] = NUMBERS[name.replace('options.', '')];
+		const [field, is, whole, min, max = Infinity] = NUMBERS[name.replace('options.', '')];
 		const value = Number(ctx.getNodeParameter(name, fallback));
 		if (value >= min && value <= max && (!whole || Number.isInteger(value))) return value;
 		throw fail(field, `is not ${is}: ${JSON.stringify(value)}`, `Enter ${is}, e.g. ${fallback}.`);
@@ -191,21 +185,15 @@ export function readSettings(ctx: IPollFunctions): Settings {
 		throw fail(
 			'Usage Limit Fires When',
 			`is not a known choice: ${JSON.stringify(kind)}`,
-			'Pick one.',
+			'Pick one of the listed choices.',
 		);
+	const threshold = kind === 'percent' ? 'usagePercent' : 'usageCount';
+	const below = kind === 'blocked' ? 0 : number(threshold, kind === 'percent' ? 10 : 100);
 
 	return {
 		events,
 		accountNumber: account.phone,
-		usageRule: {
-			kind,
-			below:
-				kind === 'blocked'
-					? 0
-					: kind === 'percent'
-						? number('usagePercent', 10)
-						: number('usageCount', 100),
-		},
+		usageRule: { kind, below },
 		failedPolls: events.has('gatewayUnreachable') ? number('failedPolls', 3) : 1,
 		qrCodesPerDisconnection: number('options.qrCodesPerDisconnection', 3),
 		minutesBetweenQrCodes: number('options.minutesBetweenQrCodes', 5),
