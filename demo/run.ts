@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 
 import { startSandbox } from '../sandbox/server';
-import { messagingRateApiTest } from '../nodes/shared/credential';
+import { messagingRateApiTest } from '../nodes/shared/credentialTest';
 import type { Sandbox } from '../sandbox/types';
 import { runWorkflow, sandboxCredential, type WorkflowJson } from '../test/harness/engine';
 import { ACCOUNT_TRIGGER_TYPE, PollHarness, type PollOutcome } from '../test/harness/pollEngine';

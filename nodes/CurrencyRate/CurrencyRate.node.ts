@@ -6,7 +6,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { messagingRateApiTest } from '../shared/credential';
+import { messagingRateApiTest } from '../shared/credentialTest';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
 import { includeRawResponseProperty } from '../shared/aiTool';
 import {

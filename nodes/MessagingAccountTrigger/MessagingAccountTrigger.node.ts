@@ -6,7 +6,7 @@ import {
 	type IPollFunctions,
 } from 'n8n-workflow';
 
-import { messagingRateApiTest } from '../shared/credential';
+import { messagingRateApiTest } from '../shared/credentialTest';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
 import { subtitleExpression } from '../shared/subtitle';
 import { EVENTS } from './health';

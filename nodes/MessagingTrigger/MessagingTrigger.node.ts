@@ -7,7 +7,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { messagingRateApiTest } from '../shared/credential';
+import { messagingRateApiTest } from '../shared/credentialTest';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
 import { Deliveries } from './deliveries';
 import { triggerProperties } from './parameters';

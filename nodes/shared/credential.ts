@@ -1,16 +1,12 @@
 import {
 	NodeOperationError,
 	type ICredentialDataDecryptedObject,
-	type ICredentialsDecrypted,
-	type ICredentialTestFunctions,
 	type IExecuteFunctions,
 	type IHookFunctions,
-	type INodeCredentialTestResult,
 	type IPollFunctions,
 	type IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { testCredential } from './credentialTest';
 import { ApiClient, CredentialError, parseCredentials, type ApiCredentials } from './transport';
 
 const CREDENTIAL_TYPE = 'messagingRateApi';
@@ -35,11 +31,4 @@ export async function readCredential(ctx: CredentialContext): Promise<ApiCredent
 
 export async function apiClientFor(ctx: CredentialContext): Promise<ApiClient> {
 	return new ApiClient(await readCredential(ctx));
-}
-
-export async function messagingRateApiTest(
-	this: ICredentialTestFunctions,
-	credential: ICredentialsDecrypted<ICredentialDataDecryptedObject>,
-): Promise<INodeCredentialTestResult> {
-	return await testCredential(credential.data ?? {});
 }

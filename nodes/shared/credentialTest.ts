@@ -1,4 +1,9 @@
-import type { INodeCredentialTestResult } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialsDecrypted,
+	ICredentialTestFunctions,
+	INodeCredentialTestResult,
+} from 'n8n-workflow';
 
 import {
 	ApiClient,
@@ -23,9 +28,15 @@ const ONE_ATTEMPT: RetryPolicy = {
 	maxRetryAfterSeconds: 0,
 };
 
-export async function testCredential(
-	stored: StoredCredentials,
+/** The credential's Test button, for every node (n8n finds it by this name). */
+export async function messagingRateApiTest(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted<ICredentialDataDecryptedObject>,
 ): Promise<INodeCredentialTestResult> {
+	return await testCredential(credential.data ?? {});
+}
+
+async function testCredential(stored: StoredCredentials): Promise<INodeCredentialTestResult> {
 	let baseUrl: URL | undefined;
 	try {
 		const credentials = parseCredentials(stored);

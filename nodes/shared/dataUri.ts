@@ -1,4 +1,4 @@
-import { cleanFileName, extensionFor, mimeTypes } from './fileName';
+import { cleanFileName, decoded, extensionFor, mimeTypes } from './fileName';
 
 // Large inputs are checked in one linear pass and sliced, never decoded: the transport writes the
 // base64 into the request body as it is.
@@ -34,7 +34,7 @@ export function parseBase64Text(text: string): Base64Text {
 		}
 		// RFC 2397 allows parameters; some exporters put a percent-encoded file name there.
 		const named = parameters.find((p) => /^name=/i.test(p))?.slice(5);
-		if (named) fileName = decodeName(named);
+		if (named) fileName = decoded(named.replace(/^"(.*)"$/, '$1')).trim() || undefined;
 		body = text.slice(head[0].length);
 	} else if (/^data:/i.test(text)) {
 		return {
@@ -54,16 +54,6 @@ export function parseBase64Text(text: string): Base64Text {
 			: base64Problem(complete);
 	if (problem || complete === undefined) return { problem: problem ?? 'is not valid base64' };
 	return { mimeType, fileName, base64: complete };
-}
-
-function decodeName(value: string): string | undefined {
-	let name = value.replace(/^"(.*)"$/, '$1');
-	try {
-		name = decodeURIComponent(name);
-	} catch {
-		// Not percent-encoded after all: keep it as written.
-	}
-	return name.trim() || undefined;
 }
 
 function base64Problem(base64: string): string | undefined {
@@ -110,35 +100,23 @@ export function fileIdentity(
 	mimeType: string;
 } {
 	// A mapped name can come from a stranger too.
-	const fileNameGiven = cleanName(given.fileName) ?? cleanName(known.fileName);
-	const knownType = clean(known.mimeType);
-	const specificKnownType = knownType && !isGenericMimeType(knownType) ? knownType : undefined;
+	const fileNameGiven =
+		cleanFileName(given.fileName ?? '') || cleanFileName(known.fileName ?? '') || undefined;
+	const knownType = known.mimeType?.trim() || undefined;
+	const specificKnownType = knownType && !GENERIC_MIME_TYPE.test(knownType) ? knownType : undefined;
 	const mimeType =
-		clean(given.mimeType) ??
-		specificKnownType ??
-		(fileNameGiven ? mimeTypes().lookup(fileNameGiven) || undefined : undefined) ??
-		knownType ??
+		given.mimeType?.trim() ||
+		specificKnownType ||
+		(fileNameGiven && mimeTypes().lookup(fileNameGiven)) ||
+		knownType ||
 		FALLBACK_MIME_TYPE;
 	const fileName = fileNameGiven ?? `file.${extensionFor(mimeType)}`;
 	// The data URI carries only the type.
 	return { fileName, mimeType: mimeType.split(';')[0].trim().toLowerCase() };
 }
 
-function isGenericMimeType(mimeType: string): boolean {
-	const bare = mimeType.split(';')[0].trim().toLowerCase();
-	return (
-		bare === FALLBACK_MIME_TYPE || bare === 'binary/octet-stream' || bare === 'application/unknown'
-	);
-}
-
-function cleanName(value: string | undefined): string | undefined {
-	return value === undefined ? undefined : cleanFileName(value) || undefined;
-}
-
-function clean(value: string | undefined): string | undefined {
-	const trimmed = value?.trim();
-	return trimmed ? trimmed : undefined;
-}
+const GENERIC_MIME_TYPE =
+	/^(application\/octet-stream|binary\/octet-stream|application\/unknown)\s*(;|$)/i;
 
 export function isMimeType(value: string): boolean {
 	// Each parameter starts at its ";": one way to match, so no backtracking on runs of spaces.

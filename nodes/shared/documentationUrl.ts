@@ -1,6 +1,6 @@
 // n8n uses an `http…` documentationUrl as written; without one it adds a tracking query to the
 // codex's link, which would break the `#anchor`.
-export const DOCUMENTATION_URL =
+const DOCUMENTATION_URL =
 	'https://github.com/n8n-nodes-messaging-rate/n8n-nodes-messaging-rate/blob/main/docs/';
 
 export function nodeDocumentationUrl(file: string, anchor: string): string {

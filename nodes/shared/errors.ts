@@ -12,6 +12,18 @@ export function itemLabel(itemIndex: number): string {
 	return `[item ${itemIndex}]`;
 }
 
+/** `items 0–3, 7`: runs of indexes as ranges. */
+export function itemList(indexes: number[]): string {
+	const parts: string[] = [];
+	for (let i = 0; i < indexes.length; i++) {
+		let j = i;
+		while (j + 1 < indexes.length && indexes[j + 1] === indexes[j] + 1) j++;
+		parts.push(i === j ? `${indexes[i]}` : `${indexes[i]}–${indexes[j]}`);
+		i = j;
+	}
+	return `${indexes.length === 1 ? 'item' : 'items'} ${parts.join(', ')}`;
+}
+
 export function inputError(
 	node: INode,
 	itemIndex: number,
@@ -78,6 +90,27 @@ export function toNodeError(
 	return new NodeOperationError(node, message, { itemIndex });
 }
 
+/** Kept back without a request: running the item again cannot send it twice. */
+export class NotAttemptedError extends NodeOperationError {
+	readonly notAttempted = true;
+	/** What the item needs to be sent later (Send Only Between: `nextWindowOpensAt`). */
+	itemDetails: JsonObject | undefined;
+
+	constructor(
+		node: INode,
+		message: string,
+		itemIndex: number,
+		description: string,
+		itemDetails?: JsonObject,
+	) {
+		super(node, message, {
+			itemIndex,
+			description: `${description} This item was not attempted (no request was made), so running it again cannot send it twice.`,
+		});
+		this.itemDetails = itemDetails;
+	}
+}
+
 // n8n moves an item to the error output only when `json.error` is set and `json` has no keys but
 // error, message and details (WorkflowExecute.handleNodeErrorOutput); its own `item.error` would
 // get the whole json replaced, losing `deliveryUnknown`.
@@ -88,12 +121,10 @@ export function errorItemJson(error: NodeApiError | NodeOperationError): JsonObj
 	// n8n fills an API error's description with its message when there is no hint: not repeated.
 	if (error.description && !error.message.startsWith(error.description))
 		details.description = error.description;
-	// Left unsent on purpose (e.g. Stop at the Usage Limit): no request was made.
-	const notAttempted = (error as { notAttempted?: boolean }).notAttempted === true;
+	const notAttempted = error instanceof NotAttemptedError;
 	details.kind = apiError ? apiError.kind : notAttempted ? 'not-attempted' : 'input';
 	if (notAttempted) details.notAttempted = true;
-	// What the item needs to be sent later (Send Only Between: `nextWindowOpensAt`).
-	Object.assign(details, (error as { itemDetails?: JsonObject }).itemDetails);
+	if (error instanceof NotAttemptedError) Object.assign(details, error.itemDetails);
 	if (apiError) {
 		if (apiError.httpStatus !== undefined) details.httpStatus = apiError.httpStatus;
 		if (apiError.serverMessage !== undefined) details.serverMessage = apiError.serverMessage;

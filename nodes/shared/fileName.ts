@@ -60,3 +60,12 @@ export function cleanFileName(given: string): string {
 	}
 	return name;
 }
+
+/** Percent-decoded, or as it is when it is not valid percent-encoding. */
+export function decoded(text: string): string {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return text;
+	}
+}

@@ -18,7 +18,7 @@ import {
 } from '../harness/engine';
 import { expectNoSecret, stringsIn } from '../harness/hostile';
 import { stackEscapings } from '../harness/serverEscapes';
-import { messagingRateApiTest } from '../../nodes/shared/credential';
+import { messagingRateApiTest } from '../../nodes/shared/credentialTest';
 import { sharedTokenCache } from '../../nodes/shared/transport';
 import { useSandbox } from '../harness/useSandbox';
 

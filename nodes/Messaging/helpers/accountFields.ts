@@ -4,6 +4,7 @@ import { readAccountAnswer, type AccountParams } from '../../shared/gatewayAccou
 import { inputError } from '../../shared/errors';
 import { REDACTED, Redactor } from '../../shared/transport/redact';
 import { textParameter } from '../../shared/execution/operationRun';
+import { urlProblem } from './download';
 import { PHONE_NUMBER_HINT, phoneParameter, type MessagingRun } from '../parameters';
 
 export const accountFields: INodeProperties[] = [
@@ -48,7 +49,8 @@ export function accountParams(run: MessagingRun, itemIndex: number): AccountPara
 			"Paste the Production URL of a Messaging Trigger node (or of any endpoint that receives the gateway's posts).",
 		);
 	}
-	if (!isAbsoluteHttpUrl(url)) {
+	const problem = urlProblem(url);
+	if (problem) {
 		throw inputError(
 			node,
 			itemIndex,
@@ -60,26 +62,21 @@ export function accountParams(run: MessagingRun, itemIndex: number): AccountPara
 	return { whatsapp_number: phone, whatsapp_webhook: url };
 }
 
-function isAbsoluteHttpUrl(value: string): boolean {
-	try {
-		const url = new URL(value);
-		return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
-	} catch {
-		return false;
-	}
-}
+const SHOWN = [
+	'whatsappNumber',
+	'webhookUrl',
+	'status',
+	'registered',
+	'updated',
+	'success',
+	'message',
+] as const;
 
 /** Never the values typed into the node, which would look as if the gateway held them. */
 export function accountJson(result: unknown): IDataObject {
 	const shown = readAccountAnswer(result);
 	const json: IDataObject = {};
-	if (shown.whatsappNumber !== undefined) json.whatsappNumber = shown.whatsappNumber;
-	if (shown.webhookUrl !== undefined) json.webhookUrl = shown.webhookUrl;
-	if (shown.status !== undefined) json.status = shown.status;
-	for (const flag of ['registered', 'updated', 'success'] as const) {
-		if (shown[flag] !== undefined) json[flag] = shown[flag];
-	}
-	if (shown.message !== undefined) json.message = shown.message;
+	for (const key of SHOWN) if (shown[key] !== undefined) json[key] = shown[key];
 	json.response = (result ?? null) as IDataObject;
 	// The webhook's query values are secrets wherever the answer repeats them (in a sentence of
 	// `message` too), not only where the URL is a whole value.

@@ -1,12 +1,13 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { fileIdentity } from '../../shared/dataUri';
-import { causeInWords } from '../../shared/errors';
-import { cleanFileName } from '../../shared/fileName';
-import { clock } from '../../shared/clock';
+import { fileIdentity, isMimeType } from '../../shared/dataUri';
+import { causeInWords, inputError } from '../../shared/errors';
+import { cleanFileName, decoded } from '../../shared/fileName';
+import { MAX_TIMER_MS, clock } from '../../shared/clock';
 import { onFirstUse } from '../../shared/onFirstUse';
 import { statusText, type DataUriParam } from '../../shared/transport';
 import { privateAddressProblem } from './privateAddresses';
+import type { MessagingRun } from '../parameters';
 
 /** The Content-Disposition reader: loaded by the first download. */
 const contentDisposition = onFirstUse(
@@ -15,15 +16,16 @@ const contentDisposition = onFirstUse(
 );
 
 /**
- * Send File with File Source "URL": the file is downloaded with n8n's own HTTP helper (so n8n's
- * proxy settings and outbound policy apply) and streamed into the send, never whole in memory.
- * Redirects are followed here, one request per hop, so that Block Private Addresses checks each
- * hop and user:password goes to its own origin only. A failure names the URL, credentials hidden.
+ * Send File with File Source "URL": its parameters, checked before any request, and the download
+ * with n8n's own HTTP helper (so n8n's proxy settings and outbound policy apply), streamed into the
+ * send, never whole in memory. Redirects are followed here, one request per hop, so that Block
+ * Private Addresses checks each hop and user:password goes to its own origin only. A failure names
+ * the URL, credentials hidden.
  */
 
 type HttpRequest = IExecuteFunctions['helpers']['httpRequest'];
 
-export interface UrlFileOptions {
+interface UrlFileOptions {
 	readonly maxBytes: number;
 	/** Longest wait for the answer's headers, and between two pieces of its body. */
 	readonly timeoutMs: number;
@@ -93,8 +95,6 @@ export async function downloadToSend(
 	};
 }
 
-/** The file as the send's param, its download's headers read. */
-export type DownloadedFile = Awaited<ReturnType<typeof downloadToSend>>;
 type Body = AsyncIterable<Buffer> & {
 	destroy(): void;
 	on(event: 'error', listener: () => void): void;
@@ -279,7 +279,7 @@ function failure(cause: unknown, stopper: Stopper): string {
  * values and no fragment: signed links and OAuth redirects carry credentials there under any name
  * (`X-Amz-Signature`, `jwt`, `code`, `#access_token`). The names stay, so the link is recognisable.
  */
-export function redactUrl(text: URL | string, showFullUrl = false): string {
+function redactUrl(text: URL | string, showFullUrl = false): string {
 	if (!URL.canParse(String(text))) return '(an invalid URL)';
 	const url = new URL(text);
 	if (url.username || url.password) [url.username, url.password] = ['***', ''];
@@ -354,9 +354,7 @@ function mimeTypeOf(contentType: string | undefined): string | undefined {
 	const type = contentType?.slice(0, 256).split(';')[0].trim().toLowerCase();
 	const generic =
 		/^(application\/(octet-stream|binary|unknown|x-download|force-download)|binary\/octet-stream)$/;
-	return type && /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/.test(type) && !generic.test(type)
-		? type
-		: undefined;
+	return type && isMimeType(type) && !generic.test(type) ? type : undefined;
 }
 
 /** The name a Content-Disposition gives (RFC 8187 `filename*` first), cleaned; a long one is ignored. */
@@ -375,11 +373,153 @@ function pathFileName(url: URL): string | undefined {
 	return cleanFileName(decoded(url.pathname.split('/').pop() ?? '')) || undefined;
 }
 
-/** Percent-decoded, or as it is when it is not valid percent-encoding. */
-function decoded(text: string): string {
-	try {
-		return decodeURIComponent(text);
-	} catch {
-		return text;
+const DEFAULT_MAX_FILE_SIZE_MB = 50;
+const DEFAULT_DOWNLOAD_TIMEOUT_SECONDS = 60;
+const DEFAULT_MAX_REDIRECTS = 5;
+
+/** The URL field and the download's settings, shown when File Source is "URL". */
+export function urlSourceProperties(show: IDisplayOptions): INodeProperties[] {
+	return [
+		{
+			displayName: 'File URL',
+			name: 'fileUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://example.com/files/invoice.pdf',
+			description:
+				'An http or https address the file is downloaded from while it is sent; user:password@ in it is sent as Basic authorization',
+			displayOptions: show,
+		},
+		{
+			displayName: 'Download Options',
+			name: 'downloadOptions',
+			type: 'collection',
+			placeholder: 'Add option',
+			default: {},
+			displayOptions: show,
+			options: [
+				{
+					displayName: 'Block Private Addresses',
+					name: 'blockPrivateAddresses',
+					type: 'boolean',
+					default: false,
+					description:
+						"Whether to refuse URLs whose host, or a redirect's, is or resolves to a loopback, private or link-local address, e.g. when the URL comes from outside the workflow. n8n's own outbound policy, when the instance sets one, applies either way.",
+				},
+				{
+					displayName: 'Download Timeout (Seconds)',
+					name: 'timeoutSeconds',
+					type: 'number',
+					typeOptions: { minValue: 1 },
+					default: DEFAULT_DOWNLOAD_TIMEOUT_SECONDS,
+					description:
+						'Longest wait for the file server to answer, and between two pieces of the file. The whole download may take this plus 1 second per MB of Max File Size.',
+				},
+				{
+					displayName: 'Max File Size (MB)',
+					name: 'maxSizeMb',
+					type: 'number',
+					typeOptions: { minValue: 0.001 },
+					default: DEFAULT_MAX_FILE_SIZE_MB,
+					description: 'A larger file is not sent: the item fails with an error naming the URL',
+				},
+				{
+					displayName: 'Max Redirects',
+					name: 'maxRedirects',
+					type: 'number',
+					typeOptions: { minValue: 0, maxValue: 20 },
+					default: DEFAULT_MAX_REDIRECTS,
+					description: 'How many redirects are followed (http and https only)',
+				},
+				{
+					displayName: 'Show Full URL',
+					name: 'showFullUrl',
+					type: 'boolean',
+					default: false,
+					description:
+						"Whether the output and errors show the URL's query values and fragment. They often hold credentials (signed links, tokens), so by default they are replaced by ***.",
+				},
+			],
+		},
+	];
+}
+
+const MIB = 1024 * 1024;
+/** A download may take Download Timeout plus this much per MiB of Max File Size in all. */
+const DEADLINE_MS_PER_MIB = 1000;
+
+/** The item's URL and download settings, checked; no request is made. */
+export function readUrlSource(run: MessagingRun, itemIndex: number) {
+	const value = run.parameter('fileUrl', itemIndex, '');
+	const url = typeof value === 'string' ? value.trim() : '';
+	if (!url) {
+		throw inputError(
+			run.node,
+			itemIndex,
+			'File URL',
+			'is empty',
+			'Enter the http(s) address of the file, or map a field that holds it.',
+		);
 	}
+	const problem = urlProblem(url);
+	if (problem) {
+		// Shown without credentials, query values and fragment, when it parses at all.
+		const shown = URL.canParse(url) ? redactUrl(url) : url.slice(0, 200);
+		throw inputError(
+			run.node,
+			itemIndex,
+			'File URL',
+			`${problem}: "${shown}"`,
+			'Write the full address, starting with https:// (or http://).',
+		);
+	}
+	const raw = (run.parameter('downloadOptions', itemIndex, {}) ?? {}) as Record<string, unknown>;
+	const number = (name: string, field: string, fallback: number, min: number) => {
+		const given = raw[name];
+		if (given === undefined || given === '') return fallback;
+		const parsed = Number(given);
+		if (!Number.isFinite(parsed) || parsed < min) {
+			throw inputError(
+				run.node,
+				itemIndex,
+				field,
+				`must be a number of at least ${min}, not ${JSON.stringify(given)}`,
+				'Correct it in Download Options, or remove it to use the default.',
+			);
+		}
+		return parsed;
+	};
+	const maxBytes = Math.floor(
+		number('maxSizeMb', 'Max File Size (MB)', DEFAULT_MAX_FILE_SIZE_MB, 0.001) * MIB,
+	);
+	// Timers take at most 2^31 - 1 ms (about 24.8 days); a longer one would fire at once.
+	const timeoutMs = Math.min(
+		Math.round(
+			number('timeoutSeconds', 'Download Timeout (Seconds)', DEFAULT_DOWNLOAD_TIMEOUT_SECONDS, 1) *
+				1000,
+		),
+		MAX_TIMER_MS,
+	);
+	const block = raw.blockPrivateAddresses;
+	const show = raw.showFullUrl;
+	return {
+		url,
+		options: {
+			maxBytes,
+			timeoutMs,
+			deadlineMs: Math.min(
+				timeoutMs + Math.ceil((maxBytes / MIB) * DEADLINE_MS_PER_MIB),
+				MAX_TIMER_MS,
+			),
+			maxRedirects: Math.floor(number('maxRedirects', 'Max Redirects', DEFAULT_MAX_REDIRECTS, 0)),
+			// A guard fails closed: only false, "false" or no value turn it off.
+			blockPrivateAddresses:
+				!(block === undefined || block === null || block === false || block === '') &&
+				!(typeof block === 'string' && block.trim().toLowerCase() === 'false'),
+			// A switch that shows more is on only for true and "true".
+			showFullUrl:
+				show === true || (typeof show === 'string' && show.trim().toLowerCase() === 'true'),
+		},
+	};
 }

@@ -1,13 +1,8 @@
 import { createHash, createHmac } from 'crypto';
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { causeInWords, itemLabel } from '../../shared/errors';
-import {
-	itemList,
-	type CallGate,
-	type GateOutcome,
-	type ItemFate,
-} from '../../shared/execution/itemScheduler';
+import { NotAttemptedError, causeInWords, itemLabel, itemList } from '../../shared/errors';
+import type { CallGate, GateOutcome, ItemFate } from '../../shared/execution/itemScheduler';
 import { ApiError } from '../../shared/transport';
 import type { MessagingRun } from '../parameters';
 import { Causes } from './cause';
@@ -29,7 +24,7 @@ export interface IdentifiedSend {
 	phone: string;
 }
 
-export async function identifySend(
+export async function identifyRepeat(
 	run: MessagingRun,
 	itemIndex: number,
 	send: SendIdentity,
@@ -248,14 +243,11 @@ class IdempotencyGate implements CallGate {
 			'duplicateOf' in why
 				? `item ${why.duplicateOf} of this run asks the same`
 				: describeHolder(why.holder).replace('the same message', 'the same question');
-		return new RepeatedQuestion(
+		return new NotAttemptedError(
 			this.run.node,
 			`Not asked again: ${earlier} (Skip Repeats Within ${this.window}) ${itemLabel(itemIndex)}`,
-			{
-				itemIndex,
-				description:
-					'The answer to the earlier question resumes the execution that asked it; this item carries no answer. To ask again on purpose, set Options → Skip Repeats Within to 0 or give each question its own Idempotency Key.',
-			},
+			itemIndex,
+			'The answer to the earlier question resumes the execution that asked it; this item carries no answer. To ask again on purpose, set Options → Skip Repeats Within to 0 or give each question its own Idempotency Key.',
 		);
 	}
 
@@ -330,22 +322,11 @@ function reasonOf(error: unknown): string {
 	return error instanceof Error ? error.message : String(error);
 }
 
-class RepeatedQuestion extends NodeOperationError {
-	readonly notAttempted = true;
-}
-
-class ClaimUnavailable extends NodeOperationError {
-	readonly notAttempted = true;
-}
-
-function notAttempted(run: MessagingRun, itemIndex: number, error: unknown): ClaimUnavailable {
-	return new ClaimUnavailable(
+function notAttempted(run: MessagingRun, itemIndex: number, error: unknown): NotAttemptedError {
+	return new NotAttemptedError(
 		run.node,
 		`Not sent: Skip Repeats Within could not check whether this message was already sent: ${causeInWords(reasonOf(error))} ${itemLabel(itemIndex)}`,
-		{
-			itemIndex,
-			description:
-				'Nothing was sent for this item, so running it again cannot send it twice. Check that n8n reaches its database (and, in queue mode, its Redis), or set Skip Repeats Within to 0 to send without this check.',
-		},
+		itemIndex,
+		'Check that n8n reaches its database (and, in queue mode, its Redis), or set Skip Repeats Within to 0 to send without this check.',
 	);
 }

@@ -1,7 +1,7 @@
-import { NodeOperationError, type IExecuteFunctions, type JsonObject } from 'n8n-workflow';
+import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
 
 import { clock } from '../../shared/clock';
-import { causeInWords, itemLabel } from '../../shared/errors';
+import { NotAttemptedError, causeInWords, itemLabel } from '../../shared/errors';
 import type { CallGate, GateOutcome } from '../../shared/execution/itemScheduler';
 import type { MessagingRun } from '../parameters';
 import { accountKey, endCapSlot, takeCapSlot, type AccountCap } from './accountCap';
@@ -211,22 +211,18 @@ function reasonOf(error: unknown): string {
 }
 
 /** Kept back without a request: its claim is given back, and a re-run sends it. */
-class NotSentYet extends NodeOperationError {
-	readonly notAttempted = true;
-	itemDetails: JsonObject | undefined;
-}
-
 function notSent(
 	run: MessagingRun,
 	itemIndex: number,
 	why: string,
 	fix = 'Run it again later.',
 	details?: JsonObject,
-): NotSentYet {
-	const error = new NotSentYet(run.node, `Not sent: ${why} ${itemLabel(itemIndex)}`, {
+): NotAttemptedError {
+	return new NotAttemptedError(
+		run.node,
+		`Not sent: ${why} ${itemLabel(itemIndex)}`,
 		itemIndex,
-		description: `${fix} This item was not attempted (no request was made), so running it again cannot send it twice.`,
-	});
-	error.itemDetails = details;
-	return error;
+		fix,
+		details,
+	);
 }

@@ -1,11 +1,11 @@
-import { NodeOperationError, type IDataObject } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { clock } from '../../shared/clock';
-import { inputError, itemLabel } from '../../shared/errors';
+import { NotAttemptedError, inputError, itemLabel } from '../../shared/errors';
 import { endpoints } from '../../shared/transport';
 import { readUsageLimit } from '../../shared/usageLimit';
 import type { MessagingRun } from '../parameters';
-import { identifySend as identifyForRepeats, type SendIdentity } from './idempotency';
+import { identifyRepeat, type SendIdentity } from './idempotency';
 import { requestEnded, waitedMs } from './pacing';
 
 export async function identifySend(
@@ -22,7 +22,7 @@ export async function identifySend(
 			window.problem,
 			window.fix,
 		);
-	await identifyForRepeats(run, itemIndex, send);
+	await identifyRepeat(run, itemIndex, send);
 }
 
 export async function send(
@@ -89,15 +89,11 @@ async function readAllowance(run: MessagingRun): Promise<Allowance> {
 	};
 }
 
-class UsageLimitReached extends NodeOperationError {
-	readonly notAttempted = true;
-}
-
 function usageLimitReached(
 	run: MessagingRun,
 	itemIndex: number,
 	allowance: Allowance,
-): UsageLimitReached {
+): NotAttemptedError {
 	const left = allowance.remaining ?? 0;
 	const counts =
 		allowance.limit !== null && allowance.used !== null
@@ -111,8 +107,5 @@ function usageLimitReached(
 	// The limit answer says nothing of when the count starts again (service notes: block, block_limit, limit_qty).
 	const when =
 		'The gateway does not say when the count starts again: check Account → Get Usage Limit before running the remaining items.';
-	return new UsageLimitReached(run.node, message, {
-		itemIndex,
-		description: `${when} This item was not attempted (no request was made), so running it again cannot send it twice.`,
-	});
+	return new NotAttemptedError(run.node, message, itemIndex, when);
 }

@@ -1,20 +1,14 @@
-import type {
-	IBinaryKeyData,
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../shared/errors';
-import type { ItemCall } from '../../shared/execution/router';
+import { forOperation, type ItemCall, type OperationModule } from '../../shared/execution/router';
 import { readSessionAnswer } from '../../shared/gatewaySession';
 import { qrImage } from '../../shared/qrImage';
 import type { Endpoint } from '../../shared/transport';
 import { textParameter } from '../../shared/execution/operationRun';
 import type { MessagingRun } from '../parameters';
 
-export const qrImageField: INodeProperties = {
+const qrImageField: INodeProperties = {
 	displayName: 'Put QR Image in Field',
 	name: 'qrBinaryPropertyName',
 	type: 'string',
@@ -25,53 +19,31 @@ export const qrImageField: INodeProperties = {
 		'Name of the output binary field that receives the login QR code as a PNG image (only when the gateway is waiting for a scan)',
 };
 
-export function sessionExecute(endpoint: Endpoint) {
-	return function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
-		const field = qrField(run, itemIndex);
-		return async () =>
-			await sessionOutput(this, field, await run.client.call(endpoint, {}, { signal: run.signal }));
-	};
-}
-
-async function sessionOutput(
-	ctx: IExecuteFunctions,
-	field: string,
-	result: unknown,
-): Promise<INodeExecutionData> {
-	const session = readSessionAnswer(result);
-	const json: IDataObject = {
-		status: session.status,
-		connected: session.connected,
-		qrAvailable: session.qrCode !== undefined,
-	};
-	if (session.deviceStatus !== undefined) json.deviceStatus = session.deviceStatus;
-	if (session.hint !== undefined) json.message = session.hint;
-	json.response = (result ?? null) as IDataObject;
-
-	if (session.qrCode === undefined) return { json };
-	const qr = await qrImage(session.qrCode);
-	const binary: IBinaryKeyData = {
-		[field]: await ctx.helpers.prepareBinaryData(qr.image, qr.fileName, qr.mimeType),
-	};
-	json.qrImageField = field;
-	return { json, binary };
-}
-
-function qrField(run: MessagingRun, itemIndex: number): string {
-	const name = textParameter(
-		run,
-		itemIndex,
-		'qrBinaryPropertyName',
-		'Put QR Image in Field',
-	).trim();
-	if (!name) {
-		throw inputError(
-			run.node,
-			itemIndex,
-			'Put QR Image in Field',
-			'is empty',
-			'Enter a field name for the QR image, e.g. qrCode.',
-		);
+/** Session → Get QR Code, Get Status, Login: one field, one answer, three endpoints. */
+export function sessionOperation(
+	operation: string,
+	endpoint: Endpoint,
+): OperationModule<MessagingRun> {
+	const description = forOperation('session', operation, [qrImageField]);
+	return { description, endpoint, once: true, execute };
+	function execute(this: IExecuteFunctions, itemIndex: number, run: MessagingRun): ItemCall {
+		const field = 'Put QR Image in Field';
+		const name = textParameter(run, itemIndex, 'qrBinaryPropertyName', field).trim();
+		if (!name) {
+			const fix = 'Enter a field name for the QR image, e.g. qrCode.';
+			throw inputError(run.node, itemIndex, field, 'is empty', fix);
+		}
+		return async () => {
+			const result = await run.client.call(endpoint, {}, { signal: run.signal });
+			const { status, connected, qrCode, deviceStatus, hint } = readSessionAnswer(result);
+			const json: IDataObject = { status, connected, qrAvailable: qrCode !== undefined };
+			if (deviceStatus !== undefined) json.deviceStatus = deviceStatus;
+			if (hint !== undefined) json.message = hint;
+			json.response = (result ?? null) as IDataObject;
+			if (qrCode === undefined) return { json };
+			const qr = await qrImage(qrCode);
+			const binary = await this.helpers.prepareBinaryData(qr.image, qr.fileName, qr.mimeType);
+			return { json: { ...json, qrImageField: name }, binary: { [name]: binary } };
+		};
 	}
-	return name;
 }

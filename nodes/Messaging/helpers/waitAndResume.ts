@@ -8,7 +8,6 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { sendPage, type PageResponse } from './answerPage';
 import type { ResponseType } from '../actions/message/sendAndWait.operation';
 
 // n8n checks the links' signature, then runs the node disabled: it passes on the webhook's items on
@@ -84,14 +83,16 @@ export function waitLimit(ctx: IExecuteFunctions): Date {
 // Opening a link decides nothing: previews and scanners fetch every link, but none presses a
 // button. A browser sends a submit button's name only when it is pressed.
 const DECISION = 'decision';
+const NOT_RECORDED = 'Nothing was recorded: press the button to answer.';
 
 function pressed(ctx: IWebhookFunctions, value: string): boolean {
 	const request = ctx.getRequestObject();
-	if (request.method !== 'POST') return false;
-	const type = String(request.headers['content-type'] ?? '');
-	if (type.split(';')[0].trim().toLowerCase() !== 'application/x-www-form-urlencoded') return false;
-	const body = (ctx.getBodyData() ?? {}) as IDataObject;
-	return body[DECISION] === value;
+	const type = String(request.headers['content-type'] ?? '')
+		.split(';')[0]
+		.trim()
+		.toLowerCase();
+	if (request.method !== 'POST' || type !== 'application/x-www-form-urlencoded') return false;
+	return ((ctx.getBodyData() ?? {}) as IDataObject)[DECISION] === value;
 }
 
 export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
@@ -99,8 +100,9 @@ export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	const query = this.getQueryData() as Record<string, unknown>;
 	const itemIndex =
 		typeof query.item === 'string' && /^\d{1,6}$/.test(query.item) ? Number(query.item) : -1;
-	const question = itemIndex >= 0 ? openQuestion(this, itemIndex) : undefined;
-	if (!question || question.waitId !== query.w) {
+	const stored = itemIndex >= 0 ? storedItems(this) : [];
+	const question = stored[itemIndex];
+	if (!question || !isStoredQuestion(question) || question.waitId !== query.w) {
 		sendPage(res, 410, {
 			title: 'This link is no longer valid',
 			lines: [
@@ -113,15 +115,29 @@ export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	const answer =
 		responseType === 'freeText' ? freeTextAnswer(this, res) : approvalAnswer(this, res, query);
 	if (!answer) return { noWebhookResponse: true };
-	return { noWebhookResponse: true, workflowData: [answeredItems(this, itemIndex, answer)] };
+	const respondedAt = new Date().toISOString();
+	const items = stored.map((json, index): INodeExecutionData => {
+		const answered = index === itemIndex;
+		return {
+			json: !isStoredQuestion(json)
+				? json
+				: {
+						...json,
+						...(answered ? answer : {}),
+						answered,
+						respondedBy: answered ? (json.phone ?? null) : null,
+						respondedAt: answered ? respondedAt : null,
+						timedOut: false,
+					},
+			pairedItem: { item: index },
+		};
+	});
+	return { noWebhookResponse: true, workflowData: [items] };
 }
 
 /** The page never shows the question: whoever only opens the link learns nothing more. */
 function freeTextAnswer(ctx: IWebhookFunctions, res: PageResponse): IDataObject | undefined {
-	const buttonLabel = textOption(
-		ctx.getNodeParameter('freeTextOptions.buttonLabel', 'Send'),
-		'Send',
-	);
+	const buttonLabel = labelOf(ctx.getNodeParameter('freeTextOptions.buttonLabel', 'Send'), 'Send');
 	const page = (error?: string, value?: string) => ({
 		title: 'Your answer',
 		lines: ['Type your answer to the question in your WhatsApp message.'],
@@ -152,8 +168,6 @@ function freeTextAnswer(ctx: IWebhookFunctions, res: PageResponse): IDataObject 
 	return { text };
 }
 
-const NOT_RECORDED = 'Nothing was recorded: press the button to answer.';
-
 function approvalAnswer(
 	ctx: IWebhookFunctions,
 	res: PageResponse,
@@ -168,8 +182,8 @@ function approvalAnswer(
 	if (!pressed(ctx, decision)) {
 		const options = ctx.getNodeParameter('approvalOptions', {}) as IDataObject;
 		const label = approved
-			? textOption(options.approveLabel, 'Approve')
-			: textOption(options.declineLabel, 'Decline');
+			? labelOf(options.approveLabel, 'Approve')
+			: labelOf(options.declineLabel, 'Decline');
 		const posted = ctx.getRequestObject().method === 'POST';
 		sendPage(res, posted ? 400 : 200, {
 			title: label,
@@ -181,67 +195,76 @@ function approvalAnswer(
 		});
 		return undefined;
 	}
-	sendPage(
-		res,
-		200,
-		approved
-			? { title: 'Approved', lines: ['Your approval was recorded. You can close this page.'] }
-			: {
-					title: 'Declined',
-					lines: ['Your answer (declined) was recorded. You can close this page.'],
-				},
-	);
+	const [title, said] = approved
+		? ['Approved', 'Your approval']
+		: ['Declined', 'Your answer (declined)'];
+	sendPage(res, 200, { title, lines: [`${said} was recorded. You can close this page.`] });
 	return { approved };
 }
 
-function answeredItems(
-	ctx: IWebhookFunctions,
-	itemIndex: number,
-	answer: IDataObject,
-): INodeExecutionData[] {
-	const respondedAt = new Date().toISOString();
-	return storedItems(ctx).map((item, index): INodeExecutionData => {
-		if (!isStoredQuestion(item)) return { json: item, pairedItem: { item: index } };
-		const answered = index === itemIndex;
-		return {
-			json: {
-				...item,
-				...(answered ? answer : {}),
-				answered,
-				respondedBy: answered ? (item.phone ?? null) : null,
-				respondedAt: answered ? respondedAt : null,
-				timedOut: false,
-			},
-			pairedItem: { item: index },
-		};
-	});
+/** A label as typed, or its default when empty. */
+export function labelOf(value: unknown, fallback: string): string {
+	return typeof value === 'string' && value.trim() ? value.trim() : fallback;
 }
 
-function textOption(value: unknown, fallback: string): string {
-	return typeof value === 'string' && value.trim() ? value.trim() : fallback;
+/** n8n hands them to the webhook as its input. */
+function storedItems(ctx: IWebhookFunctions): IDataObject[] {
+	const all = ctx.evaluateExpression('{{ $input.all().map((item) => item.json) }}', 0) as unknown;
+	return (Array.isArray(all) ? all : []).map((json) =>
+		json && typeof json === 'object' ? (json as IDataObject) : {},
+	);
 }
 
 function isStoredQuestion(json: IDataObject): boolean {
 	return typeof json.waitId === 'string' && 'answered' in json;
 }
 
-function openQuestion(ctx: IWebhookFunctions, itemIndex: number): IDataObject | undefined {
-	const items = storedItems(ctx);
-	const json = items[itemIndex];
-	return json && isStoredQuestion(json) ? json : undefined;
+// The pages a person sees: plain HTML, no scripts or assets, no referrer (the link is a
+// credential), never cached.
+
+interface PageContent {
+	title: string;
+	lines: string[];
+	/** Posts to the page's signed address; the button's name and value go only when it is pressed. */
+	form?: {
+		text?: { label: string; value?: string; maxLength: number };
+		button: { label: string; name: string; value: string };
+		error?: string;
+	};
 }
 
-const storedCache = new WeakMap<IWebhookFunctions, IDataObject[]>();
+interface PageResponse {
+	writeHead(status: number, headers: Record<string, string>): unknown;
+	end(body: string): unknown;
+}
 
-/** n8n hands them to the webhook as its input. */
-function storedItems(ctx: IWebhookFunctions): IDataObject[] {
-	let items = storedCache.get(ctx);
-	if (!items) {
-		const all = ctx.evaluateExpression('{{ $input.all().map((item) => item.json) }}', 0) as unknown;
-		items = Array.isArray(all)
-			? all.map((json) => (json && typeof json === 'object' ? (json as IDataObject) : {}))
-			: [];
-		storedCache.set(ctx, items);
-	}
-	return items;
+const STYLE = [
+	'body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f4f5f7;color:#1f2328}',
+	'main{max-width:32rem;margin:3rem auto;padding:1.5rem;background:#fff;border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.08)}',
+	'h1{font-size:1.3rem;margin:0 0 1rem}',
+	'p{line-height:1.5;white-space:pre-wrap}',
+	'label{display:block;font-weight:600;margin:1rem 0 .4rem}',
+	'textarea{box-sizing:border-box;width:100%;min-height:8rem;padding:.6rem;font:inherit;border:1px solid #c9ccd1;border-radius:8px}',
+	'button{margin-top:1rem;padding:.7rem 1.4rem;font:inherit;font-weight:600;color:#fff;background:#1f7a4d;border:0;border-radius:8px}',
+	'.error{color:#b42318}',
+].join('');
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+function sendPage(res: PageResponse, status: number, { title, lines, form }: PageContent): void {
+	const paragraphs = lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('');
+	const formHtml = form
+		? `<form method="post">${form.error ? `<p class="error">${escapeHtml(form.error)}</p>` : ''}${form.text ? `<label for="text">${escapeHtml(form.text.label)}</label><textarea id="text" name="text" maxlength="${form.text.maxLength}" required>${escapeHtml(form.text.value ?? '')}</textarea>` : ''}<button type="submit" name="${escapeHtml(form.button.name)}" value="${escapeHtml(form.button.value)}">${escapeHtml(form.button.label)}</button></form>`
+		: '';
+	const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main><h1>${escapeHtml(title)}</h1>${paragraphs}${formHtml}</main></body></html>`;
+	res.writeHead(status, {
+		'content-type': 'text/html; charset=utf-8',
+		'content-length': String(Buffer.byteLength(html)),
+		'content-security-policy':
+			"default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+		'referrer-policy': 'no-referrer',
+		'cache-control': 'no-store',
+		'x-content-type-options': 'nosniff',
+	});
+	res.end(html);
 }

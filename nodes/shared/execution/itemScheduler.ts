@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { clock } from '../clock';
-import { errorItemJson, isErrorItemJson, toNodeError } from '../errors';
+import { errorItemJson, isErrorItemJson, itemList, toNodeError } from '../errors';
 import { retryMemoryFor, type RunMemory } from './retryMemory';
 import type { ItemCall } from './router';
 
@@ -328,15 +328,4 @@ function summarize(
 		'Set Settings → On Error to "Continue" (or "Continue (using error output)") to get one output item per input item, errors included.',
 	);
 	return lines.join(' ');
-}
-
-export function itemList(indexes: number[]): string {
-	const parts: string[] = [];
-	for (let i = 0; i < indexes.length; i++) {
-		let j = i;
-		while (j + 1 < indexes.length && indexes[j + 1] === indexes[j] + 1) j++;
-		parts.push(i === j ? `${indexes[i]}` : `${indexes[i]}–${indexes[j]}`);
-		i = j;
-	}
-	return `${indexes.length === 1 ? 'item' : 'items'} ${parts.join(', ')}`;
 }

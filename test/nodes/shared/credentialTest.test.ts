@@ -12,7 +12,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import type { ICredentialDataDecryptedObject, INodeCredentialTestResult } from 'n8n-workflow';
 
-import { messagingRateApiTest } from '../../../nodes/shared/credential';
+import { messagingRateApiTest } from '../../../nodes/shared/credentialTest';
 import { useSandbox } from '../../harness/useSandbox';
 
 const sandbox = useSandbox();

@@ -12,6 +12,7 @@ import { textParameter } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
 import { identifySend, send } from '../../helpers/sending';
+import { labelOf } from '../../helpers/waitAndResume';
 
 /** n8n-workflow's SEND_AND_WAIT_OPERATION: n8n checks the signature of such nodes' links. */
 export const SEND_AND_WAIT = 'sendAndWait';
@@ -177,11 +178,6 @@ export const description: INodeProperties[] = [
 
 export const endpoint = endpoints.sendMessage;
 
-function waitIdOf(run: MessagingRun): string {
-	run.waitId ??= randomBytes(6).toString('hex');
-	return run.waitId;
-}
-
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -197,9 +193,18 @@ export async function execute(
 	// Older n8n checks the links' signature only when the node asks for it.
 	(this as { setSignatureValidationRequired?: () => void }).setSignatureValidationRequired?.();
 	const phone = recipientPhone(run, itemIndex);
-	const question = questionText(run, itemIndex);
+	const question = textParameter(run, itemIndex, 'message', 'Message').trim();
+	if (question === '') {
+		throw inputError(
+			run.node,
+			itemIndex,
+			'Message',
+			'is empty',
+			'Enter the question to ask, or map a field that holds it.',
+		);
+	}
 	const responseType = run.parameter('responseType', 0, 'approval') as ResponseType;
-	const waitId = waitIdOf(run);
+	const waitId = (run.waitId ??= randomBytes(6).toString('hex'));
 	const links = answerLinks(this, run, itemIndex, responseType, waitId);
 	const body = [question, '', ...links.map(({ label, url }) => `${label}: ${url}`)].join('\n');
 	const { version } = run.options(itemIndex);
@@ -216,22 +221,19 @@ export async function execute(
 			phone,
 			async () => await run.client.call(endpoint, { version, phone, body }, { signal: run.signal }),
 		);
-		return { json: pendingJson(sent, responseType, question, waitId) };
+		return {
+			json: {
+				...(responseType === 'freeText' ? { text: null } : { approved: null }),
+				answered: false,
+				respondedBy: null,
+				respondedAt: null,
+				timedOut: false,
+				...sent,
+				question,
+				waitId,
+			},
+		};
 	};
-}
-
-function questionText(run: MessagingRun, itemIndex: number): string {
-	const text = textParameter(run, itemIndex, 'message', 'Message');
-	if (text.trim() === '') {
-		throw inputError(
-			run.node,
-			itemIndex,
-			'Message',
-			'is empty',
-			'Enter the question to ask, or map a field that holds it.',
-		);
-	}
-	return text.trim();
 }
 
 function answerLinks(
@@ -243,35 +245,14 @@ function answerLinks(
 ): Array<{ label: string; url: string }> {
 	const link = (extra: Record<string, string>) =>
 		ctx.getSignedResumeUrl({ ...extra, item: String(itemIndex), w: waitId });
-	const label = (value: unknown, fallback: string) =>
-		typeof value === 'string' && value.trim() ? value.trim() : fallback;
 	if (responseType === 'freeText') {
 		const options = (run.parameter('freeTextOptions', itemIndex, {}) ?? {}) as IDataObject;
-		return [{ label: label(options.linkLabel, 'Reply'), url: link({}) }];
+		return [{ label: labelOf(options.linkLabel, 'Reply'), url: link({}) }];
 	}
 	const options = (run.parameter('approvalOptions', itemIndex, {}) ?? {}) as IDataObject;
 	const links = [
-		{ label: label(options.approveLabel, 'Approve'), url: link({ approved: 'true' }) },
+		{ label: labelOf(options.approveLabel, 'Approve'), url: link({ approved: 'true' }) },
+		{ label: labelOf(options.declineLabel, 'Decline'), url: link({ approved: 'false' }) },
 	];
-	if (options.approvalType !== 'single')
-		links.push({ label: label(options.declineLabel, 'Decline'), url: link({ approved: 'false' }) });
-	return links;
-}
-
-function pendingJson(
-	sent: IDataObject,
-	responseType: ResponseType,
-	question: string,
-	waitId: string,
-): IDataObject {
-	return {
-		...(responseType === 'freeText' ? { text: null } : { approved: null }),
-		answered: false,
-		respondedBy: null,
-		respondedAt: null,
-		timedOut: false,
-		...sent,
-		question,
-		waitId,
-	};
+	return options.approvalType === 'single' ? links.slice(0, 1) : links;
 }

@@ -1,4 +1,4 @@
-import type { IBinaryData, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
 	base64ByteLength,
@@ -12,8 +12,12 @@ import { showFor, type ItemCall } from '../../../shared/execution/router';
 import { textParameter, textValue } from '../../../shared/execution/operationRun';
 import { endpoints, type DataUriParam } from '../../../shared/transport';
 import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
-import { readUrlSource, urlSourceProperties } from '../../helpers/urlSource';
-import { downloadToSend, urlIdentity, type DownloadedFile } from '../../helpers/download';
+import {
+	downloadToSend,
+	readUrlSource,
+	urlIdentity,
+	urlSourceProperties,
+} from '../../helpers/download';
 import { base64Digest, streamDigest } from '../../helpers/idempotency';
 import { identifySend, send } from '../../helpers/sending';
 
@@ -22,10 +26,7 @@ const showForSource = (source: FileSource) => ({ show: { ...show.show, fileSourc
 
 type FileSource = 'binary' | 'base64' | 'url';
 
-/**
- * Read size for files on disk: a multiple of 3, so every chunk base64-encodes on its own and
- * the encoder never has to join a chunk's leftover bytes to the next one (a copy per chunk).
- */
+// A multiple of 3: each chunk of a file on disk base64-encodes on its own, without a copy.
 const STREAM_CHUNK = 3 * 64 * 1024;
 
 export const description: INodeProperties[] = [
@@ -124,6 +125,15 @@ export const description: INodeProperties[] = [
 
 export const endpoint = endpoints.sendFile;
 
+/** The file as the send writes it; a download knows its size only once it has streamed. */
+interface FileToSend {
+	body: DataUriParam;
+	fileName: string;
+	readonly byteLength: number | undefined;
+	url?: string;
+	discard?: () => void;
+}
+
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -131,257 +141,145 @@ export async function execute(
 ): Promise<ItemCall> {
 	const phone = recipientPhone(run, itemIndex);
 	const source = run.parameter('fileSource', itemIndex, 'binary') as FileSource;
-	if (source === 'url') return await sendFromUrl(this, run, itemIndex, phone);
 	const given = givenIdentity(run, itemIndex);
 	const file =
-		source === 'base64'
-			? fileFromBase64Text(run, itemIndex, given)
-			: await fileFromBinaryField(this, run, itemIndex, given);
+		source === 'url'
+			? fileFromUrl(this, run, itemIndex, given)
+			: source === 'base64'
+				? fileFromBase64Text(run, itemIndex, given)
+				: await fileFromBinaryField(this, run, itemIndex, given);
 	const caption = textParameter(run, itemIndex, 'caption', 'Caption');
 	const { version } = run.options(itemIndex);
 	await identifySend(run, itemIndex, {
 		operation: 'sendFile',
 		phone,
-		content: async () => [await file.digest(), file.fileName, caption],
+		content: async () => [...(await file.identity()), caption],
 	});
 	return async () => {
-		const sent = await send(
-			run,
-			itemIndex,
-			phone,
-			async () =>
-				await run.client.call(
+		let sending: FileToSend | undefined;
+		const sent = await send(run, itemIndex, phone, async () => {
+			sending = await file.open();
+			try {
+				return await run.client.call(
 					endpoint,
-					{ version, phone, body: file.body, filename: file.fileName, caption },
+					{ version, phone, body: sending.body, filename: sending.fileName, caption },
 					{ signal: run.signal },
-				),
-		);
+				);
+			} finally {
+				sending.discard?.();
+			}
+		});
+		const { fileName, body, byteLength, url } = sending as FileToSend;
 		return {
 			json: {
 				...sent,
-				fileName: file.fileName,
-				mimeType: file.body.mimeType,
-				fileSize: file.byteLength,
+				fileName,
+				mimeType: body.mimeType,
+				fileSize: byteLength ?? null,
+				...(url === undefined ? {} : { fileUrl: url }),
 			},
 		};
 	};
 }
 
-/**
- * File Source "URL": every parameter checked first (before any item's send), then, when the
- * item's turn comes, the download streamed into the send.
- */
-async function sendFromUrl(
-	ctx: IExecuteFunctions,
-	run: MessagingRun,
-	itemIndex: number,
-	phone: string,
-): Promise<ItemCall> {
-	const given = givenIdentity(run, itemIndex);
-	const source = readUrlSource(run, itemIndex);
-	const caption = textParameter(run, itemIndex, 'caption', 'Caption');
-	const { version } = run.options(itemIndex);
-	// The file is unknown before its download: its address stands for it (urlIdentity).
-	await identifySend(run, itemIndex, {
-		operation: 'sendFile',
-		phone,
-		content: () => ['url', urlIdentity(source.url), given.fileName ?? '', caption],
-	});
-	return async () => {
-		let downloaded: DownloadedFile | undefined;
-		const sent = await send(run, itemIndex, phone, async () => {
-			// Downloaded only once the item has its usage-limit slot.
-			// n8n's own HTTP helper: n8n's proxy settings and outbound policy apply to the download.
-			const file = await downloadToSend(
-				async (request) => await ctx.helpers.httpRequest(request),
-				source.url,
-				{ ...source.options, signal: run.signal },
-				given,
-			);
-			downloaded = file;
-			try {
-				return await run.client.call(
-					endpoint,
-					{ version, phone, body: file.body, filename: file.fileName, caption },
-					{ signal: run.signal },
-				);
-			} finally {
-				file.discard();
-			}
-		});
-		const file = downloaded as DownloadedFile;
-		return {
-			json: {
-				...sent,
-				fileName: file.fileName,
-				mimeType: file.body.mimeType,
-				fileSize: file.byteLength ?? null,
-				fileUrl: file.url,
-			},
-		};
-	};
+/** What makes the file this message's (Skip Repeats Within), and the file when its send starts. */
+interface FileSourced {
+	identity: () => unknown[] | Promise<unknown[]>;
+	open: () => Promise<FileToSend>;
 }
 
 /** File Name and MIME Type as given in Additional Fields (empty ones left out). */
 type FileIdentity = { fileName?: string; mimeType?: string };
 
-interface FileToSend {
-	body: DataUriParam;
-	fileName: string;
-	byteLength: number;
-	/** SHA-256 of the file's bytes (for Skip Repeats Within; read only when it is on). */
-	digest: () => Promise<string>;
+/** A file at hand: its SHA-256 is read only when Skip Repeats Within is on. */
+function fileAtHand(file: FileToSend, digest: () => Promise<string>): FileSourced {
+	return {
+		identity: async () => [await digest(), file.fileName],
+		open: async () => file,
+	};
+}
+
+/**
+ * File Source "URL": checked now, downloaded once the item has its usage-limit slot, with n8n's
+ * own HTTP helper (its proxy settings and outbound policy apply). Its address stands for the file.
+ */
+function fileFromUrl(
+	ctx: IExecuteFunctions,
+	run: MessagingRun,
+	itemIndex: number,
+	given: FileIdentity,
+): FileSourced {
+	const { url, options } = readUrlSource(run, itemIndex);
+	return {
+		identity: () => ['url', urlIdentity(url), given.fileName ?? ''],
+		open: async () =>
+			await downloadToSend(
+				async (request) => await ctx.helpers.httpRequest(request),
+				url,
+				{ ...options, signal: run.signal },
+				given,
+			),
+	};
 }
 
 /** File Source "Base64 Text": the text checked and sliced, never decoded (the transport writes the base64 as it is). */
-function fileFromBase64Text(run: MessagingRun, itemIndex: number, given: FileIdentity): FileToSend {
-	const node = run.node;
-	const text = textParameter(
-		run,
-		itemIndex,
-		'fileContent',
-		'File Content',
-		'Map a field holding the file as base64 text or a data URI.',
-	);
-	if (text.trim() === '') {
-		throw inputError(
-			node,
-			itemIndex,
-			'File Content',
-			'is empty',
-			'Map a field holding the file as base64 text or a data URI, or choose "Binary Field" as File Source.',
-		);
+function fileFromBase64Text(
+	run: MessagingRun,
+	itemIndex: number,
+	given: FileIdentity,
+): FileSourced {
+	const fix = 'Map a field holding the file as base64 text or a data URI';
+	const text = textParameter(run, itemIndex, 'fileContent', 'File Content', `${fix}.`).trim();
+	if (text === '') {
+		const other = ', or choose "Binary Field" as File Source.';
+		throw inputError(run.node, itemIndex, 'File Content', 'is empty', fix + other);
 	}
-	const parsed = parseBase64Text(text.trim());
+	const parsed = parseBase64Text(text);
 	if ('problem' in parsed) {
 		throw inputError(
-			node,
+			run.node,
 			itemIndex,
 			'File Content',
 			parsed.problem,
 			'Give base64 text (A–Z, a–z, 0–9, +, /, = padding) or a data URI such as data:application/pdf;base64,JVBERi0…, or choose "Binary Field" as File Source.',
 		);
 	}
-	const identity = fileIdentity(given, { fileName: parsed.fileName, mimeType: parsed.mimeType });
-	return {
-		body: { kind: 'dataUri', mimeType: identity.mimeType, base64: parsed.base64 },
-		fileName: identity.fileName,
-		byteLength: base64ByteLength(parsed.base64),
-		digest: async () => base64Digest(parsed.base64),
-	};
+	return fileFromBase64(parsed.base64, fileIdentity(given, parsed));
 }
 
-/** File Source "Binary Field": the item's binary, where n8n keeps it. */
+function fileFromBase64(base64: string, identity: { fileName: string; mimeType: string }) {
+	return fileAtHand(
+		{
+			body: { kind: 'dataUri', mimeType: identity.mimeType, base64 },
+			fileName: identity.fileName,
+			byteLength: base64ByteLength(base64),
+		},
+		async () => base64Digest(base64),
+	);
+}
+
+/**
+ * File Source "Binary Field": in memory, `data` is already base64 and is sent as it is; in
+ * filesystem or object-store mode the file stays where n8n keeps it and is streamed into the body.
+ */
 async function fileFromBinaryField(
 	ctx: IExecuteFunctions,
 	run: MessagingRun,
 	itemIndex: number,
 	given: FileIdentity,
-): Promise<FileToSend> {
-	const binary = inputBinary(ctx, run, itemIndex);
-	return binary.id
-		? await fileFromStoredBinary(ctx, run, itemIndex, given, binary, binary.id)
-		: fileFromBinaryInMemory(run, itemIndex, given, binary);
-}
-
-/** Filesystem or object-store mode: the file stays where n8n keeps it and is streamed into the body. */
-async function fileFromStoredBinary(
-	ctx: IExecuteFunctions,
-	run: MessagingRun,
-	itemIndex: number,
-	given: FileIdentity,
-	binary: IBinaryData,
-	binaryId: string,
-): Promise<FileToSend> {
-	const metadata = await ctx.helpers.getBinaryMetadata(binaryId);
-	const byteLength = Number(metadata.fileSize ?? binary.bytes);
-	if (!(byteLength > 0)) throw emptyFile(run, itemIndex);
-	const identity = fileIdentity(given, {
-		fileName: metadata.fileName ?? binary.fileName,
-		mimeType: metadata.mimeType ?? binary.mimeType,
-	});
-	return {
-		body: {
-			kind: 'dataUri',
-			mimeType: identity.mimeType,
-			byteLength,
-			open: async () => await ctx.helpers.getBinaryStream(binaryId, STREAM_CHUNK),
-		},
-		fileName: identity.fileName,
-		byteLength,
-		digest: async () =>
-			await streamDigest(await ctx.helpers.getBinaryStream(binaryId, STREAM_CHUNK)),
-	};
-}
-
-/** In-memory mode: `data` is already base64 and is sent as it is, never decoded. */
-function fileFromBinaryInMemory(
-	run: MessagingRun,
-	itemIndex: number,
-	given: FileIdentity,
-	binary: IBinaryData,
-): FileToSend {
-	const node = run.node;
-	const base64 = binary.data;
-	if (typeof base64 !== 'string' || base64.length === 0) throw emptyFile(run, itemIndex);
-	if (!looksLikeCleanBase64(base64)) {
-		throw inputError(
-			node,
-			itemIndex,
-			'Input Binary Field',
-			`holds binary data that is not base64 (field "${binaryPropertyName(run, itemIndex)}")`,
-			'The binary was built by hand with text that is not base64. Create it with a node that reads or converts files (e.g. Convert to File), or send the text with File Source "Base64 Text".',
-		);
-	}
-	const identity = fileIdentity(given, binary);
-	return {
-		body: { kind: 'dataUri', mimeType: identity.mimeType, base64 },
-		fileName: identity.fileName,
-		byteLength: base64ByteLength(base64),
-		digest: async () => base64Digest(base64),
-	};
-}
-
-/** File Name and MIME Type as the user gave them (Additional Fields), the type checked. */
-function givenIdentity(run: MessagingRun, itemIndex: number): FileIdentity {
-	const fields = (run.parameter('fileFields', itemIndex, {}) ?? {}) as {
-		fileName?: unknown;
-		mimeType?: unknown;
-	};
-	const given = {
-		fileName: textValue(run, itemIndex, fields.fileName, 'File Name') || undefined,
-		mimeType: textValue(run, itemIndex, fields.mimeType, 'MIME Type') || undefined,
-	};
-	if (given.mimeType?.trim() && !isMimeType(given.mimeType.trim())) {
-		throw inputError(
-			run.node,
-			itemIndex,
-			'MIME Type',
-			`is not a mime type: "${given.mimeType}"`,
-			'Write it as type/subtype, e.g. application/pdf or image/png, or leave it empty.',
-		);
-	}
-	return given;
-}
-
-function binaryPropertyName(run: MessagingRun, itemIndex: number): string {
-	return textValue(
+): Promise<FileSourced> {
+	const field = 'Input Binary Field';
+	const name = textValue(
 		run,
 		itemIndex,
 		run.parameter('binaryPropertyName', itemIndex, 'data'),
-		'Input Binary Field',
+		field,
 	).trim();
-}
-
-/** The item's binary field, or an error that lists the fields the item does have. */
-function inputBinary(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: number): IBinaryData {
-	const name = binaryPropertyName(run, itemIndex);
-	const node = run.node;
 	if (!name) {
 		throw inputError(
-			node,
+			run.node,
 			itemIndex,
-			'Input Binary Field',
+			field,
 			'is empty',
 			'Enter the name of the binary field that holds the file, e.g. data.',
 		);
@@ -391,26 +289,65 @@ function inputBinary(ctx: IExecuteFunctions, run: MessagingRun, itemIndex: numbe
 	if (!binary) {
 		const present = Object.keys(binaries);
 		throw inputError(
-			node,
+			run.node,
 			itemIndex,
-			'Input Binary Field',
-			present.length
-				? `names a binary field the item does not have: "${name}" (it has: ${present.map((p) => `"${p}"`).join(', ')})`
-				: `names a binary field the item does not have: "${name}" (the item has no binary data)`,
+			field,
+			`names a binary field the item does not have: "${name}" (${present.length ? `it has: ${present.map((p) => `"${p}"`).join(', ')}` : 'the item has no binary data'})`,
 			present.length
 				? `Use one of the item's binary fields, e.g. "${present[0]}".`
 				: 'Put a node that produces a file (Read Files, HTTP Request with a file response, an email trigger) before this one, or choose "Base64 Text" as File Source.',
 		);
 	}
-	return binary;
+	const emptyFile = () =>
+		inputError(
+			run.node,
+			itemIndex,
+			field,
+			`holds an empty file (field "${name}", 0 bytes)`,
+			'Check the node that produced the file: the gateway cannot send a file without content.',
+		);
+	if (!binary.id) {
+		const base64 = binary.data;
+		if (typeof base64 !== 'string' || base64.length === 0) throw emptyFile();
+		if (!looksLikeCleanBase64(base64)) {
+			throw inputError(
+				run.node,
+				itemIndex,
+				field,
+				`holds binary data that is not base64 (field "${name}")`,
+				'The binary was built by hand with text that is not base64. Create it with a node that reads or converts files (e.g. Convert to File), or send the text with File Source "Base64 Text".',
+			);
+		}
+		return fileFromBase64(base64, fileIdentity(given, binary));
+	}
+	const id = binary.id;
+	const metadata = await ctx.helpers.getBinaryMetadata(id);
+	const byteLength = Number(metadata.fileSize ?? binary.bytes);
+	if (!(byteLength > 0)) throw emptyFile();
+	const { fileName, mimeType } = fileIdentity(given, {
+		fileName: metadata.fileName ?? binary.fileName,
+		mimeType: metadata.mimeType ?? binary.mimeType,
+	});
+	const stream = async () => await ctx.helpers.getBinaryStream(id, STREAM_CHUNK);
+	return fileAtHand(
+		{ body: { kind: 'dataUri', mimeType, byteLength, open: stream }, fileName, byteLength },
+		async () => await streamDigest(await stream()),
+	);
 }
 
-function emptyFile(run: MessagingRun, itemIndex: number) {
-	return inputError(
-		run.node,
-		itemIndex,
-		'Input Binary Field',
-		`holds an empty file (field "${binaryPropertyName(run, itemIndex)}", 0 bytes)`,
-		'Check the node that produced the file: the gateway cannot send a file without content.',
-	);
+/** File Name and MIME Type as the user gave them (Additional Fields), the type checked. */
+function givenIdentity(run: MessagingRun, itemIndex: number): FileIdentity {
+	const fields = (run.parameter('fileFields', itemIndex, {}) ?? {}) as Record<string, unknown>;
+	const fileName = textValue(run, itemIndex, fields.fileName, 'File Name') || undefined;
+	const mimeType = textValue(run, itemIndex, fields.mimeType, 'MIME Type') || undefined;
+	if (mimeType?.trim() && !isMimeType(mimeType.trim())) {
+		throw inputError(
+			run.node,
+			itemIndex,
+			'MIME Type',
+			`is not a mime type: "${mimeType}"`,
+			'Write it as type/subtype, e.g. application/pdf or image/png, or leave it empty.',
+		);
+	}
+	return { fileName, mimeType };
 }

@@ -1,10 +1,9 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { clock } from '../../../shared/clock';
-import { inputError } from '../../../shared/errors';
+import { inputError, itemList } from '../../../shared/errors';
 import { forOperation, type ItemCall } from '../../../shared/execution/router';
 import { asOptions } from '../../../shared/optionsCollection';
-import { itemList } from '../../../shared/execution/itemScheduler';
 import type { MessagingRun } from '../../parameters';
 import {
 	describeWindow,

@@ -20,18 +20,10 @@ export function execute(this: IExecuteFunctions, itemIndex: number, run: Messagi
 	};
 }
 
-const YES = new Set(['exists', 'exist', 'true', 'yes', 'registered', 'valid', '1']);
-const NO = new Set([
-	'notexists',
-	'notexist',
-	'not_exists',
-	'false',
-	'no',
-	'notregistered',
-	'unregistered',
-	'invalid',
-	'0',
-]);
+const YES = new Set('exists exist true yes registered valid 1'.split(' '));
+const NO = new Set(
+	'notexists notexist not_exists false no notregistered unregistered invalid 0'.split(' '),
+);
 
 // An unknown word fails the item with the server's words rather than a guess.
 function numberExists(result: unknown): boolean {

@@ -1,8 +1,7 @@
 import type { ResourceDefinition } from '../../../shared/execution/router';
 import type { MessagingRun } from '../../parameters';
-import * as getQrCode from './getQrCode.operation';
-import * as getStatus from './getStatus.operation';
-import * as login from './login.operation';
+import { endpoints } from '../../../shared/transport';
+import { sessionOperation } from '../../helpers/sessionAnswer';
 
 export const session: ResourceDefinition<MessagingRun> = {
 	option: { name: 'Session', value: 'session' },
@@ -14,14 +13,14 @@ export const session: ResourceDefinition<MessagingRun> = {
 			action: 'Get the login QR code',
 			description:
 				'Get the QR code to scan with the phone, as an image, while the account is not connected',
-			module: getQrCode,
+			module: sessionOperation('getQrCode', endpoints.qr),
 		},
 		{
 			name: 'Get Status',
 			value: 'getStatus',
 			action: 'Get the connection status',
 			description: 'Read whether the WhatsApp account is connected to the gateway',
-			module: getStatus,
+			module: sessionOperation('getStatus', endpoints.status),
 		},
 		{
 			name: 'Login',
@@ -29,7 +28,7 @@ export const session: ResourceDefinition<MessagingRun> = {
 			action: 'Start a login',
 			description:
 				'Start connecting the WhatsApp account; answers the QR code to scan, or the status when connected',
-			module: login,
+			module: sessionOperation('login', endpoints.login),
 		},
 	],
 };

@@ -8,7 +8,6 @@ import type { AddressInfo } from 'net';
 
 import type { INodeParameters } from 'n8n-workflow';
 
-import { redactUrl } from '../../../../nodes/Messaging/helpers/download';
 import { privateAddressProblem } from '../../../../nodes/Messaging/helpers/privateAddresses';
 import { fileSha256 } from '../../../../sandbox/files';
 import { startConnectProxy, withProxyEnvironment } from '../../../harness/connectProxy';
@@ -309,18 +308,21 @@ describe('proxies and what is shown', () => {
 		expect(error).not.toMatch(/s3cret-pw|abc123xyz|ann/);
 	});
 
-	it('redactUrl: every query value and the fragment are hidden unless asked; the names stay', () => {
-		const signed =
-			'https://u:p@cdn.example.org/a/b.pdf?X-Amz-Signature=abc&X-Amz-Credential=k&part=2&jwt=eyJ&code=4%2F0A#access_token=ya29';
-		expect(redactUrl(signed)).toBe(
-			'https://***@cdn.example.org/a/b.pdf?X-Amz-Signature=***&X-Amz-Credential=***&part=***&jwt=***&code=***#***',
+	it('the URL shown hides user:password, every query value and the fragment unless Show Full URL is on; the names stay', async () => {
+		// Refused before any request (Block Private Addresses), so every form reaches the error.
+		const shown = async (fileUrl: string, options: INodeParameters = {}) =>
+			(await download(fileUrl, { ...BLOCKED, ...options })).error?.match(
+				/^Could not download the file from (.*): 127\.0\.0\.1 is a private/,
+			)?.[1];
+		const signed = `${sandbox.url.replace('http://', 'http://u:p@')}/a/b.pdf?X-Amz-Signature=abc&X-Amz-Credential=k&part=2&jwt=eyJ&code=4%2F0A#access_token=ya29`;
+		expect(await shown(signed)).toBe(
+			`${sandbox.url.replace('http://', 'http://***@')}/a/b.pdf?X-Amz-Signature=***&X-Amz-Credential=***&part=***&jwt=***&code=***#***`,
 		);
-		expect(redactUrl('https://example.org/f.pdf?opaque-token-without-name')).toBe(
-			'https://example.org/f.pdf?opaque-token-without-name=***',
+		expect(await shown(`${sandbox.url}/f.pdf?opaque-token-without-name`)).toBe(
+			`${sandbox.url}/f.pdf?opaque-token-without-name=***`,
 		);
-		expect(redactUrl(signed, true)).toBe(
-			'https://***@cdn.example.org/a/b.pdf?X-Amz-Signature=abc&X-Amz-Credential=k&part=2&jwt=eyJ&code=4%2F0A#access_token=ya29',
-		);
-		expect(redactUrl(`https://example.org/${'a'.repeat(400)}`)).toHaveLength(301);
+		expect(await shown(signed, { showFullUrl: true })).toBe(signed.replace('u:p@', '***@'));
+		expect(await shown(`${sandbox.url}/${'a'.repeat(400)}`)).toHaveLength(301);
+		expect(sandbox.fileRequests()).toHaveLength(0);
 	});
 });

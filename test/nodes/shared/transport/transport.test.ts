@@ -446,7 +446,7 @@ describe('credential', () => {
 	});
 
 	test('the credential test authenticates, calls the token check and reads the session', async () => {
-		const { messagingRateApiTest } = await import('../../../../nodes/shared/credential');
+		const { messagingRateApiTest } = await import('../../../../nodes/shared/credentialTest');
 		const good = await messagingRateApiTest.call({} as never, {
 			id: '1',
 			name: 'x',
