@@ -13,10 +13,8 @@ import { EVENTS } from './health';
 import { triggerProperties } from './parameters';
 import { pollAccount } from './poll';
 
-const EVENT_NAMES = Object.fromEntries(EVENTS.map((e) => [e.name, e.subtitle ?? e.displayName]));
-
-const SUBTITLE = subtitleExpression(
-	`(() => { try { const names = ${JSON.stringify(EVENT_NAMES)}; const v = $parameter["events"]; return Array.isArray(v) ? v.map((e) => names[e]).filter((n) => n).join(", ") : ""; } catch (e) { return ""; } })()`,
+const EVENT_NAMES = Object.fromEntries(
+	EVENTS.map((event) => [event.name, event.subtitle ?? event.displayName]),
 );
 
 export class MessagingAccountTrigger implements INodeType {
@@ -26,7 +24,9 @@ export class MessagingAccountTrigger implements INodeType {
 		icon: { light: 'file:../../icons/messaging.svg', dark: 'file:../../icons/messaging.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: SUBTITLE,
+		subtitle: subtitleExpression(
+			`(() => { try { const names = ${JSON.stringify(EVENT_NAMES)}; const v = $parameter["events"]; return Array.isArray(v) ? v.map((e) => names[e]).filter((n) => n).join(", ") : ""; } catch (e) { return ""; } })()`,
+		),
 		documentationUrl: nodeDocumentationUrl(
 			'messaging-account-trigger.md',
 			'messaging-account-trigger',

@@ -1,27 +1,29 @@
 import { createHash } from 'crypto';
-import { deepCopy } from 'n8n-workflow';
 
 import { readAccountAnswer } from '../shared/gatewayAccount';
 import { readSessionAnswer } from '../shared/gatewaySession';
-import { readUsageLimit, type UsageLimit } from '../shared/usageLimit';
-import type { TriggerSettings as Settings, UsageRule, WatchedEvent } from './parameters';
+import { readUsageLimit } from '../shared/usageLimit';
+import type { Settings } from './parameters';
 
+/** Each event, and the part of the account it watches. */
+const PART_OF = {
+	disconnected: 'session',
+	connected: 'session',
+	qrCodeNeeded: 'session',
+	webhookChanged: 'webhook',
+	usageLimit: 'usage',
+	gatewayUnreachable: undefined,
+} as const;
+export type WatchedEvent = keyof typeof PART_OF;
 export type Part = 'session' | 'webhook' | 'usage';
-export type Answers = Partial<
-	Record<Part, { ok: true; value: unknown } | { ok: false; error: Error; noAnswer: boolean }>
->;
-
 type Level = 'ok' | 'low' | 'blocked';
+type Session = { connected: boolean; status: string; hint?: string; qr?: Qr };
+type Qr = { code: string; sha: string };
 /** Salted hashes: the memory never holds a webhook's path or secret. */
 type Webhook = { origin: string | null; path: string; rest: string };
-type Session = {
-	connected: boolean;
-	status: string;
-	hint?: string;
-	qr?: { code: string; sha: string };
-};
 type Usage = { level: Level; [count: string]: unknown };
 
+/** What one poll saw; a part it did not ask for, or could not read, is missing. */
 export interface Snapshot {
 	at: string;
 	session?: Session;
@@ -49,20 +51,8 @@ type SentQr = { count: number; lastAt: string; sha: string };
 
 export type HealthEvent = { event: string; qrCode?: string; [field: string]: unknown };
 
-const PART_EVENTS: Record<Part, WatchedEvent[]> = {
-	session: ['disconnected', 'connected', 'qrCodeNeeded'],
-	webhook: ['webhookChanged'],
-	usage: ['usageLimit'],
-};
 export const watches = (settings: Settings, part: Part) =>
-	PART_EVENTS[part].some((event) => settings.events.has(event));
-
-export function readMemory(stored: unknown, account: string): Memory | undefined {
-	const memory = stored as Partial<Memory> | undefined;
-	if (memory?.v !== 1 || memory.account !== account || typeof memory.salt !== 'string')
-		return undefined;
-	return deepCopy(memory as Memory);
-}
+	[...settings.events].some((event) => PART_OF[event] === part);
 
 export const shortHash = (...parts: string[]) =>
 	createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 24);
@@ -71,53 +61,25 @@ export const shortHash = (...parts: string[]) =>
 const bounded = (text: string, length: number) =>
 	text.length <= length ? text : `${text.slice(0, length - 1).replace(/[\uD800-\uDBFF]$/, '')}…`;
 
-export function readSnapshot(
-	answers: Answers,
-	at: string,
-	salt: string,
-	settings: Settings,
-	outageBefore?: Snapshot['outage'],
-): Snapshot {
-	const snapshot: Snapshot = { at, failures: [] };
-	const read = <T>(part: Part, reader: (answer: unknown) => T): T | undefined => {
-		const answer = answers[part];
-		try {
-			if (answer?.ok) return reader(answer.value);
-			if (answer) snapshot.failures.push({ part, error: answer.error, noAnswer: answer.noAnswer });
-		} catch (error) {
-			snapshot.failures.push({ part, error: error as Error, noAnswer: false });
-		}
-		return undefined;
-	};
-	snapshot.session = read('session', (answer): Session => {
-		const { stated, connected, status, hint, qrCode } = readSessionAnswer(answer);
-		const message = hint === undefined ? undefined : bounded(hint, 300);
-		if (!stated)
-			throw new Error(
-				`Get Status answered without a status or a QR code${message ? `: "${message}"` : ''}`,
-			);
-		const qr = qrCode === undefined ? undefined : { code: qrCode, sha: shortHash('qr', qrCode) };
-		return { connected, status: bounded(status, 64), hint: message, qr };
-	});
-	snapshot.webhook = read('webhook', (answer) => {
-		const url = readAccountAnswer(answer).webhookUrl;
-		if (url === undefined)
-			throw new Error(
-				'Check Account answered without the webhook, so this gateway cannot tell when it changes',
-			);
-		return webhookOf(url, salt);
-	});
-	snapshot.usage = read('usage', (answer) => usageOf(readUsageLimit(answer), settings.usageRule));
-	const last = snapshot.failures.at(-1);
-	const unanswered = snapshot.failures.filter((failure) => failure.noAnswer).length;
-	if (last && unanswered === Object.keys(answers).length) {
-		const { polls = 0, since = at } = outageBefore ?? {};
-		snapshot.outage = { polls: polls + 1, since, error: last.error.message };
-	}
-	return snapshot;
+// The snapshot's parts, read from the gateway's answers
+
+export function sessionOf(answer: unknown): Session {
+	const { stated, connected, status, hint, qrCode } = readSessionAnswer(answer);
+	const message = hint === undefined ? undefined : bounded(hint, 300);
+	if (!stated)
+		throw new Error(
+			`Get Status answered without a status or a QR code${message ? `: "${message}"` : ''}`,
+		);
+	const qr = qrCode === undefined ? undefined : { code: qrCode, sha: shortHash('qr', qrCode) };
+	return { connected, status: bounded(status, 64), hint: message, qr };
 }
 
-function webhookOf(url: string | null, salt: string): Webhook {
+export function webhookOf(answer: unknown, salt: string): Webhook {
+	const url = readAccountAnswer(answer).webhookUrl;
+	if (url === undefined)
+		throw new Error(
+			'Check Account answered without the webhook, so this gateway cannot tell when it changes',
+		);
 	const text = url?.trim() ?? '';
 	if (text === '') return { origin: null, path: '', rest: '' };
 	try {
@@ -132,6 +94,21 @@ function webhookOf(url: string | null, salt: string): Webhook {
 	}
 }
 
+export function usageOf(answer: unknown, { kind, below }: Settings['usageRule']): Usage {
+	const { blocked, remaining, limit, used } = readUsageLimit(answer);
+	const left = remaining !== null && limit !== null && limit > 0 ? remaining / limit : null;
+	const low =
+		kind === 'count'
+			? remaining !== null && remaining < below
+			: kind === 'percent' && left !== null && left * 100 < below;
+	return {
+		...{ blocked, remaining, limit, used },
+		percentLeft: left === null ? null : Math.round(left * 10_000) / 100,
+		threshold: kind === 'blocked' ? kind : `below ${below}${kind === 'percent' ? '%' : ''} left`,
+		level: blocked ? 'blocked' : low ? 'low' : 'ok',
+	};
+}
+
 function webhookChange(before: Webhook, now: Webhook) {
 	if (before.origin === now.origin && before.path === now.path && before.rest === now.rest)
 		return undefined;
@@ -141,55 +118,38 @@ function webhookChange(before: Webhook, now: Webhook) {
 	return before.path !== now.path ? 'path' : 'query';
 }
 
-function usageOf({ blocked, remaining, limit, used }: UsageLimit, rule: UsageRule): Usage {
-	const left = remaining !== null && limit !== null && limit > 0 ? remaining / limit : null;
-	const below =
-		rule.kind === 'count'
-			? remaining !== null && remaining < rule.below
-			: rule.kind === 'percent' && left !== null && left * 100 < rule.below;
-	const percentLeft = left === null ? null : Math.round(left * 10_000) / 100;
-	const threshold = `below ${rule.below}${rule.kind === 'percent' ? '%' : ''} left`;
-	return {
-		...{ blocked, remaining, limit, used, percentLeft },
-		threshold: rule.kind === 'blocked' ? 'blocked' : threshold,
-		level: blocked ? 'blocked' : below ? 'low' : 'ok',
-	};
-}
+// The events: each compares what the memory holds with the snapshot
 
-const ruleKey = ({ kind, below }: UsageRule) => (kind === 'blocked' ? kind : `${kind}:${below}`);
-const usageBefore = (previous: Memory, settings: Settings) =>
-	previous.usage?.rule === ruleKey(settings.usageRule) ? previous.usage : undefined;
-const SEVERITY: Record<Level, number> = { ok: 0, low: 1, blocked: 2 };
-
-const ongoing = ({ session: before }: Memory, now: Session) =>
-	before?.connected === false && !now.connected ? before : undefined;
-
-// The events
-
-type Rule<T> = (previous: Memory, current: Snapshot, settings: Settings) => T;
+/** `before.usage` only when it was read with the same threshold. */
+type Poll = { before: Memory; now: Snapshot; settings: Settings };
 
 interface EventDefinition {
 	name: WatchedEvent;
 	displayName: string;
 	subtitle?: string;
 	description: string;
-	fires: Rule<boolean>;
-	item: Rule<HealthEvent | undefined>;
-	/** Fetch Test Event: what a sample shows instead, being no change. */
-	sample?: Rule<object>;
+	fires(poll: Poll): boolean;
+	item(poll: Poll): HealthEvent | undefined;
 }
 
-const withHint = (now: Session) => (now.hint === undefined ? {} : { message: now.hint });
+const SEVERITY: Record<Level, number> = { ok: 0, low: 1, blocked: 2 };
+const withHint = ({ hint }: Session) => (hint === undefined ? {} : { message: hint });
+/** The disconnection this poll still sees, if any. */
+const ongoing = ({ before, now }: Poll) =>
+	before.session?.connected === false && now.session?.connected === false
+		? before.session
+		: undefined;
+
 const sessionItem =
-	(event: WatchedEvent): Rule<HealthEvent | undefined> =>
-	({ session: before }, { at, session: now }) =>
+	(event: WatchedEvent) =>
+	({ before, now: { at, session: now } }: Poll) =>
 		now && {
 			event,
 			connected: now.connected,
 			status: now.status,
-			previousStatus: before?.status ?? null,
+			previousStatus: before.session?.status ?? null,
 			since: at,
-			previousSince: before?.since ?? null,
+			previousSince: before.session?.since ?? null,
 			...withHint(now),
 		};
 
@@ -200,8 +160,9 @@ export const EVENTS: EventDefinition[] = [
 		displayName: 'Disconnected',
 		description:
 			'The WhatsApp session stopped being connected (the phone logged out, the session ended, the gateway is restarting it)',
-		fires: ({ session: before }, { session: now }, settings) =>
-			now?.connected === false && (before ? before.connected : settings.reportProblemsAtStart),
+		fires: ({ before, now, settings }) =>
+			now.session?.connected === false &&
+			(before.session ? before.session.connected : settings.reportProblemsAtStart),
 		item: sessionItem('disconnected'),
 	},
 	{
@@ -209,8 +170,7 @@ export const EVENTS: EventDefinition[] = [
 		displayName: 'Connected Again',
 		description: 'The WhatsApp session is connected again after it was not',
 		// Never at the first poll: there is nothing to be connected again from.
-		fires: ({ session: before }, { session: now }) =>
-			!!now?.connected && before?.connected === false,
+		fires: ({ before, now }) => !!now.session?.connected && before.session?.connected === false,
 		item: sessionItem('connected'),
 	},
 	{
@@ -219,39 +179,41 @@ export const EVENTS: EventDefinition[] = [
 		description:
 			'The gateway shows a QR code to scan: the item carries it as a PNG image, again when the code changes (bounded)',
 		// A new code fires within the bound: N per disconnection, M minutes apart.
-		fires: (previous, { at, session: now }, settings) => {
-			if (!now?.qr || now.connected) return false;
-			if (!ongoing(previous, now)) return !!previous.session || settings.reportProblemsAtStart;
-			const sent = ongoing(previous, now)?.qr;
+		fires: (poll) => {
+			const { before, now, settings } = poll;
+			if (!now.session?.qr || now.session.connected) return false;
+			if (!ongoing(poll)) return !!before.session || settings.reportProblemsAtStart;
+			const sent = ongoing(poll)?.qr;
 			if (!sent) return true;
-			if (sent.sha === now.qr.sha || sent.count >= settings.qrCodesPerDisconnection) return false;
-			const minutes = (Date.parse(at) - Date.parse(sent.lastAt)) / 60_000;
+			if (sent.sha === now.session.qr.sha || sent.count >= settings.qrCodesPerDisconnection)
+				return false;
+			const minutes = (Date.parse(now.at) - Date.parse(sent.lastAt)) / 60_000;
 			return sent.count === 0 || minutes >= settings.minutesBetweenQrCodes;
 		},
-		item: (previous, { at, session: now }, settings) =>
-			now && {
-				event: 'qrCodeNeeded',
-				connected: now.connected,
-				status: now.status,
-				disconnectedSince: ongoing(previous, now)?.since ?? at,
-				qrNumber: (ongoing(previous, now)?.qr?.count ?? 0) + 1,
-				qrLimit: settings.qrCodesPerDisconnection,
-				...(now.qr && !now.connected ? { qrCode: now.qr.code } : {}),
-				...withHint(now),
-			},
-		sample: ({ session: before }, { session: now }) => ({
-			disconnectedSince: before?.connected === false ? before.since : null,
-			qrNumber: now?.qr ? 1 : 0,
-		}),
+		item: (poll) => {
+			const { at, session: now } = poll.now;
+			return (
+				now && {
+					event: 'qrCodeNeeded',
+					connected: now.connected,
+					status: now.status,
+					disconnectedSince: ongoing(poll)?.since ?? at,
+					qrNumber: (ongoing(poll)?.qr?.count ?? 0) + 1,
+					qrLimit: poll.settings.qrCodesPerDisconnection,
+					qrCode: now.connected ? undefined : now.qr?.code,
+					...withHint(now),
+				}
+			);
+		},
 	},
 	{
 		name: 'webhookChanged',
 		displayName: 'Webhook Changed',
 		description:
 			'The webhook URL the gateway holds for the account changed (another system or workflow took it over): the item names the old and new origin, never a path or secret',
-		fires: ({ webhook: before }, { webhook: now }) =>
-			!!before && !!now && !!webhookChange(before, now),
-		item: ({ webhook: before }, { at, webhook: now }) =>
+		fires: ({ before, now }) =>
+			!!before.webhook && !!now.webhook && !!webhookChange(before.webhook, now.webhook),
+		item: ({ before: { webhook: before }, now: { at, webhook: now } }) =>
 			now && {
 				event: 'webhookChanged',
 				previousOrigin: before?.origin ?? null,
@@ -260,7 +222,6 @@ export const EVENTS: EventDefinition[] = [
 				since: at,
 				previousSince: before?.since ?? null,
 			},
-		sample: () => ({ changed: null }),
 	},
 	{
 		name: 'usageLimit',
@@ -268,23 +229,18 @@ export const EVENTS: EventDefinition[] = [
 		subtitle: 'Usage Limit',
 		description:
 			'The messages left fall below a percentage or a number you set, or sending is blocked: once per crossing',
-		fires: (previous, { usage: now }, settings) => {
-			const before = usageBefore(previous, settings);
-			if (!now || SEVERITY[now.level] <= SEVERITY[before?.level ?? 'ok']) return false;
-			return !!before || settings.reportProblemsAtStart;
-		},
-		item: (previous, { at, usage: now }, settings) =>
+		fires: ({ before: { usage: before }, now: { usage: now }, settings }) =>
+			!!now &&
+			SEVERITY[now.level] > SEVERITY[before?.level ?? 'ok'] &&
+			(!!before || settings.reportProblemsAtStart),
+		item: ({ before: { usage: before }, now: { at, usage: now } }) =>
 			now && {
 				event: now.level === 'blocked' ? 'usageBlocked' : 'usageLow',
 				...now,
-				previousLevel: usageBefore(previous, settings)?.level ?? null,
+				previousLevel: before?.level ?? null,
 				since: at,
-				previousSince: usageBefore(previous, settings)?.since ?? null,
+				previousSince: before?.since ?? null,
 			},
-		sample: ({ usage: before }) => ({
-			previousLevel: before?.level ?? null,
-			previousSince: before?.since ?? null,
-		}),
 	},
 	{
 		name: 'gatewayUnreachable',
@@ -292,73 +248,75 @@ export const EVENTS: EventDefinition[] = [
 		subtitle: 'Unreachable',
 		description: 'The gateway did not answer a number of polls in a row (you set how many)',
 		// Once per outage: again only after the gateway answered in between.
-		fires: ({ reach: before }, { outage }, settings) =>
-			before?.down === false && !!outage && outage.polls >= settings.failedPolls,
-		item: ({ reach: before }, { outage }) => ({
+		fires: ({ before, now: { outage }, settings }) =>
+			before.reach?.down === false && !!outage && outage.polls >= settings.failedPolls,
+		item: ({ before, now: { outage } }) => ({
 			event: 'gatewayUnreachable',
 			failedPolls: outage?.polls ?? 0,
 			since: outage?.since ?? null,
-			previousSince: before?.since ?? null,
+			previousSince: before.reach?.since ?? null,
 			error: outage?.error ?? null,
 		}),
 	},
 ];
 
-// `unknownBefore`: a watched part could not be read and has nothing to compare with (poll fails).
-export function events(previous: Memory, current: Snapshot, settings: Settings) {
-	const fired = EVENTS.filter(
-		(event) => settings.events.has(event.name) && event.fires(previous, current, settings),
-	);
-	const memory = remember(previous, current, settings, new Set(fired.map((event) => event.name)));
+const ruleOf = ({ kind, below }: Settings['usageRule']) =>
+	kind === 'blocked' ? kind : `${kind}:${below}`;
+const comparison = (memory: Memory, now: Snapshot, settings: Settings): Poll => {
+	const usage = memory.usage?.rule === ruleOf(settings.usageRule) ? memory.usage : undefined;
+	return { before: { ...memory, usage }, now, settings };
+};
+
+/** The items of the events that fire, the memory after them, and whether the poll must fail. */
+export function decide(saved: Memory, now: Snapshot, settings: Settings) {
+	const compared = comparison(saved, now, settings);
+	const fired = EVENTS.filter((event) => settings.events.has(event.name) && event.fires(compared));
+	const memory = remember(compared, new Set(fired.map((event) => event.name)));
+	// A watched part could not be read and has nothing to compare with.
 	const unknownBefore =
-		current.failures.some((failure) => watches(settings, failure.part) && !memory[failure.part]) ||
+		now.failures.some((failure) => watches(settings, failure.part) && !memory[failure.part]) ||
 		(settings.events.has('gatewayUnreachable') && !memory.reach);
-	const items = fired.flatMap((event) => event.item(previous, current, settings) ?? []);
-	return { items, memory, unknownBefore };
+	return { items: fired.flatMap((event) => event.item(compared) ?? []), memory, unknownBefore };
 }
 
-export const samples = (previous: Memory, current: Snapshot, settings: Settings) =>
+/** Fetch Test Event: the item each chosen event would give now, fired or not. */
+export const samples = (memory: Memory, now: Snapshot, settings: Settings) =>
 	EVENTS.filter((event) => settings.events.has(event.name)).flatMap((event) => {
-		const item = event.item(previous, current, settings);
-		return item ? [{ ...item, sample: true, ...event.sample?.(previous, current, settings) }] : [];
+		const item = event.item(comparison(memory, now, settings));
+		return item ? [{ ...item, sample: true }] : [];
 	});
 
 /** A part not read keeps its memory; a part no chosen event watches is forgotten. */
-function remember(
-	previous: Memory,
-	{ at, session: now, webhook, usage, outage }: Snapshot,
-	settings: Settings,
-	fired: ReadonlySet<WatchedEvent>,
-): Memory {
-	const next: Memory = { v: 1, account: previous.account, salt: previous.salt };
-	const before = previous.session;
-	if (watches(settings, 'session')) next.session = before;
-	if (watches(settings, 'session') && now) {
+function remember({ before, now, settings }: Poll, fired: ReadonlySet<WatchedEvent>): Memory {
+	const { at, session, webhook, usage, outage } = now;
+	const next: Memory = { v: 1, account: before.account, salt: before.salt };
+	if (watches(settings, 'session')) next.session = before.session;
+	if (watches(settings, 'session') && session) {
 		// The status word may move on within one state (init → got qr code): no change of its own.
-		const same = before?.connected === now.connected ? before : undefined;
-		next.session = { connected: now.connected, status: now.status, since: same?.since ?? at };
-		if (fired.has('qrCodeNeeded') && now.qr)
-			next.session.qr = { count: (same?.qr?.count ?? 0) + 1, lastAt: at, sha: now.qr.sha };
+		const same = before.session?.connected === session.connected ? before.session : undefined;
+		const { connected, status, qr } = session;
+		next.session = { connected, status, since: same?.since ?? at };
+		if (fired.has('qrCodeNeeded') && qr)
+			next.session.qr = { count: (same?.qr?.count ?? 0) + 1, lastAt: at, sha: qr.sha };
 		else if (same?.qr) next.session.qr = same.qr;
-		else if (!before && now.qr && !now.connected && settings.events.has('qrCodeNeeded'))
-			// A code at the first poll, not reported: known, so that only a new one is news.
-			next.session.qr = { count: 0, lastAt: at, sha: now.qr.sha };
+		// A code not reported (at the first poll): known, so that only a new one is news.
+		else if (qr && !connected && settings.events.has('qrCodeNeeded'))
+			next.session.qr = { count: 0, lastAt: at, sha: qr.sha };
 	}
 	if (watches(settings, 'webhook')) {
-		const changed = webhook && (!previous.webhook || webhookChange(previous.webhook, webhook));
-		next.webhook = changed ? { ...webhook, since: at } : previous.webhook;
+		const changed = webhook && (!before.webhook || webhookChange(before.webhook, webhook));
+		next.webhook = changed ? { ...webhook, since: at } : before.webhook;
 	}
 	if (watches(settings, 'usage')) {
-		const kept = usageBefore(previous, settings);
-		const rule = ruleKey(settings.usageRule);
-		next.usage =
-			!usage || kept?.level === usage.level ? kept : { rule, level: usage.level, since: at };
+		const rule = ruleOf(settings.usageRule);
+		const same = !usage || before.usage?.level === usage.level;
+		next.usage = same ? before.usage : { rule, level: usage.level, since: at };
 	}
 	if (settings.events.has('gatewayUnreachable')) {
-		const up = previous.reach?.down === false ? previous.reach : { down: false, since: at };
+		const up = before.reach?.down === false ? before.reach : { down: false, since: at };
 		const down = fired.has('gatewayUnreachable')
 			? { down: true, since: outage?.since ?? at }
-			: previous.reach;
+			: before.reach;
 		next.reach = outage ? down : up;
 	}
 	return next;

@@ -1,19 +1,9 @@
 import { NodeOperationError, type INodeProperties, type IPollFunctions } from 'n8n-workflow';
 
 import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gatewayAccount';
-import { asOptions, optionText, optionsCollection } from '../shared/optionsCollection';
+import { optionsCollection } from '../shared/optionsCollection';
 import { normalizePhone } from '../shared/phone';
-import { EVENTS } from './health';
-
-export type WatchedEvent =
-	| 'disconnected'
-	| 'connected'
-	| 'qrCodeNeeded'
-	| 'webhookChanged'
-	| 'usageLimit'
-	| 'gatewayUnreachable';
-
-export type UsageRule = { readonly kind: 'percent' | 'count' | 'blocked'; readonly below: number };
+import { EVENTS, type WatchedEvent } from './health';
 
 const forEvent = (...events: WatchedEvent[]) => ({ show: { events } });
 
@@ -22,9 +12,6 @@ const EVENT_OPTIONS = EVENTS.map(({ displayName, name, description }) => ({
 	value: name,
 	description,
 })).sort((a, b) => a.name.localeCompare(b.name));
-
-const DEFAULT_QR_CODES_PER_DISCONNECTION = 3;
-const DEFAULT_MINUTES_BETWEEN_QR_CODES = 5;
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -108,7 +95,7 @@ export const triggerProperties: INodeProperties[] = [
 			name: 'minutesBetweenQrCodes',
 			type: 'number',
 			typeOptions: { minValue: 0, maxValue: 1440 },
-			default: DEFAULT_MINUTES_BETWEEN_QR_CODES,
+			default: 5,
 			description:
 				'QR Code Needed: a changed QR code fires again only this many minutes after the last one',
 		},
@@ -127,7 +114,7 @@ export const triggerProperties: INodeProperties[] = [
 			name: 'qrCodesPerDisconnection',
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: 100 },
-			default: DEFAULT_QR_CODES_PER_DISCONNECTION,
+			default: 3,
 			description:
 				'QR Code Needed: at most this many items while the account stays disconnected, so a long outage does not flood',
 		},
@@ -142,114 +129,76 @@ export const triggerProperties: INodeProperties[] = [
 	]),
 ];
 
-export interface TriggerSettings {
-	readonly events: ReadonlySet<WatchedEvent>;
-	readonly accountNumber: string;
-	readonly usageRule: UsageRule;
-	readonly failedPolls: number;
-	readonly qrCodesPerDisconnection: number;
-	readonly minutesBetweenQrCodes: number;
-	readonly reportProblemsAtStart: boolean;
-	readonly qrField: string;
-	readonly version: string;
+export interface Settings {
+	events: ReadonlySet<WatchedEvent>;
+	accountNumber: string;
+	usageRule: { kind: 'percent' | 'count' | 'blocked'; below: number };
+	failedPolls: number;
+	qrCodesPerDisconnection: number;
+	minutesBetweenQrCodes: number;
+	reportProblemsAtStart: boolean;
+	qrField: string;
+	version: string;
 }
 
-const EVENT_NAMES = new Set<string>(EVENTS.map((event) => event.name));
+// Expressions skip the editor's bounds: [field, what it must be, whole number, min, max].
+const NUMBERS: Record<string, [string, string, boolean, number, number?]> = {
+	usagePercent: ['Percentage Left', 'a percentage', false, 0, 100],
+	usageCount: ['Messages Left', 'a whole number', true, 0],
+	failedPolls: ['Failed Polls Before Firing', 'a whole number from 1 to 1000', true, 1, 1000],
+	qrCodesPerDisconnection: ['QR Codes per Disconnection', 'a whole number of 1 or more', true, 1],
+	minutesBetweenQrCodes: ['Minutes Between QR Codes', 'a number of minutes', false, 0],
+};
 
-export function readTriggerSettings(ctx: IPollFunctions): TriggerSettings {
+export function readSettings(ctx: IPollFunctions): Settings {
 	const fail = (field: string, problem: string, fix: string) =>
 		new NodeOperationError(ctx.getNode(), `Field "${field}" ${problem}`, { description: fix });
-	const numberIn = (value: unknown, valid: boolean, field: string, is: string, fix: string) => {
-		if (!valid) throw fail(field, `is not ${is}: ${JSON.stringify(value)}`, fix);
-		return value as number;
+	const number = (name: string, fallback: number) => {
+		const [field, is, whole, min, max = Infinity] = NUMBERS[name.replace('options.', '')];
+		const value = Number(ctx.getNodeParameter(name, fallback));
+		if (value >= min && value <= max && (!whole || Number.isInteger(value))) return value;
+		throw fail(field, `is not ${is}: ${JSON.stringify(value)}`, `Enter ${is}, e.g. ${fallback}.`);
 	};
+	const text = (name: string, fallback: string) =>
+		String(ctx.getNodeParameter(name, '') ?? '').trim() || fallback;
 
-	const picked = ctx.getNodeParameter('events', []);
-	const list = Array.isArray(picked) ? picked : [];
-	const unknown = list.filter((event) => !EVENT_NAMES.has(String(event)));
-	if (unknown.length > 0 || list.length === 0)
+	const picked = ctx.getNodeParameter('events', []) as unknown;
+	const events = new Set(Array.isArray(picked) ? (picked as WatchedEvent[]) : []);
+	const unknown = [...events].filter((event) => !EVENT_OPTIONS.some((o) => o.value === event));
+	if (events.size === 0 || unknown.length > 0)
 		throw fail(
 			'Trigger On',
-			list.length === 0 ? 'is empty' : `holds unknown events: ${JSON.stringify(unknown)}`,
+			events.size === 0 ? 'is empty' : `holds unknown events: ${JSON.stringify(unknown)}`,
 			`Pick one or more of: ${EVENT_OPTIONS.map((option) => option.name).join(', ')}.`,
 		);
-	const events = new Set(list as WatchedEvent[]);
-
-	let accountNumber = '';
-	if (events.has('webhookChanged')) {
-		const parsed = normalizePhone(String(ctx.getNodeParameter('accountNumber', '')));
-		if ('problem' in parsed)
-			throw fail(
-				'Account Number',
-				parsed.problem,
-				'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
-			);
-		accountNumber = parsed.phone;
-	}
-
+	const account = events.has('webhookChanged')
+		? normalizePhone(String(ctx.getNodeParameter('accountNumber', '')))
+		: { phone: '' };
+	if ('problem' in account)
+		throw fail(
+			'Account Number',
+			account.problem,
+			'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
+		);
 	const kind = events.has('usageLimit') ? ctx.getNodeParameter('usageRule', 'percent') : 'blocked';
-	let below = 0;
-	if (kind === 'percent') {
-		const percent = Number(ctx.getNodeParameter('usagePercent', 10));
-		below = numberIn(
-			percent,
-			percent >= 0 && percent <= 100,
-			'Percentage Left',
-			'a percentage',
-			'Enter a number from 0 to 100, e.g. 10.',
-		);
-	} else if (kind === 'count') {
-		const count = Number(ctx.getNodeParameter('usageCount', 100));
-		below = numberIn(
-			count,
-			Number.isInteger(count) && count >= 0,
-			'Messages Left',
-			'a whole number',
-			'Enter a number of messages, e.g. 100.',
-		);
-	} else if (kind !== 'blocked') {
+	if (kind !== 'percent' && kind !== 'count' && kind !== 'blocked')
 		throw fail(
 			'Usage Limit Fires When',
 			`is not a known choice: ${JSON.stringify(kind)}`,
 			'Pick one of the listed choices.',
 		);
-	}
+	const threshold = kind === 'percent' ? 'usagePercent' : 'usageCount';
+	const below = kind === 'blocked' ? 0 : number(threshold, kind === 'percent' ? 10 : 100);
 
-	const failedPolls = Number(
-		events.has('gatewayUnreachable') ? ctx.getNodeParameter('failedPolls', 3) : 1,
-	);
-	const options = asOptions(ctx.getNodeParameter('options', {}));
-	const perDisconnection = Number(
-		options.qrCodesPerDisconnection ?? DEFAULT_QR_CODES_PER_DISCONNECTION,
-	);
-	const minutesBetween = Number(options.minutesBetweenQrCodes ?? DEFAULT_MINUTES_BETWEEN_QR_CODES);
 	return {
 		events,
-		accountNumber,
+		accountNumber: account.phone,
 		usageRule: { kind, below },
-		failedPolls: numberIn(
-			failedPolls,
-			Number.isInteger(failedPolls) && failedPolls >= 1 && failedPolls <= 1000,
-			'Failed Polls Before Firing',
-			'a whole number from 1 to 1000',
-			'Enter how many polls in a row may fail, e.g. 3.',
-		),
-		qrCodesPerDisconnection: numberIn(
-			perDisconnection,
-			Number.isInteger(perDisconnection) && perDisconnection >= 1,
-			'QR Codes per Disconnection',
-			'a whole number of 1 or more',
-			'Enter e.g. 3.',
-		),
-		minutesBetweenQrCodes: numberIn(
-			minutesBetween,
-			Number.isFinite(minutesBetween) && minutesBetween >= 0,
-			'Minutes Between QR Codes',
-			'a number of minutes',
-			'Enter e.g. 5.',
-		),
-		reportProblemsAtStart: options.reportProblemsAtStart !== false,
-		qrField: optionText(options, 'qrBinaryPropertyName', 'qrCode'),
-		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),
+		failedPolls: events.has('gatewayUnreachable') ? number('failedPolls', 3) : 1,
+		qrCodesPerDisconnection: number('options.qrCodesPerDisconnection', 3),
+		minutesBetweenQrCodes: number('options.minutesBetweenQrCodes', 5),
+		reportProblemsAtStart: ctx.getNodeParameter('options.reportProblemsAtStart', true) !== false,
+		qrField: text('options.qrBinaryPropertyName', 'qrCode'),
+		version: text('options.version', DEFAULT_MESSAGING_VERSION),
 	};
 }
