@@ -159,8 +159,12 @@ export function readSettings(ctx: IPollFunctions): Settings {
 		if (value >= min && value <= max && (!whole || Number.isInteger(value))) return value;
 		throw fail(field, `is not ${is}: ${JSON.stringify(value)}`, `Enter ${is}, e.g. ${fallback}.`);
 	};
-	const text = (name: string, fallback: string) =>
-		String(ctx.getNodeParameter(name, '') ?? '').trim() || fallback;
+	const text = (name: string, field: string, fallback: string) => {
+		const value = ctx.getNodeParameter(name, '') ?? '';
+		if (typeof value !== 'string' && typeof value !== 'number')
+			throw fail(field, `is not text: ${JSON.stringify(value)}`, `Enter text, e.g. ${fallback}.`);
+		return String(value).trim() || fallback;
+	};
 
 	const picked = ctx.getNodeParameter('events', []) as unknown;
 	const events = new Set(Array.isArray(picked) ? (picked as WatchedEvent[]) : []);
@@ -198,7 +202,7 @@ export function readSettings(ctx: IPollFunctions): Settings {
 		qrCodesPerDisconnection: number('options.qrCodesPerDisconnection', 3),
 		minutesBetweenQrCodes: number('options.minutesBetweenQrCodes', 5),
 		reportProblemsAtStart: ctx.getNodeParameter('options.reportProblemsAtStart', true) !== false,
-		qrField: text('options.qrBinaryPropertyName', 'qrCode'),
-		version: text('options.version', DEFAULT_MESSAGING_VERSION),
+		qrField: text('options.qrBinaryPropertyName', 'Put QR Image in Field', 'qrCode'),
+		version: text('options.version', 'API Version', DEFAULT_MESSAGING_VERSION),
 	};
 }
