@@ -53,12 +53,17 @@ export class Causes {
 function causeNodes(ctx: IExecuteFunctions): CauseNode[] {
 	if (typeof ctx.getParentNodes !== 'function') return [];
 	const ancestors = ctx.getParentNodes(ctx.getNode().name);
-	const parentsOf = (name: string) => ctx.getParentNodes(name, { depth: 1 }).map((p) => p.name);
+	const parents = new Map(
+		ancestors.map((node) => [
+			node.name,
+			ctx.getParentNodes(node.name, { depth: 1 }).map((parent) => parent.name),
+		]),
+	);
 	return ancestors
-		.filter((node) => parentsOf(node.name).length === 0)
+		.filter((node) => parents.get(node.name)?.length === 0)
 		.flatMap((root) => {
 			if (!CLOCK_TRIGGERS.has(root.type)) return [root];
-			const read = ancestors.filter((node) => parentsOf(node.name).includes(root.name));
+			const read = ancestors.filter((node) => parents.get(node.name)?.includes(root.name));
 			return read.length ? read : [root];
 		});
 }

@@ -413,16 +413,17 @@ describe('Send File', () => {
 		expect(sandbox.ledger()).toHaveLength(1);
 	});
 
+	const sendFromUrl = (fileUrl: string) => ({
+		resource: 'message',
+		operation: 'sendFile',
+		phone: PHONE,
+		fileSource: 'url',
+		fileUrl,
+	});
 	const fromUrl = async (urls: string[]) =>
 		await runMessaging(
 			sandbox,
-			{
-				resource: 'message',
-				operation: 'sendFile',
-				phone: PHONE,
-				fileSource: 'url',
-				fileUrl: '={{ $json.url }}',
-			},
+			sendFromUrl('={{ $json.url }}'),
 			urls.map((url) => ({ url: `${sandbox.url}/files/${url}` })),
 			V2,
 		);
@@ -442,18 +443,7 @@ describe('Send File', () => {
 			`q3.pdf?size=10&X-Amz-Date=2026010${n}T000000Z&X-Amz-Credential=AKIA%2F2026010${n}&X-Amz-Signature=${n}f00d&sig=${n}&se=2026-01-0${n}&token=${n}`;
 		// Typed in, so both runs come from the same event (the same input item).
 		const fromTypedUrl = async (url: string) =>
-			await runMessaging(
-				sandbox,
-				{
-					resource: 'message',
-					operation: 'sendFile',
-					phone: PHONE,
-					fileSource: 'url',
-					fileUrl: `${sandbox.url}/files/${url}`,
-				},
-				[{}],
-				V2,
-			);
+			await runMessaging(sandbox, sendFromUrl(`${sandbox.url}/files/${url}`), [{}], V2);
 		await fromTypedUrl(signed(1));
 		const again = await fromTypedUrl(signed(2));
 		expect(again.output('Node')[0].json.skipped).toBe(true);
