@@ -9,9 +9,9 @@ import {
 import { messagingRateApiTest } from '../shared/credentialTest';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
 import { includeRawResponseProperty } from '../shared/aiTool';
+import { executeNode } from '../shared/execution/execute';
 import {
 	buildProperties,
-	route,
 	type NodeDefinition,
 	type ResourceDefinition,
 } from '../shared/execution/router';
@@ -89,6 +89,6 @@ export class CurrencyRate implements INodeType {
 	methods = { credentialTest: { messagingRateApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await route(this, currencyRateNode);
+		return await executeNode(this, currencyRateNode);
 	}
 }

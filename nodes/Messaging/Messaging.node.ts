@@ -9,11 +9,11 @@ import {
 import { messagingRateApiTest } from '../shared/credentialTest';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
 import { includeRawResponseProperty } from '../shared/aiTool';
+import { listInWords } from '../shared/errors';
+import { executeNode } from '../shared/execution/execute';
 import {
 	buildProperties,
-	listInWords,
 	operationsSending,
-	route,
 	type NodeDefinition,
 	type ResourceDefinition,
 } from '../shared/execution/router';
@@ -24,14 +24,10 @@ import { message } from './actions/message/message.resource';
 import { SEND_AND_WAIT } from './actions/message/sendAndWait.operation';
 import { number } from './actions/number/number.resource';
 import { session } from './actions/session/session.resource';
-import { chainGates } from '../shared/execution/itemScheduler';
-import { idempotencyGate } from './helpers/idempotency';
-import { pacingGate } from './helpers/pacing';
 import { answerWebhook, answerWebhooks, waitForAnswers, waitLimit } from './helpers/waitAndResume';
 import {
 	MESSAGING_VERSION,
 	messagingOptionsProperties,
-	SENDING_OPERATIONS,
 	readMessagingOptions,
 	sendPauseNotice,
 	MessagingRun,
@@ -59,16 +55,6 @@ const messagingNode: NodeDefinition<MessagingOptions, MessagingRun> = {
 		'Account Cap': JSON.stringify(options.accountCap ?? null),
 		'Max Wait (Minutes)': options.maxWaitMs / 60_000,
 	}),
-	// Pacing, cap and window first; the idempotency gate marks the item dispatched just before its request.
-	gate: (ctx, run) =>
-		chainGates(
-			pacingGate(
-				ctx,
-				run,
-				SENDING_OPERATIONS.includes(ctx.getNodeParameter('operation', 0) as string),
-			),
-			idempotencyGate(ctx, run),
-		),
 };
 
 export class Messaging implements INodeType {
@@ -107,9 +93,9 @@ export class Messaging implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		if (this.getNodeParameter('operation', 0) !== SEND_AND_WAIT)
-			return await route(this, messagingNode);
+			return await executeNode(this, messagingNode);
 		const waitTill = waitLimit(this);
-		const [sent] = await route(this, messagingNode);
+		const [sent] = await executeNode(this, messagingNode);
 		return [await waitForAnswers(this, sent, waitTill)];
 	}
 }

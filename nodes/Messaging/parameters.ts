@@ -19,7 +19,7 @@ import {
 import { normalizePhone } from '../shared/phone';
 import { OperationRun, textValue } from '../shared/execution/operationRun';
 import type { Causes } from './helpers/cause';
-import type { IdentifiedSend } from './helpers/idempotency';
+import type { IdentifiedSend, Repeats } from './helpers/idempotency';
 import type { SendPacer } from './helpers/pacing';
 import type { Allowance } from './helpers/sending';
 
@@ -69,6 +69,7 @@ const MAX_PARALLEL_REQUESTS = 50;
 
 export class MessagingRun extends OperationRun<MessagingOptions> {
 	pacer: SendPacer | undefined;
+	repeats: Repeats | undefined;
 	readonly sends = new Map<number, IdentifiedSend>();
 	causes: Causes | undefined;
 	allowance: Promise<Allowance> | undefined;
@@ -76,6 +77,17 @@ export class MessagingRun extends OperationRun<MessagingOptions> {
 	/** Wait for Send Window: each distinct window and its items; the one wait for them all. */
 	readonly sendWindows = new Map<string, { window: SendWindow; items: number[] }>();
 	windowsOpen: Promise<void> | undefined;
+
+	/** At the end of the run, stopped or not: its hints. */
+	async finish(): Promise<void> {
+		this.pacer?.finish();
+		await this.repeats?.finish();
+	}
+
+	/** What running the same input again does, for a stopped run's error. */
+	rerunNote(): string {
+		return this.repeats?.rerunNote() ?? '';
+	}
 }
 
 const showForSends = {

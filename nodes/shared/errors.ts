@@ -2,6 +2,7 @@ import {
 	NodeApiError,
 	NodeOperationError,
 	type IDataObject,
+	type IExecuteFunctions,
 	type INode,
 	type JsonObject,
 } from 'n8n-workflow';
@@ -139,4 +140,20 @@ export function isErrorItemJson(json: IDataObject): boolean {
 		Boolean(json.error) &&
 		Object.keys(json).every((key) => key === 'error' || key === 'message' || key === 'details')
 	);
+}
+
+export function listInWords(items: readonly string[]): string {
+	return items.length <= 1
+		? (items[0] ?? '')
+		: `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/** A note above the output, where n8n shows one. */
+export function hint(ctx: IExecuteFunctions, message: string, type: 'info' | 'warning'): void {
+	// addExecutionHints exists in newer n8n only.
+	(ctx as Partial<IExecuteFunctions>).addExecutionHints?.({
+		message,
+		type,
+		location: 'outputPane',
+	});
 }

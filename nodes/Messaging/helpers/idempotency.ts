@@ -1,8 +1,14 @@
 import { createHash, createHmac } from 'crypto';
-import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, NodeOperationError } from 'n8n-workflow';
 
-import { NotAttemptedError, causeInWords, itemLabel, itemList } from '../../shared/errors';
-import type { CallGate, GateOutcome, ItemFate } from '../../shared/execution/itemScheduler';
+import {
+	NotAttemptedError,
+	causeInWords,
+	itemLabel,
+	itemList,
+	listInWords,
+	hint,
+} from '../../shared/errors';
 import { ApiError } from '../../shared/transport';
 import type { MessagingRun } from '../parameters';
 import { Causes } from './cause';
@@ -31,6 +37,7 @@ export async function identifyRepeat(
 ): Promise<void> {
 	const options = run.options(itemIndex);
 	if (!(options.skipRepeatsHours > 0)) return;
+	run.repeats ??= new Repeats(run, options.skipRepeatsHours);
 	run.sends.set(itemIndex, {
 		key: await repeatKeyOf(run, itemIndex, send.operation, send.phone, options.idempotencyKey, () =>
 			send.content(),
@@ -84,161 +91,107 @@ export async function streamDigest(stream: AsyncIterable<Buffer>): Promise<strin
 	return hash.digest('hex');
 }
 
-export function idempotencyGate(ctx: IExecuteFunctions, run: MessagingRun): CallGate | undefined {
-	const hours = run.runOptions.skipRepeatsHours;
-	return hours > 0 ? new IdempotencyGate(ctx, run, hours) : undefined;
-}
+type Repeat = { duplicateOf: number } | { holder: Holder };
 
-class IdempotencyGate implements CallGate {
-	private claims: SendClaims | undefined;
-	private readonly claimed = new Map<number, string>();
-	private skippedCount = 0;
+/** Skip Repeats Within for one run: what its items found, took and left. */
+export class Repeats {
+	private readonly claims: SendClaims;
+	private known: Promise<Map<number, Repeat>> | undefined;
+	private readonly taken = new Set<number>();
+	private readonly outcome = new Map<number, 'sent' | 'skipped' | 'maybe'>();
 	private readonly skippedFor = new Set<string>();
+	private notGivenBack = 0;
 
 	constructor(
-		private readonly ctx: IExecuteFunctions,
 		private readonly run: MessagingRun,
 		private readonly hours: number,
-	) {}
-
-	private get sends(): Map<number, IdentifiedSend> {
-		return this.run.sends;
+	) {
+		this.claims = new SendClaims(run.ctx, hours * 3_600_000);
 	}
 
-	async admit(itemIndexes: number[]): Promise<Map<number, GateOutcome>> {
-		const decided = new Map<number, GateOutcome>();
-		const firstWithKey = new Map<string, number>();
-		const toClaim: number[] = [];
-		for (const itemIndex of itemIndexes) {
-			const send = this.sends.get(itemIndex);
-			if (!send) continue;
-			const first = firstWithKey.get(send.key);
-			if (first === undefined) {
-				firstWithKey.set(send.key, itemIndex);
-				toClaim.push(itemIndex);
-			} else {
-				decided.set(itemIndex, this.skip(itemIndex, { duplicateOf: first }));
-			}
-		}
-		if (toClaim.length === 0) return decided;
-		this.claims = new SendClaims(this.ctx, this.hours * 3_600_000);
-		let results;
+	/** Before the item waits its turn: the output of a known repeat, else undefined. */
+	async check(itemIndex: number): Promise<INodeExecutionData | undefined> {
+		let known: Map<number, Repeat>;
 		try {
-			results = await this.claims.claim(toClaim.map((i) => this.sends.get(i)!.key));
+			known = await (this.known ??= this.findKnown());
 		} catch (error) {
-			for (const itemIndex of toClaim)
-				decided.set(itemIndex, { error: notAttempted(this.run, itemIndex, error) });
-			return decided;
+			throw notAttempted(this.run, itemIndex, error);
 		}
-		toClaim.forEach((itemIndex, i) => {
-			const result = results[i];
-			if (result.won) this.claimed.set(itemIndex, this.sends.get(itemIndex)!.key);
-			else decided.set(itemIndex, this.skip(itemIndex, { holder: result.holder }));
-		});
-		this.hintAtSkips();
-		return decided;
+		const repeat = known.get(itemIndex);
+		return repeat && this.skip(itemIndex, repeat);
 	}
 
-	// Marked just before the request, never earlier: a dead worker leaves exactly the messages it may
-	// have sent marked; marking ahead would make the next, unsent one "may have been delivered".
-	async beforeCall(itemIndex: number): Promise<GateOutcome | undefined> {
-		const key = this.claimed.get(itemIndex);
-		if (!key || !this.claims) return undefined;
+	/** Just before the request: the output of a repeat found only now, else undefined. */
+	async take(itemIndex: number): Promise<INodeExecutionData | undefined> {
+		const send = this.run.sends.get(itemIndex);
+		if (!send) return undefined;
 		let holder: Holder | undefined;
 		try {
-			holder = await this.claims.dispatch(key);
+			holder = await this.claims.take(send.key);
 		} catch (error) {
-			return { error: notAttempted(this.run, itemIndex, error) };
+			throw notAttempted(this.run, itemIndex, error);
 		}
-		if (!holder) return undefined;
-		// Another run took the claim over (this one was thought dead): it sends, this one does not.
-		this.claimed.delete(itemIndex);
-		return this.skip(itemIndex, { holder });
+		if (holder) return this.skip(itemIndex, { holder });
+		this.taken.add(itemIndex);
+		return undefined;
 	}
 
-	async settle(fates: ItemFate[]): Promise<void> {
-		if (!this.claims) return;
-		const outcomes = [...this.claimed].map(
-			([itemIndex, key]): [string, 'sent' | 'maybe' | 'release'] => {
-				const fate = fates[itemIndex];
-				if (fate.kind === 'done') return [key, 'sent'];
-				if (fate.kind === 'failed' && mayHaveBeenDelivered(fate.error)) return [key, 'maybe'];
-				return [key, 'release'];
-			},
-		);
+	/** What was sent or may have been delivered stays claimed; the rest is given back. */
+	async settle(itemIndex: number, error?: unknown): Promise<void> {
+		if (!this.taken.delete(itemIndex)) return;
+		const settlement =
+			error === undefined ? 'sent' : mayHaveBeenDelivered(error) ? 'maybe' : 'release';
+		if (settlement !== 'release') this.outcome.set(itemIndex, settlement);
 		try {
-			await this.claims.settle(outcomes);
-		} catch (error) {
-			const released = outcomes.filter(([, outcome]) => outcome === 'release').length;
-			if (released > 0)
-				this.hint(
-					`${released} message${released === 1 ? '' : 's'} not sent in this run could not be given back (${reasonOf(error)}): a Retry within ${this.window} skips ${released === 1 ? 'it' : 'them'} as if sent.`,
-					'warning',
-				);
+			await this.claims.settle(this.run.sends.get(itemIndex)!.key, settlement);
+		} catch {
+			if (settlement === 'release') this.notGivenBack++;
 		}
 	}
 
-	rerunNote(fates: ItemFate[]): string {
-		const sent: number[] = [];
-		const before: number[] = [];
-		const maybe: number[] = [];
-		const resend: number[] = [];
-		for (const itemIndex of [...this.sends.keys()].sort((a, b) => a - b)) {
-			const fate = fates[itemIndex];
-			if (fate.kind === 'done') sent.push(itemIndex);
-			else if (fate.kind === 'skipped') before.push(itemIndex);
-			else if (fate.kind === 'failed' && mayHaveBeenDelivered(fate.error)) maybe.push(itemIndex);
-			else resend.push(itemIndex);
+	/** Within-run duplicates, then the holders of the others, in one read. */
+	private async findKnown(): Promise<Map<number, Repeat>> {
+		const known = new Map<number, Repeat>();
+		const firstWithKey = new Map<string, number>();
+		for (const [itemIndex, { key }] of [...this.run.sends].sort(([a], [b]) => a - b)) {
+			const first = firstWithKey.get(key);
+			if (first === undefined) firstWithKey.set(key, itemIndex);
+			else known.set(itemIndex, { duplicateOf: first });
 		}
-		const skips = [
-			sent.length ? `${itemList(sent)} (sent)` : '',
-			before.length ? `${itemList(before)} (sent before)` : '',
-			maybe.length ? `${itemList(maybe)} (may have been delivered: check the recipient)` : '',
-		].filter(Boolean);
-		if (skips.length === 0 && resend.length === 0) return '';
-		const skipText = skips.length ? `skips ${skips.join(', ')}` : 'skips nothing';
-		const sendText = resend.length ? ` and sends ${itemList(resend)}` : ', and sends nothing';
-		return `Running the same input again within ${this.window} (n8n's Retry, a re-run) ${skipText}${sendText}: Skip Repeats Within.`;
+		const held = await this.claims.held([...firstWithKey.keys()]);
+		for (const [key, holder] of held) known.set(firstWithKey.get(key)!, { holder });
+		return known;
 	}
 
-	private get window(): string {
-		return `${this.hours} h`;
-	}
-
-	private skip(itemIndex: number, why: { duplicateOf: number } | { holder: Holder }): GateOutcome {
-		if (this.ctx.getNodeParameter('operation', 0) === 'sendAndWait')
-			return { error: this.repeatedQuestion(itemIndex, why) };
-		this.skippedCount++;
+	private skip(itemIndex: number, why: Repeat): INodeExecutionData {
+		if (this.run.ctx.getNodeParameter('operation', 0) === 'sendAndWait')
+			throw this.repeatedQuestion(itemIndex, why);
+		this.outcome.set(itemIndex, 'skipped');
 		if ('holder' in why) this.skippedFor.add(why.holder.executionId ?? '');
-		const send = this.sends.get(itemIndex)!;
+		const send = this.run.sends.get(itemIndex)!;
 		const earlierSend: IDataObject =
 			'duplicateOf' in why
-				? { item: why.duplicateOf, executionId: this.ctx.getExecutionId() ?? null }
+				? { item: why.duplicateOf, executionId: this.run.ctx.getExecutionId() ?? null }
 				: {
 						executionId: why.holder.executionId,
 						at: why.holder.at === null ? null : new Date(why.holder.at).toISOString(),
 						notBefore: new Date(why.holder.notBefore).toISOString(),
 					};
 		return {
-			output: {
-				json: {
-					skipped: true,
-					reason: `Not sent again: ${'duplicateOf' in why ? `the same message as item ${why.duplicateOf} of this run` : describeHolder(why.holder)} (Skip Repeats Within ${this.window})`,
-					phone: send.phone,
-					idempotencyKey: send.key,
-					earlierSend,
-					protection: this.claims?.protection ?? 'process',
-				},
-				pairedItem: { item: itemIndex },
+			json: {
+				skipped: true,
+				reason: `Not sent again: ${'duplicateOf' in why ? `the same message as item ${why.duplicateOf} of this run` : describeHolder(why.holder)} (Skip Repeats Within ${this.window})`,
+				phone: send.phone,
+				idempotencyKey: send.key,
+				earlierSend,
+				protection: this.claims.protection,
 			},
+			pairedItem: { item: itemIndex },
 		};
 	}
 
 	/** A skipped question would pass on an item that reads as nobody's decision: it fails instead. */
-	private repeatedQuestion(
-		itemIndex: number,
-		why: { duplicateOf: number } | { holder: Holder },
-	): NodeOperationError {
+	private repeatedQuestion(itemIndex: number, why: Repeat): NodeOperationError {
 		const earlier =
 			'duplicateOf' in why
 				? `item ${why.duplicateOf} of this run asks the same`
@@ -251,43 +204,78 @@ class IdempotencyGate implements CallGate {
 		);
 	}
 
-	private hintAtSkips(): void {
-		if (this.claims?.protection === 'process')
-			this.hint(
+	/** What n8n's Retry of the same input sends and skips, for a stopped run's error. */
+	rerunNote(): string {
+		const sent: number[] = [];
+		const before: number[] = [];
+		const maybe: number[] = [];
+		const resend: number[] = [];
+		for (const itemIndex of [...this.run.sends.keys()].sort((a, b) => a - b)) {
+			const outcome = this.outcome.get(itemIndex);
+			(outcome === 'sent'
+				? sent
+				: outcome === 'skipped'
+					? before
+					: outcome === 'maybe'
+						? maybe
+						: resend
+			).push(itemIndex);
+		}
+		const skips = [
+			sent.length ? `${itemList(sent)} (sent)` : '',
+			before.length ? `${itemList(before)} (sent before)` : '',
+			maybe.length ? `${itemList(maybe)} (may have been delivered: check the recipient)` : '',
+		].filter(Boolean);
+		if (skips.length === 0 && resend.length === 0) return '';
+		const skipText = skips.length ? `skips ${skips.join(', ')}` : 'skips nothing';
+		const sendText = resend.length ? ` and sends ${itemList(resend)}` : ', and sends nothing';
+		return `Running the same input again within ${this.window} (n8n's Retry, a re-run) ${skipText}${sendText}: Skip Repeats Within.`;
+	}
+
+	/** The run's hints: where the claims are kept, what was skipped, what could not be given back. */
+	async finish(): Promise<void> {
+		await this.claims.finish().catch(() => this.notGivenBack++);
+		if (this.notGivenBack > 0) {
+			const n = this.notGivenBack;
+			hint(
+				this.run.ctx,
+				`${n} message${n === 1 ? '' : 's'} not sent in this run could not be given back: a Retry within ${this.window} skips ${n === 1 ? 'it' : 'them'} as if sent.`,
+				'warning',
+			);
+		}
+		if (this.claims.protection === 'process')
+			hint(
+				this.run.ctx,
 				'Skip Repeats Within holds until n8n restarts: this n8n has no processed-items store (n8n 1.66 or newer keeps it in its database).',
 				'warning',
 			);
-		if (this.skippedCount === 0) return;
-		const total = this.sends.size;
+		const skipped = [...this.outcome.values()].filter((o) => o === 'skipped').length;
+		if (skipped === 0) return;
+		const total = this.run.sends.size;
 		const by = this.skippedBy();
-		if (this.skippedCount === total)
-			this.hint(
+		if (skipped === total)
+			hint(
+				this.run.ctx,
 				`Nothing was sent: ${total === 1 ? 'the message is a repeat' : `all ${total} messages are repeats`} of ${by}, within ${this.window} (Options → Skip Repeats Within), so ${total === 1 ? 'it was' : 'they were'} not sent again. Each item says when it was sent. To send again on purpose, set Skip Repeats Within to 0.`,
 				'warning',
 			);
 		else
-			this.hint(
-				`${this.skippedCount} of ${total} messages were not sent again: repeats of ${by}, within ${this.window} (Options → Skip Repeats Within). Each skipped item says when.`,
+			hint(
+				this.run.ctx,
+				`${skipped} of ${total} messages were not sent again: repeats of ${by}, within ${this.window} (Options → Skip Repeats Within). Each skipped item says when.`,
 				'info',
 			);
+	}
+
+	private get window(): string {
+		return `${this.hours} h`;
 	}
 
 	private skippedBy(): string {
 		if (this.skippedFor.size === 0) return 'messages earlier in this run';
 		const ids = [...this.skippedFor].filter(Boolean);
 		if (ids.length === 0) return 'messages sent by an earlier execution';
-		const list =
-			ids.length === 1 ? ids[0] : `${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]}`;
-		return `messages sent by ${ids.length === 1 ? 'execution' : 'executions'} ${list}`;
-	}
-
-	private hint(message: string, type: 'info' | 'warning'): void {
-		// addExecutionHints exists in newer n8n only.
-		(this.ctx as Partial<IExecuteFunctions>).addExecutionHints?.({
-			message,
-			type,
-			location: 'outputPane',
-		});
+		return `messages sent by ${ids.length === 1 ? 'execution' : 'executions'} ${listInWords(ids)}`;
 	}
 }
 
@@ -296,13 +284,11 @@ function describeHolder(holder: Holder): string {
 	const at = holder.at === null ? '' : ` at ${new Date(holder.at).toISOString()}`;
 	switch (holder.state) {
 		case 'sending':
-			return `the same message is being sent by ${by} now`;
+			return `the same message was being sent by ${by}${at}, with no answer yet: it may have been delivered`;
 		case 'sent':
 			return `the same message was sent by ${by}${at}`;
 		case 'maybe':
 			return `the same message may have been delivered by ${by}${at} (its answer was lost)`;
-		case 'stopped':
-			return `${by} stopped while sending the same message${at}: it may have been delivered`;
 		case 'recorded':
 			return `the same message was sent by an earlier execution, not before ${new Date(holder.notBefore).toISOString()} (n8n's database holds it)`;
 	}
@@ -318,14 +304,12 @@ function mayHaveBeenDelivered(error: unknown): boolean {
 	return known?.notAttempted !== true && known?.sourceFailure !== true;
 }
 
-function reasonOf(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
-}
-
 function notAttempted(run: MessagingRun, itemIndex: number, error: unknown): NotAttemptedError {
+	if (error instanceof NotAttemptedError) return error;
+	const reason = error instanceof Error ? error.message : String(error);
 	return new NotAttemptedError(
 		run.node,
-		`Not sent: Skip Repeats Within could not check whether this message was already sent: ${causeInWords(reasonOf(error))} ${itemLabel(itemIndex)}`,
+		`Not sent: Skip Repeats Within could not check whether this message was already sent: ${causeInWords(reason)} ${itemLabel(itemIndex)}`,
 		itemIndex,
 		'Check that n8n reaches its database (and, in queue mode, its Redis), or set Skip Repeats Within to 0 to send without this check.',
 	);

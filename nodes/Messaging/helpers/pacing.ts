@@ -1,33 +1,17 @@
-import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
+import type { JsonObject } from 'n8n-workflow';
 
 import { clock } from '../../shared/clock';
-import { NotAttemptedError, causeInWords, itemLabel } from '../../shared/errors';
-import type { CallGate, GateOutcome } from '../../shared/execution/itemScheduler';
+import { NotAttemptedError, causeInWords, hint, itemLabel } from '../../shared/errors';
 import type { MessagingRun } from '../parameters';
 import { accountKey, endCapSlot, takeCapSlot, type AccountCap } from './accountCap';
 import { describeWindow, windowState, type SendWindow } from './sendWindow';
 
-// Acts just before the idempotency gate marks an item dispatched, so an item that waits here and is
-// then not sent was never marked and is given back. Max Wait bounds the waits for the window and
-// the cap together, so a run over the cap never waits item by item longer than the user allowed.
+// Delay Between Messages, Send Only Between and Account Cap, in that order, before a message's
+// request. Max Wait bounds the waits for the window and the cap together, so a run over the cap
+// never waits item by item longer than the user allowed.
 
-export function pacingGate(ctx: IExecuteFunctions, run: MessagingRun, sends: boolean) {
-	if (!sends) return undefined;
-	run.pacer = new SendPacer(ctx, run);
-	return run.pacer;
-}
-
-export async function requestEnded(run: MessagingRun, itemIndex: number): Promise<void> {
-	await run.pacer?.requestEnded(itemIndex);
-}
-
-export function waitedMs(run: MessagingRun, itemIndex: number): number {
-	return run.pacer?.waited.get(itemIndex) ?? 0;
-}
-
-export class SendPacer implements CallGate {
+export class SendPacer {
 	readonly waited = new Map<number, number>();
-	private readonly capEntries = new Map<number, string>();
 	private readonly account: string;
 	private nextStartAt = 0;
 	private budgetMs: number;
@@ -36,19 +20,13 @@ export class SendPacer implements CallGate {
 	private readonly refused = { cap: 0, window: 0 };
 	private nextOpening: number | undefined;
 
-	constructor(
-		private readonly ctx: IExecuteFunctions,
-		private readonly run: MessagingRun,
-	) {
+	constructor(private readonly run: MessagingRun) {
 		this.account = accountKey(run.credentials.clientId);
 		this.budgetMs = run.runOptions.maxWaitMs;
 	}
 
-	async admit(): Promise<Map<number, GateOutcome>> {
-		return new Map();
-	}
-
-	async beforeCall(itemIndex: number): Promise<GateOutcome | undefined> {
+	/** Waits for the item's turn, or refuses it; its Account Cap entry, ended by `requestEnded`. */
+	async turn(itemIndex: number): Promise<string | undefined> {
 		const began = clock.now();
 		const { minMs, maxMs } = this.run.runOptions.messageDelay;
 		const gapMs = Math.round(minMs + Math.random() * (maxMs - minMs));
@@ -56,27 +34,23 @@ export class SendPacer implements CallGate {
 		const reserved = turnAt + gapMs;
 		this.nextStartAt = reserved;
 		this.waited.set(itemIndex, 0);
-		let refusal: Error | undefined;
+		let held: { entry?: string } | Error;
 		try {
 			if (turnAt > began) await this.wait(itemIndex, turnAt - began);
-			refusal = await this.hold(itemIndex);
+			held = await this.hold(itemIndex);
 		} catch (error) {
-			refusal = notSent(
-				this.run,
-				itemIndex,
-				`the run was stopped while waiting (${reasonOf(error)})`,
-			);
+			held = notSent(this.run, itemIndex, `the run was stopped while waiting (${reasonOf(error)})`);
 		}
-		if (refusal) {
+		if (held instanceof Error) {
 			// No message went out: the next item does not wait for this one's pause.
 			if (this.nextStartAt === reserved) this.nextStartAt = turnAt;
-			return { error: refusal };
+			throw held;
 		}
 		this.nextStartAt = Math.max(this.nextStartAt, clock.now() + gapMs);
-		return undefined;
+		return held.entry;
 	}
 
-	private async hold(itemIndex: number): Promise<Error | undefined> {
+	private async hold(itemIndex: number): Promise<{ entry?: string } | Error> {
 		const { accountCap } = this.run.runOptions;
 		// Per item: recipients in several time zones each get their own hours.
 		const { sendWindow } = this.run.options(itemIndex);
@@ -92,27 +66,21 @@ export class SendPacer implements CallGate {
 					continue;
 				}
 			}
-			if (accountCap) {
-				let waitMs: number;
-				try {
-					const slot = await takeCapSlot(this.account, accountCap, clock.now());
-					waitMs = slot.waitMs;
-					if (slot.entry !== undefined) this.capEntries.set(itemIndex, slot.entry);
-				} catch (error) {
-					return notSent(
-						this.run,
-						itemIndex,
-						`Account Cap could not count the account's messages: ${causeInWords(reasonOf(error))}`,
-						'Check that n8n reaches its Redis (queue mode), or remove Account Cap to send without it.',
-					);
-				}
-				if (waitMs > 0) {
-					if (waitMs > this.budgetMs) return this.overCap(itemIndex, accountCap, waitMs);
-					await this.wait(itemIndex, waitMs, 'cap');
-					continue;
-				}
+			if (!accountCap) return {};
+			let slot;
+			try {
+				slot = await takeCapSlot(this.account, accountCap, clock.now());
+			} catch (error) {
+				return notSent(
+					this.run,
+					itemIndex,
+					`Account Cap could not count the account's messages: ${causeInWords(reasonOf(error))}`,
+					'Check that n8n reaches its Redis (queue mode), or remove Account Cap to send without it.',
+				);
 			}
-			return undefined;
+			if (slot.waitMs === 0) return { entry: slot.entry };
+			if (slot.waitMs > this.budgetMs) return this.overCap(itemIndex, accountCap, slot.waitMs);
+			await this.wait(itemIndex, slot.waitMs, 'cap');
 		}
 	}
 
@@ -153,15 +121,14 @@ export class SendPacer implements CallGate {
 		);
 	}
 
-	async requestEnded(itemIndex: number): Promise<void> {
-		const entry = this.capEntries.get(itemIndex);
-		if (entry === undefined) return;
-		this.capEntries.delete(itemIndex);
+	async requestEnded(entry: string | undefined): Promise<void> {
 		// Counted from its start already: failing here only makes the cap less strict.
-		await endCapSlot(this.account, entry, clock.now()).catch(() => undefined);
+		if (entry !== undefined)
+			await endCapSlot(this.account, entry, clock.now()).catch(() => undefined);
 	}
 
-	async settle(): Promise<void> {
+	/** The run's hint: how long it paused and waited, and what it left unsent. */
+	finish(): void {
 		const lines: string[] = [];
 		if (this.paused.count > 0) {
 			const { minMs, maxMs } = this.run.runOptions.messageDelay;
@@ -184,17 +151,8 @@ export class SendPacer implements CallGate {
 					.filter(Boolean)
 					.join('; ')}): each says why, and none was attempted`,
 			);
-		if (lines.length === 0) return;
-		// addExecutionHints exists in newer n8n only.
-		(this.ctx as Partial<IExecuteFunctions>).addExecutionHints?.({
-			message: `This run ${lines.join(', and ')}.`,
-			type: refused > 0 ? 'warning' : 'info',
-			location: 'outputPane',
-		});
-	}
-
-	rerunNote(): string {
-		return '';
+		if (lines.length > 0)
+			hint(this.run.ctx, `This run ${lines.join(', and ')}.`, refused > 0 ? 'warning' : 'info');
 	}
 }
 

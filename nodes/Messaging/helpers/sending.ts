@@ -1,4 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { clock } from '../../shared/clock';
 import { NotAttemptedError, inputError, itemLabel } from '../../shared/errors';
@@ -6,7 +6,7 @@ import { endpoints } from '../../shared/transport';
 import { readUsageLimit } from '../../shared/usageLimit';
 import type { MessagingRun } from '../parameters';
 import { identifyRepeat, type SendIdentity } from './idempotency';
-import { requestEnded, waitedMs } from './pacing';
+import { SendPacer } from './pacing';
 
 export async function identifySend(
 	run: MessagingRun,
@@ -25,22 +25,43 @@ export async function identifySend(
 	await identifyRepeat(run, itemIndex, send);
 }
 
+/**
+ * Every message's way out, top to bottom: a known repeat is skipped at once; then the pause, the
+ * send window and the account cap; the claim; the usage limit; the request; the claim settled.
+ * `describe` adds the operation's fields to what was sent.
+ */
 export async function send(
 	run: MessagingRun,
 	itemIndex: number,
 	phone: string,
 	request: () => Promise<unknown>,
-): Promise<IDataObject> {
-	await takeSendSlot(run, itemIndex);
-	const sentAt = new Date(clock.now()).toISOString();
+	describe: (sent: IDataObject) => IDataObject = (sent) => sent,
+): Promise<INodeExecutionData> {
+	const { repeats } = run;
+	const known = await repeats?.check(itemIndex);
+	if (known) return known;
+	const pacer = (run.pacer ??= new SendPacer(run));
+	const capEntry = await pacer.turn(itemIndex);
 	let result: unknown;
+	let sentAt: string;
 	try {
-		result = await request();
+		const repeat = await repeats?.take(itemIndex);
+		if (repeat) return repeat;
+		try {
+			await takeSendSlot(run, itemIndex);
+			sentAt = new Date(clock.now()).toISOString();
+			result = await request();
+		} catch (error) {
+			await repeats?.settle(itemIndex, error);
+			throw error;
+		}
+		await repeats?.settle(itemIndex);
 	} finally {
-		await requestEnded(run, itemIndex);
+		await pacer.requestEnded(capEntry);
 	}
 	const { response, ...fields } = sendResultJson(result, phone);
-	return { ...fields, sentAt, waitedMs: waitedMs(run, itemIndex), response };
+	const waitedMs = pacer.waited.get(itemIndex) ?? 0;
+	return { json: describe({ ...fields, sentAt, waitedMs, response }) };
 }
 
 /** Only reached when the gateway said the message was sent: `sent: true` is its word, not ours. */

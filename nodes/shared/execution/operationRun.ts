@@ -48,6 +48,12 @@ export class OperationRun<O = unknown> {
 		return this.lastItemOptions.options;
 	}
 
+	/** At the end of the run, stopped or not. */
+	finish?(): Promise<void>;
+
+	/** What running the same input again does, for a stopped run's error. */
+	rerunNote?(): string;
+
 	parameter(name: string, itemIndex: number, fallback: unknown): unknown {
 		return this.ctx.getNodeParameter(name, itemIndex, fallback as never) as unknown;
 	}

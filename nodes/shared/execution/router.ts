@@ -1,24 +1,14 @@
-import {
-	NodeOperationError,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-	type INodeProperties,
-	type INodePropertyOptions,
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	INodePropertyOptions,
 } from 'n8n-workflow';
 
-import { readCredential } from '../credential';
 import type { OperationRun, RunBasics } from './operationRun';
-import { runItems, type CallGate, type RunItemsOptions } from './itemScheduler';
-import { compactForTool } from '../aiTool';
 import { showFor } from '../properties';
 import { operationDocumentationUrl } from '../documentationUrl';
-import {
-	ApiClient,
-	DEFAULT_RETRY_POLICY,
-	sharedTokenCache,
-	type Endpoint,
-	type RetryPolicy,
-} from '../transport';
+import type { Endpoint } from '../transport';
 
 export type ItemCall = () => Promise<INodeExecutionData | INodeExecutionData[]>;
 
@@ -95,7 +85,7 @@ function operationDocsNotice(
 	};
 }
 
-function findOperation<C>(
+export function findOperation<C>(
 	resources: ReadonlyArray<ResourceDefinition<C>>,
 	resource: string,
 	operation: string,
@@ -116,84 +106,11 @@ export function operationsSending<C>(
 	);
 }
 
-export function listInWords(items: readonly string[]): string {
-	return items.length <= 1
-		? (items[0] ?? '')
-		: `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
-}
-
 export interface NodeDefinition<O, C extends OperationRun<O>> {
 	readonly resources: ReadonlyArray<ResourceDefinition<C>>;
 	readOptions(ctx: IExecuteFunctions, itemIndex: number): O;
 	startRun(basics: RunBasics<O>): C;
-	pacing(options: O): RunItemsOptions;
+	/** How many items run at once, and the least time between the starts of two. */
+	pacing(options: O): { parallel: number; delayMs: number };
 	runWideOptions(options: O): Record<string, unknown>;
-	gate?(ctx: IExecuteFunctions, run: C): CallGate | undefined;
-}
-
-export async function route<O, C extends OperationRun<O>>(
-	ctx: IExecuteFunctions,
-	node: NodeDefinition<O, C>,
-): Promise<INodeExecutionData[][]> {
-	const resource = ctx.getNodeParameter('resource', 0) as string;
-	const operation = ctx.getNodeParameter('operation', 0) as string;
-	const module = findOperation(node.resources, resource, operation);
-	if (!module) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`The operation "${operation}" of "${resource}" is not known`,
-		);
-	}
-	const itemCount = ctx.getInputData().length;
-	const credentials = await readCredential(ctx);
-	const client = new ApiClient(credentials, sharedTokenCache, retryPolicyFor(ctx));
-	const signal = ctx.getExecutionCancelSignal();
-	const run = node.startRun({
-		ctx,
-		credentials,
-		client,
-		signal,
-		readOptions: (itemIndex) => node.readOptions(ctx, itemIndex),
-	});
-	if (run.optionsMapped) checkRunWideOptions(ctx, node, run, itemCount);
-	const output = await runItems(
-		ctx,
-		itemCount,
-		async (itemIndex) => await module.execute.call(ctx, itemIndex, run),
-		{ ...node.pacing(run.runOptions), once: module.once, gate: node.gate?.(ctx, run) },
-	);
-	return [compactForTool(ctx, output)];
-}
-
-// With Retry On Fail and Stop, n8n reruns the node after any failure: transport retries would
-// multiply with its tries. With Continue it retries only when the first item failed.
-function retryPolicyFor(ctx: IExecuteFunctions): RetryPolicy {
-	const node = ctx.getNode();
-	return node.retryOnFail === true && !ctx.continueOnFail()
-		? { ...DEFAULT_RETRY_POLICY, maxRetries: 0 }
-		: DEFAULT_RETRY_POLICY;
-}
-
-/** Refused before any request rather than one item's value applied to the others. */
-function checkRunWideOptions<O, C extends OperationRun<O>>(
-	ctx: IExecuteFunctions,
-	node: NodeDefinition<O, C>,
-	run: C,
-	itemCount: number,
-): void {
-	const first = node.runWideOptions(run.runOptions);
-	for (let itemIndex = 1; itemIndex < itemCount; itemIndex++) {
-		const own = node.runWideOptions(run.options(itemIndex));
-		for (const [name, value] of Object.entries(first)) {
-			if (own[name] === value) continue;
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`Option "${name}" is ${JSON.stringify(value)} for item 0 but ${JSON.stringify(own[name])} for item ${itemIndex}: it applies to the whole run`,
-				{
-					itemIndex,
-					description: `Give "${name}" one value for all items (a fixed value, or an expression that gives every item the same), or split the items into separate runs.`,
-				},
-			);
-		}
-	}
 }

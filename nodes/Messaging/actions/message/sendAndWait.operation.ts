@@ -215,15 +215,13 @@ export async function execute(
 		phone,
 		content: () => [question, responseType, ...links.map(({ label }) => label)],
 	});
-	return async () => {
-		const sent = await send(
+	return async () =>
+		await send(
 			run,
 			itemIndex,
 			phone,
 			async () => await run.client.call(endpoint, { version, phone, body }, { signal: run.signal }),
-		);
-		return {
-			json: {
+			(sent) => ({
 				...(responseType === 'freeText' ? { text: null } : { approved: null }),
 				answered: false,
 				respondedBy: null,
@@ -232,9 +230,8 @@ export async function execute(
 				...sent,
 				question,
 				waitId,
-			},
-		};
-	};
+			}),
+		);
 }
 
 function answerLinks(

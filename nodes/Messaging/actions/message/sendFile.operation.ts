@@ -158,28 +158,33 @@ export async function execute(
 	});
 	return async () => {
 		let sending: FileToSend | undefined;
-		const sent = await send(run, itemIndex, phone, async () => {
-			sending = await file.open();
-			try {
-				return await run.client.call(
-					endpoint,
-					{ version, phone, body: sending.body, filename: sending.fileName, caption },
-					{ signal: run.signal },
-				);
-			} finally {
-				sending.discard?.();
-			}
-		});
-		const { fileName, body, byteLength, url } = sending as FileToSend;
-		return {
-			json: {
-				...sent,
-				fileName,
-				mimeType: body.mimeType,
-				fileSize: byteLength ?? null,
-				...(url === undefined ? {} : { fileUrl: url }),
+		return await send(
+			run,
+			itemIndex,
+			phone,
+			async () => {
+				sending = await file.open();
+				try {
+					return await run.client.call(
+						endpoint,
+						{ version, phone, body: sending.body, filename: sending.fileName, caption },
+						{ signal: run.signal },
+					);
+				} finally {
+					sending.discard?.();
+				}
 			},
-		};
+			(sent) => {
+				const { fileName, body, byteLength, url } = sending as FileToSend;
+				return {
+					...sent,
+					fileName,
+					mimeType: body.mimeType,
+					fileSize: byteLength ?? null,
+					...(url === undefined ? {} : { fileUrl: url }),
+				};
+			},
+		);
 	};
 }
 

@@ -41,13 +41,12 @@ export async function execute(
 	}
 	const { version } = run.options(itemIndex);
 	await identifySend(run, itemIndex, { operation: 'sendText', phone, content: () => [text] });
-	return async () => ({
-		json: await send(
+	return async () =>
+		await send(
 			run,
 			itemIndex,
 			phone,
 			async () =>
 				await run.client.call(endpoint, { version, phone, body: text }, { signal: run.signal }),
-		),
-	});
+		);
 }

@@ -1,5 +1,5 @@
 /**
- * The item scheduler (nodes/shared/execution/itemScheduler.ts) through the engine, with Send Text
+ * The item loop (nodes/shared/execution/execute.ts) through the engine, with Send Text
  * as the operation: Continue On Fail keeps one output per input in order; Parallel Requests keeps
  * the output order and pairing and really overlaps requests; "Delay Between Requests" spaces the
  * starts of the sends; a failure without Continue On Fail starts no further item.

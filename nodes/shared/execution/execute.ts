@@ -1,0 +1,255 @@
+import {
+	NodeOperationError,
+	type IExecuteFunctions,
+	type INode,
+	type INodeExecutionData,
+	type IPairedItemData,
+	type NodeApiError,
+} from 'n8n-workflow';
+
+import { compactForTool } from '../aiTool';
+import { clock } from '../clock';
+import { readCredential } from '../credential';
+import { errorItemJson, isErrorItemJson, itemList, toNodeError } from '../errors';
+import { ApiClient, DEFAULT_RETRY_POLICY, sharedTokenCache, type RetryPolicy } from '../transport';
+import type { OperationRun } from './operationRun';
+import { retryMemoryFor, type RunMemory } from './retryMemory';
+import { findOperation, type ItemCall, type NodeDefinition } from './router';
+
+type ItemError = NodeApiError | NodeOperationError;
+
+/**
+ * A node's execute, in order: read every item and check it (nothing is sent if one is wrong and
+ * the node stops on errors); run the items, `parallel` at a time; then the output, one item per
+ * input item with On Error → Continue, or the first error with what happened to every item.
+ */
+export async function executeNode<O, C extends OperationRun<O>>(
+	ctx: IExecuteFunctions,
+	node: NodeDefinition<O, C>,
+): Promise<INodeExecutionData[][]> {
+	const resource = ctx.getNodeParameter('resource', 0) as string;
+	const operation = ctx.getNodeParameter('operation', 0) as string;
+	const module = findOperation(node.resources, resource, operation);
+	if (!module) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The operation "${operation}" of "${resource}" is not known`,
+		);
+	}
+	const inputCount = ctx.getInputData().length;
+	const credentials = await readCredential(ctx);
+	const run = node.startRun({
+		ctx,
+		credentials,
+		client: new ApiClient(credentials, sharedTokenCache, retryPolicyFor(ctx)),
+		signal: ctx.getExecutionCancelSignal(),
+		readOptions: (itemIndex) => node.readOptions(ctx, itemIndex),
+	});
+	if (run.optionsMapped) checkRunWideOptions(ctx, node, run, inputCount);
+	const { parallel, delayMs } = node.pacing(run.runOptions);
+	const items = new ItemResults(ctx, module.once ? Math.min(inputCount, 1) : inputCount);
+
+	const calls = await items.check(
+		async (itemIndex) => await module.execute.call(ctx, itemIndex, run),
+	);
+	if (items.failures.length > 0) throw items.stop('input');
+	try {
+		await items.run(calls, parallel, delayMs);
+	} finally {
+		await run.finish?.();
+	}
+	if (items.failures.length > 0) throw items.stop('run', run.rerunNote?.());
+	let output = items.output();
+	if (module.once && inputCount > 1) {
+		const every: IPairedItemData[] = Array.from({ length: inputCount }, (_, item) => ({ item }));
+		output = output.map((item) => ({ ...item, pairedItem: every }));
+	}
+	return [compactForTool(ctx, output)];
+}
+
+// With Retry On Fail and Stop, n8n reruns the node after any failure: transport retries would
+// multiply with its tries. With Continue it retries only when the first item failed.
+function retryPolicyFor(ctx: IExecuteFunctions): RetryPolicy {
+	const node = ctx.getNode();
+	return node.retryOnFail === true && !ctx.continueOnFail()
+		? { ...DEFAULT_RETRY_POLICY, maxRetries: 0 }
+		: DEFAULT_RETRY_POLICY;
+}
+
+/** Refused before any request rather than one item's value applied to the others. */
+function checkRunWideOptions<O, C extends OperationRun<O>>(
+	ctx: IExecuteFunctions,
+	node: NodeDefinition<O, C>,
+	run: C,
+	itemCount: number,
+): void {
+	const first = node.runWideOptions(run.runOptions);
+	for (let itemIndex = 1; itemIndex < itemCount; itemIndex++) {
+		const own = node.runWideOptions(run.options(itemIndex));
+		for (const [name, value] of Object.entries(first)) {
+			if (own[name] === value) continue;
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Option "${name}" is ${JSON.stringify(value)} for item 0 but ${JSON.stringify(own[name])} for item ${itemIndex}: it applies to the whole run`,
+				{
+					itemIndex,
+					description: `Give "${name}" one value for all items (a fixed value, or an expression that gives every item the same), or split the items into separate runs.`,
+				},
+			);
+		}
+	}
+}
+
+/** Each item's output or error; with Retry On Fail, what an earlier try of this run completed. */
+class ItemResults {
+	private readonly node: INode;
+	private readonly continueOnFail: boolean;
+	private readonly memory: RunMemory | undefined;
+	private readonly results: Array<INodeExecutionData[] | undefined>;
+	readonly failures: Array<{ itemIndex: number; error: ItemError }> = [];
+	/** An earlier try's maybe-delivered sends fail again: part of the run, not bad input. */
+	private recalledFailure = false;
+
+	constructor(
+		ctx: IExecuteFunctions,
+		private readonly count: number,
+	) {
+		this.node = ctx.getNode();
+		this.continueOnFail = ctx.continueOnFail();
+		this.memory = retryMemoryFor(ctx, this.node);
+		this.results = new Array(count);
+	}
+
+	private get stopped(): boolean {
+		return !this.continueOnFail && this.failures.length > 0;
+	}
+
+	async check(
+		execute: (itemIndex: number) => Promise<ItemCall>,
+	): Promise<Array<ItemCall | undefined>> {
+		const calls: Array<ItemCall | undefined> = new Array(this.count);
+		for (let itemIndex = 0; itemIndex < this.count; itemIndex++) {
+			const recalled = this.memory?.recall(itemIndex);
+			if (recalled && 'output' in recalled) this.results[itemIndex] = recalled.output;
+			else if (recalled) {
+				this.recalledFailure = true;
+				this.fail(itemIndex, recalled.error);
+			} else {
+				try {
+					calls[itemIndex] = await execute(itemIndex);
+				} catch (error) {
+					this.fail(itemIndex, toNodeError(this.node, error, { itemIndex }));
+				}
+			}
+		}
+		return calls;
+	}
+
+	async run(calls: Array<ItemCall | undefined>, parallel: number, delayMs: number): Promise<void> {
+		const queue = calls.flatMap((call, itemIndex) => (call ? [itemIndex] : []));
+		let nextStartAt = 0;
+		const worker = async () => {
+			for (let itemIndex = queue.shift(); itemIndex !== undefined; itemIndex = queue.shift()) {
+				if (delayMs > 0) {
+					const now = clock.now();
+					const startAt = Math.max(now, nextStartAt);
+					nextStartAt = startAt + delayMs;
+					if (startAt > now) await clock.sleep(startAt - now);
+				}
+				// Another item failed while this one waited for its turn: it is never started.
+				if (this.stopped) return;
+				try {
+					const output = await (calls[itemIndex] as ItemCall)();
+					const items = (Array.isArray(output) ? output : [output]).map((item) => ({
+						...item,
+						pairedItem: item.pairedItem ?? { item: itemIndex },
+					}));
+					this.results[itemIndex] = items;
+					this.memory?.rememberOutput(itemIndex, items);
+				} catch (error) {
+					const nodeError = toNodeError(this.node, error, { itemIndex });
+					if (isDeliveryUnknown(nodeError)) this.memory?.rememberError(itemIndex, nodeError);
+					this.fail(itemIndex, nodeError);
+				}
+				if (this.stopped) return;
+			}
+		};
+		const workers = Math.max(1, Math.min(Math.floor(parallel) || 1, queue.length));
+		await Promise.all(Array.from({ length: workers }, worker));
+	}
+
+	output(): INodeExecutionData[] {
+		const output = this.results.flat().filter((item) => item !== undefined);
+		// n8n tries again in the Continue modes only when the first output item is an error item.
+		this.memory?.finish(
+			this.continueOnFail && output.length > 0 && isErrorItemJson(output[0].json),
+		);
+		return output;
+	}
+
+	private fail(itemIndex: number, error: ItemError): void {
+		if (this.continueOnFail)
+			this.results[itemIndex] = [{ json: errorItemJson(error), pairedItem: { item: itemIndex } }];
+		else this.failures.push({ itemIndex, error });
+	}
+
+	/** The first error, its description followed by what happened to every item. */
+	stop(phase: 'input' | 'run', rerunNote?: string): ItemError {
+		this.memory?.finish(true);
+		if (phase === 'input' && this.recalledFailure) phase = 'run';
+		this.failures.sort((a, b) => a.itemIndex - b.itemIndex);
+		const first = this.failures[0].error;
+		// With Retry On Fail a remembered error fails again on the next try: its summary replaces the
+		// previous try's instead of being added to it.
+		if (!ownDescriptions.has(first)) ownDescriptions.set(first, first.description);
+		first.description = [ownDescriptions.get(first), this.summary(phase, rerunNote)]
+			.filter(Boolean)
+			.join('\n\n');
+		return first;
+	}
+
+	private summary(phase: 'input' | 'run', rerunNote?: string): string {
+		const failed = this.failures.map((f) => f.itemIndex);
+		const done: number[] = [];
+		const notStarted: number[] = [];
+		for (let i = 0; i < this.count; i++) {
+			if (this.results[i]) done.push(i);
+			else if (!failed.includes(i)) notStarted.push(i);
+		}
+		const lines = [`Failed: ${itemList(failed)}.`];
+		if (phase === 'input') {
+			lines.push(
+				done.length
+					? `Nothing new was sent: every item's input is checked before the first request (${itemList(done)} completed in an earlier try).`
+					: "Nothing was sent: every item's input is checked before the first request.",
+			);
+		} else {
+			if (done.length) {
+				const ids = done
+					.flatMap((i) => this.results[i] ?? [])
+					.map((item) => item.json.id)
+					.filter((id) => typeof id === 'string');
+				const idList = ids.length
+					? ` (ids: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''})`
+					: '';
+				lines.push(
+					rerunNote
+						? `Completed before the stop: ${itemList(done)}${idList}.`
+						: `Completed before the stop: ${itemList(done)}${idList}; running the same input again repeats them.`,
+				);
+			}
+			if (notStarted.length) lines.push(`Not started: ${itemList(notStarted)}.`);
+			if (rerunNote) lines.push(rerunNote);
+		}
+		lines.push(
+			'Set Settings → On Error to "Continue" (or "Continue (using error output)") to get one output item per input item, errors included.',
+		);
+		return lines.join(' ');
+	}
+}
+
+const ownDescriptions = new WeakMap<ItemError, string | null | undefined>();
+
+function isDeliveryUnknown(error: ItemError): boolean {
+	return (error as { apiError?: { deliveryUnknown?: boolean } }).apiError?.deliveryUnknown === true;
+}
