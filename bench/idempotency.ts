@@ -33,7 +33,7 @@ async function main(): Promise<void> {
 		await import('../test/harness/engine');
 	const { processedItems } = await import('../test/harness/processedItems');
 	const { startRedisServer } = await import('../test/harness/redisServer');
-	const { forgetSendClaimsInProcess } = await import('../nodes/Messaging/helpers/sendClaims');
+	const { MemoryTable } = await import('../nodes/shared/state/memoryTable');
 	const { closeQueueRedis } = await import('../nodes/shared/state/redisConnection');
 	const { sharedTokenCache } = await import('../nodes/shared/transport');
 
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
 	const run = async (variant: Variant, parallel: number, items: number) => {
 		await sandbox.reset();
 		sharedTokenCache.clear();
-		forgetSendClaimsInProcess();
+		MemoryTable.forgetAll();
 		processedItems.clear();
 		await redis.cli('FLUSHALL');
 		const list = Array.from({ length: items }, (_, i) => ({

@@ -53,7 +53,7 @@ async function main(): Promise<void> {
 	const { runWorkflow, sandboxCredential, singleNodeWorkflow } =
 		await import('../test/harness/engine');
 	const { processedItems } = await import('../test/harness/processedItems');
-	const { forgetSendClaimsInProcess } = await import('../nodes/Messaging/helpers/sendClaims');
+	const { MemoryTable } = await import('../nodes/shared/state/memoryTable');
 	const { sharedTokenCache } = await import('../nodes/shared/transport');
 
 	const sandbox = await startChildSandbox({ blockLimit: 10_000_000 });
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
 	const reset = async () => {
 		await sandbox.reset();
 		sharedTokenCache.clear();
-		forgetSendClaimsInProcess();
+		MemoryTable.forgetAll();
 		processedItems.clear();
 	};
 

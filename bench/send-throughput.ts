@@ -154,7 +154,7 @@ async function main(): Promise<void> {
 		await import('../test/harness/engine');
 	const { sharedTokenCache } = await import('../nodes/shared/transport');
 	const { processedItems } = await import('../test/harness/processedItems');
-	const { forgetSendClaimsInProcess } = await import('../nodes/Messaging/helpers/sendClaims');
+	const { MemoryTable } = await import('../nodes/shared/state/memoryTable');
 	let runs = 0;
 
 	const sandbox = await startChildSandbox();
@@ -171,7 +171,7 @@ async function main(): Promise<void> {
 		await sandbox.reset();
 		// A run as a fresh n8n process would do it: no token cached yet.
 		sharedTokenCache.clear();
-		forgetSendClaimsInProcess();
+		MemoryTable.forgetAll();
 		processedItems.clear();
 		const fields =
 			variant === 'mapped' || variant === 'mapped, skip repeats on'

@@ -13,11 +13,11 @@
  * `sandbox.restart(options)` replaces it with one started with other options for the tests that
  * follow (the next `restart()` without options goes back to the defaults).
  */
-import { forgetSendClaimsInProcess } from '../../nodes/Messaging/helpers/sendClaims';
 import { sharedTokenCache } from '../../nodes/shared/transport';
 import { startSandbox } from '../../sandbox/server';
 import type { Sandbox, SandboxOptions } from '../../sandbox/types';
 import { processedItems } from './processedItems';
+import { MemoryTable } from '../../nodes/shared/state/memoryTable';
 
 export interface UsedSandbox extends Sandbox {
 	/** Closes the running sandbox and starts one with `options` in its place. */
@@ -35,7 +35,7 @@ export interface UseSandboxSettings {
  */
 function clearProcessCaches(): void {
 	sharedTokenCache.clear();
-	forgetSendClaimsInProcess();
+	MemoryTable.forgetAll();
 	processedItems.clear();
 }
 

@@ -81,10 +81,6 @@ function endInMemory(account: string, entry: string, now: number): void {
 	kept.sort((a, b) => a.at - b.at);
 }
 
-export function forgetCapsInProcess(): void {
-	sendTimes.clear();
-}
-
 // Redis: one sorted set per account, send times as scores (members unique per send).
 
 const TAKE: RedisScript = {

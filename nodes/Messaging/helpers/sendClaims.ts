@@ -82,7 +82,7 @@ export class SendClaims {
 		}
 		const now = clock.now();
 		for (const key of keys) {
-			const record = memoryClaims.get(this.memoryKey(key), now);
+			const record = heldInMemory(this.memoryKey(key), now);
 			if (record) held.set(key, holderOf(record));
 		}
 		if (this.store)
@@ -123,7 +123,7 @@ export class SendClaims {
 	/** Just before the request: undefined when this run now holds the key. */
 	async take(key: string): Promise<Holder | undefined> {
 		const now = clock.now();
-		const expiresAt = (Math.floor(now / this.windowMs) + 2) * this.windowMs;
+		const expiresAt = this.expiresAt(now);
 		const record: ClaimRecord = `d|${this.owner}|${this.executionId}|${now}`;
 		const held = this.redis
 			? ((await this.redis.run(
@@ -138,7 +138,7 @@ export class SendClaims {
 	async settle(key: string, settlement: Settlement): Promise<void> {
 		if (settlement !== 'release') this.recorded.delete(key);
 		if (this.redis) await this.redis.run(SETTLE, [this.redisKey(key)], [this.owner, settlement[0]]);
-		else settleInMemory(this.memoryKey(key), this.owner, settlement);
+		else settleInMemory(this.memoryKey(key), this.owner, settlement, (at) => this.expiresAt(at));
 	}
 
 	/** At the end of the run: what it recorded in the store and did not send is removed again. */
@@ -147,6 +147,11 @@ export class SendClaims {
 		const unsent = [...this.recorded.values()].flat();
 		this.recorded.clear();
 		if (store && unsent.length) await withLock(this.scope, async () => await store.remove(unsent));
+	}
+
+	/** The end of the next window bucket, as the store's entries. */
+	private expiresAt(now: number): number {
+		return (Math.floor(now / this.windowMs) + 2) * this.windowMs;
 	}
 
 	private memoryKey(key: string): string {
@@ -221,21 +226,15 @@ async function withLock<T>(scope: string, work: () => Promise<T>): Promise<T> {
 // Regular mode: every run is in this process, so its memory is the claim (no await inside).
 // A claim being sent is never evicted; settled ones are bounded in bytes.
 
-const sending = new Map<string, { record: ClaimRecord; expiresAt: number }>();
+const sending = new MemoryTable<ClaimRecord>(
+	Number.POSITIVE_INFINITY,
+	(record) => 2 * record.length,
+);
 const settled = new MemoryTable<ClaimRecord>(MEMORY_BUDGET_BYTES, (record) => 2 * record.length);
 
-const memoryClaims = {
-	get(id: string, now: number): ClaimRecord | undefined {
-		const live = sending.get(id);
-		if (live && live.expiresAt > now) return live.record;
-		sending.delete(id);
-		return settled.get(id, now);
-	},
-	clear(): void {
-		sending.clear();
-		settled.clear();
-	},
-};
+function heldInMemory(id: string, now: number): ClaimRecord | undefined {
+	return sending.get(id, now) ?? settled.get(id, now);
+}
 
 function takeInMemory(
 	id: string,
@@ -243,22 +242,24 @@ function takeInMemory(
 	expiresAt: number,
 	now: number,
 ): ClaimRecord {
-	const held = memoryClaims.get(id, now);
+	const held = heldInMemory(id, now);
 	if (held) return held;
-	sending.set(id, { record, expiresAt });
+	sending.set(id, record, expiresAt);
 	return '';
 }
 
-function settleInMemory(id: string, owner: string, settlement: Settlement): void {
-	const live = sending.get(id);
-	if (!live || live.record.split('|')[1] !== owner) return;
+function settleInMemory(
+	id: string,
+	owner: string,
+	settlement: Settlement,
+	expiresAt: (takenAt: number) => number,
+): void {
+	const record = sending.get(id, clock.now());
+	const [, holder, , at] = record?.split('|') ?? [];
+	if (!record || holder !== owner) return;
 	sending.delete(id);
 	if (settlement !== 'release')
-		settled.set(id, `${settlement[0]}${live.record.slice(1)}`, live.expiresAt);
-}
-
-export function forgetSendClaimsInProcess(): void {
-	memoryClaims.clear();
+		settled.set(id, `${settlement[0]}${record.slice(1)}`, expiresAt(Number(at)));
 }
 
 // Queue mode: one string per message in n8n's queue Redis, expiring with the window.

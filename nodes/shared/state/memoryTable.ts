@@ -9,7 +9,15 @@ interface Slot<V> {
 	bytes: number;
 }
 
+/** Every table of this process. */
+const tables = new Set<MemoryTable<unknown>>();
+
 export class MemoryTable<V> {
+	/** What a restart of n8n does to this package's memory (the test harness restarts with it). */
+	static forgetAll(): void {
+		for (const table of tables) table.clear();
+	}
+
 	/** Insertion order is use order: the first entry is the least recently used. */
 	private readonly slots = new Map<string, Slot<V>>();
 	private usedBytes = 0;
@@ -17,7 +25,9 @@ export class MemoryTable<V> {
 	constructor(
 		readonly budgetBytes: number,
 		private readonly sizeOf: (value: V) => number,
-	) {}
+	) {
+		tables.add(this as MemoryTable<unknown>);
+	}
 
 	get(key: string, now: number): V | undefined {
 		const slot = this.slots.get(key);

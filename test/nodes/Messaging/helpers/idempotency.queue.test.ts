@@ -6,7 +6,6 @@
  */
 import type { INode, INodeExecutionData } from 'n8n-workflow';
 
-import { forgetSendClaimsInProcess } from '../../../../nodes/Messaging/helpers/sendClaims';
 import {
 	apiRequests,
 	mappedSendText,
@@ -17,6 +16,7 @@ import { processedItems } from '../../../harness/processedItems';
 import { useQueueMode } from '../../../harness/redisServer';
 import { useSandbox } from '../../../harness/useSandbox';
 import { useVirtualTime } from '../../../harness/virtualTime';
+import { MemoryTable } from '../../../../nodes/shared/state/memoryTable';
 
 const sandbox = useSandbox();
 const queue = useQueueMode();
@@ -58,7 +58,7 @@ it("keeps each claim in n8n's queue Redis under the package's own prefix, until 
 it('another process (another worker) finds what this one sent, whatever its memory holds', async () => {
 	await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
 	// A worker has its own memory and, here, no shared database store: Redis alone holds the claims.
-	forgetSendClaimsInProcess();
+	MemoryTable.forgetAll();
 	processedItems.clear();
 	const again = await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
 	expect(json(again.output('Node'))).toEqual([

@@ -8,7 +8,6 @@
  */
 import type { INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { forgetSendClaimsInProcess } from '../../../../nodes/Messaging/helpers/sendClaims';
 import { clock } from '../../../../nodes/shared/clock';
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
 import {
@@ -22,6 +21,7 @@ import { processedItems } from '../../../harness/processedItems';
 import { useSandbox } from '../../../harness/useSandbox';
 import { sendOptions } from '../../../harness/sendOptions';
 import { useVirtualTime } from '../../../harness/virtualTime';
+import { MemoryTable } from '../../../../nodes/shared/state/memoryTable';
 
 const sandbox = useSandbox();
 // Version 2's pacing (2–6 s between messages) stays on: its waits take virtual time.
@@ -109,7 +109,7 @@ describe("n8n's Retry of a stopped run", () => {
 
 	it("after a restart (memory gone) n8n's store still knows what was sent", async () => {
 		await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
-		forgetSendClaimsInProcess();
+		MemoryTable.forgetAll();
 		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
 		expect(json(again.output('Node')).map((item) => item.skipped)).toEqual([true, true, true]);
 		expect(again.output('Node')[0].json.reason).toMatch(
@@ -242,9 +242,9 @@ describe('the window', () => {
 
 	it('after a restart the store keeps the same window', async () => {
 		await runAt(start);
-		forgetSendClaimsInProcess();
+		MemoryTable.forgetAll();
 		expect((await runAt(start + 7 * HOUR)).output('Node')[0].json.skipped).toBe(true);
-		forgetSendClaimsInProcess();
+		MemoryTable.forgetAll();
 		expect((await runAt(start + 16 * HOUR)).output('Node')[0].json.sent).toBe(true);
 	});
 });
@@ -366,7 +366,7 @@ describe('1,000 items', () => {
 		expect(texts()).toHaveLength(1000);
 		expect(processedItems.calls).toEqual([{ method: 'checkProcessedAndRecord', items: 2000 }]);
 
-		forgetSendClaimsInProcess();
+		MemoryTable.forgetAll();
 		processedItems.calls.length = 0;
 		const requestsBefore = sends().length;
 		const again = await runMessaging(sandbox, mappedSendText(options), items, V2);
@@ -478,7 +478,7 @@ describe("where n8n's processed-items store cannot hold the node's messages (n8n
 			]),
 		);
 		expect(processedItems.calls).toEqual([]);
-		forgetSendClaimsInProcess();
+		MemoryTable.forgetAll();
 		await noStore();
 		expect(texts()).toHaveLength(2);
 	});

@@ -6,7 +6,6 @@
  */
 import type { INode } from 'n8n-workflow';
 
-import { forgetCapsInProcess } from '../../../../nodes/Messaging/helpers/accountCap';
 import { clock } from '../../../../nodes/shared/clock';
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
 import { mappedSendText, orderItems } from '../../../harness/messagingNode';
@@ -14,6 +13,7 @@ import { sendOptions } from '../../../harness/sendOptions';
 import { useQueueMode } from '../../../harness/redisServer';
 import { useSandbox } from '../../../harness/useSandbox';
 import { useVirtualTime } from '../../../harness/virtualTime';
+import { MemoryTable } from '../../../../nodes/shared/state/memoryTable';
 
 const sandbox = useSandbox({ now: () => clock.now() });
 const queue = useQueueMode();
@@ -52,7 +52,7 @@ it('a process that forgets everything (a restart, another worker) still sees the
 	// 10 sends at 5 a minute: 5 at once, 5 a minute later, when the window is full again.
 	await run(0, 'workflow-a', 10);
 	const lastSend = Date.parse(sandbox.ledger()[9].at);
-	forgetCapsInProcess();
+	MemoryTable.forgetAll();
 	const again = await run(500, 'workflow-c', 1);
 	expect(again.error).toBeUndefined();
 	// The next send waits a whole minute, for the second five to leave the window.

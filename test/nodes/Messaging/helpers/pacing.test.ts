@@ -6,8 +6,6 @@
  */
 import type { IConnections, IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
-import { forgetCapsInProcess } from '../../../../nodes/Messaging/helpers/accountCap';
-import { forgetSendClaimsInProcess } from '../../../../nodes/Messaging/helpers/sendClaims';
 import { clock } from '../../../../nodes/shared/clock';
 import {
 	PACKAGE,
@@ -21,10 +19,11 @@ import { mappedSendText, orderItems, runMessaging } from '../../../harness/messa
 import { useSandbox } from '../../../harness/useSandbox';
 import { useVirtualTime } from '../../../harness/virtualTime';
 import { WaitingHarness } from '../../../harness/waitingEngine';
+import { MemoryTable } from '../../../../nodes/shared/state/memoryTable';
 
 const sandbox = useSandbox({ now: () => clock.now() });
 const time = useVirtualTime();
-beforeEach(() => forgetCapsInProcess());
+beforeEach(() => MemoryTable.forgetAll());
 
 const V2: Partial<INode> = { typeVersion: 2 };
 const NO_DELAY = { messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } } };
@@ -424,8 +423,8 @@ describe('Message → Wait for Send Window', () => {
 		expect(waiting.waitTill?.toISOString()).toBe('2026-11-23T09:00:00.000Z');
 		expect(sandbox.ledger()).toEqual([]);
 		// A restart: this process forgets its caps and claims; n8n keeps the execution in its database.
-		forgetCapsInProcess();
-		forgetSendClaimsInProcess();
+		MemoryTable.forgetAll();
+		MemoryTable.forgetAll();
 		// n8n's wait tracker polls every 60 s: it resumes the execution a little after the opening.
 		time.set(Date.parse('2026-11-23T09:00:40Z'));
 		const resumed = await harness.timeOut(waiting.id);
