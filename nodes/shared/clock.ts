@@ -24,24 +24,6 @@ export const clock = {
 	// was a visible share of a request's CPU. Real time, not `clock.now()`, which tests move.
 	limit: (ms: number, expire: () => void): (() => void) => limits.add(timerDelay(ms), expire),
 
-	every: (ms: number, task: () => void): (() => void) => {
-		let stopped = false;
-		let current: AbortSignal;
-		const tick = () => {
-			if (stopped) return;
-			task();
-			arm();
-		};
-		const arm = () => {
-			current = clock.deadline(ms);
-			current.addEventListener('abort', tick, { once: true });
-		};
-		arm();
-		return () => {
-			stopped = true;
-			current.removeEventListener('abort', tick);
-		};
-	},
 };
 
 const SLICE_MS = 1000;

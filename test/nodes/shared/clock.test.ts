@@ -47,13 +47,4 @@ describe('clock', () => {
 		expect(order).toEqual(['5 ms', '30 ms', '80 ms']);
 	});
 
-	it('every runs its task until stopped', async () => {
-		let runs = 0;
-		const stop = clock.every(5, () => runs++);
-		while (runs < 3) await clock.sleep(5);
-		stop();
-		const atStop = runs;
-		await clock.sleep(40);
-		expect(runs).toBe(atStop);
-	});
 });
