@@ -33,8 +33,8 @@ async function main(): Promise<void> {
 		await import('../test/harness/engine');
 	const { processedItems } = await import('../test/harness/processedItems');
 	const { startRedisServer } = await import('../test/harness/redisServer');
-	const { MemoryTable } = await import('../nodes/shared/state/memoryTable');
-	const { closeQueueRedis } = await import('../nodes/shared/state/redisConnection');
+	const { MemoryTable } = await import('../nodes/shared/store');
+	const { closeQueueRedis } = await import('../nodes/shared/store');
 	const { sharedTokenCache } = await import('../nodes/shared/transport');
 
 	const sandbox = await startChildSandbox();

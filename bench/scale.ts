@@ -53,7 +53,7 @@ async function main(): Promise<void> {
 	const { runWorkflow, sandboxCredential, singleNodeWorkflow } =
 		await import('../test/harness/engine');
 	const { processedItems } = await import('../test/harness/processedItems');
-	const { MemoryTable } = await import('../nodes/shared/state/memoryTable');
+	const { MemoryTable } = await import('../nodes/shared/store');
 	const { sharedTokenCache } = await import('../nodes/shared/transport');
 
 	const sandbox = await startChildSandbox({ blockLimit: 10_000_000 });

@@ -154,7 +154,7 @@ async function main(): Promise<void> {
 		await import('../test/harness/engine');
 	const { sharedTokenCache } = await import('../nodes/shared/transport');
 	const { processedItems } = await import('../test/harness/processedItems');
-	const { MemoryTable } = await import('../nodes/shared/state/memoryTable');
+	const { MemoryTable } = await import('../nodes/shared/store');
 	let runs = 0;
 
 	const sandbox = await startChildSandbox();

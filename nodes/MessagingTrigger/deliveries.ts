@@ -1,8 +1,8 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { clock } from '../shared/clock';
-import { MemoryTable } from '../shared/state/memoryTable';
-import { sharedState, type RedisScript } from '../shared/state/sharedState';
+import { MemoryTable } from '../shared/store';
+import { sharedState, type RedisScript } from '../shared/store';
 import { sha256 } from './secrets';
 
 // Gateways retry: one message (one `uuid`) delivered twice starts one execution. Not in static

@@ -23,7 +23,6 @@ export const clock = {
 	// Every limit shares one timer: a bulk send sets and cancels one per request, and a timer each
 	// was a visible share of a request's CPU. Real time, not `clock.now()`, which tests move.
 	limit: (ms: number, expire: () => void): (() => void) => limits.add(timerDelay(ms), expire),
-
 };
 
 const SLICE_MS = 1000;

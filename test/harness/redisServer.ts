@@ -10,7 +10,7 @@ import { createConnection, createServer } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 
-import { closeQueueRedis } from '../../nodes/shared/state/redisConnection';
+import { closeQueueRedis } from '../../nodes/shared/store';
 
 export interface RedisServer {
 	port: number;

@@ -17,7 +17,7 @@ import { sharedTokenCache } from '../../nodes/shared/transport';
 import { startSandbox } from '../../sandbox/server';
 import type { Sandbox, SandboxOptions } from '../../sandbox/types';
 import { processedItems } from './processedItems';
-import { MemoryTable } from '../../nodes/shared/state/memoryTable';
+import { MemoryTable } from '../../nodes/shared/store';
 
 export interface UsedSandbox extends Sandbox {
 	/** Closes the running sandbox and starts one with `options` in its place. */

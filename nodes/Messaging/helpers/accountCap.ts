@@ -1,11 +1,7 @@
 import { createHash, randomBytes } from 'crypto';
 
-import { MemoryTable } from '../../shared/state/memoryTable';
-import {
-	sharedState,
-	type QueueRedisState,
-	type RedisScript,
-} from '../../shared/state/sharedState';
+import { MemoryTable } from '../../shared/store';
+import { sharedState, type QueueRedisState, type RedisScript } from '../../shared/store';
 
 // One sliding window per account, shared by every workflow and execution that sends from it;
 // only nodes with a cap record their sends, so others make no extra round trip.

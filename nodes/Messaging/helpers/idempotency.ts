@@ -137,10 +137,13 @@ export class Repeats {
 	}
 
 	/** What was sent or may have been delivered stays claimed; the rest is given back. */
-	async settle(itemIndex: number, error?: unknown): Promise<void> {
+	async settle(itemIndex: number, failure?: { error: unknown }): Promise<void> {
 		if (!this.taken.delete(itemIndex)) return;
-		const settlement =
-			error === undefined ? 'sent' : mayHaveBeenDelivered(error) ? 'maybe' : 'release';
+		const settlement = !failure
+			? 'sent'
+			: mayHaveBeenDelivered(failure.error)
+				? 'maybe'
+				: 'release';
 		if (settlement !== 'release') this.outcome.set(itemIndex, settlement);
 		try {
 			await this.claims.settle(this.run.sends.get(itemIndex)!.key, settlement);

@@ -2,13 +2,13 @@ import { randomBytes } from 'crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { clock } from '../../shared/clock';
-import { MemoryTable } from '../../shared/state/memoryTable';
+import { MemoryTable } from '../../shared/store';
 import {
 	sharedState,
 	SharedStateUnavailable,
 	type QueueRedisState,
 	type RedisScript,
-} from '../../shared/state/sharedState';
+} from '../../shared/store';
 
 // One message (one key of one node) is sent once per window, whatever runs it. The claim is taken
 // atomically just before the request and settled when the request ends: kept as sent or as

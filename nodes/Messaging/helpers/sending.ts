@@ -43,19 +43,20 @@ export async function send(
 	const pacer = (run.pacer ??= new SendPacer(run));
 	const capEntry = await pacer.turn(itemIndex);
 	let result: unknown;
-	let sentAt: string;
+	let sentAt = '';
 	try {
 		const repeat = await repeats?.take(itemIndex);
 		if (repeat) return repeat;
+		let failure: { error: unknown } | undefined;
 		try {
 			await takeSendSlot(run, itemIndex);
 			sentAt = new Date(clock.now()).toISOString();
 			result = await request();
 		} catch (error) {
-			await repeats?.settle(itemIndex, error);
-			throw error;
+			failure = { error };
 		}
-		await repeats?.settle(itemIndex);
+		await repeats?.settle(itemIndex, failure);
+		if (failure) throw failure.error;
 	} finally {
 		await pacer.requestEnded(capEntry);
 	}

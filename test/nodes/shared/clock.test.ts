@@ -46,5 +46,4 @@ describe('clock', () => {
 		never();
 		expect(order).toEqual(['5 ms', '30 ms', '80 ms']);
 	});
-
 });

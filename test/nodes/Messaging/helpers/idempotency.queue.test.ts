@@ -16,7 +16,7 @@ import { processedItems } from '../../../harness/processedItems';
 import { useQueueMode } from '../../../harness/redisServer';
 import { useSandbox } from '../../../harness/useSandbox';
 import { useVirtualTime } from '../../../harness/virtualTime';
-import { MemoryTable } from '../../../../nodes/shared/state/memoryTable';
+import { MemoryTable } from '../../../../nodes/shared/store';
 
 const sandbox = useSandbox();
 const queue = useQueueMode();

@@ -21,7 +21,7 @@ import { processedItems } from '../../../harness/processedItems';
 import { useSandbox } from '../../../harness/useSandbox';
 import { sendOptions } from '../../../harness/sendOptions';
 import { useVirtualTime } from '../../../harness/virtualTime';
-import { MemoryTable } from '../../../../nodes/shared/state/memoryTable';
+import { MemoryTable } from '../../../../nodes/shared/store';
 
 const sandbox = useSandbox();
 // Version 2's pacing (2–6 s between messages) stays on: its waits take virtual time.

@@ -13,7 +13,7 @@ import { sendOptions } from '../../../harness/sendOptions';
 import { useQueueMode } from '../../../harness/redisServer';
 import { useSandbox } from '../../../harness/useSandbox';
 import { useVirtualTime } from '../../../harness/virtualTime';
-import { MemoryTable } from '../../../../nodes/shared/state/memoryTable';
+import { MemoryTable } from '../../../../nodes/shared/store';
 
 const sandbox = useSandbox({ now: () => clock.now() });
 const queue = useQueueMode();

@@ -19,7 +19,7 @@ import { mappedSendText, orderItems, runMessaging } from '../../../harness/messa
 import { useSandbox } from '../../../harness/useSandbox';
 import { useVirtualTime } from '../../../harness/virtualTime';
 import { WaitingHarness } from '../../../harness/waitingEngine';
-import { MemoryTable } from '../../../../nodes/shared/state/memoryTable';
+import { MemoryTable } from '../../../../nodes/shared/store';
 
 const sandbox = useSandbox({ now: () => clock.now() });
 const time = useVirtualTime();

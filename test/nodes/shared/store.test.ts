@@ -6,12 +6,9 @@ import { mkdtempSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 
-import { inQueueMode } from '../../../../nodes/shared/state/queueMode';
-import {
-	describeQueueRedis,
-	queueRedisSettings,
-} from '../../../../nodes/shared/state/redisConnection';
-import { sharedState } from '../../../../nodes/shared/state/sharedState';
+import { inQueueMode } from '../../../nodes/shared/store';
+import { describeQueueRedis, queueRedisSettings } from '../../../nodes/shared/store';
+import { sharedState } from '../../../nodes/shared/store';
 
 const N8N = ['/usr/local/bin/node', '/usr/local/lib/node_modules/n8n/bin/n8n'];
 

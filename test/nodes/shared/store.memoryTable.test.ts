@@ -2,7 +2,7 @@
  * The process memory's table (nodes/shared/state/memoryTable.ts): entries expire, and the least
  * recently used leave first once the table is over its byte budget.
  */
-import { MemoryTable } from '../../../../nodes/shared/state/memoryTable';
+import { MemoryTable } from '../../../nodes/shared/store';
 
 const table = (budgetBytes: number) =>
 	new MemoryTable<string>(budgetBytes, (value) => 2 * value.length);

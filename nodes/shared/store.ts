@@ -1,0 +1,313 @@
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
+
+import { commandLine, envSetting, environment } from './environment';
+
+// State shared between executions. Regular mode runs every execution in this process, so its memory
+// is exact and atomic: bounded tables. Queue mode's processes all reach n8n's queue Redis, atomic
+// through Lua scripts, under this package's own key prefix. Callers bring their tables and scripts.
+
+export type SharedState = ProcessMemory | QueueRedisState;
+
+export interface ProcessMemory {
+	readonly kind: 'memory';
+	readonly where: string;
+}
+
+const PROCESS_MEMORY: ProcessMemory = { kind: 'memory', where: "this n8n process's memory" };
+
+export function sharedState(
+	env: NodeJS.ProcessEnv = environment(),
+	argv: readonly string[] = commandLine(),
+): SharedState {
+	return inQueueMode(env, argv) ? new QueueRedisState(env) : PROCESS_MEMORY;
+}
+
+export interface RedisScript {
+	readonly name: string;
+	readonly keys?: number;
+	readonly lua: string;
+}
+
+/** The caller fails closed: it sends nothing unprotected. */
+export class SharedStateUnavailable extends Error {
+	override readonly name = 'SharedStateUnavailable';
+}
+
+const NAMESPACE = 'n8n-nodes-messaging-rate';
+
+export class QueueRedisState {
+	readonly kind = 'redis';
+	private readonly settings: QueueRedisSettings;
+
+	constructor(env: NodeJS.ProcessEnv = environment()) {
+		this.settings = queueRedisSettings(env);
+	}
+
+	get where(): string {
+		return `n8n's queue Redis (${describeQueueRedis(this.settings)})`;
+	}
+
+	/** Every key of a scope has the same hash tag, so one script may touch several on a cluster. */
+	key(scope: string, ...parts: string[]): string {
+		return [`${NAMESPACE}:{${scope}}`, ...parts].join(':');
+	}
+
+	async run(script: RedisScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+		// Shared state knows no n8n node: its callers fail their items (or answer the request) with it.
+		const call = async () => {
+			const client = await queueRedis(this.settings);
+			const command = scriptCommand(client, script);
+			return script.keys === undefined
+				? await command(keys.length, ...keys, ...args)
+				: await command(...keys, ...args);
+		};
+		return await call().catch((error: unknown) => {
+			throw new SharedStateUnavailable(`${this.where} did not answer: ${redisFailure(error)}`);
+		});
+	}
+}
+
+type ScriptCommand = (...keysThenArgs: Array<string | number>) => Promise<unknown>;
+
+const defined = new WeakMap<Redis | Cluster, Set<string>>();
+
+function scriptCommand(client: Redis | Cluster, script: RedisScript): ScriptCommand {
+	let names = defined.get(client);
+	if (!names) {
+		names = new Set();
+		defined.set(client, names);
+	}
+	if (!names.has(script.name)) {
+		client.defineCommand(script.name, { numberOfKeys: script.keys, lua: script.lua });
+		names.add(script.name);
+	}
+	const command = (client as unknown as Record<string, ScriptCommand>)[script.name];
+	return command.bind(client);
+}
+
+// As n8n decides: `EXECUTIONS_MODE=queue`, or the process is `n8n worker` / `n8n webhook`, which
+// force queue mode whatever the variable says. No node API tells a node the mode.
+export function inQueueMode(
+	env: NodeJS.ProcessEnv = environment(),
+	argv: readonly string[] = commandLine(),
+): boolean {
+	if (envSetting(env, 'EXECUTIONS_MODE') === 'queue') return true;
+	const [script = '', command = ''] = argv.slice(1);
+	return script.split(/[\\/]/).pop() === 'n8n' && (command === 'worker' || command === 'webhook');
+}
+
+// n8n's queue Redis
+
+// n8n's own queue Redis, from its settings, under this package's key prefix. Unlike n8n's client it
+// gives up quickly: a node fails closed (nothing is sent unprotected) instead of hanging, and it
+// never ends the process. ioredis loads only here, so only in queue mode.
+
+const COMMAND_TIMEOUT_MS = 5_000;
+
+let current: { settings: string; client: Promise<Redis | Cluster> } | undefined;
+/** What a command that gave up waiting is about. */
+let lastConnectionError: string | undefined;
+
+export interface QueueRedisSettings {
+	host: string;
+	port: number;
+	db: number;
+	username: string;
+	password: string;
+	tls: boolean;
+	tlsServerName: string;
+	tlsValidateCertificate: boolean;
+	/** When set, a cluster client; host and port are then ignored, as by n8n. */
+	clusterNodes: Array<{ host: string; port: number }>;
+	dualStack: boolean;
+}
+
+export function queueRedisSettings(env: NodeJS.ProcessEnv = environment()): QueueRedisSettings {
+	const text = (name: string, fallback = '') =>
+		envSetting(env, `QUEUE_BULL_REDIS_${name}`) ?? fallback;
+	const number = (name: string, fallback: number) => {
+		const value = Number(text(name) || fallback);
+		return Number.isFinite(value) ? value : fallback;
+	};
+	const flag = (name: string, fallback: boolean) => {
+		const value = text(name).toLowerCase();
+		return value === 'true' || value === '1'
+			? true
+			: value === 'false' || value === '0'
+				? false
+				: fallback;
+	};
+	return {
+		host: text('HOST', 'localhost'),
+		port: number('PORT', 6379),
+		db: number('DB', 0),
+		username: text('USERNAME'),
+		password: text('PASSWORD'),
+		tls: flag('TLS', false),
+		tlsServerName: text('TLS_SERVERNAME'),
+		tlsValidateCertificate: flag('TLS_VALIDATE_CERTIFICATE', true),
+		clusterNodes: text('CLUSTER_NODES')
+			.split(',')
+			.map((pair) => pair.trim())
+			.filter(Boolean)
+			.map((pair) => {
+				const [host, port] = pair.split(':');
+				return { host, port: Number(port) || 6379 };
+			}),
+		dualStack: flag('DUALSTACK', false),
+	};
+}
+
+export function describeQueueRedis(settings: QueueRedisSettings): string {
+	const where = settings.clusterNodes.length
+		? `cluster ${settings.clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`
+		: `${settings.host}:${settings.port}`;
+	return `${where}, database ${settings.db}`;
+}
+
+function clientOptions(settings: QueueRedisSettings): RedisOptions {
+	const options: RedisOptions = {
+		username: settings.username || undefined,
+		password: settings.password || undefined,
+		db: settings.db,
+		lazyConnect: true,
+		connectTimeout: COMMAND_TIMEOUT_MS,
+		commandTimeout: COMMAND_TIMEOUT_MS,
+		// A command fails after one failed reconnection instead of waiting for Redis forever.
+		maxRetriesPerRequest: 1,
+		// Keeps reconnecting in the background (n8n's own client would end the process instead).
+		retryStrategy: (times) => Math.min(times * 200, 2_000),
+	};
+	if (settings.dualStack) options.family = 0;
+	if (settings.tls)
+		options.tls = {
+			servername: settings.tlsServerName || undefined,
+			rejectUnauthorized: settings.tlsValidateCertificate,
+		};
+	return options;
+}
+
+export async function queueRedis(
+	settings: QueueRedisSettings = queueRedisSettings(),
+): Promise<Redis | Cluster> {
+	const key = JSON.stringify(settings);
+	if (current?.settings !== key) {
+		const previous = current?.client;
+		current = { settings: key, client: connect(settings) };
+		previous?.then((client) => client.disconnect()).catch(() => undefined);
+	}
+	return await current.client;
+}
+
+async function connect(settings: QueueRedisSettings): Promise<Redis | Cluster> {
+	const { default: IORedis, Cluster: IOCluster } = await import('ioredis');
+	const options = clientOptions(settings);
+	const client = settings.clusterNodes.length
+		? new IOCluster(settings.clusterNodes, {
+				redisOptions: options,
+				lazyConnect: true,
+				clusterRetryStrategy: (times) => Math.min(times * 200, 2_000),
+			})
+		: new IORedis({ ...options, host: settings.host, port: settings.port });
+	// Connection errors reach the commands that wait on them; unhandled, ioredis would print each.
+	client.on('error', (error: Error) => {
+		lastConnectionError = error.message;
+	});
+	client.on('ready', () => {
+		lastConnectionError = undefined;
+	});
+	return client;
+}
+
+export function redisFailure(error: unknown): string {
+	const message = error instanceof Error ? error.message : String(error);
+	return /max retries per request/i.test(message) && lastConnectionError
+		? lastConnectionError
+		: message;
+}
+
+export async function closeQueueRedis(): Promise<void> {
+	const client = current?.client;
+	current = undefined;
+	if (client) (await client).disconnect();
+}
+
+// Process memory
+
+// One table per purpose, each with its own byte budget, so that one purpose cannot evict another's
+// entries (a burst of test-event deliveries never pushes out an active trigger's memory).
+
+const ENTRY_OVERHEAD_BYTES = 96;
+
+interface Slot<V> {
+	value: V;
+	expiresAt: number;
+	bytes: number;
+}
+
+/** Every table of this process. */
+const tables = new Set<MemoryTable<unknown>>();
+
+export class MemoryTable<V> {
+	/** What a restart of n8n does to this package's memory (the test harness restarts with it). */
+	static forgetAll(): void {
+		for (const table of tables) table.clear();
+	}
+
+	/** Insertion order is use order: the first entry is the least recently used. */
+	private readonly slots = new Map<string, Slot<V>>();
+	private usedBytes = 0;
+
+	constructor(
+		readonly budgetBytes: number,
+		private readonly sizeOf: (value: V) => number,
+	) {
+		tables.add(this as MemoryTable<unknown>);
+	}
+
+	get(key: string, now: number): V | undefined {
+		const slot = this.slots.get(key);
+		if (!slot) return undefined;
+		this.slots.delete(key);
+		if (slot.expiresAt <= now) {
+			this.usedBytes -= slot.bytes;
+			return undefined;
+		}
+		this.slots.set(key, slot);
+		return slot.value;
+	}
+
+	set(key: string, value: V, expiresAt: number): void {
+		this.delete(key);
+		const bytes = ENTRY_OVERHEAD_BYTES + 2 * key.length + this.sizeOf(value);
+		this.slots.set(key, { value, expiresAt, bytes });
+		this.usedBytes += bytes;
+		this.evict(key);
+	}
+
+	delete(key: string): void {
+		const slot = this.slots.get(key);
+		if (!slot) return;
+		this.slots.delete(key);
+		this.usedBytes -= slot.bytes;
+	}
+
+	/** Expired entries still count until they are met. */
+	size(): { entries: number; bytes: number } {
+		return { entries: this.slots.size, bytes: this.usedBytes };
+	}
+
+	clear(): void {
+		this.slots.clear();
+		this.usedBytes = 0;
+	}
+
+	private evict(keep: string): void {
+		for (const [key, slot] of this.slots) {
+			if (this.usedBytes <= this.budgetBytes) return;
+			if (key === keep) continue;
+			this.slots.delete(key);
+			this.usedBytes -= slot.bytes;
+		}
+	}
+}
