@@ -45,7 +45,7 @@ const DEFAULTS_BY_VERSION = {
 	2: { skipRepeatsHours: 8, messageDelaySeconds: { min: 2, max: 6 } },
 } as const;
 
-export const SENDING_OPERATIONS = ['sendText', 'sendFile', 'sendAndWait'];
+const SENDING_OPERATIONS = ['sendText', 'sendFile', 'sendAndWait'];
 
 export const MESSAGING_VERSION = 2;
 

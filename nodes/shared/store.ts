@@ -187,7 +187,7 @@ function clientOptions(settings: QueueRedisSettings): RedisOptions {
 	return options;
 }
 
-export async function queueRedis(
+async function queueRedis(
 	settings: QueueRedisSettings = queueRedisSettings(),
 ): Promise<Redis | Cluster> {
 	const key = JSON.stringify(settings);
@@ -219,7 +219,7 @@ async function connect(settings: QueueRedisSettings): Promise<Redis | Cluster> {
 	return client;
 }
 
-export function redisFailure(error: unknown): string {
+function redisFailure(error: unknown): string {
 	const message = error instanceof Error ? error.message : String(error);
 	return /max retries per request/i.test(message) && lastConnectionError
 		? lastConnectionError
