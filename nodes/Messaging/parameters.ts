@@ -9,18 +9,18 @@ import {
 	optionsCollection,
 } from '../shared/optionsCollection';
 import { timerDelay } from '../shared/clock';
-import type { AccountCap } from './helpers/accountCap';
 import {
 	readSendWindow,
 	sendWindowFields,
+	type AccountCap,
+	type SendPacer,
 	type SendWindow,
 	type WindowProblem,
-} from './helpers/sendWindow';
+} from './helpers/pacing';
 import { normalizePhone } from '../shared/phone';
 import { OperationRun, textValue } from '../shared/execution/operationRun';
 import type { Causes } from './helpers/cause';
 import type { IdentifiedSend, Repeats } from './helpers/idempotency';
-import type { SendPacer } from './helpers/pacing';
 import type { Allowance } from './helpers/sending';
 
 export interface MessagingOptions {

@@ -1,10 +1,16 @@
-import type { JsonObject } from 'n8n-workflow';
+import { createHash, randomBytes } from 'crypto';
+import { DateTime, IANAZone } from 'luxon';
+import type { IDataObject, INodeProperties, JsonObject } from 'n8n-workflow';
 
 import { clock } from '../../shared/clock';
 import { NotAttemptedError, causeInWords, hint, itemLabel } from '../../shared/errors';
+import {
+	MemoryTable,
+	sharedState,
+	type QueueRedisState,
+	type RedisScript,
+} from '../../shared/store';
 import type { MessagingRun } from '../parameters';
-import { accountKey, endCapSlot, takeCapSlot, type AccountCap } from './accountCap';
-import { describeWindow, windowState, type SendWindow } from './sendWindow';
 
 // Delay Between Messages, Send Only Between and Account Cap, in that order, before a message's
 // request. Max Wait bounds the waits for the window and the cap together, so a run over the cap
@@ -183,4 +189,306 @@ function notSent(
 		fix,
 		details,
 	);
+}
+
+// Send Only Between
+
+// Time-zone arithmetic is Luxon's, daylight saving included: no table of our own.
+
+export interface SendWindow {
+	/** Minutes after midnight, `end` exclusive (1440: midnight); `end <= start` runs overnight. */
+	start: number;
+	end: number;
+	/** Luxon weekdays: 1 = Monday … 7 = Sunday. */
+	days: ReadonlySet<number>;
+	timeZone: string;
+}
+
+export type WindowState = { open: true; closesAt: number } | { open: false; opensAt: number };
+
+const WEEKDAYS: Array<[string, string]> = [
+	['Monday', 'mon'],
+	['Tuesday', 'tue'],
+	['Wednesday', 'wed'],
+	['Thursday', 'thu'],
+	['Friday', 'fri'],
+	['Saturday', 'sat'],
+	['Sunday', 'sun'],
+];
+
+export function sendWindowFields(): INodeProperties[] {
+	return [
+		{
+			displayName: 'Start',
+			name: 'start',
+			type: 'string',
+			default: '08:00',
+			placeholder: '08:00',
+			description: 'When the window opens each day, as HH:MM (24-hour clock) in the time zone',
+		},
+		{
+			displayName: 'End',
+			name: 'end',
+			type: 'string',
+			default: '20:00',
+			placeholder: '20:00',
+			description:
+				'When the window closes, as HH:MM; earlier than Start means the next day (22:00 to 06:00 runs overnight)',
+		},
+		{
+			displayName: 'Days',
+			name: 'days',
+			type: 'multiOptions',
+			options: WEEKDAYS.map(([name, value]) => ({ name, value })),
+			default: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'],
+			description: 'The days on which the window opens',
+		},
+		{
+			displayName: 'Time Zone',
+			name: 'timeZone',
+			type: 'string',
+			default: '',
+			placeholder: 'Asia/Jakarta',
+			description:
+				"An IANA time zone such as Asia/Jakarta or Europe/Berlin. Empty: the workflow's time zone (Settings), else n8n's (GENERIC_TIMEZONE).",
+		},
+	];
+}
+
+export type WindowProblem = { field: string; problem: string; fix: string };
+
+export function readSendWindow(
+	fields: IDataObject,
+	fallbackZone: string,
+): SendWindow | WindowProblem {
+	const start = minutesOf(fields.start ?? '08:00');
+	if (start === undefined)
+		return {
+			field: 'Start',
+			problem: `is not a time of day (${JSON.stringify(fields.start)})`,
+			fix: 'Write it as HH:MM on a 24-hour clock, e.g. 08:00.',
+		};
+	const end = minutesOf(fields.end ?? '20:00');
+	if (end === undefined)
+		return {
+			field: 'End',
+			problem: `is not a time of day (${JSON.stringify(fields.end)})`,
+			fix: 'Write it as HH:MM on a 24-hour clock, e.g. 20:00 (24:00 for midnight).',
+		};
+	if (start % 1440 === end % 1440 && !(start === 0 && end === 1440))
+		return {
+			field: 'End',
+			problem: 'is the same as Start, so the window never opens',
+			fix: 'Give the window a length, or remove Send Only Between to send at any time.',
+		};
+	const dayValues = daysGiven(fields.days);
+	if (!dayValues)
+		return {
+			field: 'Days',
+			problem: `is not a list of days (${JSON.stringify(fields.days)})`,
+			fix: 'Pick days from the list, or map text such as "mon,tue,wed".',
+		};
+	const days = new Set<number>();
+	for (const value of dayValues) {
+		const index = WEEKDAYS.findIndex(
+			([name, day]) =>
+				typeof value === 'string' && [day, name.toLowerCase()].includes(value.toLowerCase()),
+		);
+		if (index < 0)
+			return {
+				field: 'Days',
+				problem: `holds ${JSON.stringify(value)}, which is no day`,
+				fix: `Pick days from the list (${WEEKDAYS.map(([, day]) => day).join(', ')}).`,
+			};
+		days.add(index + 1);
+	}
+	if (days.size === 0)
+		return {
+			field: 'Days',
+			problem: 'is empty, so the window never opens',
+			fix: 'Pick at least one day.',
+		};
+	const given = typeof fields.timeZone === 'string' ? fields.timeZone.trim() : '';
+	const timeZone = given || fallbackZone;
+	if (!IANAZone.isValidZone(timeZone))
+		return {
+			field: 'Time Zone',
+			problem: `is not a known time zone (${JSON.stringify(timeZone)})`,
+			fix: 'Use an IANA name such as Asia/Jakarta, Europe/Berlin or UTC.',
+		};
+	return { start: start % 1440, end, days, timeZone };
+}
+
+/** Not given: every day. Text (a mapped "mon,tue,wed") is split, never taken as every day. */
+function daysGiven(value: unknown): unknown[] | undefined {
+	if (value === undefined || value === null) return WEEKDAYS.map(([, day]) => day);
+	if (Array.isArray(value)) return value;
+	if (typeof value === 'string') return value.split(/[\s,]+/).filter(Boolean);
+	return undefined;
+}
+
+function minutesOf(value: unknown): number | undefined {
+	if (typeof value !== 'string') return undefined;
+	const match = /^([01]?\d|2[0-4]):([0-5]\d)$/.exec(value.trim());
+	if (!match) return undefined;
+	const minutes = Number(match[1]) * 60 + Number(match[2]);
+	return minutes <= 1440 ? minutes : undefined;
+}
+
+/** A window belongs to the day it opens on: 22:00–06:00 on Fridays runs into Saturday morning. */
+export function windowState(window: SendWindow, now: number): WindowState {
+	const today = DateTime.fromMillis(now, { zone: window.timeZone }).startOf('day');
+	// From yesterday (a window that runs past midnight may still be open) to a week ahead.
+	for (let offset = -1; offset <= 7; offset++) {
+		const day = today.plus({ days: offset });
+		if (!window.days.has(day.weekday)) continue;
+		const opens = atMinutes(day, window.start);
+		const closes = atMinutes(window.end > window.start ? day : day.plus({ days: 1 }), window.end);
+		if (opens <= now && now < closes) return { open: true, closesAt: closes };
+		if (opens > now) return { open: false, opensAt: opens };
+	}
+	// Unreachable with at least one day: every week has it.
+	throw new Error('The send window never opens');
+}
+
+function atMinutes(day: DateTime, minutes: number): number {
+	// The next day's first moment, also where its midnight does not exist (a DST jump at 00:00).
+	if (minutes === 1440) return day.plus({ days: 1 }).startOf('day').toMillis();
+	return day.set({ hour: Math.floor(minutes / 60), minute: minutes % 60 }).toMillis();
+}
+
+export function describeWindow(window: SendWindow): string {
+	const time = (m: number) =>
+		`${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+	const days =
+		window.days.size === 7
+			? 'every day'
+			: [...window.days]
+					.sort((a, b) => a - b)
+					.map((d) => WEEKDAYS[d - 1][0].slice(0, 3))
+					.join(', ');
+	return `${time(window.start)}–${time(window.end)} ${days} (${window.timeZone})`;
+}
+
+// Account Cap
+
+// One sliding window per account, shared by every workflow and execution that sends from it;
+// only nodes with a cap record their sends, so others make no extra round trip.
+
+export interface AccountCap {
+	messages: number;
+	periodMs: number;
+}
+
+const LONGEST_CAP_PERIOD_MS = 3_600_000;
+
+/**
+ * By client id alone: one account reached under two Base URL spellings has one cap, and two
+ * gateways sharing a client id only make the cap stricter.
+ */
+export function accountKey(clientId: string): string {
+	return createHash('sha256')
+		.update(JSON.stringify(['account', clientId]))
+		.digest('hex')
+		.slice(0, 32);
+}
+
+export type CapSlot = { waitMs: 0; entry: string } | { waitMs: number; entry?: undefined };
+
+export async function takeCapSlot(account: string, cap: AccountCap, now: number): Promise<CapSlot> {
+	const entry = `${now}:${processTag}:${++sendCounter}`;
+	const state = sharedState();
+	const waitMs =
+		state.kind === 'redis'
+			? await takeInRedis(state, account, cap, now, entry)
+			: takeInMemory(account, cap, now, entry);
+	return waitMs === 0 ? { waitMs: 0, entry } : { waitMs };
+}
+
+// From the request's end: counted from its start, a slow request would leave the window before the
+// message arrived and let the next period's first message in beside it.
+export async function endCapSlot(account: string, entry: string, now: number): Promise<void> {
+	const state = sharedState();
+	if (state.kind === 'redis')
+		await state.run(END, [state.key(`account:${account}`, 'sends')], [now, entry]);
+	else endInMemory(account, entry, now);
+}
+
+interface Sent {
+	at: number;
+	entry: string;
+}
+
+const MEMORY_BUDGET_BYTES = 8 * 1024 * 1024;
+const sendTimes = new MemoryTable<Sent[]>(MEMORY_BUDGET_BYTES, (sends) => 64 * sends.length);
+
+function takeInMemory(account: string, cap: AccountCap, now: number, entry: string): number {
+	const kept = (sendTimes.get(account, now) ?? []).filter(
+		(s) => s.at > now - LONGEST_CAP_PERIOD_MS,
+	);
+	const inWindow = kept.filter((s) => s.at > now - cap.periodMs);
+	if (inWindow.length < cap.messages) {
+		kept.push({ at: now, entry });
+		kept.sort((a, b) => a.at - b.at);
+		sendTimes.set(account, kept, now + LONGEST_CAP_PERIOD_MS);
+		return 0;
+	}
+	sendTimes.set(account, kept, now + LONGEST_CAP_PERIOD_MS);
+	// The send whose leaving brings the window under the cap.
+	return Math.max(1, inWindow[inWindow.length - cap.messages].at + cap.periodMs - now);
+}
+
+function endInMemory(account: string, entry: string, now: number): void {
+	const kept = sendTimes.get(account, now);
+	const sent = kept?.find((s) => s.entry === entry);
+	if (!kept || !sent) return;
+	sent.at = Math.max(sent.at, now);
+	kept.sort((a, b) => a.at - b.at);
+}
+
+// Redis: one sorted set per account, send times as scores (members unique per send).
+
+const TAKE: RedisScript = {
+	name: 'messagingTakeCapSlot',
+	keys: 1,
+	lua: `
+local now, period, cap, keep = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - keep)
+local from = '(' .. (now - period)
+local count = redis.call('ZCOUNT', KEYS[1], from, '+inf')
+if count < cap then
+  redis.call('ZADD', KEYS[1], now, ARGV[5])
+  redis.call('PEXPIRE', KEYS[1], keep)
+  return 0
+end
+local leaving = redis.call('ZRANGEBYSCORE', KEYS[1], from, '+inf', 'WITHSCORES', 'LIMIT', count - cap, 1)
+return math.max(1, tonumber(leaving[2]) + period - now)`,
+};
+
+/** Only if the entry is still there, and never back: any Redis version, unlike ZADD XX GT. */
+const END: RedisScript = {
+	name: 'messagingEndCapSlot',
+	keys: 1,
+	lua: `
+local at = redis.call('ZSCORE', KEYS[1], ARGV[2])
+if at and tonumber(at) < tonumber(ARGV[1]) then redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2]) end
+return 1`,
+};
+
+let sendCounter = 0;
+const processTag = randomBytes(6).toString('hex');
+
+async function takeInRedis(
+	state: QueueRedisState,
+	account: string,
+	cap: AccountCap,
+	now: number,
+	entry: string,
+): Promise<number> {
+	const answer = await state.run(
+		TAKE,
+		[state.key(`account:${account}`, 'sends')],
+		[now, cap.periodMs, cap.messages, LONGEST_CAP_PERIOD_MS, entry],
+	);
+	return Number(answer);
 }

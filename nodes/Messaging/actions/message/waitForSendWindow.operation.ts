@@ -12,7 +12,7 @@ import {
 	sendWindowFields,
 	windowState,
 	type SendWindow,
-} from '../../helpers/sendWindow';
+} from '../../helpers/pacing';
 
 // A step of its own: n8n resumes a waiting execution with the node that put it to wait disabled,
 // passing its input on, so a send that waited would never send.
