@@ -386,7 +386,7 @@ const LONGEST_CAP_PERIOD_MS = 3_600_000;
  * By client id alone: one account reached under two Base URL spellings has one cap, and two
  * gateways sharing a client id only make the cap stricter.
  */
-export function accountKey(clientId: string): string {
+function accountKey(clientId: string): string {
 	return createHash('sha256')
 		.update(JSON.stringify(['account', clientId]))
 		.digest('hex')
@@ -395,7 +395,7 @@ export function accountKey(clientId: string): string {
 
 export type CapSlot = { waitMs: 0; entry: string } | { waitMs: number; entry?: undefined };
 
-export async function takeCapSlot(account: string, cap: AccountCap, now: number): Promise<CapSlot> {
+async function takeCapSlot(account: string, cap: AccountCap, now: number): Promise<CapSlot> {
 	const entry = `${now}:${processTag}:${++sendCounter}`;
 	const state = sharedState();
 	const waitMs =
@@ -407,7 +407,7 @@ export async function takeCapSlot(account: string, cap: AccountCap, now: number)
 
 // From the request's end: counted from its start, a slow request would leave the window before the
 // message arrived and let the next period's first message in beside it.
-export async function endCapSlot(account: string, entry: string, now: number): Promise<void> {
+async function endCapSlot(account: string, entry: string, now: number): Promise<void> {
 	const state = sharedState();
 	if (state.kind === 'redis')
 		await state.run(END, [state.key(`account:${account}`, 'sends')], [now, entry]);
