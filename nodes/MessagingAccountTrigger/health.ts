@@ -40,8 +40,15 @@ export interface Memory {
 	/** A hash of the base URL and client id: another account starts over. */
 	account: string;
 	salt: string;
-	/** `qr`: the codes sent in this disconnection. */
-	session?: { connected: boolean; status: string; since: string; qr?: SentQr };
+	/** As last reported; `qr`: the codes sent in this disconnection; `seen` and `flips`: `flapping`. */
+	session?: {
+		connected: boolean;
+		status: string;
+		since: string;
+		qr?: SentQr;
+		seen?: boolean;
+		flips?: string[];
+	};
 	webhook?: Webhook & { since: string };
 	/** `rule`: the threshold the level was read with; another one starts over. */
 	usage?: { rule: string; level: Level; since: string };
@@ -140,6 +147,20 @@ const ongoing = ({ before, now }: Poll) =>
 		? before.session
 		: undefined;
 
+const FLAP_WINDOW_MS = 15 * 60_000;
+
+/** The times of the last three changes the polls saw, reported or not. */
+const flipsAfter = ({ before: { session: before }, now: { at, session: now } }: Poll) => {
+	if (!before || !now || now.connected === (before.seen ?? before.connected)) return before?.flips;
+	return [...(before.flips ?? []), at].slice(-3);
+};
+
+/** A session that changed three times within a quarter of an hour reports nothing until it settles. */
+const flapping = (poll: Poll) => {
+	const flips = flipsAfter(poll) ?? [];
+	return flips.length === 3 && Date.parse(poll.now.at) - Date.parse(flips[0]) < FLAP_WINDOW_MS;
+};
+
 const sessionItem =
 	(event: WatchedEvent) =>
 	({ before, now: { at, session: now } }: Poll) =>
@@ -160,9 +181,10 @@ export const EVENTS: EventDefinition[] = [
 		displayName: 'Disconnected',
 		description:
 			'The WhatsApp session stopped being connected (the phone logged out, the session ended, the gateway is restarting it)',
-		fires: ({ before, now, settings }) =>
-			now.session?.connected === false &&
-			(before.session ? before.session.connected : settings.reportProblemsAtStart),
+		fires: (poll) =>
+			poll.now.session?.connected === false &&
+			!flapping(poll) &&
+			(poll.before.session ? poll.before.session.connected : poll.settings.reportProblemsAtStart),
 		item: sessionItem('disconnected'),
 	},
 	{
@@ -170,7 +192,8 @@ export const EVENTS: EventDefinition[] = [
 		displayName: 'Connected Again',
 		description: 'The WhatsApp session is connected again after it was not',
 		// Never at the first poll: there is nothing to be connected again from.
-		fires: ({ before, now }) => !!now.session?.connected && before.session?.connected === false,
+		fires: (poll) =>
+			!!poll.now.session?.connected && poll.before.session?.connected === false && !flapping(poll),
 		item: sessionItem('connected'),
 	},
 	{
@@ -181,7 +204,7 @@ export const EVENTS: EventDefinition[] = [
 		// A new code fires within the bound: N per disconnection, M minutes apart.
 		fires: (poll) => {
 			const { before, now, settings } = poll;
-			if (!now.session?.qr || now.session.connected) return false;
+			if (!now.session?.qr || now.session.connected || flapping(poll)) return false;
 			if (!ongoing(poll)) return !!before.session || settings.reportProblemsAtStart;
 			const sent = ongoing(poll)?.qr;
 			if (!sent) return true;
@@ -287,15 +310,21 @@ export const samples = (memory: Memory, now: Snapshot, settings: Settings) =>
 	});
 
 /** A part not read keeps its memory; a part no chosen event watches is forgotten. */
-function remember({ before, now, settings }: Poll, fired: ReadonlySet<WatchedEvent>): Memory {
+function remember(poll: Poll, fired: ReadonlySet<WatchedEvent>): Memory {
+	const { before, now, settings } = poll;
 	const { at, session, webhook, usage, outage } = now;
 	const next: Memory = { v: 1, account: before.account, salt: before.salt };
 	if (watches(settings, 'session')) next.session = before.session;
-	if (watches(settings, 'session') && session) {
+	const flips = flipsAfter(poll);
+	if (watches(settings, 'session') && session && flapping(poll)) {
+		const reported = before.session as NonNullable<Memory['session']>;
+		const seen = session.connected === reported.connected ? undefined : session.connected;
+		next.session = { ...reported, seen, flips };
+	} else if (watches(settings, 'session') && session) {
 		// The status word may move on within one state (init → got qr code): no change of its own.
 		const same = before.session?.connected === session.connected ? before.session : undefined;
 		const { connected, status, qr } = session;
-		next.session = { connected, status, since: same?.since ?? at };
+		next.session = { connected, status, since: same?.since ?? at, ...(flips ? { flips } : {}) };
 		if (fired.has('qrCodeNeeded') && qr)
 			next.session.qr = { count: (same?.qr?.count ?? 0) + 1, lastAt: at, sha: qr.sha };
 		else if (same?.qr) next.session.qr = same.qr;

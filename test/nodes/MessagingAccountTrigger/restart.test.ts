@@ -40,9 +40,11 @@ describe('Messaging Account Trigger across restarts', () => {
 		expect(verdictOf(await trigger.poll())).toBe('save');
 		expect(savedMemory(trigger)?.session).toMatchObject({ connected: true });
 
-		// n8n stops; the phone is logged out meanwhile; n8n starts again.
+		// n8n stops for half an hour; the phone is logged out meanwhile; n8n starts again.
+		fakeDateOnly(Date.now() + 30 * 60_000);
 		sandbox.logout();
 		const start = await trigger.activate();
+		jest.useRealTimers();
 		expect(itemsOf(start).map((item) => item.json)).toEqual([
 			expect.objectContaining({ event: 'disconnected', previousStatus: 'authenticated' }),
 		]);

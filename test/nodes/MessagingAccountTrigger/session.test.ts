@@ -73,6 +73,34 @@ describe('Messaging Account Trigger: Disconnected, Connected Again', () => {
 		expect(trigger.executions).toHaveLength(2);
 	});
 
+	it('a session flapping every poll fires twice, then nothing until it settles; the settled state is reported', async () => {
+		const start = Date.parse('2026-11-24T08:00:00Z');
+		const at = (minutes: number) => jest.setSystemTime(new Date(start + minutes * 60_000));
+		fakeDateOnly(start);
+		const trigger = accountTrigger(sandbox, parameters);
+		await trigger.activate();
+		const events: string[] = [];
+		// Logged out and scanned again at every poll, a minute apart, for ten minutes.
+		for (let minute = 1; minute <= 10; minute++) {
+			at(minute);
+			if (minute % 2) sandbox.logout();
+			else sandbox.scan();
+			events.push(...eventsOf(await trigger.poll()));
+		}
+		expect(events).toEqual(['disconnected', 'connected']);
+		// Settled, logged out: reported once its last three changes (9, 10, 12) no longer fall within a
+		// quarter of an hour.
+		sandbox.logout();
+		at(12);
+		expect(verdictOf(await trigger.poll())).toBe('save');
+		at(23);
+		expect((await trigger.poll()).returned).toBeNull();
+		at(25);
+		expect(eventsOf(await trigger.poll())).toEqual(['disconnected']);
+		expect(eventsOf(await trigger.poll())).toEqual([]);
+		expect(JSON.stringify(trigger.staticData()).length).toBeLessThan(1024);
+	});
+
 	it('asks only Session → Get Status, once per poll', async () => {
 		const trigger = accountTrigger(sandbox, parameters);
 		await trigger.activate();
