@@ -180,7 +180,7 @@ export const triggerProperties: INodeProperties[] = [
 			type: 'boolean',
 			default: true,
 			description:
-				'Whether a message whose ID (uuid) was already received is answered "duplicate" instead of starting the workflow again (gateways retry)',
+				'Whether a repeated delivery of a message ID (uuid) starts nothing (gateways retry)',
 		},
 		{
 			displayName: 'Repeat Window (Minutes)',
@@ -188,8 +188,7 @@ export const triggerProperties: INodeProperties[] = [
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: 10080 },
 			default: DEFAULT_REPEAT_WINDOW_MINUTES,
-			description:
-				'How long a message ID is remembered for Skip Repeated Deliveries (at most the last 1,000 IDs)',
+			description: 'How long a message ID is remembered for Skip Repeated Deliveries',
 		},
 		{
 			displayName: 'Put File in Field',
