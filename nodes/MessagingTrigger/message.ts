@@ -68,10 +68,8 @@ function messageCategory(rawType: string, body: string | undefined): MessageCate
 	if (Object.hasOwn(ALIASES, named)) return ALIASES[named as keyof typeof ALIASES];
 	if (named) return MESSAGE_CATEGORIES.find((category) => category === named) ?? 'other';
 	if (!isDataUri(body)) return 'text';
-	const kind = body.slice(5, 11).toLowerCase();
-	return (
-		['image/', 'audio/', 'video/'].includes(kind) ? kind.slice(0, -1) : 'document'
-	) as MessageCategory;
+	const kind = /^data:(image|audio|video)\//i.exec(body)?.[1].toLowerCase();
+	return (kind ?? 'document') as MessageCategory;
 }
 
 export type IncomingEvent = ReturnType<typeof readEvent>;
@@ -82,7 +80,6 @@ export function readEvent(payload: IDataObject) {
 	const fields = isPlainObject(payload.params) ? payload.params : payload;
 	const text = asText(fields.message);
 	const body = typeof fields.body === 'string' && fields.body !== '' ? fields.body : undefined;
-	const apiKey = fields[API_KEY_FIELD];
 	const sender = contactNumber(fields.sender);
 	const isGroup = sender.toLowerCase().endsWith('@g.us');
 	// Fields a group message may name its author in (guessed: the service notes show none).
@@ -101,7 +98,7 @@ export function readEvent(payload: IDataObject) {
 		text: text.trim() === 'undefined' ? '' : text,
 		fileName: asText(fields.filename),
 		body,
-		apiKey: apiKey === undefined || apiKey === null ? undefined : asText(apiKey),
+		apiKey: asText(fields[API_KEY_FIELD]),
 	};
 }
 

@@ -31,6 +31,33 @@ function byVersion(property: INodeProperties, version2: NodeParameterValueType):
 	];
 }
 
+// The recommended choice first.
+const verificationOptions: INodeProperties['options'] = [
+	{
+		name: 'Generated Secret (Recommended)',
+		value: 'generatedSecret',
+		description:
+			'Activation registers the URL with a secret of its own in the query; nothing to set up',
+	},
+	{ name: 'None', value: 'none', description: 'Accept every request to the webhook URL' },
+	{
+		name: 'API Key in Payload',
+		value: 'apiKey',
+		description: 'The payload\'s "x-api-key" must equal the Client Secret of the credential',
+	},
+	{
+		name: 'Shared Secret in Header',
+		value: 'headerSecret',
+		description: 'A header must carry the shared secret (for a proxy in front of n8n that adds it)',
+	},
+	{
+		name: 'Shared Secret in Query Parameter',
+		value: 'querySecret',
+		description:
+			'The registered webhook URL carries the shared secret you enter as a query parameter',
+	},
+];
+
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName:
@@ -100,33 +127,7 @@ export const triggerProperties: INodeProperties[] = [
 			name: 'verification',
 			type: 'options',
 			default: 'none',
-			// eslint-disable-next-line n8n-nodes-base/node-param-options-type-unsorted-items -- the recommended one first
-			options: [
-				{
-					name: 'Generated Secret (Recommended)',
-					value: 'generatedSecret',
-					description:
-						'Activation registers the URL with a secret of its own in the query; nothing to set up',
-				},
-				{ name: 'None', value: 'none', description: 'Accept every request to the webhook URL' },
-				{
-					name: 'API Key in Payload',
-					value: 'apiKey',
-					description: 'The payload\'s "x-api-key" must equal the Client Secret of the credential',
-				},
-				{
-					name: 'Shared Secret in Header',
-					value: 'headerSecret',
-					description:
-						'A header must carry the shared secret (for a proxy in front of n8n that adds it)',
-				},
-				{
-					name: 'Shared Secret in Query Parameter',
-					value: 'querySecret',
-					description:
-						'The registered webhook URL carries the shared secret you enter as a query parameter',
-				},
-			],
+			options: verificationOptions,
 			description:
 				'How a request is checked before it starts the workflow. A request that fails is answered 401.',
 		},
@@ -225,8 +226,7 @@ export function readTriggerSettings(ctx: ParameterSource) {
 		messageTypes: (Array.isArray(types) ? types : []) as MessageCategory[],
 		ignoreOwnMessages: ctx.getNodeParameter('ignoreOwnMessages', false) === true,
 		verification,
-		headerName:
-			(verification === 'headerSecret' && text('headerName').trim()) || DEFAULT_SECRET_HEADER,
+		headerName: text('headerName').trim() || DEFAULT_SECRET_HEADER,
 		queryParameterName: (inQuery && text('queryParameterName').trim()) || DEFAULT_SECRET_QUERY,
 		sharedSecret: shared ? text('sharedSecret') : '',
 		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),

@@ -124,10 +124,8 @@ async function heldNumber(ctx: IHookFunctions, settings: TriggerSettings) {
 /** The account's webhook ('' for none) and number; undefined when Check Account does not show it. */
 async function shownWebhook(client: ApiClient, target: Target) {
 	const params = { whatsapp_number: target.accountNumber, whatsapp_webhook: target.url };
-	const shown = await checkAccount(client, params, target.settings).then(readAccountAnswer, () => ({
-		webhookUrl: undefined,
-		whatsappNumber: undefined,
-	}));
+	const answer = await checkAccount(client, params, target.settings).catch(() => undefined);
+	const shown = readAccountAnswer(answer);
 	if (shown.webhookUrl === undefined) return undefined;
 	return { url: (shown.webhookUrl ?? '').trim(), accountNumber: shown.whatsappNumber ?? undefined };
 }
