@@ -3,15 +3,12 @@ import {
 	type IHookFunctions,
 	type INodeType,
 	type INodeTypeDescription,
-	type IWebhookFunctions,
-	type IWebhookResponseData,
 } from 'n8n-workflow';
 
 import { messagingRateApiTest } from '../shared/credentialTest';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
-import { Deliveries } from './deliveries';
 import { triggerProperties } from './parameters';
-import { receiveMessage } from './receive';
+import { webhookFor } from './receive';
 import { registerWebhook, unregisterWebhook, webhookExists } from './registration';
 
 export class MessagingTrigger implements INodeType {
@@ -20,8 +17,7 @@ export class MessagingTrigger implements INodeType {
 		name: 'messagingTrigger',
 		icon: { light: 'file:../../icons/messaging.svg', dark: 'file:../../icons/messaging.dark.svg' },
 		group: ['trigger'],
-		// Version 2: new triggers verify with a generated secret and ignore their own messages by
-		// default; version 1 triggers keep the defaults they were saved with (parameters.ts).
+		// Version 2: a generated secret and Ignore Own Messages by default (parameters.ts).
 		version: [1, 2],
 		defaultVersion: 2,
 		subtitle: '={{"Account " + ($parameter["accountNumber"] || "held by the gateway")}}',
@@ -64,25 +60,17 @@ export class MessagingTrigger implements INodeType {
 
 	webhookMethods = {
 		default: {
-			async checkExists(this: IHookFunctions): Promise<boolean> {
+			async checkExists(this: IHookFunctions) {
 				return await webhookExists.call(this);
 			},
-			async create(this: IHookFunctions): Promise<boolean> {
+			async create(this: IHookFunctions) {
 				return await registerWebhook.call(this);
 			},
-			async delete(this: IHookFunctions): Promise<boolean> {
+			async delete(this: IHookFunctions) {
 				return await unregisterWebhook.call(this);
 			},
 		},
 	};
 
-	webhook: (this: IWebhookFunctions) => Promise<IWebhookResponseData>;
-
-	constructor() {
-		// n8n loads a node type once per process: what this process received lives with it.
-		const deliveries = new Deliveries();
-		this.webhook = async function (this: IWebhookFunctions) {
-			return await receiveMessage.call(this, deliveries);
-		};
-	}
+	webhook = webhookFor();
 }

@@ -1,4 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, NodeParameterValueType } from 'n8n-workflow';
 
 import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gatewayAccount';
 import {
@@ -8,25 +8,30 @@ import {
 	optionsCollection,
 } from '../shared/optionsCollection';
 
-const MESSAGE_CATEGORIES = ['text', 'image', 'document', 'audio', 'video', 'other'] as const;
+export const MESSAGE_CATEGORIES = ['text', 'image', 'document', 'audio', 'video', 'other'] as const;
 export type MessageCategory = (typeof MESSAGE_CATEGORIES)[number];
 
 type Verification = 'generatedSecret' | 'none' | 'apiKey' | 'headerSecret' | 'querySecret';
 
 const DEFAULT_SECRET_HEADER = 'x-webhook-secret';
 export const DEFAULT_SECRET_QUERY = 'token';
-/** n8n's own default body limit (N8N_PAYLOAD_SIZE_MAX) is 16 MiB too. */
 const DEFAULT_MAX_BODY_MB = 16;
 const DEFAULT_BINARY_PROPERTY = 'data';
-
 const DEFAULT_REPEAT_WINDOW_MINUTES = 60;
 
-const showForSharedSecret = { show: { verification: ['headerSecret', 'querySecret'] } };
-// n8n stores a parameter only when it differs from its default, so a version 1 trigger saved with
-// a version 1 default has nothing stored and must keep reading that default.
-const onlyVersion1 = { show: { '@version': [1] } };
-const fromVersion2 = { show: { '@version': [{ _cnd: { gte: 2 } }] } };
+/** n8n stores a parameter only when it differs from its default: version 1 keeps its default. */
+function byVersion(property: INodeProperties, version2: NodeParameterValueType): INodeProperties[] {
+	return [
+		{ ...property, displayOptions: { show: { '@version': [1] } } },
+		{
+			...property,
+			default: version2,
+			displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } },
+		},
+	];
+}
 
+// The recommended choice first.
 const verificationOptions: INodeProperties['options'] = [
 	{
 		name: 'Generated Secret (Recommended)',
@@ -52,10 +57,6 @@ const verificationOptions: INodeProperties['options'] = [
 			'The registered webhook URL carries the shared secret you enter as a query parameter',
 	},
 ];
-const verificationDescription =
-	'How a request is checked before it starts the workflow. A request that fails is answered 401.';
-const ignoreOwnDescription =
-	"Whether to ignore messages written by the account's own number (in any spelling: 0812…, +62 812…), so that an auto-reply does not answer itself";
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -109,40 +110,29 @@ export const triggerProperties: INodeProperties[] = [
 		hint: 'Empty = all message types',
 		description: 'Only messages of these types start the workflow. Leave empty for all types.',
 	},
-	{
-		displayName: 'Ignore Own Messages',
-		name: 'ignoreOwnMessages',
-		type: 'boolean',
-		default: false,
-		displayOptions: onlyVersion1,
-		description: ignoreOwnDescription,
-	},
-	{
-		displayName: 'Ignore Own Messages',
-		name: 'ignoreOwnMessages',
-		type: 'boolean',
-		default: true,
-		displayOptions: fromVersion2,
-		description: ignoreOwnDescription,
-	},
-	{
-		displayName: 'Verification',
-		name: 'verification',
-		type: 'options',
-		options: verificationOptions,
-		default: 'none',
-		displayOptions: onlyVersion1,
-		description: verificationDescription,
-	},
-	{
-		displayName: 'Verification',
-		name: 'verification',
-		type: 'options',
-		options: verificationOptions,
-		default: 'generatedSecret',
-		displayOptions: fromVersion2,
-		description: verificationDescription,
-	},
+	...byVersion(
+		{
+			displayName: 'Ignore Own Messages',
+			name: 'ignoreOwnMessages',
+			type: 'boolean',
+			default: false,
+			description:
+				"Whether to ignore messages written by the account's own number (in any spelling: 0812…, +62 812…), so that an auto-reply does not answer itself",
+		},
+		true,
+	),
+	...byVersion(
+		{
+			displayName: 'Verification',
+			name: 'verification',
+			type: 'options',
+			default: 'none',
+			options: verificationOptions,
+			description:
+				'How a request is checked before it starts the workflow. A request that fails is answered 401.',
+		},
+		'generatedSecret',
+	),
 	{
 		displayName: 'Header Name',
 		name: 'headerName',
@@ -166,7 +156,7 @@ export const triggerProperties: INodeProperties[] = [
 		typeOptions: { password: true },
 		default: '',
 		required: true,
-		displayOptions: showForSharedSecret,
+		displayOptions: { show: { verification: ['headerSecret', 'querySecret'] } },
 		description: 'A long random string. Requests without it are answered 401 and start nothing.',
 	},
 	optionsCollection([
@@ -191,7 +181,7 @@ export const triggerProperties: INodeProperties[] = [
 			type: 'boolean',
 			default: true,
 			description:
-				'Whether a message whose ID (uuid) was already received is answered "duplicate" instead of starting the workflow again (gateways retry)',
+				'Whether a repeated delivery of a message ID (uuid) starts nothing (gateways retry)',
 		},
 		{
 			displayName: 'Repeat Window (Minutes)',
@@ -199,8 +189,7 @@ export const triggerProperties: INodeProperties[] = [
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: 10080 },
 			default: DEFAULT_REPEAT_WINDOW_MINUTES,
-			description:
-				'How long a message ID is remembered for Skip Repeated Deliveries (at most the last 1,000 IDs)',
+			description: 'How long a message ID is remembered for Skip Repeated Deliveries',
 		},
 		{
 			displayName: 'Put File in Field',
@@ -212,29 +201,15 @@ export const triggerProperties: INodeProperties[] = [
 	]),
 ];
 
-export interface TriggerSettings {
-	/** As typed; normalised where it is used, so a bad value fails with a clear error there. */
-	accountNumber: string;
-	messageTypes: MessageCategory[];
-	ignoreOwnMessages: boolean;
-	verification: Verification;
-	headerName: string;
-	queryParameterName: string;
-	sharedSecret: string;
-	version: string;
-	defaultCountry: string;
-	maxBodyBytes: number;
-	binaryPropertyName: string;
-	skipRepeatedDeliveries: boolean;
-	repeatWindowMs: number;
-}
+/** The Account Number as typed: normalised where it is used, so that it fails clearly there. */
+export type TriggerSettings = ReturnType<typeof readTriggerSettings>;
 
 /** What n8n's hook and webhook functions share (their signatures differ in details). */
-interface ParameterSource {
+type ParameterSource = {
 	getNodeParameter(parameterName: string, fallbackValue?: unknown): unknown;
-}
+};
 
-export function readTriggerSettings(ctx: ParameterSource): TriggerSettings {
+export function readTriggerSettings(ctx: ParameterSource) {
 	const text = (name: string, fallback = ''): string => {
 		const value = ctx.getNodeParameter(name, fallback);
 		return typeof value === 'string' || typeof value === 'number' ? String(value) : fallback;
@@ -248,13 +223,10 @@ export function readTriggerSettings(ctx: ParameterSource): TriggerSettings {
 		Number(value) > 0 && Number.isFinite(Number(value)) ? Number(value) : fallback;
 	return {
 		accountNumber: text('accountNumber'),
-		messageTypes: (Array.isArray(types) ? types : []).filter((type): type is MessageCategory =>
-			(MESSAGE_CATEGORIES as readonly string[]).includes(type as string),
-		),
+		messageTypes: (Array.isArray(types) ? types : []) as MessageCategory[],
 		ignoreOwnMessages: ctx.getNodeParameter('ignoreOwnMessages', false) === true,
 		verification,
-		headerName:
-			(verification === 'headerSecret' && text('headerName').trim()) || DEFAULT_SECRET_HEADER,
+		headerName: text('headerName').trim() || DEFAULT_SECRET_HEADER,
 		queryParameterName: (inQuery && text('queryParameterName').trim()) || DEFAULT_SECRET_QUERY,
 		sharedSecret: shared ? text('sharedSecret') : '',
 		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),

@@ -1,37 +1,39 @@
-import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import { timingSafeEqual } from 'crypto';
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import type { Deliveries } from './deliveries';
-import { boundedCopy, eventFields, ignoreReason, messageItem, readEvent } from './message';
-import { readTriggerSettings } from './parameters';
-import { registeredNumberOf } from './registration';
-import { apiKeyProblem, generatedSecretProblem, sharedSecretProblem } from './verification';
+import { clock } from '../shared/clock';
+import { readCredential } from '../shared/credential';
+import { normalizePhone } from '../shared/phone';
+import { MemoryTable, sharedState, type RedisScript } from '../shared/store';
+import { boundedCopy, ignoreReason, isPlainObject, messageItem, readEvent } from './message';
+import { readTriggerSettings, type TriggerSettings } from './parameters';
+import { generatedSecretFor, registrationOf, sha256 } from './registration';
 
 // Every answer is JSON: `received: true` when accepted or deliberately ignored (200), `received:
 // false` with the error when refused (401, 400, 503).
-export async function receiveMessage(
-	this: IWebhookFunctions,
-	deliveries: Deliveries,
+async function receiveMessage(
+	ctx: IWebhookFunctions,
+	tables: Tables,
 ): Promise<IWebhookResponseData> {
-	const settings = readTriggerSettings(this);
+	const settings = readTriggerSettings(ctx);
+	const record = registrationOf(ctx.getWorkflowStaticData('node'), ctx.getMode() === 'manual');
 	// An empty Account Number: the number activation read from the gateway and registered.
-	if (settings.accountNumber.trim() === '')
-		settings.accountNumber =
-			registeredNumberOf(this.getWorkflowStaticData('node'), this.getMode() === 'manual') ?? '';
+	if (settings.accountNumber.trim() === '') settings.accountNumber = record?.accountNumber ?? '';
 
 	// Checked before the body is parsed: a stranger's body is not worth the work.
-	const secretProblem =
-		sharedSecretProblem(this, settings) ?? (await generatedSecretProblem(this, settings));
-	if (secretProblem) return refuse(this, 401, secretProblem);
+	const secretProblem = await secretProblemOf(ctx, settings, record);
+	if (secretProblem) return refuse(ctx, 401, secretProblem);
 
-	const body = await readJsonBody(this, settings.maxBodyBytes);
-	if ('problem' in body) return refuse(this, 400, body.problem);
-	const read = eventFields(body.value);
-	if ('problem' in read) return refuse(this, 400, read.problem);
-	const event = readEvent(read.fields);
+	const body = await readJsonBody(ctx, settings.maxBodyBytes);
+	if ('problem' in body) return refuse(ctx, 400, body.problem);
+	const event = readEvent(body.value);
 
 	if (settings.verification === 'apiKey') {
-		const problem = await apiKeyProblem(this, event);
-		if (problem) return refuse(this, 401, problem);
+		if (!event.apiKey) return refuse(ctx, 401, 'The payload has no "x-api-key"');
+		// A credential that cannot be read (e.g. its secret emptied since activation) matches nothing.
+		const credential = await readCredential(ctx).catch(() => undefined);
+		if (!holds(event.apiKey, credential && sha256(credential.clientSecret)))
+			return refuse(ctx, 401, 'The payload\'s "x-api-key" does not match the credential');
 	}
 
 	const ignored = ignoreReason(event, settings);
@@ -40,10 +42,10 @@ export async function receiveMessage(
 	let release: (() => Promise<void>) | undefined;
 	if (settings.skipRepeatedDeliveries && event.messageId !== '') {
 		try {
-			release = await deliveries.claim(this, event.messageId, settings.repeatWindowMs);
+			release = await claim(ctx, tables, event.messageId, settings.repeatWindowMs);
 		} catch (error) {
 			// Queue mode without its Redis: n8n cannot run the execution either; the gateway retries later.
-			return refuse(this, 503, `${(error as Error).message}; try again later`);
+			return refuse(ctx, 503, `${(error as Error).message}; try again later`);
 		}
 		if (!release) {
 			const ignored = 'repeated delivery of a message already received';
@@ -51,35 +53,78 @@ export async function receiveMessage(
 		}
 	}
 	// The claim is released if the item cannot be made: the gateway's retry must not be a repeat.
-	const item = await messageItem(this, event, read.fields, settings.binaryPropertyName).catch(
-		async (error: unknown) => {
-			await release?.();
-			throw error;
-		},
-	);
+	const item = await messageItem(ctx, event, settings.binaryPropertyName).catch(async (error) => {
+		await release?.();
+		throw error;
+	});
 	return {
 		webhookResponse: { received: true, messageId: event.messageId },
 		workflowData: [[item]],
 	};
 }
 
+/** n8n loads a node type once per process: the message ids this process received live with it. */
+export function webhookFor() {
+	// Test sessions have a table of their own: they never push out what active triggers remember.
+	const tables: Tables = {
+		production: new MemoryTable<true>(8 * 1024 * 1024, () => 8),
+		manual: new MemoryTable<true>(512 * 1024, () => 8),
+	};
+	return async function (this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await receiveMessage(this, tables);
+	};
+}
+
 /** n8n answers `webhookResponse` with the webhook's fixed 200: another status needs `res`. */
 function refuse(ctx: IWebhookFunctions, status: number, error: string): IWebhookResponseData {
-	const json = JSON.stringify({ received: false, error });
-	ctx.getResponseObject().writeHead(status, {
-		'content-type': 'application/json; charset=utf-8',
-		'content-length': Buffer.byteLength(json),
-	});
-	ctx.getResponseObject().end(json);
+	const res = ctx.getResponseObject();
+	res.statusCode = status;
+	res.setHeader('content-type', 'application/json; charset=utf-8');
+	// Written at once, with its content-length.
+	res.end(JSON.stringify({ received: false, error }));
 	return { noWebhookResponse: true };
 }
 
-type WebhookRequest = AsyncIterable<Buffer | string> & {
-	headers?: Record<string, string | string[] | undefined>;
-	readable?: boolean;
-	rawBody?: Buffer;
-	readRawBody?: () => Promise<void>;
-};
+/** Compared as digests: neither the secret's length nor where a guess differs shows. */
+function holds(given: string, expectedSha256 = ''): boolean {
+	const expected = Buffer.from(expectedSha256, 'hex');
+	return expected.length === 32 && timingSafeEqual(Buffer.from(sha256(given), 'hex'), expected);
+}
+
+/** A reason never contains the expected secret. */
+async function secretProblemOf(
+	ctx: IWebhookFunctions,
+	settings: TriggerSettings,
+	record: { accountNumber?: string; secretSha256?: string } | undefined,
+): Promise<string | undefined> {
+	const { verification, headerName, queryParameterName, sharedSecret } = settings;
+	if (verification === 'none' || verification === 'apiKey') return undefined;
+	const generated = verification === 'generatedSecret';
+	const inHeader = verification === 'headerSecret';
+	const where = inHeader ? `header "${headerName}"` : `query parameter "${queryParameterName}"`;
+	const value = inHeader
+		? ctx.getHeaderData()[headerName.toLowerCase()]
+		: ((ctx.getQueryData() ?? {}) as IDataObject)[queryParameterName];
+	if (value === undefined || value === '') return `The request has no ${where}`;
+	if (typeof value !== 'string') return `The ${where} must appear once`;
+	if (!generated)
+		return holds(value, sha256(sharedSecret))
+			? undefined
+			: `The ${where} does not hold the shared secret`;
+	// Without a kept hash (static data lost), the secret is derived again from the credential.
+	let expected = record?.secretSha256;
+	if (!/^[0-9a-f]{64}$/.test(expected ?? '')) {
+		const account = record?.accountNumber
+			? { phone: record.accountNumber }
+			: normalizePhone(settings.accountNumber, settings.defaultCountry);
+		const webhookUrl = ctx.getNodeWebhookUrl('default');
+		if ('phone' in account && webhookUrl)
+			expected = await generatedSecretFor(ctx, account.phone, webhookUrl).then(sha256, () => '');
+	}
+	return holds(value, expected)
+		? undefined
+		: `The ${where} does not hold the generated secret; publish (or activate) the workflow again if the account's webhook was set by hand`;
+}
 
 // Read by the node itself, so that a broken or oversized body is answered here (400, JSON). n8n
 // parses an application/json body first (a malformed one it answers 422 itself); other types arrive
@@ -87,67 +132,91 @@ type WebhookRequest = AsyncIterable<Buffer | string> & {
 async function readJsonBody(
 	ctx: IWebhookFunctions,
 	maxBytes: number,
-): Promise<{ value: unknown } | { problem: string }> {
-	const req = ctx.getRequestObject() as unknown as WebhookRequest;
+): Promise<{ value: IDataObject } | { problem: string }> {
+	const req = ctx.getRequestObject();
 	const mb = maxBytes / (1024 * 1024);
 	const tooLarge = {
 		problem: `The body is larger than the limit of ${Number.isInteger(mb) ? mb : mb.toFixed(2)} MB (option "Maximum Body Size")`,
 	};
-	if (Number(req.headers?.['content-length']) > maxBytes) return tooLarge;
-
-	let raw: Buffer | undefined;
+	if (Number(req.headers['content-length']) > maxBytes) return tooLarge;
 	try {
-		raw = await rawBodyOf(req, maxBytes);
+		if (!req.rawBody) await req.readRawBody();
 	} catch (error) {
 		// raw-body (behind n8n's `readRawBody`) says "too large" with status 413.
-		const { status, type } = (error ?? {}) as { status?: unknown; type?: unknown };
-		if (status === 413 || type === 'entity.too.large') return tooLarge;
+		if ((error as { status?: unknown } | undefined)?.status === 413) return tooLarge;
 		return { problem: `The body could not be read: ${messageOf(error)}` };
 	}
-	// A host that parsed the body and kept no bytes: use what it parsed.
-	if (raw === undefined) return boundedCopy(ctx.getBodyData());
-	if (raw.length > maxBytes) return tooLarge;
+	if (req.rawBody.length > maxBytes) return tooLarge;
 
 	// A latin1 body's `José` must not become `Jos\uFFFD`.
-	const charset = declaredCharset(req.headers?.['content-type']) ?? 'utf-8';
+	const contentType = String(req.headers['content-type'] ?? '').slice(0, 1024);
+	const declared = /;\s*charset\s*=\s*"?([^";]*)/i.exec(contentType)?.[1].trim().toLowerCase();
+	const charset = declared ?? 'utf-8';
 	let text: string;
 	try {
-		text = new TextDecoder(charset).decode(raw).replace(/^\uFEFF/, '');
+		text = new TextDecoder(charset).decode(req.rawBody).replace(/^\uFEFF/, '');
 	} catch {
 		return {
 			problem: `The body declares the charset "${charset.slice(0, 40)}", which cannot be read; send UTF-8`,
 		};
 	}
 	if (text.trim() === '') return { problem: 'The body is empty; a JSON object was expected' };
+	let copy: ReturnType<typeof boundedCopy>;
 	try {
-		return boundedCopy(JSON.parse(text));
+		copy = boundedCopy(JSON.parse(text));
 	} catch (error) {
 		return { problem: `The body is not valid JSON: ${messageOf(error).slice(0, 200)}` };
 	}
-}
-
-function declaredCharset(contentType: unknown): string | undefined {
-	if (typeof contentType !== 'string') return undefined;
-	for (const parameter of contentType.slice(0, 1024).split(';').slice(1)) {
-		const [key, value] = parameter.split('=', 2);
-		if (key.trim().toLowerCase() === 'charset' && value !== undefined)
-			return value.trim().replace(/^"|"$/g, '').toLowerCase();
-	}
-	return undefined;
-}
-
-async function rawBodyOf(req: WebhookRequest, maxBytes: number): Promise<Buffer | undefined> {
-	if (!req.rawBody && typeof req.readRawBody === 'function') await req.readRawBody();
-	if (Buffer.isBuffer(req.rawBody)) return req.rawBody;
-	if (!req.readable) return undefined;
-	const chunks: Buffer[] = [];
-	let size = 0;
-	for await (const chunk of req) {
-		chunks.push(Buffer.from(chunk));
-		size += chunks[chunks.length - 1].length;
-		if (size > maxBytes) throw Object.assign(new Error('too large'), { status: 413 });
-	}
-	return Buffer.concat(chunks);
+	if ('problem' in copy) return copy;
+	return isPlainObject(copy.value)
+		? { value: copy.value }
+		: { problem: 'The body must be a JSON object' };
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+// Gateways retry: one message (one `uuid`) delivered twice starts one execution. Not in static
+// data: n8n does not save what a webhook writes there when that webhook starts an execution.
+
+const CLAIM: RedisScript = {
+	name: 'messagingTriggerClaim',
+	keys: 1,
+	lua: `return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0`,
+};
+
+/** Deletes the key only while it holds this delivery's token (never another delivery's claim). */
+const RELEASE: RedisScript = {
+	name: 'messagingTriggerRelease',
+	keys: 1,
+	lua: `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`,
+};
+
+type Tables = Record<'production' | 'manual', MemoryTable<true>>;
+
+/**
+ * Undefined for a repeat, else the claim's release: for when the workflow could not be started, so
+ * that the gateway's retry is no repeat. An unreachable Redis throws.
+ */
+async function claim(ctx: IWebhookFunctions, tables: Tables, messageId: string, windowMs: number) {
+	const node = ctx.getNode();
+	const mode = ctx.getMode();
+	const scope = `${ctx.getWorkflow().id ?? ''}:${node.id ?? node.name}:${mode}`;
+	const id = sha256(messageId).slice(0, 32);
+	const state = sharedState();
+	if (state.kind === 'memory') {
+		// Claimed before anything is awaited: deliveries racing into this process start one execution.
+		const table = mode === 'manual' ? tables.manual : tables.production;
+		const key = `${scope}\n${id}`;
+		if (table.get(key, clock.now())) return undefined;
+		table.set(key, true, clock.now() + windowMs);
+		return async () => table.delete(key);
+	}
+	const key = state.key(scope, 'delivery', id);
+	const token = `${clock.now()}.${Math.random().toString(36).slice(2)}`;
+	const claimed = await state.run(CLAIM, [key], [token, Math.max(1, Math.round(windowMs))]);
+	if (claimed !== 1) return undefined;
+	return async () => {
+		await state.run(RELEASE, [key], [token]).catch(() => undefined);
+	};
+}

@@ -1,16 +1,34 @@
+import { createHash, createHmac } from 'crypto';
 import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-workflow';
 
 import { checkAccount, readAccountAnswer, updateAccount } from '../shared/gatewayAccount';
-import { apiClientFor } from '../shared/credential';
+import { apiClientFor, readCredential, type CredentialContext } from '../shared/credential';
 import { toNodeError } from '../shared/errors';
 import { normalizePhone } from '../shared/phone';
 import { redact, type ApiClient } from '../shared/transport';
 import { DEFAULT_SECRET_QUERY, readTriggerSettings, type TriggerSettings } from './parameters';
-import { generatedSecretFor, sha256 } from './secrets';
 
 // Update Account is the API's only registration, with no delete and one webhook per account:
 // activation keeps the previous webhook (as Check Account shows it) and deactivation puts it back,
 // or clears the field. A webhook that Check Account did not show cannot be restored.
+
+export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+// Keyed with the Client Secret: stored nowhere, derived again by whatever holds the credential (which
+// can re-point the webhook anyway), so deactivation can put back a webhook of this package.
+export async function generatedSecretFor(
+	ctx: CredentialContext,
+	accountNumber: string,
+	webhookBaseUrl: string,
+): Promise<string> {
+	const { clientSecret } = await readCredential(ctx);
+	return createHmac('sha256', clientSecret)
+		.update(
+			`n8n-nodes-messaging-rate/messaging-trigger/generated-secret/v1\n${accountNumber}\n${webhookBaseUrl}`,
+			'utf8',
+		)
+		.digest('base64url');
+}
 
 /** No secret, and no other workflow's URL with its query: those only as hashes. */
 interface RegistrationRecord extends IDataObject {
@@ -19,26 +37,23 @@ interface RegistrationRecord extends IDataObject {
 	secretSha256?: string;
 	previousKnown: boolean;
 	previousWebhookBase?: string;
-	/** Deactivation restores only a URL it can rebuild exactly. */
 	previousWebhookSha256?: string;
-	/** Version 1 records kept the previous webhook in full; read once more at deactivation, never written. */
+	/** Kept whole by version 1 records: read once more at deactivation, never written. */
 	previousWebhook?: string;
-	registeredAt: string;
 }
 
-/** Production registrations; "Listen for test event" keeps its own under TEST_RECORD_KEY. */
-export const RECORD_KEY = 'registration';
-export const TEST_RECORD_KEY = 'testRegistration';
+/** Production first; "Listen for test event" keeps its own. */
+const RECORD_KEYS = ['registration', 'testRegistration'];
 
-type AccountWebhook = { known: true; url: string; accountNumber?: string } | { known: false };
-
-function urlOf(text: string): URL | undefined {
-	try {
-		return new URL(text);
-	} catch {
-		return undefined;
-	}
+function readRecord(staticData: IDataObject, key: string): RegistrationRecord | undefined {
+	const stored = staticData[key];
+	return typeof stored === 'object' && stored !== null ? (stored as RegistrationRecord) : undefined;
 }
+
+export const registrationOf = (staticData: IDataObject, manual: boolean) =>
+	readRecord(staticData, RECORD_KEYS[manual ? 1 : 0]);
+
+const urlOf = (text: string) => (URL.canParse(text) ? new URL(text) : undefined);
 
 function withQueryParameter(url: string, name: string, value: string): string {
 	const parsed = new URL(url);
@@ -49,16 +64,10 @@ function withQueryParameter(url: string, name: string, value: string): string {
 const normalizedUrl = (url: string) => urlOf(url)?.href ?? url;
 const sameUrl = (a: string, b: string) => normalizedUrl(a) === normalizedUrl(b);
 
-interface Target {
-	settings: TriggerSettings;
-	accountNumber: string;
-	webhookUrl: string;
-	url: string;
-	secrets: string[];
-}
+type Target = Awaited<ReturnType<typeof targetOf>>;
 
 /** Deactivation passes the number it registered: a parameter edited since must not stop it. */
-async function targetOf(ctx: IHookFunctions, registeredNumber?: string): Promise<Target> {
+async function targetOf(ctx: IHookFunctions, registeredNumber?: string) {
 	const settings = readTriggerSettings(ctx);
 	const webhookUrl = ctx.getNodeWebhookUrl('default');
 	if (!webhookUrl)
@@ -75,49 +84,32 @@ async function targetOf(ctx: IHookFunctions, registeredNumber?: string): Promise
 					'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
 			});
 		}
-		if (
-			(settings.verification === 'querySecret' || settings.verification === 'headerSecret') &&
-			settings.sharedSecret === ''
-		) {
+		const shared =
+			settings.verification === 'querySecret' || settings.verification === 'headerSecret';
+		if (shared && settings.sharedSecret === '') {
 			throw new NodeOperationError(ctx.getNode(), 'Field "Shared Secret" is empty', {
 				description: 'Enter a long random string, or choose another Verification.',
 			});
 		}
 		accountNumber = parsed.phone;
 	}
-	const generated =
-		settings.verification === 'generatedSecret'
-			? await generatedSecretFor(ctx, accountNumber, webhookUrl)
-			: '';
-	return {
-		settings,
-		accountNumber,
-		webhookUrl,
-		url:
-			settings.verification === 'querySecret' || settings.verification === 'generatedSecret'
-				? withQueryParameter(
-						webhookUrl,
-						settings.queryParameterName,
-						generated || settings.sharedSecret,
-					)
-				: webhookUrl,
-		secrets: [settings.sharedSecret, generated].filter((secret) => secret !== ''),
-	};
+	const generated = settings.verification === 'generatedSecret';
+	// The secret in the URL's query, if any.
+	const secret = generated
+		? await generatedSecretFor(ctx, accountNumber, webhookUrl)
+		: settings.sharedSecret;
+	const inQuery = generated || settings.verification === 'querySecret';
+	const url = inQuery
+		? withQueryParameter(webhookUrl, settings.queryParameterName, secret)
+		: webhookUrl;
+	return { settings, accountNumber, url, secret };
 }
 
 /** The gateway knows the number, so a newcomer need not. */
-async function heldNumber(
-	ctx: IHookFunctions,
-	settings: TriggerSettings,
-): Promise<{ phone: string } | { problem: string }> {
-	const client = await apiClientFor(ctx);
-	const held = readAccountAnswer(
-		await checkAccount(
-			client,
-			{ whatsapp_number: '', whatsapp_webhook: '' },
-			{ version: settings.version },
-		),
-	).whatsappNumber;
+async function heldNumber(ctx: IHookFunctions, settings: TriggerSettings) {
+	const params = { whatsapp_number: '', whatsapp_webhook: '' };
+	const answer = await checkAccount(await apiClientFor(ctx), params, settings);
+	const held = readAccountAnswer(answer).whatsappNumber;
 	if (!held)
 		return {
 			problem:
@@ -129,108 +121,63 @@ async function heldNumber(
 		: parsed;
 }
 
-export function registeredNumberOf(staticData: IDataObject, manual: boolean): string | undefined {
-	const record = staticData[manual ? TEST_RECORD_KEY : RECORD_KEY] as IDataObject | undefined;
-	return typeof record?.accountNumber === 'string' ? record.accountNumber : undefined;
-}
-
-async function readAccountWebhook(client: ApiClient, target: Target): Promise<AccountWebhook> {
+/** The account's webhook ('' for none) and number; undefined when Check Account does not show it. */
+async function shownWebhook(client: ApiClient, target: Target) {
 	const params = { whatsapp_number: target.accountNumber, whatsapp_webhook: target.url };
-	const shown = await checkAccount(client, params, { version: target.settings.version }).then(
-		readAccountAnswer,
-		() => ({ webhookUrl: undefined, whatsappNumber: undefined }),
-	);
-	if (shown.webhookUrl === undefined) return { known: false };
-	const accountNumber = shown.whatsappNumber ?? undefined;
-	return { known: true, url: (shown.webhookUrl ?? '').trim(), accountNumber };
+	const answer = await checkAccount(client, params, target.settings).catch(() => undefined);
+	const shown = readAccountAnswer(answer);
+	if (shown.webhookUrl === undefined) return undefined;
+	return { url: (shown.webhookUrl ?? '').trim(), accountNumber: shown.whatsappNumber ?? undefined };
 }
 
-async function setAccountWebhook(
-	client: ApiClient,
-	target: Target,
-	webhook: string,
-): Promise<void> {
+async function setAccountWebhook(client: ApiClient, target: Target, webhook: string) {
 	const params = { whatsapp_number: target.accountNumber, whatsapp_webhook: webhook };
-	const result = await updateAccount(client, params, { version: target.settings.version });
-	if (readAccountAnswer(result).updated === false) {
+	const result = await updateAccount(client, params, target.settings);
+	if (readAccountAnswer(result).updated === false)
 		throw new Error('Update Account answered "updated": false');
-	}
-}
-
-function recordKey(ctx: IHookFunctions): string {
-	return ctx.getMode() === 'manual' ? TEST_RECORD_KEY : RECORD_KEY;
-}
-
-function readRecord(staticData: IDataObject, key: string): RegistrationRecord | undefined {
-	const stored = staticData[key];
-	return typeof stored === 'object' && stored !== null ? (stored as RegistrationRecord) : undefined;
-}
-
-/** n8n calls `delete` in mode "internal" for production and test webhooks alike: found by URL. */
-function recordOfWebhook(
-	staticData: IDataObject,
-	target: Target | undefined,
-): { key: string; record?: RegistrationRecord } {
-	for (const key of [RECORD_KEY, TEST_RECORD_KEY]) {
-		const record = readRecord(staticData, key);
-		if (record && target && record.urlSha256 === sha256(target.url)) return { key, record };
-	}
-	const production = readRecord(staticData, RECORD_KEY);
-	if (production) return { key: RECORD_KEY, record: production };
-	return { key: TEST_RECORD_KEY, record: readRecord(staticData, TEST_RECORD_KEY) };
 }
 
 export async function webhookExists(this: IHookFunctions): Promise<boolean> {
 	const target = await targetOf(this);
-	const client = await apiClientFor(this);
-	const current = await readAccountWebhook(client, target);
-	if (current.known) {
+	const current = await shownWebhook(await apiClientFor(this), target);
+	if (current) {
 		const numberMatches =
 			current.accountNumber === undefined || current.accountNumber === target.accountNumber;
 		return numberMatches && sameUrl(current.url, target.url);
 	}
 	// Check Account did not tell: trust what activation stored.
-	const stored = readRecord(this.getWorkflowStaticData('node'), recordKey(this));
+	const stored = registrationOf(this.getWorkflowStaticData('node'), this.getMode() === 'manual');
 	return stored?.urlSha256 === sha256(target.url) && stored.accountNumber === target.accountNumber;
 }
 
 export async function registerWebhook(this: IHookFunctions): Promise<boolean> {
 	const target = await targetOf(this);
 	const client = await apiClientFor(this);
-	const before = await readAccountWebhook(client, target);
+	const before = await shownWebhook(client, target);
 	try {
 		await setAccountWebhook(client, target, target.url);
 	} catch (error) {
-		throw withoutSecrets(
-			this,
-			toNodeError(this.getNode(), error, {
-				action: "register this workflow's URL with Update Account",
-			}),
-			target.secrets,
-		);
+		const action = "register this workflow's URL with Update Account";
+		const { message, description } = toNodeError(this.getNode(), error, { action });
+		throw new NodeOperationError(this.getNode(), redact(message, [target.secret]), {
+			description: description ? redact(description, [target.secret]) : undefined,
+		});
 	}
 	const staticData = this.getWorkflowStaticData('node');
-	const key = recordKey(this);
+	const key = RECORD_KEYS[this.getMode() === 'manual' ? 1 : 0];
 	const earlier = readRecord(staticData, key);
 	const next: RegistrationRecord = {
 		accountNumber: target.accountNumber,
 		urlSha256: sha256(target.url),
-		previousKnown: before.known,
-		registeredAt: new Date().toISOString(),
+		previousKnown: before !== undefined,
 	};
-	if (target.settings.verification === 'generatedSecret') {
-		next.secretSha256 = sha256(
-			new URL(target.url).searchParams.get(target.settings.queryParameterName) ?? '',
-		);
-	}
-	if (before.known && before.url !== '' && !sameUrl(before.url, target.url)) {
-		const base = urlOf(before.url);
-		if (base) {
-			next.previousWebhookSha256 = sha256(base.href);
-			Object.assign(base, { search: '', hash: '', username: '', password: '' });
-			next.previousWebhookBase = base.href;
-		}
-	} else if (before.known && before.url !== '' && earlier?.previousWebhookBase) {
+	if (target.settings.verification === 'generatedSecret') next.secretSha256 = sha256(target.secret);
+	const previous = before?.url ? urlOf(before.url) : undefined;
+	if (previous && !sameUrl(previous.href, target.url)) {
+		next.previousWebhookSha256 = sha256(previous.href);
+		Object.assign(previous, { search: '', hash: '', username: '', password: '' });
+		next.previousWebhookBase = previous.href;
+	} else if (previous && earlier?.previousWebhookBase) {
 		// Registered again over our own URL: the webhook to restore is still the one from before.
 		next.previousWebhookBase = earlier.previousWebhookBase;
 		next.previousWebhookSha256 = earlier.previousWebhookSha256;
@@ -240,63 +187,52 @@ export async function registerWebhook(this: IHookFunctions): Promise<boolean> {
 }
 
 /** Only a rebuild whose hash matches counts: a secret that was never kept cannot be restored. */
-async function previousWebhookOf(
-	ctx: IHookFunctions,
-	stored: RegistrationRecord,
-	target: Target,
-): Promise<string | undefined> {
-	if (typeof stored.previousWebhook === 'string' && stored.previousWebhook !== '')
-		return stored.previousWebhook;
+async function previousWebhookOf(ctx: IHookFunctions, stored: RegistrationRecord, target: Target) {
+	if (stored.previousWebhook) return stored.previousWebhook;
 	const base = stored.previousWebhookBase;
 	if (!base || !stored.previousWebhookSha256) return undefined;
-	const candidates = [base];
-	const names = [...new Set([target.settings.queryParameterName, DEFAULT_SECRET_QUERY])];
 	const generated = await generatedSecretFor(ctx, target.accountNumber, base).catch(() => '');
-	for (const name of names) {
-		if (generated) candidates.push(withQueryParameter(base, name, generated));
-		if (target.settings.sharedSecret)
-			candidates.push(withQueryParameter(base, name, target.settings.sharedSecret));
+	const secrets = [generated, target.settings.sharedSecret].filter((secret) => secret !== '');
+	const names = new Set([target.settings.queryParameterName, DEFAULT_SECRET_QUERY]);
+	const candidates = [base];
+	for (const name of names)
+		candidates.push(...secrets.map((secret) => withQueryParameter(base, name, secret)));
+	return candidates.find((url) => sha256(normalizedUrl(url)) === stored.previousWebhookSha256);
+}
+
+/** n8n calls `delete` in mode "internal" for production and test webhooks alike: found by URL. */
+async function registrationToUndo(ctx: IHookFunctions, staticData: IDataObject) {
+	const records = RECORD_KEYS.map((key) => ({ key, record: readRecord(staticData, key) }));
+	for (const { key, record } of records) {
+		if (!record) continue;
+		const target = await targetOf(ctx, record.accountNumber);
+		if (record.urlSha256 === sha256(target.url)) return { key, record, target };
 	}
-	return candidates.find(
-		(candidate) => sha256(normalizedUrl(candidate)) === stored.previousWebhookSha256,
-	);
+	const { key, record } = records.find((found) => found.record) ?? records[0];
+	return { key, record, target: await targetOf(ctx, record?.accountNumber) };
 }
 
 /** Never throws: n8n would only log it. A failure is logged here, without the trigger's secrets. */
 export async function unregisterWebhook(this: IHookFunctions): Promise<boolean> {
 	const staticData = this.getWorkflowStaticData('node');
-	let target: Target;
-	let key: string;
-	let stored: RegistrationRecord | undefined;
+	const secrets: string[] = [];
+	let found: Awaited<ReturnType<typeof registrationToUndo>> | undefined;
 	try {
-		const guess = recordOfWebhook(staticData, undefined);
-		target = await targetOf(this, guess.record?.accountNumber);
-		({ key, record: stored } = recordOfWebhook(staticData, target));
-		if (stored && stored.accountNumber !== target.accountNumber)
-			target = await targetOf(this, stored.accountNumber);
-	} catch (error) {
-		// Without a record this workflow registered nothing (e.g. its activation failed on this).
-		if (recordOfWebhook(staticData, undefined).record === undefined) return true;
-		warn(this, error, []);
-		return false;
-	}
-	const secrets = [...target.secrets];
-	try {
-		const ours = (url: string) =>
-			sameUrl(url, target.url) || (stored !== undefined && sha256(url) === stored.urlSha256);
+		found = await registrationToUndo(this, staticData);
+		const { key, record: stored, target } = found;
+		secrets.push(target.secret);
+		const ours = (url: string) => sameUrl(url, target.url) || sha256(url) === stored?.urlSha256;
 		const client = await apiClientFor(this);
-		const current = await readAccountWebhook(client, target);
-		if (current.known && (current.url === '' || !ours(current.url))) {
+		const current = await shownWebhook(client, target);
+		if (current && (current.url === '' || !ours(current.url))) {
 			// Cleared, or pointed elsewhere since activation: that is someone's choice, keep it.
 			delete staticData[key];
 			return true;
 		}
-		if (!current.known && stored === undefined) {
-			// Nothing shows that this workflow registered anything (n8n also calls this after a
-			// failed activation): touching the account could only wipe someone else's webhook.
-			return true;
-		}
-		const previous = stored ? await previousWebhookOf(this, stored, target) : undefined;
+		// Nothing shows that this workflow registered anything (n8n also calls this after a failed
+		// activation): touching the account could only wipe someone else's webhook.
+		if (!current && !stored) return true;
+		const previous = stored && (await previousWebhookOf(this, stored, target));
 		const restore = previous && !ours(previous) ? previous : '';
 		if (restore === '' && stored?.previousWebhookBase) {
 			this.logger.warn(
@@ -304,28 +240,17 @@ export async function unregisterWebhook(this: IHookFunctions): Promise<boolean> 
 			);
 		}
 		// The URL put back may carry its own secret (a derived one): keep that out of the warning too.
-		secrets.push(...[...(urlOf(restore)?.searchParams.values() ?? [])].filter((value) => value));
+		secrets.push(...(urlOf(restore)?.searchParams.values() ?? []));
 		await setAccountWebhook(client, target, restore);
 		delete staticData[key];
 		return true;
 	} catch (error) {
-		warn(this, error, secrets);
+		// Without a record this workflow registered nothing (e.g. its activation failed on this).
+		if (!found && !RECORD_KEYS.some((key) => readRecord(staticData, key))) return true;
+		const message = redact(error instanceof Error ? error.message : String(error), secrets);
+		this.logger.warn(
+			`Messaging Trigger: could not restore or clear the account's webhook: ${message}`,
+		);
 		return false;
 	}
-}
-
-function warn(ctx: IHookFunctions, error: unknown, secrets: string[]): void {
-	const message = error instanceof Error ? error.message : String(error);
-	ctx.logger.warn(
-		`Messaging Trigger: could not restore or clear the account's webhook: ${redact(message, secrets)}`,
-	);
-}
-
-function withoutSecrets(
-	ctx: IHookFunctions,
-	error: Error & { description?: string | null },
-	secrets: string[],
-): NodeOperationError {
-	const description = error.description ? redact(error.description, secrets) : undefined;
-	return new NodeOperationError(ctx.getNode(), redact(error.message, secrets), { description });
 }

@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { expectNoSecret } from '../../harness/hostile';
 import { MessagingTrigger } from '../../../nodes/MessagingTrigger/MessagingTrigger.node';
 import { clock } from '../../../nodes/shared/clock';
-import { sha256 } from '../../../nodes/MessagingTrigger/secrets';
+import { sha256 } from '../../../nodes/MessagingTrigger/registration';
 import { ApiClient, endpoints, parseCredentials } from '../../../nodes/shared/transport';
 import { useSandbox } from '../../harness/useSandbox';
 import {
