@@ -223,7 +223,10 @@ export function readTriggerSettings(ctx: ParameterSource) {
 		Number(value) > 0 && Number.isFinite(Number(value)) ? Number(value) : fallback;
 	return {
 		accountNumber: text('accountNumber'),
-		messageTypes: (Array.isArray(types) ? types : []) as MessageCategory[],
+		// An unknown type (a mapped value) is ignored: it must not filter every message out.
+		messageTypes: (Array.isArray(types) ? types : []).filter((type): type is MessageCategory =>
+			(MESSAGE_CATEGORIES as readonly unknown[]).includes(type),
+		),
 		ignoreOwnMessages: ctx.getNodeParameter('ignoreOwnMessages', false) === true,
 		verification,
 		headerName: text('headerName').trim() || DEFAULT_SECRET_HEADER,

@@ -492,6 +492,13 @@ describe('filters', () => {
 		});
 	});
 
+	it('message types: a value that is no type (mapped) is ignored, never filtering every message out', async () => {
+		await activate({ messageTypes: ['txt'] });
+		const text = await deliver({ message: 'just text' });
+		expect(text.json).toMatchObject({ received: true, messageId: expect.any(String) });
+		expect(text.executions).toHaveLength(1);
+	});
+
 	it('own messages: ignored when the sender is the account number', async () => {
 		await activate({ ignoreOwnMessages: true });
 
