@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gatewayAccount';
+import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gateway';
 import { inputError } from '../shared/errors';
 import {
 	asOptions,

@@ -1,8 +1,6 @@
 import { createHash } from 'crypto';
 
-import { readAccountAnswer } from '../shared/gatewayAccount';
-import { readSessionAnswer } from '../shared/gatewaySession';
-import { readUsageLimit } from '../shared/usageLimit';
+import { readAccountAnswer, readSessionAnswer, readUsageLimit } from '../shared/gateway';
 import type { Settings } from './parameters';
 
 /** Each event, and the part of the account it watches. */

@@ -8,7 +8,7 @@ import {
 
 import { readCredential } from '../shared/credential';
 import { toNodeError } from '../shared/errors';
-import { checkAccount } from '../shared/gatewayAccount';
+import { checkAccount } from '../shared/gateway';
 import { qrImage } from '../shared/qrImage';
 import { ApiClient, ApiError, endpoints } from '../shared/transport';
 import * as health from './health';

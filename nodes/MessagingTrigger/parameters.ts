@@ -1,6 +1,6 @@
 import type { INodeProperties, NodeParameterValueType } from 'n8n-workflow';
 
-import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gatewayAccount';
+import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gateway';
 import {
 	asOptions,
 	defaultCountryOption,

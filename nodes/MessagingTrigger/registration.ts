@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'crypto';
 import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-workflow';
 
-import { checkAccount, readAccountAnswer, updateAccount } from '../shared/gatewayAccount';
+import { checkAccount, readAccountAnswer, updateAccount } from '../shared/gateway';
 import { apiClientFor, readCredential, type CredentialContext } from '../shared/credential';
 import { toNodeError } from '../shared/errors';
 import { normalizePhone } from '../shared/phone';

@@ -16,7 +16,7 @@ import {
 	type RetryPolicy,
 } from './transport';
 import type { StoredCredentials } from './transport/credentialFields';
-import { readSessionAnswer, type SessionAnswer } from './gatewaySession';
+import { readSessionAnswer, type SessionAnswer } from './gateway';
 
 // Every failure a user can cause says what to change in the credential.
 

@@ -15,7 +15,7 @@ import {
 	DEFAULT_MESSAGING_VERSION,
 	checkAccount,
 	readAccountAnswer,
-} from '../../nodes/shared/gatewayAccount';
+} from '../../nodes/shared/gateway';
 import { ApiClient, parseCredentials } from '../../nodes/shared/transport';
 import { pngShowsQrOf } from '../harness/messagingNode';
 import { useSandbox } from '../harness/useSandbox';

@@ -1,6 +1,6 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { readAccountAnswer, type AccountParams } from '../../shared/gatewayAccount';
+import { readAccountAnswer, type AccountParams } from '../../shared/gateway';
 import { inputError } from '../../shared/errors';
 import { REDACTED, Redactor } from '../../shared/transport/redact';
 import { textParameter } from '../../shared/execution/operationRun';

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { inputError } from '../../shared/errors';
 import type { ItemCall, OperationModule } from '../../shared/execution/router';
 import { forOperation } from '../../shared/properties';
-import { readSessionAnswer } from '../../shared/gatewaySession';
+import { readSessionAnswer } from '../../shared/gateway';
 import { qrImage } from '../../shared/qrImage';
 import type { Endpoint } from '../../shared/transport';
 import { textParameter } from '../../shared/execution/operationRun';

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { checkAccount } from '../../../shared/gatewayAccount';
+import { checkAccount } from '../../../shared/gateway';
 import type { ItemCall } from '../../../shared/execution/router';
 import { forOperation } from '../../../shared/properties';
 import { endpoints } from '../../../shared/transport';

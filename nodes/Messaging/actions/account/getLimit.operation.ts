@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { ItemCall } from '../../../shared/execution/router';
 import { endpoints } from '../../../shared/transport';
-import { usageLimitJson } from '../../../shared/usageLimit';
+import { usageLimitJson } from '../../../shared/gateway';
 import type { MessagingRun } from '../../parameters';
 
 export const description: INodeProperties[] = [];

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { updateAccount } from '../../../shared/gatewayAccount';
+import { updateAccount } from '../../../shared/gateway';
 import type { ItemCall } from '../../../shared/execution/router';
 import { forOperation } from '../../../shared/properties';
 import { endpoints } from '../../../shared/transport';
