@@ -14,8 +14,8 @@ import {
 	parseCredentials,
 	tokenEndpoint,
 	type RetryPolicy,
+	type StoredCredentials,
 } from './transport';
-import type { StoredCredentials } from './transport/credentialFields';
 import { readSessionAnswer, type SessionAnswer } from './gateway';
 
 // Every failure a user can cause says what to change in the credential.
@@ -153,7 +153,7 @@ function explain(error: ApiError, baseUrl: URL, timeoutSeconds: number): string 
 		}
 		return `The gateway answered HTTP ${status}${said}: check Base URL.`;
 	}
-	// client.ts's "no token" error.
+	// The transport's "no token" error.
 	if (error.kind === 'unexpected-answer' && /no token/.test(error.message)) {
 		return 'The gateway answered the login without a token: check that Base URL points at the gateway and that the account is active.';
 	}

@@ -21,7 +21,7 @@ import {
 } from '../../scripts/docs';
 import { PROVIDER_FROM_AI } from '../harness/currencyRateNode';
 import { endpoints } from '../../nodes/shared/transport';
-import { deliveryUnknownWarning } from '../../nodes/shared/transport/errors';
+import { deliveryUnknownWarning } from '../../nodes/shared/transport/envelope';
 
 /** Where every Docs link points: the package's docs/ folder on GitHub. */
 const DOCUMENTATION_URL = `${REPOSITORY}/blob/main/docs/`;

@@ -1,7 +1,7 @@
 /**
  * How common server stacks write a string back: the JSON and URL encoders of PHP, Java, .NET,
  * Python, Go, Ruby and JavaScript, as their documentation and defaults describe them, and hex.
- * Each is a form the redaction looks for (nodes/shared/transport/redact.ts); tests echo a secret
+ * Each is a form the redaction looks for (nodes/shared/transport/envelope.ts); tests echo a secret
  * in each and check that the package never shows it; `findSecret` (hostile.ts) looks for each of
  * them in whatever a run produced.
  */

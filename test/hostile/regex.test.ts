@@ -19,8 +19,7 @@ import { isMimeType, parseBase64Text } from '../../nodes/shared/dataUri';
 import { normalizePhone } from '../../nodes/shared/phone';
 import { parseDecimal } from '../../nodes/shared/decimalText';
 import { endpoints, parseCredentials } from '../../nodes/shared/transport';
-import { parseEnvelope } from '../../nodes/shared/transport/envelope';
-import { Redactor } from '../../nodes/shared/transport/redact';
+import { parseEnvelope, Redactor } from '../../nodes/shared/transport/envelope';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -41,7 +40,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** The one file that builds a pattern at run time; the audit fuzzes it through its Redactor. */
-const BUILT_PATTERN_FILE = join('nodes', 'shared', 'transport', 'redact.ts');
+const BUILT_PATTERN_FILE = join('nodes', 'shared', 'transport', 'envelope.ts');
 
 /** Every regex literal of the package's runtime code. */
 function packageRegexes(): FoundRegex[] {

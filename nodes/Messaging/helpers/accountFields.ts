@@ -2,7 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { readAccountAnswer, type AccountParams } from '../../shared/gateway';
 import { inputError } from '../../shared/errors';
-import { REDACTED, Redactor } from '../../shared/transport/redact';
+import { REDACTED, Redactor } from '../../shared/transport';
 import { textParameter } from '../../shared/execution/operationRun';
 import { urlProblem } from './download';
 import { PHONE_NUMBER_HINT, phoneParameter, type MessagingRun } from '../parameters';

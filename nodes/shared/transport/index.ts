@@ -1,15 +1,525 @@
-export { ApiClient, sharedTokenCache, type ApiCredentials } from './client';
-export { type DataUriParam } from './body';
-export { parseCredentials, CredentialError } from './credentialFields';
-export {
-	endpoints,
+import { createHash } from 'crypto';
+import type { buildConnector, Dispatcher } from 'undici';
+
+import { abortReason, clock } from '../clock';
+import { environment } from '../environment';
+import { onFirstUse } from '../onFirstUse';
+import { TokenCache, tokenExpiry, type ApiCredentials, type Token } from './credentials';
+import {
+	buildBody,
+	callerParams,
+	isSourceFailure,
 	tokenEndpoint,
-	describeEndpoint,
 	type ApiGroup,
 	type Endpoint,
+	type ParamValue,
+	type RequestBody,
 } from './endpoints';
-export { statusText } from './envelope';
-export { ApiError } from './errors';
-export { redact } from './redact';
-export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
-export { TokenCache } from './tokenCache';
+import { ApiError, parseEnvelope, Redactor, type Answer } from './envelope';
+
+export {
+	CredentialError,
+	parseCredentials,
+	TokenCache,
+	type ApiCredentials,
+	type StoredCredentials,
+} from './credentials';
+export {
+	describeEndpoint,
+	endpoints,
+	tokenEndpoint,
+	type ApiGroup,
+	type DataUriParam,
+	type Endpoint,
+} from './endpoints';
+export { ApiError, REDACTED, Redactor, redact, statusText } from './envelope';
+
+// A read is retried on any transient failure; a write only when the server cannot have processed
+// it: undici never started writing it, or the server said "not now" (429, 503).
+export interface RetryPolicy {
+	readonly maxRetries: number;
+	readonly baseDelayMs: number;
+	readonly maxDelayMs: number;
+	/** A Retry-After longer than this is not waited for: the call fails and says so. */
+	readonly maxRetryAfterSeconds: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+	maxRetries: 3,
+	baseDelayMs: 300,
+	maxDelayMs: 5_000,
+	maxRetryAfterSeconds: 60,
+};
+
+const READ_RETRY_STATUSES = new Set([429, 502, 503, 504]);
+const WRITE_RETRY_STATUSES = new Set([429, 503]);
+
+/** Half to all of an exponential ceiling, so that many callers failing together spread out. */
+function retryDelayMs(retry: number, policy: RetryPolicy, retryAfterSeconds?: number): number {
+	if (retryAfterSeconds !== undefined) return retryAfterSeconds * 1000;
+	const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
+	return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}
+
+function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+	if (!value) return undefined;
+	const seconds = Number(value);
+	if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+	const date = Date.parse(value);
+	return Number.isFinite(date) ? Math.max(0, (date - now) / 1000) : undefined;
+}
+
+/** A slow uplink's pace: the limit bounds uploads without failing honest ones. */
+const UPLOAD_ALLOWANCE_MS_PER_MIB = 1000;
+const MIB = 1024 * 1024;
+const TIMEOUT_CODES = new Set([
+	'UND_ERR_HEADERS_TIMEOUT',
+	'UND_ERR_BODY_TIMEOUT',
+	'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+const TIMED_OUT = new Error('aborted: no complete answer within Request Timeout');
+
+/** An attempt that ended without an answer, and whether its request may have left. */
+class NoAnswer {
+	constructor(
+		readonly cause: unknown,
+		readonly sent: boolean,
+		readonly timedOut: boolean,
+	) {}
+}
+
+interface CallOptions {
+	readonly signal?: AbortSignal;
+}
+
+export const sharedTokenCache = new TokenCache();
+const sessionCookies = new Map<string, string>();
+
+export class ApiClient {
+	private readonly credentialKey: string;
+	private lastRedactor: { key: string; generation: number; redactor: Redactor } | undefined;
+	/** Looked up once: the proxy variables are read once per run's client, not per request. */
+	private dispatchers: Dispatchers | undefined;
+	private readonly targets = new Map<string, URL>();
+
+	constructor(
+		private readonly credentials: ApiCredentials,
+		private readonly tokens: TokenCache = sharedTokenCache,
+		private readonly retryPolicy: RetryPolicy = DEFAULT_RETRY_POLICY,
+	) {
+		const secretHash = createHash('sha256').update(credentials.clientSecret).digest('hex');
+		this.credentialKey = `${credentials.baseUrl}|${credentials.clientId}|${secretHash.slice(0, 16)}`;
+	}
+
+	/** The transport knows no n8n node: toNodeError (errors.ts) converts its errors. */
+	async call(
+		endpoint: Endpoint,
+		params: Record<string, ParamValue> = {},
+		{ signal }: CallOptions = {},
+	): Promise<unknown> {
+		const body = buildBody(this.fullParams(endpoint, params));
+		if (!endpoint.bearer) return await this.send(endpoint, body, undefined, signal);
+		const token = await this.token(endpoint.group, { signal });
+		return await this.send(endpoint, body, token, signal).catch(async (error: unknown) => {
+			if (!(error instanceof ApiError && error.authFailure)) throw error;
+			// The token expired or was revoked: one new token, one more try, never more.
+			this.tokens.invalidate(this.tokenKey(endpoint.group), token);
+			return await this.send(endpoint, body, await this.token(endpoint.group, { signal }), signal);
+		});
+	}
+
+	async token(group: ApiGroup, { signal }: CallOptions = {}): Promise<Token> {
+		return await this.tokens.get(
+			this.tokenKey(group),
+			async () => await this.fetchToken(group, signal),
+		);
+	}
+
+	async renewToken(
+		group: ApiGroup,
+		{ signal }: CallOptions = {},
+	): Promise<{ token: Token; answer: unknown }> {
+		this.tokens.invalidate(this.tokenKey(group));
+		let answer: unknown;
+		const token = await this.tokens.get(this.tokenKey(group), async () => {
+			const fetched = await this.fetchToken(group, signal);
+			answer = fetched.answer;
+			return fetched;
+		});
+		return { token, answer: answer ?? {} };
+	}
+
+	redact<T>(value: T): T {
+		return this.redactor().value(value);
+	}
+
+	private async fetchToken(
+		group: ApiGroup,
+		signal?: AbortSignal,
+	): Promise<Token & { answer: unknown }> {
+		const endpoint = tokenEndpoint[group];
+		const body = buildBody(this.fullParams(endpoint, {}));
+		const raw = await this.send(endpoint, body, undefined, signal, false);
+		const fields: Record<string, unknown> = raw && typeof raw === 'object' ? { ...raw } : {};
+		const { token: value, ...answer } = fields;
+		if (typeof value !== 'string' || value === '') {
+			const said = JSON.stringify(this.redact({ token: value, ...answer }));
+			throw new ApiError(endpoint, {
+				kind: 'unexpected-answer',
+				reason: 'the answer holds no token',
+				serverMessage: said.length > 300 ? `${said.slice(0, 300)}…` : said,
+			});
+		}
+		const fallbackMs = this.credentials.tokenLifetimeMinutes * 60_000;
+		return { value, expiresAt: tokenExpiry(answer, Date.now(), fallbackMs), answer };
+	}
+
+	private tokenKey(group: ApiGroup): string {
+		return `${this.credentialKey}|${group}`;
+	}
+
+	private fullParams(
+		endpoint: Endpoint,
+		params: Record<string, ParamValue>,
+	): Record<string, ParamValue> {
+		const expected = callerParams(endpoint);
+		const unexpected = Object.keys(params).filter((name) => !expected.includes(name));
+		const missing = expected.filter((name) => params[name] === undefined);
+		if (unexpected.length || missing.length) {
+			// A programming error in an operation, never a user's: say exactly what is wrong.
+			throw new ApiError(endpoint, {
+				kind: 'invalid-request',
+				reason: `params do not match the spec (missing: ${missing.join(', ') || 'none'}; unexpected: ${unexpected.join(', ') || 'none'})`,
+			});
+		}
+		const { clientId, clientSecret } = this.credentials;
+		const own: Record<string, string> = { client_id: clientId, client_secret: clientSecret };
+		return Object.fromEntries(
+			endpoint.params.map((name) => [name, own[name] ?? endpoint.fixed?.[name] ?? params[name]]),
+		);
+	}
+
+	/** This credential's secret and tokens (cached and just retired); rebuilt only when they change. */
+	private redactor(): Redactor {
+		const generation = this.tokens.generation;
+		if (this.lastRedactor?.generation === generation) return this.lastRedactor.redactor;
+		const secrets = [
+			this.credentials.clientSecret,
+			...this.tokens.values(`${this.credentialKey}|`),
+		];
+		const key = secrets.join('\u0000');
+		const redactor =
+			this.lastRedactor?.key === key ? this.lastRedactor.redactor : new Redactor(secrets);
+		this.lastRedactor = { key, generation, redactor };
+		return redactor;
+	}
+
+	private async send(
+		endpoint: Endpoint,
+		body: RequestBody,
+		token: Token | undefined,
+		signal: AbortSignal | undefined,
+		redactResult = true,
+	): Promise<unknown> {
+		const isWrite = endpoint.httpMethod === 'POST';
+		const policy = this.retryPolicy;
+		for (let attempt = 1; ; attempt++) {
+			const mayRetry = attempt <= policy.maxRetries;
+			let delayMs: number;
+			try {
+				const answer = await this.attempt(endpoint, body, token, signal);
+				const retryAfter = answer.retryAfterSeconds;
+				if (
+					!mayRetry ||
+					!(isWrite ? WRITE_RETRY_STATUSES : READ_RETRY_STATUSES).has(answer.status) ||
+					(retryAfter ?? 0) > policy.maxRetryAfterSeconds
+				) {
+					const result = parseEnvelope(endpoint, answer, this.redactor());
+					return redactResult ? this.redact(result) : result;
+				}
+				delayMs = retryDelayMs(attempt - 1, policy, retryAfter);
+			} catch (failure) {
+				if (failure instanceof NoAnswer && isSourceFailure(failure.cause)) throw failure.cause;
+				const error =
+					failure instanceof NoAnswer ? this.noAnswerError(endpoint, failure, signal) : failure;
+				if (error instanceof ApiError) error.attempts = attempt;
+				const retried =
+					failure instanceof NoAnswer && mayRetry && !(isWrite && failure.sent) && !signal?.aborted;
+				if (!retried) throw error;
+				delayMs = retryDelayMs(attempt - 1, policy);
+			}
+			await clock.sleep(delayMs, signal).catch(() => undefined);
+		}
+	}
+
+	// undici honours an abort only once the request has a socket, and a failing proxy may never give
+	// it one: the call is raced with one signal for n8n's cancel and Request Timeout, which also
+	// aborts the request in undici.
+	private async attempt(
+		endpoint: Endpoint,
+		body: RequestBody,
+		token: Token | undefined,
+		signal: AbortSignal | undefined,
+	): Promise<Answer> {
+		const timeoutMs = this.credentials.timeoutSeconds * 1000;
+		// A body of unknown length (a download sent as it arrives) gets the allowance of its size cap.
+		const uploadMiB = (body.maxLength ?? 0) / MIB;
+		const limitMs = timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0);
+		const stop = new Stop();
+		const cancel = () => stop.abort(signal ? abortReason(signal) : TIMED_OUT);
+		signal?.addEventListener('abort', cancel, { once: true });
+		if (signal?.aborted) cancel();
+		const endLimit = clock.limit(limitMs, () => stop.abort(TIMED_OUT));
+		let sent = false;
+		const request = this.exchange(endpoint, body, token, limitMs, stop, () => (sent = true));
+		return await stop
+			.race(request)
+			.catch((cause: unknown) => {
+				throw cause instanceof ApiError
+					? cause
+					: new NoAnswer(cause, sent, stop.reason === TIMED_OUT);
+			})
+			.finally(() => {
+				endLimit();
+				signal?.removeEventListener('abort', cancel);
+			});
+	}
+
+	/** One request and its answer, read up to the size cap. */
+	private async exchange(
+		endpoint: Endpoint,
+		body: RequestBody,
+		token: Token | undefined,
+		limitMs: number,
+		stop: Stop,
+		onSent: () => void,
+	): Promise<Answer> {
+		const headers: Record<string, string> = {
+			'content-type': 'application/json',
+			'accept': 'application/json',
+		};
+		if (body.length !== undefined) headers['content-length'] = String(body.length);
+		if (token) headers.authorization = `Bearer ${token.value}`;
+		const session = sessionCookies.get(this.credentialKey);
+		if (session) headers.cookie = `session_id=${session}`;
+		const { allowUnauthorizedCerts, timeoutSeconds, baseUrl } = this.credentials;
+		const connectTimeoutMs = Math.min(timeoutSeconds * 1000, 10_000);
+		this.dispatchers ??= dispatchersFor(allowUnauthorizedCerts, connectTimeoutMs);
+		let url = this.targets.get(endpoint.path);
+		if (!url) this.targets.set(endpoint.path, (url = new URL(`${baseUrl}${endpoint.path}`)));
+		const isWrite = endpoint.httpMethod === 'POST';
+		const options: Dispatcher.RequestOptions & SentSignalling = {
+			origin: url.origin,
+			path: `${url.pathname}${url.search}`,
+			method: endpoint.httpMethod,
+			headers,
+			// undici writes an async iterable body too (its type list omits it).
+			body: (body.buffer ?? body.chunks()) as Buffer,
+			// undici closes a connection after a GET with a body; this server reads them.
+			reset: false,
+			headersTimeout: limitMs,
+			bodyTimeout: limitMs,
+			signal: stop as unknown as AbortSignal,
+			onSent: isWrite ? onSent : undefined,
+		};
+		const { reads, writes } = this.dispatchers;
+		const response = await (isWrite ? writes : reads).request(options);
+		const { statusCode: status, headers: said } = response;
+		const first = (value: string | string[] | undefined) =>
+			Array.isArray(value) ? value[0] : value;
+		if (said['set-cookie']) this.keepSessionCookie([said['set-cookie']].flat());
+		return {
+			status,
+			text: await this.readAnswer(endpoint, response.body, Number(first(said['content-length']))),
+			retryAfterSeconds: parseRetryAfter(first(said['retry-after'])),
+			location: first(said.location),
+		};
+	}
+
+	private async readAnswer(
+		endpoint: Endpoint,
+		body: AsyncIterable<Buffer> & { destroy(): void; text(): Promise<string> },
+		contentLength: number,
+	): Promise<string> {
+		const maxBytes = this.credentials.maxResponseMegabytes * MIB;
+		// undici reads no more than a Content-Length says.
+		if (contentLength <= maxBytes) return await body.text();
+		if (!(contentLength > maxBytes)) {
+			const chunks: Buffer[] = [];
+			let size = 0;
+			for await (const chunk of body) {
+				if ((size += chunk.length) > maxBytes) break;
+				chunks.push(chunk);
+			}
+			if (size <= maxBytes) return Buffer.concat(chunks, size).toString('utf8');
+		}
+		body.destroy();
+		throw new ApiError(endpoint, {
+			kind: 'invalid-response',
+			reason: `the answer is larger than ${this.credentials.maxResponseMegabytes} MB, the credential's "Max Response Size (MB)"; it was not read`,
+			// A write was answered, so the server may well have done it: never sent again.
+			deliveryUnknown: endpoint.httpMethod === 'POST',
+		});
+	}
+
+	/** The service may set a `session_id` cookie; later requests of this credential send it back. */
+	private keepSessionCookie(lines: string[]): void {
+		for (const line of lines) {
+			const match = /(?:^|;\s*)session_id=([^;]*)/.exec(line);
+			if (match) sessionCookies.set(this.credentialKey, match[1]);
+		}
+	}
+
+	private noAnswerError(endpoint: Endpoint, failure: NoAnswer, signal?: AbortSignal): ApiError {
+		const err = (failure.cause ?? {}) as Partial<NodeJS.ErrnoException>;
+		const code = err.code ?? (err.cause as { code?: string } | undefined)?.code;
+		if (signal?.aborted)
+			return new ApiError(endpoint, { kind: 'aborted', reason: 'the execution was cancelled' });
+		// Sent (even in part) and then no answer: the server may have processed it.
+		const deliveryUnknown = endpoint.httpMethod === 'POST' && failure.sent;
+		const seconds = this.credentials.timeoutSeconds;
+		if (failure.timedOut) {
+			const reason = `no complete answer within ${seconds} s (Request Timeout)`;
+			return new ApiError(endpoint, {
+				kind: 'timeout',
+				reason,
+				causeCode: 'REQUEST_TIMEOUT',
+				deliveryUnknown,
+			});
+		}
+		if (code && TIMEOUT_CODES.has(code)) {
+			const reason = `no answer within ${seconds} s (${code})`;
+			return new ApiError(endpoint, { kind: 'timeout', reason, causeCode: code, deliveryUnknown });
+		}
+		const detail = err.message ? `: ${this.redactor().text(err.message).slice(0, 300)}` : '';
+		const reason = `the connection failed (${code ?? err.name ?? 'unknown error'}${detail})`;
+		return new ApiError(endpoint, { kind: 'network', reason, causeCode: code, deliveryUnknown });
+	}
+}
+
+// An AbortController per attempt, with undici listening on it, was a visible share of a send's CPU;
+// undici takes any object with `addEventListener`, `aborted` and `reason` as its signal.
+class Stop {
+	reason: unknown;
+	private listeners: Array<() => void> = [];
+
+	get aborted(): boolean {
+		return this.reason !== undefined;
+	}
+
+	addEventListener(_type: 'abort', listener: () => void): void {
+		this.listeners.push(listener);
+	}
+
+	removeEventListener(_type: 'abort', listener: () => void): void {
+		this.listeners = this.listeners.filter((known) => known !== listener);
+	}
+
+	abort(reason: unknown): void {
+		if (this.reason !== undefined) return;
+		this.reason = reason;
+		for (const listener of this.listeners) listener();
+	}
+
+	/** Settles at the abort even while undici still waits for a socket (it then drops the request). */
+	async race<T>(promise: Promise<T>): Promise<T> {
+		promise.catch(() => undefined);
+		return await new Promise<T>((resolve, reject) => {
+			if (this.aborted) reject(this.reason);
+			this.addEventListener('abort', () => reject(this.reason));
+			promise.then(resolve, reject);
+		});
+	}
+}
+
+const undici = onFirstUse(
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
+	() => require('undici') as typeof import('undici'),
+);
+
+// One dispatcher per TLS setting and proxy environment, shared by the process, so the cap on
+// sockets per origin holds whatever the parallelism.
+const MAX_CONNECTIONS_PER_ORIGIN = 64;
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
+
+/** Request options that ask to be told when undici binds the request to a connected socket. */
+interface SentSignalling {
+	readonly onSent?: () => void;
+}
+
+/** `writes` tells `onSent`; reads need not know (they are retried either way). */
+interface Dispatchers {
+	readonly reads: Dispatcher;
+	readonly writes: Dispatcher;
+}
+
+const dispatchers = new Map<string, Dispatchers>();
+
+function dispatchersFor(allowUnauthorizedCerts: boolean, connectTimeoutMs: number): Dispatchers {
+	const env = environment();
+	const proxied = PROXY_VARIABLES.some((name) => env[name]);
+	const proxies = [...PROXY_VARIABLES, 'NO_PROXY', 'no_proxy'].map((name) => env[name] ?? '');
+	const key = `${allowUnauthorizedCerts}|${connectTimeoutMs}|${proxies.join('\n')}`;
+	let found = dispatchers.get(key);
+	if (!found) {
+		const tls = { rejectUnauthorized: !allowUnauthorizedCerts };
+		const options = {
+			keepAliveTimeout: 10_000,
+			keepAliveMaxTimeout: 60_000,
+			connections: MAX_CONNECTIONS_PER_ORIGIN,
+			connect: { ...tls, timeout: connectTimeoutMs },
+		};
+		// Through a proxy the connection to the service is TLS inside the tunnel: same rule for it.
+		const reads = proxied
+			? new (undici().EnvHttpProxyAgent)({ ...options, requestTls: tls, factory: poolFailingFast })
+			: new (undici().Agent)(options);
+		found = { reads, writes: reads.compose(tellSent) };
+		dispatchers.set(key, found);
+	}
+	return found;
+}
+
+// undici retries a connection that fails with a socket error at once and forever while a request
+// waits, and a proxy that closes every connection fails every tunnel that way: tunnel errors are
+// passed on as plain ones, so the waiting requests fail and the caller's retry rules decide.
+function poolFailingFast(origin: string | URL, options: object): Dispatcher {
+	const connect = (options as { connect?: unknown }).connect;
+	if (typeof connect !== 'function') return new (undici().Pool)(origin, options);
+	const tunnel = connect as buildConnector.connector;
+	return new (undici().Pool)(origin, {
+		...options,
+		connect: (settings: buildConnector.Options, callback: buildConnector.Callback) =>
+			tunnel(settings, (...args) => {
+				const [error] = args;
+				if (!error) return callback(...args);
+				const code = (error as { code?: string }).code;
+				const retried = code === 'UND_ERR_SOCKET' || code === 'UND_ERR_INFO';
+				callback(
+					Object.assign(new Error(`through the proxy (HTTP(S)_PROXY): ${error.message}`), {
+						code: retried ? 'PROXY_CONNECTION_CLOSED' : code,
+						cause: error,
+					}),
+					null,
+				);
+			}),
+	});
+}
+
+// Until then nothing of the request has left this machine; error codes cannot tell (an ECONNRESET
+// also follows a sent request), so a write's retry rests on this.
+const tellSent: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) => {
+	const onSent = (options as SentSignalling).onSent;
+	if (!onSent) return dispatch(options, handler);
+	return dispatch(options, {
+		onRequestStart: (controller, context) => {
+			onSent();
+			handler.onRequestStart?.(controller, context);
+		},
+		onRequestUpgrade: (...args) => handler.onRequestUpgrade?.(...args),
+		onResponseStart: (...args) => handler.onResponseStart?.(...args),
+		onResponseData: (...args) => handler.onResponseData?.(...args),
+		onResponseEnd: (...args) => handler.onResponseEnd?.(...args),
+		onResponseError: (...args) => handler.onResponseError?.(...args),
+	});
+};

@@ -1,12 +1,12 @@
 /**
- * The one redaction (nodes/shared/transport/redact.ts): a secret is found in each form of its
+ * The one redaction (nodes/shared/transport/envelope.ts): a secret is found in each form of its
  * list (as is, JSON-escaped, URL-encoded, base64 and base64url, hex), as the encoders of
  * test/harness/serverEscapes.ts write them, and only the stretch that says it is replaced. Each
  * form has a test here that fails without it.
  */
 import fc from 'fast-check';
 
-import { REDACTED, Redactor, redact } from '../../../../nodes/shared/transport/redact';
+import { REDACTED, Redactor, redact } from '../../../../nodes/shared/transport/envelope';
 import { findSecret } from '../../../harness/hostile';
 import { stackEscapings } from '../../../harness/serverEscapes';
 

@@ -7,9 +7,8 @@ import fc from 'fast-check';
 import { Readable } from 'stream';
 
 import { ApiError, endpoints } from '../../../../nodes/shared/transport';
-import { buildBody, type ParamValue } from '../../../../nodes/shared/transport/body';
-import { parseEnvelope } from '../../../../nodes/shared/transport/envelope';
-import { Redactor } from '../../../../nodes/shared/transport/redact';
+import { buildBody, type ParamValue } from '../../../../nodes/shared/transport/endpoints';
+import { parseEnvelope, Redactor } from '../../../../nodes/shared/transport/envelope';
 
 async function collect(body: ReturnType<typeof buildBody>): Promise<Buffer> {
 	const chunks: Buffer[] = [];

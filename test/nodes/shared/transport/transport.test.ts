@@ -16,8 +16,7 @@ import {
 	type Endpoint,
 	type RetryPolicy,
 } from '../../../../nodes/shared/transport';
-import type { ParamValue } from '../../../../nodes/shared/transport/body';
-import { callerParams } from '../../../../nodes/shared/transport/endpoints';
+import { callerParams, type ParamValue } from '../../../../nodes/shared/transport/endpoints';
 import { useSandbox } from '../../../harness/useSandbox';
 
 const SECRET = 'demo-secret';
