@@ -100,7 +100,7 @@ export class ApiClient {
 	private readonly credentialKey: string;
 	private lastRedactor: { key: string; generation: number; redactor: Redactor } | undefined;
 	/** Looked up once: the proxy variables are read once per run's client, not per request. */
-	private dispatchers: Dispatchers | undefined;
+	private dispatcher: Dispatcher | undefined;
 	private readonly targets = new Map<string, URL>();
 
 	constructor(
@@ -273,17 +273,21 @@ export class ApiClient {
 		const endLimit = clock.limit(limitMs, () => stop.abort(TIMED_OUT));
 		let sent = false;
 		const request = this.exchange(endpoint, body, token, limitMs, stop, () => (sent = true));
-		return await stop
-			.race(request)
-			.catch((cause: unknown) => {
-				throw cause instanceof ApiError
-					? cause
-					: new NoAnswer(cause, sent, stop.reason === TIMED_OUT);
-			})
-			.finally(() => {
-				endLimit();
-				signal?.removeEventListener('abort', cancel);
+		try {
+			// Settles at the abort even while undici still waits for a socket (it then drops the request).
+			return await new Promise<Answer>((resolve, reject) => {
+				stop.addEventListener('abort', () => reject(stop.reason));
+				if (stop.aborted) reject(stop.reason);
+				request.then(resolve, reject);
 			});
+		} catch (cause) {
+			throw cause instanceof ApiError
+				? cause
+				: new NoAnswer(cause, sent, stop.reason === TIMED_OUT);
+		} finally {
+			endLimit();
+			signal?.removeEventListener('abort', cancel);
+		}
 	}
 
 	/** One request and its answer, read up to the size cap. */
@@ -305,7 +309,7 @@ export class ApiClient {
 		if (session) headers.cookie = `session_id=${session}`;
 		const { allowUnauthorizedCerts, timeoutSeconds, baseUrl } = this.credentials;
 		const connectTimeoutMs = Math.min(timeoutSeconds * 1000, 10_000);
-		this.dispatchers ??= dispatchersFor(allowUnauthorizedCerts, connectTimeoutMs);
+		this.dispatcher ??= dispatcherFor(allowUnauthorizedCerts, connectTimeoutMs);
 		let url = this.targets.get(endpoint.path);
 		if (!url) this.targets.set(endpoint.path, (url = new URL(`${baseUrl}${endpoint.path}`)));
 		const isWrite = endpoint.httpMethod === 'POST';
@@ -323,8 +327,7 @@ export class ApiClient {
 			signal: stop as unknown as AbortSignal,
 			onSent: isWrite ? onSent : undefined,
 		};
-		const { reads, writes } = this.dispatchers;
-		const response = await (isWrite ? writes : reads).request(options);
+		const response = await this.dispatcher.request(options);
 		const { statusCode: status, headers: said } = response;
 		const first = (value: string | string[] | undefined) =>
 			Array.isArray(value) ? value[0] : value;
@@ -421,16 +424,6 @@ class Stop {
 		this.reason = reason;
 		for (const listener of this.listeners) listener();
 	}
-
-	/** Settles at the abort even while undici still waits for a socket (it then drops the request). */
-	async race<T>(promise: Promise<T>): Promise<T> {
-		promise.catch(() => undefined);
-		return await new Promise<T>((resolve, reject) => {
-			if (this.aborted) reject(this.reason);
-			this.addEventListener('abort', () => reject(this.reason));
-			promise.then(resolve, reject);
-		});
-	}
 }
 
 const undici = onFirstUse(
@@ -448,15 +441,9 @@ interface SentSignalling {
 	readonly onSent?: () => void;
 }
 
-/** `writes` tells `onSent`; reads need not know (they are retried either way). */
-interface Dispatchers {
-	readonly reads: Dispatcher;
-	readonly writes: Dispatcher;
-}
+const dispatchers = new Map<string, Dispatcher>();
 
-const dispatchers = new Map<string, Dispatchers>();
-
-function dispatchersFor(allowUnauthorizedCerts: boolean, connectTimeoutMs: number): Dispatchers {
+function dispatcherFor(allowUnauthorizedCerts: boolean, connectTimeoutMs: number): Dispatcher {
 	const env = environment();
 	const proxied = PROXY_VARIABLES.some((name) => env[name]);
 	const proxies = [...PROXY_VARIABLES, 'NO_PROXY', 'no_proxy'].map((name) => env[name] ?? '');
@@ -471,10 +458,10 @@ function dispatchersFor(allowUnauthorizedCerts: boolean, connectTimeoutMs: numbe
 			connect: { ...tls, timeout: connectTimeoutMs },
 		};
 		// Through a proxy the connection to the service is TLS inside the tunnel: same rule for it.
-		const reads = proxied
+		const agent = proxied
 			? new (undici().EnvHttpProxyAgent)({ ...options, requestTls: tls, factory: poolFailingFast })
 			: new (undici().Agent)(options);
-		found = { reads, writes: reads.compose(tellSent) };
+		found = tellingSent(agent);
 		dispatchers.set(key, found);
 	}
 	return found;
@@ -506,20 +493,20 @@ function poolFailingFast(origin: string | URL, options: object): Dispatcher {
 	});
 }
 
-// Until then nothing of the request has left this machine; error codes cannot tell (an ECONNRESET
-// also follows a sent request), so a write's retry rests on this.
-const tellSent: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) => {
-	const onSent = (options as SentSignalling).onSent;
-	if (!onSent) return dispatch(options, handler);
-	return dispatch(options, {
-		onRequestStart: (controller, context) => {
-			onSent();
-			handler.onRequestStart?.(controller, context);
-		},
-		onRequestUpgrade: (...args) => handler.onRequestUpgrade?.(...args),
-		onResponseStart: (...args) => handler.onResponseStart?.(...args),
-		onResponseData: (...args) => handler.onResponseData?.(...args),
-		onResponseEnd: (...args) => handler.onResponseEnd?.(...args),
-		onResponseError: (...args) => handler.onResponseError?.(...args),
-	});
-};
+// `onSent` runs when undici binds the request to a connected socket (its handler's `onConnect`),
+// before a byte is written: error codes cannot tell whether a request left (an ECONNRESET also
+// follows a sent one), so a write's retry rests on this. Unlike `compose`, no handler layers.
+function tellingSent(dispatcher: Dispatcher): Dispatcher {
+	const dispatch: Dispatcher['dispatch'] = (options, handler) => {
+		const onSent = (options as SentSignalling).onSent;
+		const onConnect = onSent && handler.onConnect?.bind(handler);
+		if (onConnect) {
+			handler.onConnect = (abort) => {
+				onSent();
+				onConnect(abort);
+			};
+		}
+		return dispatcher.dispatch(options, handler);
+	};
+	return Object.create(dispatcher, { dispatch: { value: dispatch } }) as Dispatcher;
+}
