@@ -112,7 +112,7 @@ export class ApiClient {
 		this.credentialKey = `${credentials.baseUrl}|${credentials.clientId}|${secretHash.slice(0, 16)}`;
 	}
 
-	/** The transport knows no n8n node: toNodeError (errors.ts) converts its errors. */
+	/** The transport knows no n8n node: toNodeError (nodes/shared/errors.ts) converts its errors. */
 	async call(
 		endpoint: Endpoint,
 		params: Record<string, ParamValue> = {},
@@ -253,9 +253,8 @@ export class ApiClient {
 		}
 	}
 
-	// undici honours an abort only once the request has a socket, and a failing proxy may never give
-	// it one: the call is raced with one signal for n8n's cancel and Request Timeout, which also
-	// aborts the request in undici.
+	// undici honours an abort only once the request has a socket, which a failing proxy may never
+	// give: one signal, for n8n's cancel and Request Timeout, both aborts it and ends the race.
 	private async attempt(
 		endpoint: Endpoint,
 		body: RequestBody,
@@ -313,7 +312,7 @@ export class ApiClient {
 		let url = this.targets.get(endpoint.path);
 		if (!url) this.targets.set(endpoint.path, (url = new URL(`${baseUrl}${endpoint.path}`)));
 		const isWrite = endpoint.httpMethod === 'POST';
-		const options: Dispatcher.RequestOptions & SentSignalling = {
+		const options: Dispatcher.RequestOptions & { onSent?: () => void } = {
 			origin: url.origin,
 			path: `${url.pathname}${url.search}`,
 			method: endpoint.httpMethod,
@@ -436,11 +435,6 @@ const undici = onFirstUse(
 const MAX_CONNECTIONS_PER_ORIGIN = 64;
 const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
 
-/** Request options that ask to be told when undici binds the request to a connected socket. */
-interface SentSignalling {
-	readonly onSent?: () => void;
-}
-
 const dispatchers = new Map<string, Dispatcher>();
 
 function dispatcherFor(allowUnauthorizedCerts: boolean, connectTimeoutMs: number): Dispatcher {
@@ -467,9 +461,8 @@ function dispatcherFor(allowUnauthorizedCerts: boolean, connectTimeoutMs: number
 	return found;
 }
 
-// undici retries a connection that fails with a socket error at once and forever while a request
-// waits, and a proxy that closes every connection fails every tunnel that way: tunnel errors are
-// passed on as plain ones, so the waiting requests fail and the caller's retry rules decide.
+// undici reconnects at once, forever, after a socket error while a request waits (a proxy closing
+// every tunnel): tunnel errors get another code, so requests fail and the retry rules decide.
 function poolFailingFast(origin: string | URL, options: object): Dispatcher {
 	const connect = (options as { connect?: unknown }).connect;
 	if (typeof connect !== 'function') return new (undici().Pool)(origin, options);
@@ -493,12 +486,12 @@ function poolFailingFast(origin: string | URL, options: object): Dispatcher {
 	});
 }
 
-// `onSent` runs when undici binds the request to a connected socket (its handler's `onConnect`),
-// before a byte is written: error codes cannot tell whether a request left (an ECONNRESET also
-// follows a sent one), so a write's retry rests on this. Unlike `compose`, no handler layers.
+// `onSent` runs when undici binds the request to a socket (`onConnect`), before a byte is written:
+// error codes cannot tell if a request left, so a write's retry rests on this. No `compose`: it
+// wraps every handler twice more.
 function tellingSent(dispatcher: Dispatcher): Dispatcher {
 	const dispatch: Dispatcher['dispatch'] = (options, handler) => {
-		const onSent = (options as SentSignalling).onSent;
+		const onSent = (options as { onSent?: () => void }).onSent;
 		const onConnect = onSent && handler.onConnect?.bind(handler);
 		if (onConnect) {
 			handler.onConnect = (abort) => {
