@@ -498,7 +498,7 @@ function tellingSent(dispatcher: Dispatcher): Dispatcher {
 				onSent();
 				onConnect(abort);
 			};
-		}
+		} else onSent?.(); // a handler without `onConnect`: taken as sent, so never sent twice
 		return dispatcher.dispatch(options, handler);
 	};
 	return Object.create(dispatcher, { dispatch: { value: dispatch } }) as Dispatcher;
