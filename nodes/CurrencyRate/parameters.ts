@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { NumberFormat } from '../shared/decimalText';
-import { asOptions, optionText, optionsCollection } from '../shared/optionsCollection';
+import { asOptions, optionText, optionsCollection } from '../shared/properties';
 import { OperationRun, type RunBasics } from '../shared/execution/operationRun';
 import { MAX_KEEP_MINUTES, RateBook } from '../shared/rates/rateBook';
 import {

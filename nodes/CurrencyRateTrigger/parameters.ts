@@ -1,6 +1,6 @@
 import { NodeOperationError, type INodeProperties, type IPollFunctions } from 'n8n-workflow';
 
-import { asOptions, optionText, optionsCollection } from '../shared/optionsCollection';
+import { asOptions, optionText, optionsCollection } from '../shared/properties';
 import {
 	DEFAULT_BASE_CURRENCY,
 	DEFAULT_RATE_VERSION,

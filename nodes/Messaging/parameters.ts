@@ -7,7 +7,7 @@ import {
 	defaultCountryOption,
 	optionText,
 	optionsCollection,
-} from '../shared/optionsCollection';
+} from '../shared/properties';
 import { timerDelay } from '../shared/clock';
 import {
 	readSendWindow,

@@ -6,7 +6,7 @@ import {
 	defaultCountryOption,
 	optionText,
 	optionsCollection,
-} from '../shared/optionsCollection';
+} from '../shared/properties';
 
 export const MESSAGE_CATEGORIES = ['text', 'image', 'document', 'audio', 'video', 'other'] as const;
 export type MessageCategory = (typeof MESSAGE_CATEGORIES)[number];

@@ -1,7 +1,7 @@
-import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
-// Where an operation's fields show: apart from the router, so that an operation's file loads
-// only what describes it.
+// Where an operation's fields show, and the Options collection: apart from the router, so that an
+// operation's file loads only what describes it.
 
 export function showFor(resource: string, operation: string | string[]): IDisplayOptions {
 	return {
@@ -18,4 +18,40 @@ export function forOperation(
 		...property,
 		displayOptions: showFor(resource, operation),
 	}));
+}
+
+export function optionsCollection(
+	options: INodeProperties[],
+	extra: Partial<INodeProperties> = {},
+): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		...extra,
+		options,
+	};
+}
+
+export function defaultCountryOption(description: string): INodeProperties {
+	return {
+		displayName: 'Default Country',
+		name: 'defaultCountry',
+		type: 'string',
+		default: '',
+		placeholder: 'ID',
+		description,
+	};
+}
+
+export function asOptions(value: unknown): IDataObject {
+	return value && typeof value === 'object' && !Array.isArray(value) ? (value as IDataObject) : {};
+}
+
+export function optionText(options: IDataObject, name: string, fallback: string): string {
+	const value = options[name];
+	const given = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+	return given || fallback;
 }

@@ -3,8 +3,7 @@ import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from
 import { clock } from '../../../shared/clock';
 import { inputError, itemList } from '../../../shared/errors';
 import type { ItemCall } from '../../../shared/execution/router';
-import { forOperation } from '../../../shared/properties';
-import { asOptions } from '../../../shared/optionsCollection';
+import { asOptions, forOperation } from '../../../shared/properties';
 import type { MessagingRun } from '../../parameters';
 import {
 	describeWindow,
