@@ -1,8 +1,9 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gateway';
 import { inputError } from '../shared/errors';
 import {
+	DEFAULT_MESSAGING_VERSION,
+	messagingVersionOption,
 	asOptions,
 	defaultCountryOption,
 	optionText,

@@ -1,6 +1,7 @@
 import { createHash } from 'crypto';
 
-import { readAccountAnswer, readSessionAnswer, readUsageLimit } from '../shared/gateway';
+import { readAccountAnswer, readSessionAnswer } from '../shared/gateway';
+import { readUsageLimit } from '../shared/transport';
 import type { Settings } from './parameters';
 
 /** Each event, and the part of the account it watches. */

@@ -1,7 +1,10 @@
 import { NodeOperationError, type INodeProperties, type IPollFunctions } from 'n8n-workflow';
 
-import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gateway';
-import { optionsCollection } from '../shared/properties';
+import {
+	DEFAULT_MESSAGING_VERSION,
+	messagingVersionOption,
+	optionsCollection,
+} from '../shared/properties';
 import { normalizePhone } from '../shared/phone';
 import { EVENTS, type WatchedEvent } from './health';
 

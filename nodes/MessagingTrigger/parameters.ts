@@ -1,7 +1,8 @@
 import type { INodeProperties, NodeParameterValueType } from 'n8n-workflow';
 
-import { DEFAULT_MESSAGING_VERSION, messagingVersionOption } from '../shared/gateway';
 import {
+	DEFAULT_MESSAGING_VERSION,
+	messagingVersionOption,
 	asOptions,
 	defaultCountryOption,
 	optionText,

@@ -55,3 +55,16 @@ export function optionText(options: IDataObject, name: string, fallback: string)
 	const given = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
 	return given || fallback;
 }
+
+/** Real clients send their module version in this dotted form. */
+export const DEFAULT_MESSAGING_VERSION = '16.0.1.3';
+
+export function messagingVersionOption(description: string): INodeProperties {
+	return {
+		displayName: 'API Version',
+		name: 'version',
+		type: 'string',
+		default: DEFAULT_MESSAGING_VERSION,
+		description,
+	};
+}

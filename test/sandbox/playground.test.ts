@@ -11,11 +11,8 @@ import { request } from 'undici';
 
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
 import { PLAYGROUND_ACCOUNTS } from '../../sandbox/state';
-import {
-	DEFAULT_MESSAGING_VERSION,
-	checkAccount,
-	readAccountAnswer,
-} from '../../nodes/shared/gateway';
+import { checkAccount, readAccountAnswer } from '../../nodes/shared/gateway';
+import { DEFAULT_MESSAGING_VERSION } from '../../nodes/shared/properties';
 import { ApiClient, parseCredentials } from '../../nodes/shared/transport';
 import { pngShowsQrOf } from '../harness/messagingNode';
 import { useSandbox } from '../harness/useSandbox';

@@ -2,8 +2,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { clock } from '../../shared/clock';
 import { NotAttemptedError, inputError, itemLabel } from '../../shared/errors';
-import { endpoints } from '../../shared/transport';
-import { readUsageLimit } from '../../shared/gateway';
+import { endpoints, readUsageLimit } from '../../shared/transport';
 import type { MessagingRun } from '../parameters';
 import { identifyRepeat, type SendIdentity } from './idempotency';
 import { SendPacer } from './pacing';

@@ -32,7 +32,15 @@ export {
 	type DataUriParam,
 	type Endpoint,
 } from './endpoints';
-export { ApiError, REDACTED, Redactor, redact, statusText } from './envelope';
+export {
+	ApiError,
+	REDACTED,
+	Redactor,
+	redact,
+	readUsageLimit,
+	statusText,
+	usageLimitJson,
+} from './envelope';
 
 // A read is retried on any transient failure; a write only when the server cannot have processed
 // it: undici never started writing it, or the server said "not now" (429, 503).

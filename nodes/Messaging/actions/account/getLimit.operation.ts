@@ -1,8 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { ItemCall } from '../../../shared/execution/router';
-import { endpoints } from '../../../shared/transport';
-import { usageLimitJson } from '../../../shared/gateway';
+import { endpoints, usageLimitJson } from '../../../shared/transport';
 import type { MessagingRun } from '../../parameters';
 
 export const description: INodeProperties[] = [];
