@@ -1,41 +1,38 @@
 import type { CurrencyQuote, RateTable, RateType } from '../shared/rates/rateTable';
 
-// The decision core: no I/O, no clock, so that every rule is testable.
-
+// Which currencies fire: no I/O and no clock, so that every rule is testable.
 export type WatchMode = 'change' | 'threshold' | 'publication';
 export type CrossingDirection = 'above' | 'below' | 'either';
 
 export interface WatchSettings {
 	readonly provider: string;
 	readonly baseCurrency: string;
-	/** Upper-case codes; empty = every currency of the table. */
+	readonly version: string;
+	/** Empty: every currency of the table. */
 	readonly currencies: readonly string[];
 	readonly mode: WatchMode;
-	/** The rate compared (change and threshold); publication looks at all three. */
+	/** The rate compared; publication looks at all three. */
 	readonly field: RateType;
-	/** change: fire when the rate moved by MORE than this many percent since the last event. */
 	readonly changePercent: number;
-	/** threshold: the level, in the base currency per unit. */
 	readonly threshold: number;
 	readonly direction: CrossingDirection;
+	readonly fireOnFirstPoll: boolean;
 }
 
-/** Short keys: it is stored with the workflow. */
+/** Stored with the workflow, hence the short keys: the last buy, sell and average seen; for moves
+ * the reference (the value at the last event or the baseline), for thresholds the side last seen. */
 interface RememberedRate {
-	/** The last values seen: buy, sell, average (null when the provider gave none). */
 	b: number | null;
 	s: number | null;
 	a: number | null;
 	at: string;
-	/** change: the value at the last event (or the baseline) and when it was seen. */
 	ref?: number;
 	refAt?: string;
-	/** threshold: on which side of the threshold the rate was last seen. */
 	side?: 'above' | 'below';
 }
 
+/** `settings`: other settings start over from a new baseline. */
 interface WatchMemory {
-	/** The settings the memory belongs to: other settings start over from a new baseline. */
 	settings: string;
 	rates: Record<string, RememberedRate>;
 }
@@ -97,7 +94,6 @@ export function decide(
 	settings: WatchSettings,
 	table: RateTable,
 	known: WatchMemory | undefined,
-	fireOnBaseline: boolean,
 ): { events: RateEvent[]; memory: WatchMemory; mustSave: boolean } {
 	const memory: WatchMemory = { settings: settingsKey(settings), rates: {} };
 	const events: RateEvent[] = [];
@@ -106,8 +102,7 @@ export function decide(
 		const before = known?.rates[seen.code];
 		if (!before) {
 			memory.rates[seen.code] = baseline(seen);
-			// Fire on a baseline only when asked, as a "sample" of the current rates.
-			if (fireOnBaseline && !known) events.push(eventOf(seen, 'sample', null, null));
+			if (settings.fireOnFirstPoll && !known) events.push(eventOf(seen, 'sample', null, null));
 			continue;
 		}
 		const { next, event } = MODE_RULES[settings.mode](seen, before);
