@@ -104,9 +104,10 @@ export class CurrencyRateRun extends OperationRun<CurrencyRateOptions> {
 	}
 
 	provider(itemIndex: number): string {
-		const fail = (field: string, problem: string, fix: string) =>
-			this.fail(itemIndex, field, problem, fix);
-		return providerCode((name) => this.parameter(name, itemIndex, ''), fail);
+		return providerCode(
+			(name) => this.parameter(name, itemIndex, ''),
+			this.fail.bind(this, itemIndex),
+		);
 	}
 
 	async rates(itemIndex: number, provider: string, version: string): Promise<RateTable> {
@@ -117,12 +118,8 @@ export class CurrencyRateRun extends OperationRun<CurrencyRateOptions> {
 		return await table.catch((error: unknown) => {
 			if (!isRatesRefusal(error)) throw error;
 			const nodeError = toNodeError(this.node, error, { itemIndex });
-			nodeError.description = [
-				`The service gave no rates for provider "${provider}". Check the provider code (known codes: ${KNOWN_PROVIDER_CODES}) and the "API Version" option ("${version}").`,
-				error.hint,
-			]
-				.filter(Boolean)
-				.join(' ');
+			const check = `The service gave no rates for provider "${provider}". Check the provider code (known codes: ${KNOWN_PROVIDER_CODES}) and the "API Version" option ("${version}").`;
+			nodeError.description = error.hint ? `${check} ${error.hint}` : check;
 			throw nodeError;
 		});
 	}

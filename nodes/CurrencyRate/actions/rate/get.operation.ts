@@ -53,7 +53,7 @@ export function execute(
 	const provider = run.provider(itemIndex);
 	const codes = currencyList(
 		run.parameter('currencies', itemIndex, ''),
-		(field, problem, fix) => run.fail(itemIndex, field, problem, fix),
+		run.fail.bind(run, itemIndex),
 		'Write codes separated by commas, e.g. USD, EUR, SGD, or map an array of codes such as ["USD", "EUR"]; leave it empty for every currency.',
 	);
 	const allInOne = run.parameter('output', itemIndex, 'perCurrency') === 'allInOne';
