@@ -27,6 +27,17 @@ const forAmountSource = (source: 'amount' | 'fields', properties: INodePropertie
 	properties.map((property) => ({ ...property, displayOptions: forAmount(source) }));
 const WITH_INPUT = { includeInputFields: [true] };
 
+const currencyField = (displayName: string, name: string, code: string, what: string) =>
+	({
+		displayName,
+		name,
+		type: 'string',
+		default: code,
+		required: true,
+		placeholder: code,
+		description: `Code of the currency ${what}, upper or lower case. May be the base currency (IDR).`,
+	}) satisfies INodeProperties;
+
 const INCLUDE_INPUT_FIELDS: INodeProperties = {
 	displayName: 'Include Input Fields',
 	name: 'includeInputFields',
@@ -102,26 +113,8 @@ export const description: INodeProperties[] = [
 		},
 	]),
 	...forOperation('rate', 'convert', [
-		{
-			displayName: 'From Currency',
-			name: 'fromCurrency',
-			type: 'string',
-			default: 'USD',
-			required: true,
-			placeholder: 'USD',
-			description:
-				'Code of the currency the amount is in, upper or lower case. May be the base currency (IDR).',
-		},
-		{
-			displayName: 'To Currency',
-			name: 'toCurrency',
-			type: 'string',
-			default: 'IDR',
-			required: true,
-			placeholder: 'IDR',
-			description:
-				'Code of the currency to convert into, upper or lower case. May be the base currency (IDR).',
-		},
+		currencyField('From Currency', 'fromCurrency', 'USD', 'the amount is in'),
+		currencyField('To Currency', 'toCurrency', 'IDR', 'to convert into'),
 		{
 			displayName: 'Rate',
 			name: 'rateType',
