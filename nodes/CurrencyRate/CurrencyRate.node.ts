@@ -25,16 +25,14 @@ import {
 	type CurrencyRateOptions,
 } from './parameters';
 
-// No request per item: this only lets items of different providers fetch at the same time.
-const ITEM_CONCURRENCY = 16;
-
 export const resources: ReadonlyArray<ResourceDefinition<CurrencyRateRun>> = [rate, auth];
 
 const currencyRateNode: NodeDefinition<CurrencyRateOptions, CurrencyRateRun> = {
 	resources,
 	readOptions: readCurrencyRateOptions,
 	startRun: (basics) => new CurrencyRateRun(basics),
-	pacing: () => ({ parallel: ITEM_CONCURRENCY, delayMs: 0 }),
+	// Items make no request each: 16 at once only lets different providers fetch at the same time.
+	pacing: () => ({ parallel: 16, delayMs: 0 }),
 	// The run's rate book keeps tables by this setting; version and base currency may differ per item.
 	runWideOptions: ({ keepRatesMinutes }) => ({ 'Keep Rates For (Minutes)': keepRatesMinutes }),
 };

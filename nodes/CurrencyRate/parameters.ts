@@ -1,16 +1,23 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties, NodeOperationError } from 'n8n-workflow';
 
-import type { NumberFormat } from '../shared/decimalText';
-import { asOptions, optionText, optionsCollection } from '../shared/properties';
-import { OperationRun, type RunBasics } from '../shared/execution/operationRun';
-import { MAX_KEEP_MINUTES, RateBook } from '../shared/rates/rateBook';
+import { clock } from '../shared/clock';
+import { inputError, toNodeError } from '../shared/errors';
+import { OperationRun } from '../shared/execution/operationRun';
+import { asOptions, optionsCollection, showFor } from '../shared/properties';
 import {
-	DEFAULT_BASE_CURRENCY,
-	DEFAULT_RATE_VERSION,
+	KNOWN_PROVIDER_CODES,
 	baseCurrencyOption,
-	currencyCode,
+	notOffered,
+	providerCode,
+	providerFields,
 	rateVersionOption,
+	readRateOptions,
 } from '../shared/rates/rateFields';
+import { fetchRateTable, type NumberFormat, type RateTable } from '../shared/rates/rateTable';
+import { ApiError, describeEndpoint, endpoints } from '../shared/transport';
+
+const MAX_KEEP_MINUTES = 1440;
+const MAX_KEPT_TABLES = 200;
 
 export interface CurrencyRateOptions {
 	version: string;
@@ -71,21 +78,93 @@ export function readCurrencyRateOptions(
 	const keep = Number(options.keepRatesMinutes ?? 0);
 	const { numberFormat } = options;
 	return {
-		version: optionText(options, 'version', DEFAULT_RATE_VERSION),
-		baseCurrency: currencyCode(options.baseCurrency) || DEFAULT_BASE_CURRENCY,
+		...readRateOptions(options),
 		keepRatesMinutes: Number.isFinite(keep) && keep > 0 ? Math.min(keep, MAX_KEEP_MINUTES) : 0,
 		numberFormat: numberFormat === 'point' || numberFormat === 'comma' ? numberFormat : 'auto',
 	};
 }
 
-export class CurrencyRateRun extends OperationRun<CurrencyRateOptions> {
-	readonly rates: RateBook;
+export const providerProperties = (operation: string): INodeProperties[] =>
+	providerFields(
+		'Whose rates to use. An expression may give any provider code (for example a field of the input item); choose "Other Provider" to type a code the list does not have.',
+		showFor('rate', operation),
+	);
 
-	constructor(basics: RunBasics<CurrencyRateOptions>) {
-		super(basics);
-		const { client, signal, credentials } = basics;
-		// Only the public parts of the credential name the kept tables: never the secret.
-		const source = `${credentials.baseUrl}|${credentials.clientId}`;
-		this.rates = new RateBook(client, source, this.runOptions.keepRatesMinutes, signal);
+// "Keep Rates For": public rates only, per base URL, client ID, provider and version. The reader
+// decides how old an entry may be, so workflows with other settings share one entry.
+const keptTables = new Map<string, RateTable>();
+
+export class CurrencyRateRun extends OperationRun<CurrencyRateOptions> {
+	// One request per provider and version per run, shared by every item that needs it; a refusal
+	// is shared too, so an unknown provider costs one request.
+	private readonly tables = new Map<string, Promise<RateTable>>();
+
+	fail(itemIndex: number, field: string, problem: string, fix: string): NodeOperationError {
+		return inputError(this.node, itemIndex, field, problem, fix);
 	}
+
+	provider(itemIndex: number): string {
+		return providerCode(
+			(name) => this.parameter(name, itemIndex, ''),
+			this.fail.bind(this, itemIndex),
+		);
+	}
+
+	async rates(itemIndex: number, provider: string, version: string): Promise<RateTable> {
+		const key = `${provider}|${version}`;
+		let table = this.tables.get(key);
+		if (!table) this.tables.set(key, (table = this.load(provider, version)));
+		// Other failures pass on as they are: runItems converts them once, with their item.
+		return await table.catch((error: unknown) => {
+			if (!isRatesRefusal(error)) throw error;
+			const nodeError = toNodeError(this.node, error, { itemIndex });
+			const check = `The service gave no rates for provider "${provider}". Check the provider code (known codes: ${KNOWN_PROVIDER_CODES}) and the "API Version" option ("${version}").`;
+			nodeError.description = error.hint ? `${check} ${error.hint}` : check;
+			throw nodeError;
+		});
+	}
+
+	private async load(provider: string, version: string): Promise<RateTable> {
+		const minutes = this.runOptions.keepRatesMinutes;
+		if (minutes === 0) return await fetchRateTable(this.client, provider, version, this.signal);
+		// Only the public parts of the credential name the kept tables: never the secret.
+		const key = `${this.credentials.baseUrl}|${this.credentials.clientId}|${provider}|${version}`;
+		const kept = keptTables.get(key);
+		if (kept && clock.now() - kept.fetchedAtMs < minutes * 60_000) return kept;
+		const table = await fetchRateTable(this.client, provider, version, this.signal);
+		keptTables.delete(key);
+		keptTables.set(key, table);
+		// Map order is insertion order, so the oldest entries go first.
+		for (const [oldKey, old] of keptTables) {
+			const fresh = table.fetchedAtMs - old.fetchedAtMs < MAX_KEEP_MINUTES * 60_000;
+			if (keptTables.size <= MAX_KEPT_TABLES && fresh) break;
+			keptTables.delete(oldKey);
+		}
+		return table;
+	}
+
+	unknownCurrency(
+		itemIndex: number,
+		field: string,
+		code: string,
+		table: RateTable,
+		baseCurrency?: string,
+	): NodeOperationError {
+		const offered = [
+			...(baseCurrency ? [`${baseCurrency} (base currency)`] : []),
+			...table.quotes.keys(),
+		];
+		const fix = 'Use one of the listed codes (upper or lower case).';
+		return this.fail(itemIndex, field, notOffered([code], table, offered), fix);
+	}
+}
+
+/** Not a failed token request or an auth failure: those say nothing about the provider. */
+function isRatesRefusal(error: unknown): error is ApiError {
+	return (
+		error instanceof ApiError &&
+		error.endpoint === describeEndpoint(endpoints.getKurs) &&
+		!error.authFailure &&
+		(error.kind === 'rejected' || error.kind === 'rpc')
+	);
 }

@@ -1,15 +1,23 @@
 import {
 	NodeConnectionTypes,
+	NodeOperationError,
+	type IDataObject,
 	type INodeExecutionData,
 	type INodeType,
 	type INodeTypeDescription,
 	type IPollFunctions,
 } from 'n8n-workflow';
 
+import { apiClientFor } from '../shared/credential';
 import { messagingRateApiTest } from '../shared/credentialTest';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
-import { triggerProperties } from './parameters';
-import { pollRates } from './poll';
+import { toNodeError } from '../shared/errors';
+import { notOffered } from '../shared/rates/rateFields';
+import { fetchRateTable } from '../shared/rates/rateTable';
+import { readTriggerSettings, triggerProperties } from './parameters';
+import { decide, readMemory, sampleEvents, type RateEvent } from './rateWatch';
+
+const MEMORY_KEY = 'rateWatch';
 
 const SUBTITLE = [
 	'={{ (() => { const read = (name) => { try { const v = $parameter[name]; const t = typeof v === "string" ? v.trim() : ""; return t.startsWith("=") || t.includes("{{") ? "" : t; } catch (e) { return ""; } };',
@@ -17,6 +25,9 @@ const SUBTITLE = [
 	'const codes = read("currencies").split(/[\\s,;]+/).filter((c) => c).map((c) => c.toUpperCase()).join(", ") || "all currencies";',
 	'return provider ? provider + " · " + codes : codes; })() }}',
 ].join(' ');
+
+const toItems = (events: RateEvent[]): INodeExecutionData[] =>
+	events.map((event) => ({ json: event as unknown as IDataObject }));
 
 export class CurrencyRateTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -43,7 +54,34 @@ export class CurrencyRateTrigger implements INodeType {
 
 	methods = { credentialTest: { messagingRateApiTest } };
 
+	// Fetch Test Event leaves the memory alone: testing never moves the active workflow's baseline.
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		return await pollRates.call(this);
+		const settings = readTriggerSettings(this);
+		const staticData = this.getWorkflowStaticData('node');
+		const known = readMemory(staticData[MEMORY_KEY], settings);
+		const client = await apiClientFor(this);
+		const table = await fetchRateTable(client, settings.provider, settings.version).catch(
+			(error: unknown) => {
+				const action = `fetch the rates of provider "${settings.provider}"`;
+				throw toNodeError(this.getNode(), error, { action });
+			},
+		);
+		// A watched currency seen before and missing now is a gap; one never seen is a wrong setting.
+		const unknown = settings.currencies.filter(
+			(code) => !table.quotes.has(code) && !known?.rates[code],
+		);
+		if (unknown.length > 0)
+			throw new NodeOperationError(
+				this.getNode(),
+				`Field "Currencies" ${notOffered(unknown, table)}`,
+				{ description: 'Use the listed codes, or another provider.' },
+			);
+		if (this.getMode() === 'manual') return [toItems(sampleEvents(settings, table, known))];
+
+		const { events, memory, mustSave } = decide(settings, table, known);
+		staticData[MEMORY_KEY] = memory as unknown as IDataObject;
+		if (events.length > 0) return [toItems(events)];
+		// n8n saves static data after a poll only when it returns something: an empty result saves it.
+		return mustSave ? [[]] : null;
 	}
 }

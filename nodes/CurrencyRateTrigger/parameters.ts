@@ -1,16 +1,13 @@
 import { NodeOperationError, type INodeProperties, type IPollFunctions } from 'n8n-workflow';
 
-import { asOptions, optionText, optionsCollection } from '../shared/properties';
+import { asOptions, optionsCollection } from '../shared/properties';
 import {
-	DEFAULT_BASE_CURRENCY,
-	DEFAULT_RATE_VERSION,
-	RATE_TYPE_OPTIONS,
 	baseCurrencyOption,
-	currencyCode,
 	currencyList,
 	providerCode,
 	providerFields,
 	rateVersionOption,
+	readRateOptions,
 } from '../shared/rates/rateFields';
 import type { RateType } from '../shared/rates/rateTable';
 import {
@@ -21,6 +18,7 @@ import {
 } from './rateWatch';
 
 const forMode = (...modes: WatchMode[]) => ({ show: { event: modes } });
+const RATE_TYPES: RateType[] = ['average', 'buy', 'sell'];
 
 export const triggerProperties: INodeProperties[] = [
 	...providerFields(
@@ -63,7 +61,23 @@ export const triggerProperties: INodeProperties[] = [
 		displayName: 'Rate',
 		name: 'field',
 		type: 'options',
-		options: [...RATE_TYPE_OPTIONS],
+		options: [
+			{
+				name: 'Average',
+				value: 'average',
+				description: "The middle of the provider's buy and sell rates",
+			},
+			{
+				name: 'Buy',
+				value: 'buy',
+				description: 'The rate at which the provider buys the currency',
+			},
+			{
+				name: 'Sell',
+				value: 'sell',
+				description: 'The rate at which the provider sells the currency',
+			},
+		],
 		default: 'average',
 		description: "Which of the provider's rates to compare",
 		displayOptions: forMode('change', 'threshold'),
@@ -117,35 +131,26 @@ export const triggerProperties: INodeProperties[] = [
 	]),
 ];
 
-export interface TriggerSettings extends WatchSettings {
-	readonly version: string;
-	readonly fireOnFirstPoll: boolean;
-}
-
-export function readTriggerSettings(ctx: IPollFunctions): TriggerSettings {
+export function readTriggerSettings(ctx: IPollFunctions): WatchSettings {
 	const fail = (field: string, problem: string, fix: string) =>
 		new NodeOperationError(ctx.getNode(), `Field "${field}" ${problem}`, { description: fix });
-	const provider = providerCode((name) => ctx.getNodeParameter(name, ''));
-	if (!('code' in provider)) throw fail(provider.field, provider.problem, provider.fix);
-
-	const list = currencyList(ctx.getNodeParameter('currencies', ''));
-	if ('problem' in list)
-		throw fail('Currencies', list.problem, 'Write codes separated by commas, e.g. USD, EUR.');
-	if (list.codes.length > MAX_WATCHED_CURRENCIES)
+	const provider = providerCode((name) => ctx.getNodeParameter(name, ''), fail);
+	const fix = 'Write codes separated by commas, e.g. USD, EUR.';
+	const currencies = currencyList(ctx.getNodeParameter('currencies', ''), fail, fix);
+	if (currencies.length > MAX_WATCHED_CURRENCIES)
 		throw fail(
 			'Currencies',
-			`lists ${list.codes.length} codes`,
+			`lists ${currencies.length} codes`,
 			`Watch at most ${MAX_WATCHED_CURRENCIES}.`,
 		);
 
 	const mode = ctx.getNodeParameter('event', 'change') as WatchMode;
-	const field = String(ctx.getNodeParameter('field', 'average')).trim().toLowerCase();
-	const rateTypes = RATE_TYPE_OPTIONS.map(({ value }) => value);
-	if (!rateTypes.includes(field))
+	const field = String(ctx.getNodeParameter('field', 'average')).trim().toLowerCase() as RateType;
+	if (!RATE_TYPES.includes(field))
 		throw fail(
 			'Rate',
 			`is not a rate type: ${JSON.stringify(field)}`,
-			`Use one of ${rateTypes.join(', ')}.`,
+			`Use one of ${RATE_TYPES.join(', ')}.`,
 		);
 	const changePercent = Number(ctx.getNodeParameter('changePercent', 0.5));
 	if (mode === 'change' && !(Number.isFinite(changePercent) && changePercent >= 0))
@@ -159,17 +164,16 @@ export function readTriggerSettings(ctx: IPollFunctions): TriggerSettings {
 		throw fail('Threshold', 'is not set', 'Enter the level in IDR per unit, e.g. 16500 for USD.');
 	const options = asOptions(ctx.getNodeParameter('options', {}));
 	return {
-		provider: provider.code,
-		baseCurrency: currencyCode(options.baseCurrency) || DEFAULT_BASE_CURRENCY,
-		currencies: list.codes,
+		...readRateOptions(options),
+		provider,
+		currencies,
 		mode,
-		field: field as RateType,
+		field,
 		changePercent: mode === 'change' ? changePercent : 0,
 		threshold: mode === 'threshold' ? threshold : 0,
 		direction: (mode === 'threshold'
 			? ctx.getNodeParameter('direction', 'above')
 			: 'either') as CrossingDirection,
-		version: optionText(options, 'version', DEFAULT_RATE_VERSION),
 		fireOnFirstPoll: options.fireOnFirstPoll === true,
 	};
 }

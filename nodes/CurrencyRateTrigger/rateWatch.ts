@@ -1,41 +1,38 @@
 import type { CurrencyQuote, RateTable, RateType } from '../shared/rates/rateTable';
 
-// The decision core: no I/O, no clock, so that every rule is testable.
-
+// Which currencies fire: no I/O and no clock, so that every rule is testable.
 export type WatchMode = 'change' | 'threshold' | 'publication';
 export type CrossingDirection = 'above' | 'below' | 'either';
 
 export interface WatchSettings {
 	readonly provider: string;
 	readonly baseCurrency: string;
-	/** Upper-case codes; empty = every currency of the table. */
+	readonly version: string;
+	/** Empty: every currency of the table. */
 	readonly currencies: readonly string[];
 	readonly mode: WatchMode;
-	/** The rate compared (change and threshold); publication looks at all three. */
+	/** The rate compared; publication looks at all three. */
 	readonly field: RateType;
-	/** change: fire when the rate moved by MORE than this many percent since the last event. */
 	readonly changePercent: number;
-	/** threshold: the level, in the base currency per unit. */
 	readonly threshold: number;
 	readonly direction: CrossingDirection;
+	readonly fireOnFirstPoll: boolean;
 }
 
-/** Short keys: it is stored with the workflow. */
+/** Stored with the workflow, hence the short keys: the last buy, sell and average seen; for moves
+ * the reference (the value at the last event or the baseline), for thresholds the side last seen. */
 interface RememberedRate {
-	/** The last values seen: buy, sell, average (null when the provider gave none). */
 	b: number | null;
 	s: number | null;
 	a: number | null;
 	at: string;
-	/** change: the value at the last event (or the baseline) and when it was seen. */
 	ref?: number;
 	refAt?: string;
-	/** threshold: on which side of the threshold the rate was last seen. */
 	side?: 'above' | 'below';
 }
 
+/** `settings`: other settings start over from a new baseline. */
 interface WatchMemory {
-	/** The settings the memory belongs to: other settings start over from a new baseline. */
 	settings: string;
 	rates: Record<string, RememberedRate>;
 }
@@ -50,13 +47,10 @@ const FIELD_KEY: Record<RateType, 'b' | 's' | 'a'> = { buy: 'b', sell: 's', aver
 
 function settingsKey(settings: WatchSettings): string {
 	const { provider, currencies, mode, field, changePercent, threshold, direction } = settings;
-	const shape =
-		mode === 'change'
-			? [field, changePercent]
-			: mode === 'threshold'
-				? [field, threshold, direction]
-				: [];
-	return JSON.stringify([provider, [...currencies].sort(), mode, ...shape]);
+	const key: unknown[] = [provider, [...currencies].sort(), mode];
+	if (mode === 'change') key.push(field, changePercent);
+	if (mode === 'threshold') key.push(field, threshold, direction);
+	return JSON.stringify(key);
 }
 
 /** The saved memory when it belongs to these settings. */
@@ -97,7 +91,6 @@ export function decide(
 	settings: WatchSettings,
 	table: RateTable,
 	known: WatchMemory | undefined,
-	fireOnBaseline: boolean,
 ): { events: RateEvent[]; memory: WatchMemory; mustSave: boolean } {
 	const memory: WatchMemory = { settings: settingsKey(settings), rates: {} };
 	const events: RateEvent[] = [];
@@ -106,8 +99,7 @@ export function decide(
 		const before = known?.rates[seen.code];
 		if (!before) {
 			memory.rates[seen.code] = baseline(seen);
-			// Fire on a baseline only when asked, as a "sample" of the current rates.
-			if (fireOnBaseline && !known) events.push(eventOf(seen, 'sample', null, null));
+			if (settings.fireOnFirstPoll && !known) events.push(eventOf(seen, 'sample'));
 			continue;
 		}
 		const { next, event } = MODE_RULES[settings.mode](seen, before);
@@ -132,13 +124,7 @@ export function sampleEvents(
 	table: RateTable,
 	known: WatchMemory | undefined,
 ): RateEvent[] {
-	return seenRates(settings, table).map((seen) => {
-		const before = known?.rates[seen.code];
-		if (!before) return eventOf(seen, 'sample', null, null);
-		return settings.mode === 'change'
-			? eventOf(seen, 'sample', before.ref ?? null, before.refAt ?? before.at)
-			: eventOf(seen, 'sample', before[FIELD_KEY[settings.field]], before.at);
-	});
+	return seenRates(settings, table).map((seen) => eventOf(seen, 'sample', known?.rates[seen.code]));
 }
 
 const MODE_RULES: Record<WatchMode, (seen: SeenRate, before: RememberedRate) => Step> = {
@@ -149,8 +135,10 @@ const MODE_RULES: Record<WatchMode, (seen: SeenRate, before: RememberedRate) => 
 		if (ref === null) next.refAt = seenAt;
 		if (ref === null || current === null) return { next };
 		if (!((Math.abs(current - ref) / ref) * 100 > settings.changePercent)) return { next };
-		const event = eventOf(seen, 'moved', ref, before.refAt ?? before.at);
-		return { next: { ...next, ref: current, refAt: seenAt }, event };
+		return {
+			next: { ...next, ref: current, refAt: seenAt },
+			event: eventOf(seen, 'moved', before),
+		};
 	},
 	threshold(seen, before) {
 		const { settings, current } = seen;
@@ -159,18 +147,15 @@ const MODE_RULES: Record<WatchMode, (seen: SeenRate, before: RememberedRate) => 
 		const crossed = before.side !== undefined && side !== undefined && side !== before.side;
 		if (!crossed || (settings.direction !== 'either' && settings.direction !== side))
 			return { next };
-		const kind = side === 'above' ? 'crossedAbove' : 'crossedBelow';
-		return { next, event: eventOf(seen, kind, before[FIELD_KEY[settings.field]], before.at) };
-	},
-	publication(seen, before) {
-		const { quote, settings } = seen;
-		const next = remembered(seen);
-		if (before.b === quote.buy && before.s === quote.sell && before.a === quote.average)
-			return { next };
 		return {
 			next,
-			event: eventOf(seen, 'published', before[FIELD_KEY[settings.field]], before.at),
+			event: eventOf(seen, side === 'above' ? 'crossedAbove' : 'crossedBelow', before),
 		};
+	},
+	publication(seen, before) {
+		const { quote } = seen;
+		const same = before.b === quote.buy && before.s === quote.sell && before.a === quote.average;
+		return { next: remembered(seen), event: same ? undefined : eventOf(seen, 'published', before) };
 	},
 };
 
@@ -191,12 +176,17 @@ function sideOf(value: number, threshold: number): 'above' | 'below' | undefined
 	return value > threshold ? 'above' : value < threshold ? 'below' : undefined;
 }
 
+/** Against `before`: for moves its reference, else the value of the poll before. */
 function eventOf(
 	{ settings, code, quote, current, seenAt }: SeenRate,
 	event: 'moved' | 'crossedAbove' | 'crossedBelow' | 'published' | 'sample',
-	previousValue: number | null,
-	previousSeenAt: string | null,
+	before?: RememberedRate,
 ) {
+	const [previousValue, previousSeenAt] = !before
+		? [null, null]
+		: settings.mode === 'change'
+			? [before.ref ?? null, before.refAt ?? before.at]
+			: [before[FIELD_KEY[settings.field]], before.at];
 	const change =
 		previousValue !== null && current !== null ? round(current - previousValue, 6) : null;
 	return {
@@ -213,9 +203,7 @@ function eventOf(
 		...(settings.mode === 'threshold' ? { threshold: settings.threshold } : {}),
 		previousSeenAt,
 		currentSeenAt: seenAt,
-		buy: quote.buy,
-		sell: quote.sell,
-		average: quote.average,
+		...quote,
 	};
 }
 

@@ -17,7 +17,7 @@ import * as ts from 'typescript';
 import { expectLinearTime } from '../harness/hostile';
 import { isMimeType, parseBase64Text } from '../../nodes/shared/dataUri';
 import { normalizePhone } from '../../nodes/shared/phone';
-import { parseDecimal } from '../../nodes/shared/decimalText';
+import { parseDecimal } from '../../nodes/shared/rates/rateTable';
 import { endpoints, parseCredentials } from '../../nodes/shared/transport';
 import { parseEnvelope, Redactor } from '../../nodes/shared/transport/envelope';
 

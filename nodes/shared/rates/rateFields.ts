@@ -1,6 +1,11 @@
-import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 import { describeValue } from '../execution/operationRun';
+import { optionText } from '../properties';
+import type { RateTable } from './rateTable';
+
+/** How a node turns a bad field into its error (with or without an item). */
+export type FieldError = (field: string, problem: string, fix: string) => Error;
 
 const KNOWN_PROVIDERS: ReadonlyArray<{ code: string; name: string }> = [
 	{ code: 'bca', name: 'Bank Central Asia (BCA)' },
@@ -12,19 +17,6 @@ const KNOWN_PROVIDERS: ReadonlyArray<{ code: string; name: string }> = [
 
 export const KNOWN_PROVIDER_CODES = KNOWN_PROVIDERS.map(({ code }) => code).join(', ');
 const OTHER_PROVIDER = 'other';
-export const DEFAULT_RATE_VERSION = '1.0';
-/** The providers known so far are Indonesian: they quote rupiah per 1 unit of each currency. */
-export const DEFAULT_BASE_CURRENCY = 'IDR';
-
-export const RATE_TYPE_OPTIONS = [
-	{
-		name: 'Average',
-		value: 'average',
-		description: "The middle of the provider's buy and sell rates",
-	},
-	{ name: 'Buy', value: 'buy', description: 'The rate at which the provider buys the currency' },
-	{ name: 'Sell', value: 'sell', description: 'The rate at which the provider sells the currency' },
-];
 
 const PROVIDER_OPTIONS = [
 	...KNOWN_PROVIDERS.map(({ code, name }) => ({
@@ -58,8 +50,7 @@ export function providerFields(
 			name: 'providerCode',
 			type: 'string',
 			default: '',
-			// Not marked required: n8n would then demand it whenever "Provider" is an expression
-			// (it cannot know the expression's value before the run). An empty code fails when read.
+			// Not required: n8n would then demand it whenever "Provider" is an expression.
 			placeholder: 'e.g. mandiri',
 			description: 'The code the service knows the provider by (sent as "currency_id_provider")',
 			displayOptions: { show: { ...shown.show, provider: [OTHER_PROVIDER] } },
@@ -68,70 +59,86 @@ export function providerFields(
 }
 
 /** The code to send, from the two provider fields; a known bank's name reads as its code. */
-export function providerCode(
-	read: (name: 'provider' | 'providerCode') => unknown,
-): { code: string } | { field: string; problem: string; fix: string } {
+export function providerCode(read: (name: string) => unknown, fail: FieldError): string {
 	const isOther = read('provider') === OTHER_PROVIDER;
 	const field = isOther ? 'Provider Code' : 'Provider';
 	const value = read(isOther ? 'providerCode' : 'provider') ?? '';
 	if (typeof value !== 'string') {
-		const problem = `is ${describeValue(value)}, not a provider code`;
-		return { field, problem, fix: `Give one code as text, e.g. ${KNOWN_PROVIDER_CODES}.` };
+		const fix = `Give one code as text, e.g. ${KNOWN_PROVIDER_CODES}.`;
+		throw fail(field, `is ${describeValue(value)}, not a provider code`, fix);
 	}
 	const text = value.trim().toLowerCase();
 	if (text === '')
-		return {
+		throw fail(
 			field,
-			problem: 'is empty',
-			fix: `Choose a provider, or enter its code (${KNOWN_PROVIDER_CODES}).`,
-		};
+			'is empty',
+			`Choose a provider, or enter its code (${KNOWN_PROVIDER_CODES}).`,
+		);
 	const known = KNOWN_PROVIDERS.find(
 		({ name }) => text === name.toLowerCase() || name.toLowerCase().startsWith(`${text} (`),
 	);
 	const code = known?.code ?? text;
 	if (code.length > 64 || !/^[a-z0-9][a-z0-9_.-]*$/.test(code))
-		return {
+		throw fail(
 			field,
-			problem: `is not a provider code: "${value.trim().slice(0, 80)}"`,
-			fix: `Provider codes are single words such as ${KNOWN_PROVIDER_CODES}.`,
-		};
-	return { code };
+			`is not a provider code: "${value.trim().slice(0, 80)}"`,
+			`Provider codes are single words such as ${KNOWN_PROVIDER_CODES}.`,
+		);
+	return code;
 }
 
 export function currencyCode(value: unknown): string {
 	return typeof value === 'string' ? value.trim().toUpperCase() : '';
 }
 
-/** Codes separated by commas, spaces or semicolons, or an array of codes; empty means none. */
-export function currencyList(value: unknown): { codes: string[] } | { problem: string } {
-	if (value === null || value === undefined) return { codes: [] };
+/** "Currencies": codes separated by commas, spaces or semicolons, or an array; empty is none. */
+export function currencyList(value: unknown, fail: FieldError, fix: string): string[] {
+	if (value === null || value === undefined) return [];
 	const parts = typeof value === 'string' ? value.split(/[\s,;]+/) : value;
 	if (!Array.isArray(parts))
-		return { problem: `is ${describeValue(value)}, not a list of currency codes` };
+		throw fail('Currencies', `is ${describeValue(value)}, not a list of currency codes`, fix);
 	const bad = parts.findIndex((part) => typeof part !== 'string');
-	if (bad !== -1)
-		return {
-			problem: `holds ${describeValue(parts[bad])} at position ${bad}, not a currency code`,
-		};
-	return { codes: [...new Set(parts.map(currencyCode).filter((code) => code !== ''))] };
+	if (bad !== -1) {
+		const problem = `holds ${describeValue(parts[bad])} at position ${bad}, not a currency code`;
+		throw fail('Currencies', problem, fix);
+	}
+	return [...new Set(parts.map(currencyCode).filter((code) => code !== ''))];
+}
+
+/** The problem of codes missing from a table, with what it offers. */
+export function notOffered(
+	codes: string[],
+	table: RateTable,
+	offered = [...table.quotes.keys()],
+): string {
+	const held = codes.map((code) => `"${code}"`).join(', ');
+	return `holds ${held}, which provider "${table.provider}" does not offer; it offers ${offered.join(', ') || 'no currencies at the moment'}`;
 }
 
 export const rateVersionOption: INodeProperties = {
 	displayName: 'API Version',
 	name: 'version',
 	type: 'string',
-	default: DEFAULT_RATE_VERSION,
+	default: '1.0',
 	description:
 		'Value sent as "version" with every rates request. Change it only if your gateway asks for another.',
 };
 
+/** The providers known so far are Indonesian: they quote rupiah per 1 unit of each currency. */
 export function baseCurrencyOption(description: string): INodeProperties {
 	return {
 		displayName: 'Base Currency',
 		name: 'baseCurrency',
 		type: 'string',
-		default: DEFAULT_BASE_CURRENCY,
+		default: 'IDR',
 		placeholder: 'IDR',
 		description,
+	};
+}
+
+export function readRateOptions(options: IDataObject): { version: string; baseCurrency: string } {
+	return {
+		version: optionText(options, 'version', '1.0'),
+		baseCurrency: currencyCode(options.baseCurrency) || 'IDR',
 	};
 }

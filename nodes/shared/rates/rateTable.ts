@@ -1,7 +1,8 @@
-import { parseDecimal } from '../decimalText';
-import { ApiError, endpoints } from '../transport';
+import { clock } from '../clock';
+import { ApiError, endpoints, type ApiClient } from '../transport';
 import { currencyCode } from './rateFields';
 
+export type NumberFormat = 'auto' | 'point' | 'comma';
 export type RateType = 'buy' | 'sell' | 'average';
 
 /** Amounts of the base currency per 1 unit, as the service quotes them; null when none is usable. */
@@ -19,6 +20,49 @@ export interface RateTable {
 const MAX_CURRENCIES = 200;
 /** A trigger keeps codes in static data: anything else is no currency, and its row is skipped. */
 const CURRENCY_CODE = /^[A-Z0-9]{2,12}$/;
+const PLAIN = /^[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const GROUPED_POINT = /^[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?$/;
+const GROUPED_COMMA = /^[+-]?[1-9]\d{0,2}(\.\d{3})+(,\d+)?$/;
+const DECIMAL_COMMA = /^[+-]?(\d+,\d*|,\d+)$/;
+
+// `16.250` is 16250 to an Indonesian reader and 16.25 to an English one: unless the format says
+// which, such text gives both readings, never a guess. Two different readings are always `1.234`.
+export function parseDecimal(
+	input: string,
+	format: NumberFormat = 'auto',
+): number | [number, number] | undefined {
+	// No number is longer than 64 characters: a longer text is not scanned at all.
+	const text = input.length > 256 ? '' : input.replace(/\s/g, '');
+	if (text.length > 64) return undefined;
+	const point = format === 'comma' ? undefined : pointReading(text);
+	const comma = format === 'point' ? undefined : commaReading(text);
+	if (point !== undefined && comma !== undefined && point !== comma) return [point, comma];
+	return point ?? comma;
+}
+
+function pointReading(text: string): number | undefined {
+	if (PLAIN.test(text)) return Number(text);
+	if (GROUPED_POINT.test(text)) return Number(text.replace(/,/g, ''));
+	return undefined;
+}
+
+function commaReading(text: string): number | undefined {
+	if (/^[+-]?\d+$/.test(text)) return Number(text);
+	if (GROUPED_COMMA.test(text)) return Number(text.replace(/\./g, '').replace(',', '.'));
+	if (DECIMAL_COMMA.test(text)) return Number(text.replace(',', '.'));
+	return undefined;
+}
+
+export async function fetchRateTable(
+	client: ApiClient,
+	provider: string,
+	version: string,
+	signal?: AbortSignal,
+): Promise<RateTable> {
+	const params = { version, currency_id_provider: provider };
+	const answer = await client.call(endpoints.getKurs, params, { signal });
+	return parseRateAnswer(provider, answer, clock.now());
+}
 
 export function parseRateAnswer(provider: string, answer: unknown, fetchedAtMs: number): RateTable {
 	const rows = (answer as { response?: unknown } | null | undefined)?.response;
@@ -45,10 +89,8 @@ export function parseRateAnswer(provider: string, answer: unknown, fetchedAtMs: 
 	return { provider, fetchedAt: new Date(fetchedAtMs).toISOString(), fetchedAtMs, quotes };
 }
 
-/** Zero, negative or unreadable is null, and so is text that reads two ways ("17.597"): never guessed. */
+/** Zero, negative or unreadable is null, and so is text that reads two ways ("17.597"). */
 function readRate(value: unknown): number | null {
-	const parsed = typeof value === 'string' ? parseDecimal(value) : undefined;
-	const number =
-		typeof value === 'number' ? value : parsed && 'value' in parsed ? parsed.value : NaN;
-	return Number.isFinite(number) && number > 0 ? number : null;
+	const number = typeof value === 'string' ? parseDecimal(value) : value;
+	return typeof number === 'number' && Number.isFinite(number) && number > 0 ? number : null;
 }

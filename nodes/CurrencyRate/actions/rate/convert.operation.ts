@@ -1,19 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { inputError } from '../../../shared/errors';
-import { parseDecimal } from '../../../shared/decimalText';
+import { codeValue, describeValue } from '../../../shared/execution/operationRun';
 import type { ItemCall } from '../../../shared/execution/router';
 import { forOperation, showFor } from '../../../shared/properties';
-import type { RateType } from '../../../shared/rates/rateTable';
-import { codeValue, describeValue } from '../../../shared/execution/operationRun';
+import { parseDecimal, type RateType } from '../../../shared/rates/rateTable';
 import { endpoints } from '../../../shared/transport';
-import type { CurrencyRateRun } from '../../parameters';
-import {
-	providerProperties,
-	ratesForItem,
-	readProvider,
-	unknownCurrencyError,
-} from '../../helpers/providerRates';
+import { providerProperties, type CurrencyRateRun } from '../../parameters';
 
 const MAX_DECIMAL_PLACES = 10;
 const MAX_AMOUNT_FIELDS = 50;
@@ -34,6 +26,17 @@ const forAmount = (source: 'amount' | 'fields') => ({
 const forAmountSource = (source: 'amount' | 'fields', properties: INodeProperties[]) =>
 	properties.map((property) => ({ ...property, displayOptions: forAmount(source) }));
 const WITH_INPUT = { includeInputFields: [true] };
+
+const currencyField = (displayName: string, name: string, code: string, what: string) =>
+	({
+		displayName,
+		name,
+		type: 'string',
+		default: code,
+		required: true,
+		placeholder: code,
+		description: `Code of the currency ${what}, upper or lower case. May be the base currency (IDR).`,
+	}) satisfies INodeProperties;
 
 const INCLUDE_INPUT_FIELDS: INodeProperties = {
 	displayName: 'Include Input Fields',
@@ -110,26 +113,8 @@ export const description: INodeProperties[] = [
 		},
 	]),
 	...forOperation('rate', 'convert', [
-		{
-			displayName: 'From Currency',
-			name: 'fromCurrency',
-			type: 'string',
-			default: 'USD',
-			required: true,
-			placeholder: 'USD',
-			description:
-				'Code of the currency the amount is in, upper or lower case. May be the base currency (IDR).',
-		},
-		{
-			displayName: 'To Currency',
-			name: 'toCurrency',
-			type: 'string',
-			default: 'IDR',
-			required: true,
-			placeholder: 'IDR',
-			description:
-				'Code of the currency to convert into, upper or lower case. May be the base currency (IDR).',
-		},
+		currencyField('From Currency', 'fromCurrency', 'USD', 'the amount is in'),
+		currencyField('To Currency', 'toCurrency', 'IDR', 'to convert into'),
 		{
 			displayName: 'Rate',
 			name: 'rateType',
@@ -203,7 +188,7 @@ export function execute(
 	itemIndex: number,
 	run: CurrencyRateRun,
 ): ItemCall {
-	const provider = readProvider(run, itemIndex);
+	const provider = run.provider(itemIndex);
 	const input = this.getInputData()[itemIndex]?.json ?? {};
 	if (run.parameter('amountSource', itemIndex, 'amount') === 'fields') {
 		const amounts = readAmountFields(run, itemIndex).map((field) => {
@@ -251,27 +236,20 @@ function readConversion(run: CurrencyRateRun, itemIndex: number, provider: strin
 	const rateType = typeof rateValue === 'string' ? rateValue.trim().toLowerCase() : '';
 	if (!Object.hasOwn(SIDES, rateType)) {
 		const problem = `is not a rate type: ${JSON.stringify(rateValue)}`;
-		throw inputError(
-			run.node,
-			itemIndex,
-			'Rate',
-			problem,
-			`Use one of ${Object.keys(SIDES).join(', ')}.`,
-		);
+		throw run.fail(itemIndex, 'Rate', problem, `Use one of ${Object.keys(SIDES).join(', ')}.`);
 	}
-	const placesValue = run.parameter('decimalPlaces', itemIndex, 2);
+	const places = run.parameter('decimalPlaces', itemIndex, 2);
 	const decimalPlaces =
-		typeof placesValue === 'number'
-			? placesValue
-			: typeof placesValue === 'string' && placesValue.trim() !== ''
-				? Number(placesValue)
+		typeof places === 'number'
+			? places
+			: typeof places === 'string' && places.trim() !== ''
+				? Number(places)
 				: NaN;
 	if (!Number.isInteger(decimalPlaces) || decimalPlaces < 0 || decimalPlaces > MAX_DECIMAL_PLACES) {
-		throw inputError(
-			run.node,
+		throw run.fail(
 			itemIndex,
 			'Decimal Places',
-			`is not a whole number from 0 to ${MAX_DECIMAL_PLACES}: ${JSON.stringify(placesValue)}`,
+			`is not a whole number from 0 to ${MAX_DECIMAL_PLACES}: ${JSON.stringify(places)}`,
 			'Enter how many decimals the converted amount keeps, e.g. 2.',
 		);
 	}
@@ -282,15 +260,14 @@ function readConversion(run: CurrencyRateRun, itemIndex: number, provider: strin
 /** amount × rate(from) ÷ rate(to), rounded to the Decimal Places. */
 async function converterFor(run: CurrencyRateRun, itemIndex: number, conversion: Conversion) {
 	const { provider, fromCurrency, toCurrency, rateType, baseCurrency } = conversion;
-	const table = await ratesForItem(run, itemIndex, provider, conversion.version);
+	const table = await run.rates(itemIndex, provider, conversion.version);
 	const rateOf = (code: string, field: string, side: RateType): number => {
 		// Rates are amounts of the base currency per unit, so the base itself is worth 1.
 		if (code === baseCurrency) return 1;
 		const quote = table.quotes.get(code);
-		if (!quote) throw unknownCurrencyError(run, itemIndex, field, code, table, baseCurrency);
+		if (!quote) throw run.unknownCurrency(itemIndex, field, code, table, baseCurrency);
 		if (quote[side] !== null) return quote[side];
-		throw inputError(
-			run.node,
+		throw run.fail(
 			itemIndex,
 			'Rate',
 			`is "${side}", but provider "${provider}" gives no usable ${side} rate for ${code} at the moment (none, zero, or text that reads two ways)`,
@@ -303,8 +280,7 @@ async function converterFor(run: CurrencyRateRun, itemIndex: number, conversion:
 	const convert = (value: number, field: string) => {
 		const converted = (value * fromRate) / toRate;
 		if (Number.isFinite(converted)) return roundTo(converted, conversion.decimalPlaces);
-		throw inputError(
-			run.node,
+		throw run.fail(
 			itemIndex,
 			field,
 			`is too large to convert: ${value} ${fromCurrency} is beyond the largest number this node can compute in ${toCurrency}`,
@@ -324,8 +300,7 @@ function roundTo(value: number, places: number): number {
 }
 
 function amountOf(run: CurrencyRateRun, itemIndex: number, value: unknown, field: string): number {
-	const fail = (problem: string, fix: string) =>
-		inputError(run.node, itemIndex, field, problem, fix);
+	const fail = (problem: string, fix: string) => run.fail(itemIndex, field, problem, fix);
 	if (value === null || value === undefined || (typeof value === 'string' && value.trim() === ''))
 		throw fail('is empty', 'Enter the amount to convert, or map a field that holds it.');
 	if (typeof value === 'number' && Number.isFinite(value)) return value;
@@ -337,14 +312,12 @@ function amountOf(run: CurrencyRateRun, itemIndex: number, value: unknown, field
 	const text = value.trim();
 	const { numberFormat } = run.options(itemIndex);
 	const parsed = parseDecimal(text, numberFormat);
-	if ('ambiguous' in parsed) {
-		const [point, comma] = parsed.ambiguous;
+	if (Array.isArray(parsed))
 		throw fail(
-			`is ambiguous: "${text}" is ${point} with a decimal point (1,234.56) and ${comma} with a decimal comma (1.234,56)`,
+			`is ambiguous: "${text}" is ${parsed[0]} with a decimal point (1,234.56) and ${parsed[1]} with a decimal comma (1.234,56)`,
 			'Set Options → Number Format to say how your amounts are written, or map a number.',
 		);
-	}
-	if ('value' in parsed && Number.isFinite(parsed.value)) return parsed.value;
+	if (parsed !== undefined && Number.isFinite(parsed)) return parsed;
 	throw fail(
 		`is not a number: ${JSON.stringify(value)}`,
 		numberFormat === 'auto'
@@ -353,16 +326,11 @@ function amountOf(run: CurrencyRateRun, itemIndex: number, value: unknown, field
 	);
 }
 
-function readCurrency(
-	run: CurrencyRateRun,
-	itemIndex: number,
-	name: string,
-	field: string,
-): string {
+function readCurrency(run: CurrencyRateRun, itemIndex: number, name: string, field: string) {
 	const code = codeValue(run, itemIndex, run.parameter(name, itemIndex, ''), field, 'USD');
 	if (code !== '') return code;
 	const fix = 'Enter a currency code such as USD, or map a field that holds it.';
-	throw inputError(run.node, itemIndex, field, 'is empty', fix);
+	throw run.fail(itemIndex, field, 'is empty', fix);
 }
 
 function readAmountFields(run: CurrencyRateRun, itemIndex: number): string[] {
@@ -371,8 +339,7 @@ function readAmountFields(run: CurrencyRateRun, itemIndex: number): string[] {
 		.split(',')
 		.map((name) => name.trim())
 		.filter(Boolean);
-	const fail = (problem: string, fix: string) =>
-		inputError(run.node, itemIndex, 'Amount Fields', problem, fix);
+	const fail = (problem: string, fix: string) => run.fail(itemIndex, 'Amount Fields', problem, fix);
 	if (list.length === 0)
 		throw fail('is empty', 'List the fields that hold amounts, e.g. price, shipping.');
 	if (list.length > MAX_AMOUNT_FIELDS)
@@ -394,13 +361,7 @@ function readOutputField(run: CurrencyRateRun, itemIndex: number): string {
 	const name = typeof value === 'string' ? value.trim() : '';
 	if (isFieldPath(name)) return name;
 	const fix = 'Enter a name such as convertedAmount or totals.idr.';
-	throw inputError(
-		run.node,
-		itemIndex,
-		'Output Field',
-		`is not a field name: ${JSON.stringify(value)}`,
-		fix,
-	);
+	throw run.fail(itemIndex, 'Output Field', `is not a field name: ${JSON.stringify(value)}`, fix);
 }
 
 /** Details written where the converted amount goes would replace it, or sit inside a number. */
@@ -411,7 +372,7 @@ function readDetailsField(run: CurrencyRateRun, itemIndex: number, outputField: 
 	const overlaps = within(name, outputField) || within(outputField, name);
 	if (name === '' || (isFieldPath(name) && !overlaps)) return name;
 	const fail = (problem: string, fix: string) =>
-		inputError(run.node, itemIndex, 'Rate Details Field', problem, fix);
+		run.fail(itemIndex, 'Rate Details Field', problem, fix);
 	if (!isFieldPath(name))
 		throw fail(
 			`is not a field name: ${JSON.stringify(value)}`,
@@ -441,16 +402,11 @@ function valueAt(json: IDataObject, path: string): unknown {
 function withValueAt(json: IDataObject, path: string, value: unknown, first = false): IDataObject {
 	const [head, ...rest] = path.split('.');
 	const inner = json[head];
+	const object = inner !== null && typeof inner === 'object' && !Array.isArray(inner);
 	const next = (
 		rest.length === 0
 			? value
-			: withValueAt(
-					inner !== null && typeof inner === 'object' && !Array.isArray(inner)
-						? (inner as IDataObject)
-						: {},
-					rest.join('.'),
-					value,
-				)
+			: withValueAt(object ? (inner as IDataObject) : {}, rest.join('.'), value)
 	) as IDataObject[string];
 	return first && !(head in json) ? { [head]: next, ...json } : { ...json, [head]: next };
 }

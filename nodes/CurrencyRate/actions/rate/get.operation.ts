@@ -1,17 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { inputError } from '../../../shared/errors';
 import type { ItemCall } from '../../../shared/execution/router';
 import { forOperation } from '../../../shared/properties';
 import { currencyList } from '../../../shared/rates/rateFields';
 import { endpoints } from '../../../shared/transport';
-import type { CurrencyRateRun } from '../../parameters';
-import {
-	providerProperties,
-	ratesForItem,
-	readProvider,
-	unknownCurrencyError,
-} from '../../helpers/providerRates';
+import { providerProperties, type CurrencyRateRun } from '../../parameters';
 
 export const description: INodeProperties[] = [
 	...providerProperties('get'),
@@ -57,40 +50,34 @@ export function execute(
 	itemIndex: number,
 	run: CurrencyRateRun,
 ): ItemCall {
-	const provider = readProvider(run, itemIndex);
-	const list = currencyList(run.parameter('currencies', itemIndex, ''));
-	if ('problem' in list) {
-		throw inputError(
-			run.node,
-			itemIndex,
-			'Currencies',
-			list.problem,
-			'Write codes separated by commas, e.g. USD, EUR, SGD, or map an array of codes such as ["USD", "EUR"]; leave it empty for every currency.',
-		);
-	}
+	const provider = run.provider(itemIndex);
+	const codes = currencyList(
+		run.parameter('currencies', itemIndex, ''),
+		run.fail.bind(run, itemIndex),
+		'Write codes separated by commas, e.g. USD, EUR, SGD, or map an array of codes such as ["USD", "EUR"]; leave it empty for every currency.',
+	);
 	const allInOne = run.parameter('output', itemIndex, 'perCurrency') === 'allInOne';
 	const { baseCurrency, version } = run.options(itemIndex);
 	return async () => {
-		const table = await ratesForItem(run, itemIndex, provider, version);
-		const missing = list.codes.find((code) => !table.quotes.has(code));
+		const table = await run.rates(itemIndex, provider, version);
+		const missing = codes.find((code) => !table.quotes.has(code));
 		if (missing === baseCurrency) {
-			throw inputError(
-				run.node,
+			throw run.fail(
 				itemIndex,
 				'Currencies',
 				`holds "${missing}", the base currency: every rate is an amount of ${missing}`,
 				`Remove ${missing}, or use the Convert operation to turn ${missing} amounts into other currencies.`,
 			);
 		}
-		if (missing) throw unknownCurrencyError(run, itemIndex, 'Currencies', missing, table);
-		const codes = list.codes.length > 0 ? list.codes : [...table.quotes.keys()];
+		if (missing) throw run.unknownCurrency(itemIndex, 'Currencies', missing, table);
+		const shown = codes.length > 0 ? codes : [...table.quotes.keys()];
 		const { fetchedAt } = table;
 		if (allInOne) {
 			const rates: IDataObject = {};
-			for (const code of codes) rates[code] = { ...table.quotes.get(code) };
-			return { json: { provider, baseCurrency, fetchedAt, currencies: codes, rates } };
+			for (const code of shown) rates[code] = { ...table.quotes.get(code) };
+			return { json: { provider, baseCurrency, fetchedAt, currencies: shown, rates } };
 		}
-		return codes.map((code) => ({
+		return shown.map((code) => ({
 			json: { provider, currency: code, baseCurrency, ...table.quotes.get(code), fetchedAt },
 		}));
 	};
