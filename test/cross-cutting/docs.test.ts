@@ -20,8 +20,7 @@ import {
 	repositoryTarget,
 } from '../../scripts/docs';
 import { PROVIDER_FROM_AI } from '../harness/currencyRateNode';
-import { endpoints } from '../../nodes/shared/transport';
-import { deliveryUnknownWarning } from '../../nodes/shared/transport/envelope';
+import { ApiError, endpoints } from '../../nodes/shared/transport';
 
 /** Where every Docs link points: the package's docs/ folder on GitHub. */
 const DOCUMENTATION_URL = `${REPOSITORY}/blob/main/docs/`;
@@ -136,7 +135,13 @@ describe('reference', () => {
 		'%s quotes the exact words a "may have been delivered" error ends with',
 		(doc) => {
 			const flat = read(doc).replace(/\s+/g, ' ');
-			expect(flat).toContain(deliveryUnknownWarning(endpoints.sendMessage));
+			// What a send's error says when its answer was lost, as the error itself words it.
+			const lost = new ApiError(endpoints.sendMessage, {
+				kind: 'network',
+				reason: 'lost',
+				deliveryUnknown: true,
+			});
+			expect(flat).toContain(lost.message.split('; ').slice(1).join('; '));
 		},
 	);
 

@@ -29,7 +29,7 @@ interface ApiErrorDetails {
 }
 
 /** In the message, not only the hint: it is what error items show and people alert on. */
-export function deliveryUnknownWarning(endpoint: Endpoint): string {
+function deliveryUnknownWarning(endpoint: Endpoint): string {
 	return endpoint.rejection === 'sentFalse'
 		? 'the message may have been delivered, so it was not sent again: check the recipient before sending it again'
 		: 'the gateway may have done it, so it was not repeated: check the gateway before trying again';
