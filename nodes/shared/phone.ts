@@ -1,6 +1,7 @@
 import type { CountryCode, PhoneNumber } from 'libphonenumber-js/max';
 
 import { onFirstUse } from './onFirstUse';
+import { MemoryTable } from './store';
 
 const phoneNumbers = onFirstUse(
 	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
@@ -11,12 +12,12 @@ const phoneNumbers = onFirstUse(
 // a +81 number): the one valid reading, else the one mobile one, else refused with both.
 export function normalizePhone(input: string, defaultCountry?: string): PhoneResult {
 	// Parsing is most of a send's own CPU, and bulk sends repeat numbers. Only numbers are cached,
-	// never refusals, and the cache is bounded in bytes.
+	// never refusals.
 	const key = input.length <= MAX_CACHED_INPUT ? `${defaultCountry ?? ''}|${input}` : undefined;
-	const known = key === undefined ? undefined : recent.get(key);
+	const known = key === undefined ? undefined : recent.get(key, 0);
 	if (known !== undefined) return { phone: known };
 	const result = parsePhone(input, defaultCountry);
-	if (key !== undefined && 'phone' in result) remember(key, result.phone);
+	if (key !== undefined && 'phone' in result) recent.set(key, result.phone, Infinity);
 	return result;
 }
 
@@ -24,29 +25,7 @@ export type PhoneResult = Readonly<{ phone: string }> | Readonly<{ problem: stri
 
 const MAX_PHONE_TEXT = 64;
 const MAX_CACHED_INPUT = 40;
-export const PHONE_CACHE_BYTES = 256 * 1024;
-const ENTRY_OVERHEAD = 64;
-
-const recent = new Map<string, string>();
-let recentBytes = 0;
-
-function entryBytes(key: string, phone: string): number {
-	return 2 * (key.length + phone.length) + ENTRY_OVERHEAD;
-}
-
-function remember(key: string, phone: string): void {
-	recent.set(key, phone);
-	recentBytes += entryBytes(key, phone);
-	for (const [oldKey, oldPhone] of recent) {
-		if (recentBytes <= PHONE_CACHE_BYTES) break;
-		recent.delete(oldKey);
-		recentBytes -= entryBytes(oldKey, oldPhone);
-	}
-}
-
-export function phoneCacheBytes(): number {
-	return recentBytes;
-}
+const recent = new MemoryTable<string>(256 * 1024, (phone) => 2 * phone.length);
 
 const countries = onFirstUse((): ReadonlySet<string> => new Set(phoneNumbers().getCountries()));
 

@@ -8,11 +8,7 @@ import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
 import { resources as rateResources } from '../../nodes/CurrencyRate/CurrencyRate.node';
 import { resources as messagingResources } from '../../nodes/Messaging/Messaging.node';
-import {
-	RunMemory,
-	retryMemorySize,
-	setRetryMemoryLimit,
-} from '../../nodes/shared/execution/retryMemory';
+import { RunMemory } from '../../nodes/shared/execution/retryMemory';
 import type { FaultRule } from '../../sandbox/types';
 import { apiRequests, PHONE } from '../harness/messagingNode';
 import { useSandbox } from '../harness/useSandbox';
@@ -323,7 +319,7 @@ describe('Retry On Fail', () => {
 			const all = [...result.output('Node', 0), ...result.output('Node', 1)];
 			expect(all.filter((item) => item.json.sent === true)).toHaveLength(2);
 			expect(all.filter((item) => item.json.error)).toHaveLength(1);
-			expect(retryMemorySize()).toEqual({ runs: 0, items: 0, bytes: 0 });
+			expect(RunMemory.usage()).toEqual({ runs: 0, bytes: 0 });
 		},
 	);
 
@@ -355,7 +351,7 @@ describe('Retry On Fail', () => {
 				(r) => r.params && (r.params as IDataObject).method === 'sendMessage',
 			),
 		).toHaveLength(4);
-		expect(retryMemorySize()).toEqual({ runs: 0, items: 0, bytes: 0 });
+		expect(RunMemory.usage()).toEqual({ runs: 0, bytes: 0 });
 	});
 
 	it("a send that may have been delivered is never sent again by n8n's tries", async () => {
@@ -378,11 +374,12 @@ describe('Retry On Fail', () => {
 				(r) => r.params && (r.params as IDataObject).method === 'sendMessage',
 			),
 		).toHaveLength(2);
-		expect(retryMemorySize()).toEqual({ runs: 0, items: 0, bytes: 0 });
+		expect(RunMemory.usage()).toEqual({ runs: 0, bytes: 0 });
 	});
 
-	it('a run larger than the memory bound: earlier tries are kept in short, then as done, and nothing is sent twice', async () => {
-		const restore = setRetryMemoryLimit(16 * 1024);
+	it('a run larger than the memory bound: earlier tries are kept only as done, and nothing is sent twice', async () => {
+		const maxBytes = RunMemory.maxBytes;
+		RunMemory.maxBytes = 16 * 1024;
 		const peak = { bytes: 0 };
 		// The bound holds while the run is in progress: measured after every item remembered.
 		const original = RunMemory.prototype.rememberOutput;
@@ -392,7 +389,7 @@ describe('Retry On Fail', () => {
 			output,
 		) {
 			original.call(this, itemIndex, output);
-			peak.bytes = Math.max(peak.bytes, retryMemorySize().bytes);
+			peak.bytes = Math.max(peak.bytes, RunMemory.usage().bytes);
 		});
 		try {
 			const items = Array.from({ length: 300 }, (_, n) => ({
@@ -409,16 +406,16 @@ describe('Retry On Fail', () => {
 			expect(new Set(ledger.map((entry) => entry.phone)).size).toBe(300);
 			const output = result.output('Node').map((item) => item.json);
 			expect(output).toHaveLength(300);
-			// The first try's items come back from the memory, in short or only as done.
+			// The first try's items come back from the memory only as done.
 			expect(new Set(output.slice(0, 299).map((json) => json.retryOutput))).toEqual(
 				new Set(['dropped']),
 			);
 			expect(output[299]).toMatchObject({ sent: true, phone: ledger[299].phone });
 			expect(peak.bytes).toBeLessThanOrEqual(16 * 1024 + 2048);
-			expect(retryMemorySize()).toEqual({ runs: 0, items: 0, bytes: 0 });
+			expect(RunMemory.usage()).toEqual({ runs: 0, bytes: 0 });
 		} finally {
 			spy.mockRestore();
-			restore();
+			RunMemory.maxBytes = maxBytes;
 		}
 	});
 

@@ -1,6 +1,5 @@
 import {
 	NodeOperationError,
-	type IDataObject,
 	type IExecuteFunctions,
 	type INode,
 	type INodeExecutionData,
@@ -13,160 +12,97 @@ import {
 
 const TTL_MS = 10 * 60_000;
 const MAX_RUNS = 256;
-const TRIMMED_TEXT = 200;
 const ERROR_BYTES = 512;
-const DONE_BYTES = 48;
-const DONE: Kept = { kind: 'done', bytes: DONE_BYTES };
 
-const limits = { maxBytes: 32 * 1024 * 1024 };
-
-type Remembered = { output: INodeExecutionData[] } | { error: NodeApiError | NodeOperationError };
-
-type Kept =
-	| { kind: 'full'; output: INodeExecutionData[]; bytes: number }
-	| { kind: 'trimmed'; json: IDataObject[]; bytes: number }
-	| { kind: 'done'; bytes: number }
-	| { kind: 'error'; error: KeptError; bytes: number };
-
-interface KeptError {
-	message: string;
-	description?: string;
-	kind: string;
-	httpStatus?: number;
-	serverMessage?: string;
-	itemIndex: number;
-}
+type ItemError = NodeApiError | NodeOperationError;
+type Remembered = { output: INodeExecutionData[] } | { error: ItemError };
+/** Past the byte bound a run keeps only that its items were done (`output` undefined). */
+type Kept = { output?: INodeExecutionData[]; error?: ItemError; bytes: number };
 
 interface RunEntry {
 	touchedAt: number;
 	tries: number;
 	items: Map<number, Kept>;
 	bytes: number;
-	level: 'full' | 'trimmed' | 'done';
+	full: boolean;
 }
 
 const runs = new Map<string, RunEntry>();
-let rememberedItems = 0;
-let rememberedBytes = 0;
 
-export function retryMemoryFor(
-	ctx: IExecuteFunctions,
-	node: INode,
-	now = Date.now(),
-): RunMemory | undefined {
+export function retryMemoryFor(ctx: IExecuteFunctions, node: INode): RunMemory | undefined {
 	if (node.retryOnFail !== true) return undefined;
 	const executionId = ctx.getExecutionId();
 	if (!executionId) return undefined;
 	// n8n's ExecuteContext holds its run index; the interface does not declare it.
 	const runIndex = (ctx as unknown as { runIndex?: unknown }).runIndex;
 	const key = `${executionId}\u0000${node.name}\u0000${typeof runIndex === 'number' ? runIndex : 0}`;
+	const now = Date.now();
 	prune(now);
-	let entry = runs.get(key);
-	if (!entry) {
-		entry = { touchedAt: now, tries: 0, items: new Map(), bytes: 0, level: 'full' };
-		runs.set(key, entry);
-	}
+	const entry = runs.get(key) ?? {
+		touchedAt: now,
+		tries: 0,
+		items: new Map(),
+		bytes: 0,
+		full: true,
+	};
+	runs.set(key, entry);
 	entry.touchedAt = now;
 	entry.tries++;
-	return new RunMemory(key, entry, maxTries(node), node);
-}
-
-/** As n8n reads Max Tries (WorkflowExecute.getRetryParams). */
-function maxTries(node: INode): number {
-	return Math.min(5, Math.max(2, node.maxTries || 3));
+	// As n8n reads Max Tries (WorkflowExecute.getRetryParams).
+	return new RunMemory(key, entry, Math.min(5, Math.max(2, node.maxTries || 3)));
 }
 
 export class RunMemory {
+	/** For all runs together, the run in progress included. */
+	static maxBytes = 32 * 1024 * 1024;
+
+	/** What every run remembers (the test harness checks the bound and that a run forgets). */
+	static usage(): { runs: number; bytes: number } {
+		return { runs: runs.size, bytes: totalBytes() };
+	}
+
 	constructor(
 		private readonly key: string,
 		private readonly entry: RunEntry,
 		private readonly tries: number,
-		private readonly node: INode,
 	) {}
-
-	get attempt(): number {
-		return this.entry.tries;
-	}
 
 	recall(itemIndex: number): Remembered | undefined {
 		const kept = this.entry.items.get(itemIndex);
 		if (!kept) return undefined;
+		if (kept.error) return { error: kept.error };
 		const pairedItem = { item: itemIndex };
-		switch (kept.kind) {
-			case 'full':
-				return { output: kept.output };
-			case 'trimmed':
-				return { output: kept.json.map((json) => ({ json, pairedItem })) };
-			case 'done':
-				return { output: [{ json: { retryOutput: 'dropped' }, pairedItem }] };
-			case 'error':
-				return { error: keptErrorToNodeError(this.node, kept.error) };
-		}
+		return { output: kept.output ?? [{ json: { retryOutput: 'dropped' }, pairedItem }] };
 	}
 
 	rememberOutput(itemIndex: number, output: INodeExecutionData[]): void {
-		this.set(itemIndex, keep(output, this.entry.level));
-		this.bound();
+		this.set(itemIndex, this.entry.full ? { output, bytes: outputBytes(output) } : { bytes: 0 });
+		if (totalBytes() <= RunMemory.maxBytes) return;
+		// Other runs go first, then this run's outputs: only that its items were done stays.
+		prune(Date.now(), this.key);
+		if (totalBytes() <= RunMemory.maxBytes) return;
+		this.entry.full = false;
+		for (const [index, kept] of this.entry.items) if (!kept.error) this.set(index, { bytes: 0 });
 	}
 
-	rememberError(itemIndex: number, error: NodeApiError | NodeOperationError): void {
-		this.set(itemIndex, { kind: 'error', error: keptError(error, itemIndex), bytes: ERROR_BYTES });
-		this.bound();
+	rememberError(itemIndex: number, error: ItemError): void {
+		this.set(itemIndex, { error: keptError(error, itemIndex), bytes: ERROR_BYTES });
 	}
 
 	finish(willRetry: boolean): void {
-		if (willRetry && this.entry.tries < this.tries) return;
-		forget(this.key);
+		if (!willRetry || this.entry.tries >= this.tries) runs.delete(this.key);
 	}
 
 	private set(itemIndex: number, kept: Kept): void {
-		const before = this.entry.items.get(itemIndex);
-		if (before) this.account(-1, -before.bytes);
+		this.entry.bytes += kept.bytes - (this.entry.items.get(itemIndex)?.bytes ?? 0);
 		this.entry.items.set(itemIndex, kept);
-		this.account(1, kept.bytes);
-	}
-
-	private account(items: number, bytes: number): void {
-		rememberedItems += items;
-		rememberedBytes += bytes;
-		this.entry.bytes += bytes;
-	}
-
-	/** Other runs go first; each step rewrites this run once, so bounding stays linear. */
-	private bound(): void {
-		if (rememberedBytes <= limits.maxBytes) return;
-		prune(Date.now(), this.key);
-		while (rememberedBytes > limits.maxBytes && this.entry.level !== 'done') {
-			this.entry.level = this.entry.level === 'full' ? 'trimmed' : 'done';
-			for (const [itemIndex, kept] of this.entry.items) {
-				if (kept.kind === 'error' || kept.kind === 'done') continue;
-				const output =
-					kept.kind === 'full'
-						? kept.output
-						: kept.json.map((json) => ({ json, pairedItem: { item: itemIndex } }));
-				this.set(itemIndex, keep(output, this.entry.level));
-			}
-		}
 	}
 }
 
-function keep(output: INodeExecutionData[], level: RunEntry['level']): Kept {
-	if (level === 'done') return DONE;
-	if (level === 'full') return { kind: 'full', output, bytes: outputBytes(output) };
-	const json = output.map((item) => trimmed(item.json));
-	return { kind: 'trimmed', json, bytes: outputBytes(json.map((j) => ({ json: j }))) };
-}
-
-function trimmed(json: IDataObject): IDataObject {
-	const out: IDataObject = {};
-	for (const [key, value] of Object.entries(json)) {
-		if (typeof value === 'string')
-			out[key] = value.length > TRIMMED_TEXT ? `${value.slice(0, TRIMMED_TEXT)}…` : value;
-		else if (value === null || typeof value === 'number' || typeof value === 'boolean')
-			out[key] = value;
-	}
-	out.retryOutput = 'trimmed';
-	return out;
+function totalBytes(): number {
+	let bytes = 0;
+	for (const entry of runs.values()) bytes += entry.bytes;
+	return bytes;
 }
 
 function outputBytes(output: INodeExecutionData[]): number {
@@ -178,63 +114,27 @@ function outputBytes(output: INodeExecutionData[]): number {
 	return bytes;
 }
 
-function keptError(error: NodeApiError | NodeOperationError, itemIndex: number): KeptError {
-	const apiError = (
-		error as { apiError?: { kind?: string; httpStatus?: number; serverMessage?: string } }
-	).apiError;
-	return {
-		message: error.message,
-		description: error.description ?? undefined,
-		kind: apiError?.kind ?? 'network',
-		httpStatus: apiError?.httpStatus,
-		serverMessage: apiError?.serverMessage,
+/** A fresh error of the same facts: n8n may change the one it was given. */
+function keptError(error: ItemError, itemIndex: number): ItemError {
+	const {
+		kind = 'network',
+		httpStatus,
+		serverMessage,
+	} = (error as { apiError?: { kind?: string; httpStatus?: number; serverMessage?: string } })
+		.apiError ?? {};
+	const kept = new NodeOperationError(error.node, error.message, {
 		itemIndex,
-	};
-}
-
-function keptErrorToNodeError(node: INode, kept: KeptError): NodeOperationError {
-	const error = new NodeOperationError(node, kept.message, {
-		itemIndex: kept.itemIndex,
-		description: kept.description,
+		description: error.description ?? undefined,
 	});
-	// Read by errorItemJson and the scheduler as the transport's facts about the failure.
-	Object.assign(error, {
-		apiError: {
-			kind: kept.kind,
-			httpStatus: kept.httpStatus,
-			serverMessage: kept.serverMessage,
-			deliveryUnknown: true,
-		},
-	});
-	return error;
-}
-
-function forget(key: string): void {
-	const entry = runs.get(key);
-	if (!entry) return;
-	rememberedItems -= entry.items.size;
-	rememberedBytes -= entry.bytes;
-	runs.delete(key);
+	// Read by errorItemJson and the stop summary as the transport's facts about the failure.
+	const apiError = { kind, httpStatus, serverMessage, deliveryUnknown: true };
+	return Object.assign(kept, { apiError });
 }
 
 function prune(now: number, keep?: string): void {
-	for (const [key, entry] of runs) {
-		if (now - entry.touchedAt > TTL_MS) forget(key);
-	}
+	for (const [key, entry] of runs) if (now - entry.touchedAt > TTL_MS) runs.delete(key);
 	for (const key of runs.keys()) {
-		if (runs.size <= MAX_RUNS && rememberedBytes <= limits.maxBytes) break;
-		if (key !== keep) forget(key);
+		if (runs.size <= MAX_RUNS && totalBytes() <= RunMemory.maxBytes) break;
+		if (key !== keep) runs.delete(key);
 	}
-}
-
-export function retryMemorySize(): { runs: number; items: number; bytes: number } {
-	return { runs: runs.size, items: rememberedItems, bytes: rememberedBytes };
-}
-
-export function setRetryMemoryLimit(maxBytes: number): () => void {
-	const previous = limits.maxBytes;
-	limits.maxBytes = maxBytes;
-	return () => {
-		limits.maxBytes = previous;
-	};
 }
