@@ -285,7 +285,12 @@ export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number):
 		),
 		delayMs: timerDelay(Number(options.delayMs ?? 0) || 0),
 		stopAtUsageLimit: options.stopAtUsageLimit === true,
-		skipRepeatsHours: hoursOption(options.skipRepeatsHours, defaultsFor(ctx).skipRepeatsHours),
+		skipRepeatsHours: boundedNumber(
+			options.skipRepeatsHours,
+			0,
+			MAX_SKIP_REPEATS_HOURS,
+			defaultsFor(ctx).skipRepeatsHours,
+		),
 		idempotencyKey: optionText(options, 'idempotencyKey', ''),
 		messageDelay: messageDelayOption(options.messageDelay, defaultsFor(ctx).messageDelaySeconds),
 		accountCap: accountCapOption(options.accountCap),
@@ -330,11 +335,6 @@ function sendWindowOption(
 	const window = asOptions(value).window;
 	if (!window || typeof window !== 'object') return undefined;
 	return readSendWindow(asOptions(window), ctx.getTimezone());
-}
-
-function hoursOption(value: unknown, fallback: number): number {
-	const hours = value === undefined || value === '' || value === null ? NaN : Number(value);
-	return Number.isFinite(hours) ? Math.min(MAX_SKIP_REPEATS_HOURS, Math.max(0, hours)) : fallback;
 }
 
 export const PHONE_NUMBER_HINT =
