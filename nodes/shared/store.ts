@@ -6,9 +6,9 @@ import { commandLine, envSetting, environment } from './environment';
 // is exact and atomic: bounded tables. Queue mode's processes all reach n8n's queue Redis, atomic
 // through Lua scripts, under this package's own key prefix. Callers bring their tables and scripts.
 
-export type SharedState = ProcessMemory | QueueRedisState;
+type SharedState = ProcessMemory | QueueRedisState;
 
-export interface ProcessMemory {
+interface ProcessMemory {
 	readonly kind: 'memory';
 	readonly where: string;
 }
@@ -37,7 +37,7 @@ const NAMESPACE = 'n8n-nodes-messaging-rate';
 
 export class QueueRedisState {
 	readonly kind = 'redis';
-	private readonly settings: QueueRedisSettings;
+	readonly settings: QueueRedisSettings;
 
 	constructor(env: NodeJS.ProcessEnv = environment()) {
 		this.settings = queueRedisSettings(env);
@@ -87,7 +87,7 @@ function scriptCommand(client: Redis | Cluster, script: RedisScript): ScriptComm
 
 // As n8n decides: `EXECUTIONS_MODE=queue`, or the process is `n8n worker` / `n8n webhook`, which
 // force queue mode whatever the variable says. No node API tells a node the mode.
-export function inQueueMode(
+function inQueueMode(
 	env: NodeJS.ProcessEnv = environment(),
 	argv: readonly string[] = commandLine(),
 ): boolean {
@@ -108,7 +108,7 @@ let current: { settings: string; client: Promise<Redis | Cluster> } | undefined;
 /** What a command that gave up waiting is about. */
 let lastConnectionError: string | undefined;
 
-export interface QueueRedisSettings {
+interface QueueRedisSettings {
 	host: string;
 	port: number;
 	db: number;
@@ -122,7 +122,7 @@ export interface QueueRedisSettings {
 	dualStack: boolean;
 }
 
-export function queueRedisSettings(env: NodeJS.ProcessEnv = environment()): QueueRedisSettings {
+function queueRedisSettings(env: NodeJS.ProcessEnv = environment()): QueueRedisSettings {
 	const text = (name: string, fallback = '') =>
 		envSetting(env, `QUEUE_BULL_REDIS_${name}`) ?? fallback;
 	const number = (name: string, fallback: number) => {
@@ -158,7 +158,7 @@ export function queueRedisSettings(env: NodeJS.ProcessEnv = environment()): Queu
 	};
 }
 
-export function describeQueueRedis(settings: QueueRedisSettings): string {
+function describeQueueRedis(settings: QueueRedisSettings): string {
 	const where = settings.clusterNodes.length
 		? `cluster ${settings.clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`
 		: `${settings.host}:${settings.port}`;

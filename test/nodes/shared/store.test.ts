@@ -6,11 +6,12 @@ import { mkdtempSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 
-import { inQueueMode } from '../../../nodes/shared/store';
-import { describeQueueRedis, queueRedisSettings } from '../../../nodes/shared/store';
-import { sharedState } from '../../../nodes/shared/store';
+import { QueueRedisState, sharedState } from '../../../nodes/shared/store';
 
 const N8N = ['/usr/local/bin/node', '/usr/local/lib/node_modules/n8n/bin/n8n'];
+const inQueueMode = (env: NodeJS.ProcessEnv, argv: string[]) =>
+	sharedState(env, argv).kind === 'redis';
+const queueRedisSettings = (env: NodeJS.ProcessEnv) => new QueueRedisState(env).settings;
 
 describe('queue mode', () => {
 	it.each([
@@ -57,7 +58,7 @@ describe("n8n's queue Redis settings", () => {
 	it('reads every QUEUE_BULL_REDIS_* setting, also from its _FILE, and never shows the password', () => {
 		const file = join(mkdtempSync(join(tmpdir(), 'redis-')), 'password');
 		writeFileSync(file, 's3cr3t-redis-pass\n');
-		const settings = queueRedisSettings({
+		const state = new QueueRedisState({
 			QUEUE_BULL_REDIS_HOST: 'redis.internal',
 			QUEUE_BULL_REDIS_PORT: '6380',
 			QUEUE_BULL_REDIS_DB: '2',
@@ -67,7 +68,7 @@ describe("n8n's queue Redis settings", () => {
 			QUEUE_BULL_REDIS_TLS_VALIDATE_CERTIFICATE: 'false',
 			QUEUE_BULL_REDIS_DUALSTACK: '1',
 		});
-		expect(settings).toMatchObject({
+		expect(state.settings).toMatchObject({
 			host: 'redis.internal',
 			port: 6380,
 			db: 2,
@@ -77,16 +78,16 @@ describe("n8n's queue Redis settings", () => {
 			tlsValidateCertificate: false,
 			dualStack: true,
 		});
-		expect(describeQueueRedis(settings)).toBe('redis.internal:6380, database 2');
+		expect(state.where).toBe("n8n's queue Redis (redis.internal:6380, database 2)");
 	});
 
 	it('a cluster: QUEUE_BULL_REDIS_CLUSTER_NODES', () => {
-		const settings = queueRedisSettings({ QUEUE_BULL_REDIS_CLUSTER_NODES: 'r1:7000, r2:7001,r3' });
-		expect(settings.clusterNodes).toEqual([
+		const state = new QueueRedisState({ QUEUE_BULL_REDIS_CLUSTER_NODES: 'r1:7000, r2:7001,r3' });
+		expect(state.settings.clusterNodes).toEqual([
 			{ host: 'r1', port: 7000 },
 			{ host: 'r2', port: 7001 },
 			{ host: 'r3', port: 6379 },
 		]);
-		expect(describeQueueRedis(settings)).toBe('cluster r1:7000,r2:7001,r3:6379, database 0');
+		expect(state.where).toBe("n8n's queue Redis (cluster r1:7000,r2:7001,r3:6379, database 0)");
 	});
 });

@@ -19,7 +19,7 @@ import {
 export const WAIT_FOR_SEND_WINDOW = 'waitForSendWindow';
 
 /** n8n's wait tracker polls every 60 s: closer openings are waited for in this process. */
-export const SLEEP_IN_PROCESS_MS = 65_000;
+const SLEEP_IN_PROCESS_MS = 65_000;
 const WEEK_MS = 7 * 24 * 3_600_000;
 // Each step moves to a later opening; windows that overlap at all do so within a few.
 const MAX_STEPS = 50;
