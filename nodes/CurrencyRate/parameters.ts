@@ -3,6 +3,7 @@ import type { IExecuteFunctions, INodeProperties, NodeOperationError } from 'n8n
 import { clock } from '../shared/clock';
 import { inputError, toNodeError } from '../shared/errors';
 import { OperationRun } from '../shared/execution/operationRun';
+import { MemoryTable } from '../shared/store';
 import { asOptions, optionsCollection, showFor } from '../shared/properties';
 import {
 	KNOWN_PROVIDER_CODES,
@@ -17,7 +18,6 @@ import { fetchRateTable, type NumberFormat, type RateTable } from '../shared/rat
 import { ApiError, describeEndpoint, endpoints } from '../shared/transport';
 
 const MAX_KEEP_MINUTES = 1440;
-const MAX_KEPT_TABLES = 200;
 
 export interface CurrencyRateOptions {
 	version: string;
@@ -92,7 +92,7 @@ export const providerProperties = (operation: string): INodeProperties[] =>
 
 // "Keep Rates For": public rates only, per base URL, client ID, provider and version. The reader
 // decides how old an entry may be, so workflows with other settings share one entry.
-const keptTables = new Map<string, RateTable>();
+const keptTables = new MemoryTable<RateTable>(256 * 1024, (table) => 128 * table.quotes.size);
 
 export class CurrencyRateRun extends OperationRun<CurrencyRateOptions> {
 	// One request per provider and version per run, shared by every item that needs it; a refusal
@@ -129,17 +129,10 @@ export class CurrencyRateRun extends OperationRun<CurrencyRateOptions> {
 		if (minutes === 0) return await fetchRateTable(this.client, provider, version, this.signal);
 		// Only the public parts of the credential name the kept tables: never the secret.
 		const key = `${this.credentials.baseUrl}|${this.credentials.clientId}|${provider}|${version}`;
-		const kept = keptTables.get(key);
+		const kept = keptTables.get(key, clock.now());
 		if (kept && clock.now() - kept.fetchedAtMs < minutes * 60_000) return kept;
 		const table = await fetchRateTable(this.client, provider, version, this.signal);
-		keptTables.delete(key);
-		keptTables.set(key, table);
-		// Map order is insertion order, so the oldest entries go first.
-		for (const [oldKey, old] of keptTables) {
-			const fresh = table.fetchedAtMs - old.fetchedAtMs < MAX_KEEP_MINUTES * 60_000;
-			if (keptTables.size <= MAX_KEPT_TABLES && fresh) break;
-			keptTables.delete(oldKey);
-		}
+		keptTables.set(key, table, table.fetchedAtMs + MAX_KEEP_MINUTES * 60_000);
 		return table;
 	}
 

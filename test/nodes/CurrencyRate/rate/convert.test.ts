@@ -246,8 +246,8 @@ describe('rate → convert: "Keep Rates For (Minutes)"', () => {
 		}
 	});
 
-	it('keeps at most 200 tables: the oldest goes first', async () => {
-		const versions = Array.from({ length: 201 }, (_, n) => ({ v: `v${n}` }));
+	it('keeps tables within a byte bound: the oldest goes first', async () => {
+		const versions = Array.from({ length: 400 }, (_, n) => ({ v: `v${n}` }));
 		const mapped = convert({
 			amount: 1,
 			fromCurrency: 'USD',
@@ -255,11 +255,11 @@ describe('rate → convert: "Keep Rates For (Minutes)"', () => {
 			options: { keepRatesMinutes: 5, version: '={{ $json.v }}' },
 		});
 		expect((await runCurrencyRate(sandbox, mapped, versions)).error).toBeUndefined();
-		expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(201);
-		await runCurrencyRate(sandbox, mapped, [{ v: 'v200' }, { v: 'v0' }, { v: 'v1' }]);
+		expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(400);
+		await runCurrencyRate(sandbox, mapped, [{ v: 'v399' }, { v: 'v0' }]);
 		expect(
 			requestsTo(sandbox, RATES_PATH)
-				.slice(201)
+				.slice(400)
 				.map((r) => r.params?.version),
 		).toEqual(['v0']);
 	});
