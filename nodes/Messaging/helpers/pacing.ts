@@ -135,32 +135,27 @@ export class SendPacer {
 
 	/** The run's hint: how long it paused and waited, and what it left unsent. */
 	finish(): void {
-		const lines: string[] = [];
-		if (this.paused.count > 0) {
-			const { minMs, maxMs } = this.run.runOptions.messageDelay;
-			lines.push(
-				`paused ${seconds(this.paused.ms)} in all before ${this.paused.count} message${this.paused.count === 1 ? '' : 's'} (Delay Between Messages: ${rangeInSeconds(minMs, maxMs)} at random before each message but the first, so that the WhatsApp account does not send in bursts)`,
-			);
-		}
-		if (this.held.window > 0)
-			lines.push(`waited ${seconds(this.held.window)} for Send Only Between to open`);
-		if (this.held.cap > 0) lines.push(`waited ${seconds(this.held.cap)} for the Account Cap`);
-		const refused = this.refused.cap + this.refused.window;
-		if (refused > 0)
-			lines.push(
-				`left ${refused} message${refused === 1 ? '' : 's'} unsent (${[
-					this.refused.window
-						? `${this.refused.window} outside Send Only Between${this.nextOpening ? `, next opening ${new Date(this.nextOpening).toISOString()}` : ''}`
-						: '',
-					this.refused.cap ? `${this.refused.cap} over the Account Cap beyond Max Wait` : '',
-				]
-					.filter(Boolean)
-					.join('; ')}): each says why, and none was attempted`,
-			);
+		const { minMs, maxMs } = this.run.runOptions.messageDelay;
+		const { paused, held, refused } = this;
+		const unsent = [
+			refused.window &&
+				`${refused.window} outside Send Only Between${this.nextOpening ? `, next opening ${new Date(this.nextOpening).toISOString()}` : ''}`,
+			refused.cap && `${refused.cap} over the Account Cap beyond Max Wait`,
+		].filter(Boolean);
+		const lines = [
+			paused.count > 0 &&
+				`paused ${seconds(paused.ms)} in all before ${messages(paused.count)} (Delay Between Messages: ${rangeInSeconds(minMs, maxMs)} at random before each message but the first, so that the WhatsApp account does not send in bursts)`,
+			held.window > 0 && `waited ${seconds(held.window)} for Send Only Between to open`,
+			held.cap > 0 && `waited ${seconds(held.cap)} for the Account Cap`,
+			unsent.length > 0 &&
+				`left ${messages(refused.cap + refused.window)} unsent (${unsent.join('; ')}): each says why, and none was attempted`,
+		].filter(Boolean);
 		if (lines.length > 0)
-			hint(this.run.ctx, `This run ${lines.join(', and ')}.`, refused > 0 ? 'warning' : 'info');
+			hint(this.run.ctx, `This run ${lines.join(', and ')}.`, unsent.length ? 'warning' : 'info');
 	}
 }
+
+const messages = (n: number) => `${n} message${n === 1 ? '' : 's'}`;
 
 function seconds(ms: number): string {
 	return ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.ceil(ms / 1000)} s`;
