@@ -20,15 +20,53 @@ export const clock = {
 
 	deadline: (ms: number): AbortSignal => AbortSignal.timeout(Math.ceil(timerDelay(ms))),
 
-	/** Calls `expire` after `ms` of real time (not `clock.now()`, which tests move); the result cancels. */
-	limit: (ms: number, expire: () => void): (() => void) => {
-		const signal = clock.deadline(ms);
-		signal.addEventListener('abort', expire, { once: true });
-		return () => signal.removeEventListener('abort', expire);
-	},
+	// Every limit shares one timer: a bulk send sets and cancels one per request, and a timer each
+	// was a visible share of a request's CPU. Real time, not `clock.now()`, which tests move.
+	limit: (ms: number, expire: () => void): (() => void) => limits.add(timerDelay(ms), expire),
 };
 
 const SLICE_MS = 1000;
+
+/** Armed for the earliest limit only: a request costs a Set entry, not a timer. */
+class Limits {
+	private readonly pending = new Set<{ at: number; expire: () => void }>();
+	private timer: { at: number; signal: AbortSignal } | undefined;
+
+	add(ms: number, expire: () => void): () => void {
+		const limit = { at: performance.now() + ms, expire };
+		this.pending.add(limit);
+		if (limit.at < this.armedAt()) this.arm(limit.at);
+		return () => void this.pending.delete(limit);
+	}
+
+	private arm(at: number): void {
+		if (this.timer) this.timer.signal.removeEventListener('abort', this.fire);
+		const signal = clock.deadline(Math.max(1, at - performance.now()));
+		signal.addEventListener('abort', this.fire, { once: true });
+		this.timer = { at, signal };
+	}
+
+	/** A Set visits what an `expire` adds while it is walked, so `next` counts that too. */
+	private readonly fire = (): void => {
+		this.timer = undefined;
+		const now = performance.now();
+		let next = Infinity;
+		for (const limit of this.pending) {
+			if (limit.at > now) next = Math.min(next, limit.at);
+			else {
+				this.pending.delete(limit);
+				limit.expire();
+			}
+		}
+		if (next < this.armedAt()) this.arm(next);
+	};
+
+	private armedAt(): number {
+		return this.timer?.at ?? Infinity;
+	}
+}
+
+const limits = new Limits();
 
 /** Node fires a longer delay after 1 ms: a timeout of a year would expire at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

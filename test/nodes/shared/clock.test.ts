@@ -33,7 +33,7 @@ describe('clock', () => {
 		expect(timerDelay(Number.NaN)).toBe(0);
 	});
 
-	it('limit: each fires after its time, the earliest first, a cancelled one never', async () => {
+	it('limit: the earliest fires first on the shared timer, a cancelled one never', async () => {
 		const order: string[] = [];
 		clock.limit(80, () => order.push('80 ms'));
 		const cancel = clock.limit(10, () => order.push('cancelled'));
