@@ -209,29 +209,22 @@ export class Repeats {
 
 	/** What n8n's Retry of the same input sends and skips, for a stopped run's error. */
 	rerunNote(): string {
-		const sent: number[] = [];
-		const before: number[] = [];
-		const maybe: number[] = [];
-		const resend: number[] = [];
-		for (const itemIndex of [...this.run.sends.keys()].sort((a, b) => a - b)) {
-			const outcome = this.outcome.get(itemIndex);
-			(outcome === 'sent'
-				? sent
-				: outcome === 'skipped'
-					? before
-					: outcome === 'maybe'
-						? maybe
-						: resend
-			).push(itemIndex);
-		}
+		const by = {
+			sent: [] as number[],
+			skipped: [] as number[],
+			maybe: [] as number[],
+			none: [] as number[],
+		};
+		for (const itemIndex of [...this.run.sends.keys()].sort((a, b) => a - b))
+			by[this.outcome.get(itemIndex) ?? 'none'].push(itemIndex);
 		const skips = [
-			sent.length ? `${itemList(sent)} (sent)` : '',
-			before.length ? `${itemList(before)} (sent before)` : '',
-			maybe.length ? `${itemList(maybe)} (may have been delivered: check the recipient)` : '',
+			by.sent.length ? `${itemList(by.sent)} (sent)` : '',
+			by.skipped.length ? `${itemList(by.skipped)} (sent before)` : '',
+			by.maybe.length ? `${itemList(by.maybe)} (may have been delivered: check the recipient)` : '',
 		].filter(Boolean);
-		if (skips.length === 0 && resend.length === 0) return '';
+		if (skips.length === 0 && by.none.length === 0) return '';
 		const skipText = skips.length ? `skips ${skips.join(', ')}` : 'skips nothing';
-		const sendText = resend.length ? ` and sends ${itemList(resend)}` : ', and sends nothing';
+		const sendText = by.none.length ? ` and sends ${itemList(by.none)}` : ', and sends nothing';
 		return `Running the same input again within ${this.window} (n8n's Retry, a re-run) ${skipText}${sendText}: Skip Repeats Within.`;
 	}
 
