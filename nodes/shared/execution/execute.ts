@@ -218,25 +218,19 @@ class ItemResults {
 		}
 		const lines = [`Failed: ${itemList(failed)}.`];
 		if (phase === 'input') {
+			const earlier = done.length ? ` (${itemList(done)} completed in an earlier try)` : '';
 			lines.push(
-				done.length
-					? `Nothing new was sent: every item's input is checked before the first request (${itemList(done)} completed in an earlier try).`
-					: "Nothing was sent: every item's input is checked before the first request.",
+				`Nothing ${done.length ? 'new ' : ''}was sent: every item's input is checked before the first request${earlier}.`,
 			);
 		} else {
 			if (done.length) {
-				const ids = done
-					.flatMap((i) => this.results[i] ?? [])
-					.map((item) => item.json.id)
-					.filter((id) => typeof id === 'string');
-				const idList = ids.length
-					? ` (ids: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''})`
+				const ids = done.flatMap((i) => this.results[i] ?? []).map((item) => item.json.id);
+				const known = ids.filter((id) => typeof id === 'string');
+				const idList = known.length
+					? ` (ids: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ', …' : ''})`
 					: '';
-				lines.push(
-					rerunNote
-						? `Completed before the stop: ${itemList(done)}${idList}.`
-						: `Completed before the stop: ${itemList(done)}${idList}; running the same input again repeats them.`,
-				);
+				const repeats = rerunNote ? '' : '; running the same input again repeats them';
+				lines.push(`Completed before the stop: ${itemList(done)}${idList}${repeats}.`);
 			}
 			if (notStarted.length) lines.push(`Not started: ${itemList(notStarted)}.`);
 			if (rerunNote) lines.push(rerunNote);
