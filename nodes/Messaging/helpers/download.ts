@@ -3,7 +3,7 @@ import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-wo
 import { fileIdentity, isMimeType } from '../../shared/dataUri';
 import { causeInWords, inputError } from '../../shared/errors';
 import { cleanFileName, decoded } from '../../shared/fileName';
-import { MAX_TIMER_MS, clock } from '../../shared/clock';
+import { clock, timerDelay } from '../../shared/clock';
 import { onFirstUse } from '../../shared/onFirstUse';
 import { statusText, type DataUriParam } from '../../shared/transport';
 import { privateAddressProblem } from './privateAddresses';
@@ -451,75 +451,59 @@ const DEADLINE_MS_PER_MIB = 1000;
 
 /** The item's URL and download settings, checked; no request is made. */
 export function readUrlSource(run: MessagingRun, itemIndex: number) {
+	const fail = (field: string, problem: string, fix: string) =>
+		inputError(run.node, itemIndex, field, problem, fix);
 	const value = run.parameter('fileUrl', itemIndex, '');
 	const url = typeof value === 'string' ? value.trim() : '';
-	if (!url) {
-		throw inputError(
-			run.node,
-			itemIndex,
+	const fix = 'Write the full address, starting with https:// (or http://).';
+	if (!url)
+		throw fail(
 			'File URL',
 			'is empty',
 			'Enter the http(s) address of the file, or map a field that holds it.',
 		);
-	}
 	const problem = urlProblem(url);
-	if (problem) {
-		// Shown without credentials, query values and fragment, when it parses at all.
-		const shown = URL.canParse(url) ? redactUrl(url) : url.slice(0, 200);
-		throw inputError(
-			run.node,
-			itemIndex,
+	// Shown without credentials, query values and fragment, when it parses at all.
+	if (problem)
+		throw fail(
 			'File URL',
-			`${problem}: "${shown}"`,
-			'Write the full address, starting with https:// (or http://).',
+			`${problem}: "${URL.canParse(url) ? redactUrl(url) : url.slice(0, 200)}"`,
+			fix,
 		);
-	}
 	const raw = (run.parameter('downloadOptions', itemIndex, {}) ?? {}) as Record<string, unknown>;
 	const number = (name: string, field: string, fallback: number, min: number) => {
 		const given = raw[name];
 		if (given === undefined || given === '') return fallback;
 		const parsed = Number(given);
-		if (!Number.isFinite(parsed) || parsed < min) {
-			throw inputError(
-				run.node,
-				itemIndex,
-				field,
-				`must be a number of at least ${min}, not ${JSON.stringify(given)}`,
-				'Correct it in Download Options, or remove it to use the default.',
-			);
-		}
-		return parsed;
+		if (Number.isFinite(parsed) && parsed >= min) return parsed;
+		const problem = `must be a number of at least ${min}, not ${JSON.stringify(given)}`;
+		throw fail(field, problem, 'Correct it in Download Options, or remove it to use the default.');
 	};
 	const maxBytes = Math.floor(
 		number('maxSizeMb', 'Max File Size (MB)', DEFAULT_MAX_FILE_SIZE_MB, 0.001) * MIB,
 	);
-	// Timers take at most 2^31 - 1 ms (about 24.8 days); a longer one would fire at once.
-	const timeoutMs = Math.min(
-		Math.round(
-			number('timeoutSeconds', 'Download Timeout (Seconds)', DEFAULT_DOWNLOAD_TIMEOUT_SECONDS, 1) *
-				1000,
-		),
-		MAX_TIMER_MS,
+	const timeoutSeconds = number(
+		'timeoutSeconds',
+		'Download Timeout (Seconds)',
+		DEFAULT_DOWNLOAD_TIMEOUT_SECONDS,
+		1,
 	);
-	const block = raw.blockPrivateAddresses;
-	const show = raw.showFullUrl;
+	const timeoutMs = timerDelay(Math.round(timeoutSeconds * 1000));
+	const flag = (value: unknown) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 	return {
 		url,
 		options: {
 			maxBytes,
 			timeoutMs,
-			deadlineMs: Math.min(
-				timeoutMs + Math.ceil((maxBytes / MIB) * DEADLINE_MS_PER_MIB),
-				MAX_TIMER_MS,
-			),
+			deadlineMs: timerDelay(timeoutMs + Math.ceil((maxBytes / MIB) * DEADLINE_MS_PER_MIB)),
 			maxRedirects: Math.floor(number('maxRedirects', 'Max Redirects', DEFAULT_MAX_REDIRECTS, 0)),
 			// A guard fails closed: only false, "false" or no value turn it off.
-			blockPrivateAddresses:
-				!(block === undefined || block === null || block === false || block === '') &&
-				!(typeof block === 'string' && block.trim().toLowerCase() === 'false'),
+			blockPrivateAddresses: !(
+				[undefined, null, false, ''].includes(raw.blockPrivateAddresses as never) ||
+				flag(raw.blockPrivateAddresses) === 'false'
+			),
 			// A switch that shows more is on only for true and "true".
-			showFullUrl:
-				show === true || (typeof show === 'string' && show.trim().toLowerCase() === 'true'),
+			showFullUrl: [true, 'true'].includes(flag(raw.showFullUrl) as never),
 		},
 	};
 }
