@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeProperties, NodeOperationError } from 'n8n-workflow';
 
 import { clock } from '../shared/clock';
-import { inputError, toNodeError } from '../shared/errors';
+import { toNodeError } from '../shared/errors';
 import { OperationRun } from '../shared/execution/operationRun';
 import { MemoryTable } from '../shared/store';
 import { asOptions, optionsCollection, showFor } from '../shared/properties';
@@ -98,10 +98,6 @@ export class CurrencyRateRun extends OperationRun<CurrencyRateOptions> {
 	// One request per provider and version per run, shared by every item that needs it; a refusal
 	// is shared too, so an unknown provider costs one request.
 	private readonly tables = new Map<string, Promise<RateTable>>();
-
-	fail(itemIndex: number, field: string, problem: string, fix: string): NodeOperationError {
-		return inputError(this.node, itemIndex, field, problem, fix);
-	}
 
 	provider(itemIndex: number): string {
 		return providerCode(

@@ -1,6 +1,5 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { inputError } from '../shared/errors';
 import {
 	DEFAULT_MESSAGING_VERSION,
 	messagingVersionOption,
@@ -368,6 +367,6 @@ export function phoneParameter(
 ): string {
 	const text = textValue(run, itemIndex, run.parameter(name, itemIndex, ''), field, fix);
 	const parsed = normalizePhone(text, run.options(itemIndex).defaultCountry);
-	if ('problem' in parsed) throw inputError(run.node, itemIndex, field, parsed.problem, fix);
+	if ('problem' in parsed) throw run.fail(itemIndex, field, parsed.problem, fix);
 	return parsed.phone;
 }

@@ -1,7 +1,6 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { readAccountAnswer, type AccountParams } from '../../shared/gateway';
-import { inputError } from '../../shared/errors';
 import { REDACTED, Redactor } from '../../shared/transport';
 import { textParameter } from '../../shared/execution/operationRun';
 import { urlProblem } from './download';
@@ -33,7 +32,6 @@ export const accountFields: INodeProperties[] = [
 ];
 
 export function accountParams(run: MessagingRun, itemIndex: number): AccountParams {
-	const node = run.node;
 	const phone = phoneParameter(run, itemIndex, {
 		name: 'whatsappNumber',
 		field: 'WhatsApp Number',
@@ -41,8 +39,7 @@ export function accountParams(run: MessagingRun, itemIndex: number): AccountPara
 	});
 	const url = textParameter(run, itemIndex, 'webhookUrl', 'Webhook URL').trim();
 	if (!url) {
-		throw inputError(
-			node,
+		throw run.fail(
 			itemIndex,
 			'Webhook URL',
 			'is empty',
@@ -51,8 +48,7 @@ export function accountParams(run: MessagingRun, itemIndex: number): AccountPara
 	}
 	const problem = urlProblem(url);
 	if (problem) {
-		throw inputError(
-			node,
+		throw run.fail(
 			itemIndex,
 			'Webhook URL',
 			`is not an absolute http(s) URL: "${url}"`,

@@ -1,7 +1,7 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { fileIdentity, isMimeType } from '../../shared/dataUri';
-import { causeInWords, inputError } from '../../shared/errors';
+import { causeInWords } from '../../shared/errors';
 import { cleanFileName, decoded } from '../../shared/fileName';
 import { clock, timerDelay } from '../../shared/clock';
 import { onFirstUse } from '../../shared/onFirstUse';
@@ -452,7 +452,7 @@ const DEADLINE_MS_PER_MIB = 1000;
 /** The item's URL and download settings, checked; no request is made. */
 export function readUrlSource(run: MessagingRun, itemIndex: number) {
 	const fail = (field: string, problem: string, fix: string) =>
-		inputError(run.node, itemIndex, field, problem, fix);
+		run.fail(itemIndex, field, problem, fix);
 	const value = run.parameter('fileUrl', itemIndex, '');
 	const url = typeof value === 'string' ? value.trim() : '';
 	const fix = 'Write the full address, starting with https:// (or http://).';

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { clock } from '../../shared/clock';
-import { NotAttemptedError, inputError, itemLabel } from '../../shared/errors';
+import { NotAttemptedError, itemLabel } from '../../shared/errors';
 import { endpoints, readUsageLimit } from '../../shared/transport';
 import type { MessagingRun } from '../parameters';
 import { identifyRepeat, type SendIdentity } from './idempotency';
@@ -14,13 +14,7 @@ export async function identifySend(
 ): Promise<void> {
 	const window = run.options(itemIndex).sendWindow;
 	if (window && 'problem' in window)
-		throw inputError(
-			run.node,
-			itemIndex,
-			`Send Only Between → ${window.field}`,
-			window.problem,
-			window.fix,
-		);
+		throw run.fail(itemIndex, `Send Only Between → ${window.field}`, window.problem, window.fix);
 	await identifyRepeat(run, itemIndex, send);
 }
 

@@ -1,6 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { inputError } from '../../shared/errors';
 import type { ItemCall, OperationModule } from '../../shared/execution/router';
 import { forOperation } from '../../shared/properties';
 import { readSessionAnswer } from '../../shared/gateway';
@@ -32,7 +31,7 @@ export function sessionOperation(
 		const name = textParameter(run, itemIndex, 'qrBinaryPropertyName', field).trim();
 		if (!name) {
 			const fix = 'Enter a field name for the QR image, e.g. qrCode.';
-			throw inputError(run.node, itemIndex, field, 'is empty', fix);
+			throw run.fail(itemIndex, field, 'is empty', fix);
 		}
 		return async () => {
 			const result = await run.client.call(endpoint, {}, { signal: run.signal });

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IExecuteFunctions, INode, NodeOperationError } from 'n8n-workflow';
 
 import { inputError } from '../errors';
 import type { ApiClient, ApiCredentials } from '../transport';
@@ -54,6 +54,11 @@ export class OperationRun<O = unknown> {
 	/** What running the same input again does, for a stopped run's error. */
 	rerunNote?(): string;
 
+	/** Bad input in a field of an item: the error names the item, the field and the fix. */
+	fail(itemIndex: number, field: string, problem: string, fix?: string): NodeOperationError {
+		return inputError(this.node, itemIndex, field, problem, fix);
+	}
+
 	parameter(name: string, itemIndex: number, fallback: unknown): unknown {
 		return this.ctx.getNodeParameter(name, itemIndex, fallback as never) as unknown;
 	}
@@ -104,8 +109,7 @@ export function textValue(
 	if (value === undefined || value === null) return '';
 	if (typeof value === 'string') return value;
 	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-	throw inputError(
-		run.node,
+	throw run.fail(
 		itemIndex,
 		field,
 		`is ${describeValue(value)}, not text`,
@@ -130,8 +134,7 @@ export function codeValue(
 ): string {
 	if (value === undefined || value === null) return '';
 	if (typeof value === 'string') return value.trim().toUpperCase();
-	throw inputError(
-		run.node,
+	throw run.fail(
 		itemIndex,
 		field,
 		`is ${describeValue(value)}, not a code`,

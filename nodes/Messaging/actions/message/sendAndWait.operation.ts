@@ -6,7 +6,6 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { inputError } from '../../../shared/errors';
 import type { ItemCall } from '../../../shared/execution/router';
 import { showFor } from '../../../shared/properties';
 import { textParameter } from '../../../shared/execution/operationRun';
@@ -196,8 +195,7 @@ export async function execute(
 	const phone = recipientPhone(run, itemIndex);
 	const question = textParameter(run, itemIndex, 'message', 'Message').trim();
 	if (question === '') {
-		throw inputError(
-			run.node,
+		throw run.fail(
 			itemIndex,
 			'Message',
 			'is empty',

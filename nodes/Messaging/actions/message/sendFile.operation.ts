@@ -7,7 +7,6 @@ import {
 	looksLikeCleanBase64,
 	parseBase64Text,
 } from '../../../shared/dataUri';
-import { inputError } from '../../../shared/errors';
 import type { ItemCall } from '../../../shared/execution/router';
 import { showFor } from '../../../shared/properties';
 import { textParameter, textValue } from '../../../shared/execution/operationRun';
@@ -238,12 +237,11 @@ function fileFromBase64Text(
 	const text = textParameter(run, itemIndex, 'fileContent', 'File Content', `${fix}.`).trim();
 	if (text === '') {
 		const other = ', or choose "Binary Field" as File Source.';
-		throw inputError(run.node, itemIndex, 'File Content', 'is empty', fix + other);
+		throw run.fail(itemIndex, 'File Content', 'is empty', fix + other);
 	}
 	const parsed = parseBase64Text(text);
 	if ('problem' in parsed) {
-		throw inputError(
-			run.node,
+		throw run.fail(
 			itemIndex,
 			'File Content',
 			parsed.problem,
@@ -282,8 +280,7 @@ async function fileFromBinaryField(
 		field,
 	).trim();
 	if (!name) {
-		throw inputError(
-			run.node,
+		throw run.fail(
 			itemIndex,
 			field,
 			'is empty',
@@ -294,8 +291,7 @@ async function fileFromBinaryField(
 	const binary = binaries[name];
 	if (!binary) {
 		const present = Object.keys(binaries);
-		throw inputError(
-			run.node,
+		throw run.fail(
 			itemIndex,
 			field,
 			`names a binary field the item does not have: "${name}" (${present.length ? `it has: ${present.map((p) => `"${p}"`).join(', ')}` : 'the item has no binary data'})`,
@@ -305,8 +301,7 @@ async function fileFromBinaryField(
 		);
 	}
 	const emptyFile = () =>
-		inputError(
-			run.node,
+		run.fail(
 			itemIndex,
 			field,
 			`holds an empty file (field "${name}", 0 bytes)`,
@@ -316,8 +311,7 @@ async function fileFromBinaryField(
 		const base64 = binary.data;
 		if (typeof base64 !== 'string' || base64.length === 0) throw emptyFile();
 		if (!looksLikeCleanBase64(base64)) {
-			throw inputError(
-				run.node,
+			throw run.fail(
 				itemIndex,
 				field,
 				`holds binary data that is not base64 (field "${name}")`,
@@ -347,8 +341,7 @@ function givenIdentity(run: MessagingRun, itemIndex: number): FileIdentity {
 	const fileName = textValue(run, itemIndex, fields.fileName, 'File Name') || undefined;
 	const mimeType = textValue(run, itemIndex, fields.mimeType, 'MIME Type') || undefined;
 	if (mimeType?.trim() && !isMimeType(mimeType.trim())) {
-		throw inputError(
-			run.node,
+		throw run.fail(
 			itemIndex,
 			'MIME Type',
 			`is not a mime type: "${mimeType}"`,

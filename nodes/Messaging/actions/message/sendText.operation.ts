@@ -1,6 +1,5 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { inputError } from '../../../shared/errors';
 import type { ItemCall } from '../../../shared/execution/router';
 import { forOperation } from '../../../shared/properties';
 import { textParameter } from '../../../shared/execution/operationRun';
@@ -31,8 +30,7 @@ export async function execute(
 	const phone = recipientPhone(run, itemIndex);
 	const text = textParameter(run, itemIndex, 'text', 'Text');
 	if (text.trim() === '') {
-		throw inputError(
-			run.node,
+		throw run.fail(
 			itemIndex,
 			'Text',
 			'is empty',

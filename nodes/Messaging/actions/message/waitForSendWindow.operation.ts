@@ -1,7 +1,7 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { clock } from '../../../shared/clock';
-import { inputError, itemList } from '../../../shared/errors';
+import { itemList } from '../../../shared/errors';
 import type { ItemCall } from '../../../shared/execution/router';
 import { asOptions, forOperation } from '../../../shared/properties';
 import type { MessagingRun } from '../../parameters';
@@ -43,8 +43,7 @@ export async function execute(
 		]),
 	);
 	const window = readSendWindow(asOptions(fields), this.getTimezone());
-	if ('problem' in window)
-		throw inputError(run.node, itemIndex, window.field, window.problem, window.fix);
+	if ('problem' in window) throw run.fail(itemIndex, window.field, window.problem, window.fix);
 	const key = JSON.stringify({ ...window, days: [...window.days] });
 	const same = run.sendWindows.get(key);
 	if (same) same.items.push(itemIndex);
