@@ -273,27 +273,16 @@ async function fileFromBinaryField(
 	given: FileIdentity,
 ): Promise<FileSourced> {
 	const field = 'Input Binary Field';
-	const name = textValue(
-		run,
-		itemIndex,
-		run.parameter('binaryPropertyName', itemIndex, 'data'),
-		field,
-	).trim();
-	if (!name) {
-		throw run.fail(
-			itemIndex,
-			field,
-			'is empty',
-			'Enter the name of the binary field that holds the file, e.g. data.',
-		);
-	}
+	const fail = (problem: string, fix: string) => run.fail(itemIndex, field, problem, fix);
+	const value = run.parameter('binaryPropertyName', itemIndex, 'data');
+	const name = textValue(run, itemIndex, value, field).trim();
+	if (!name)
+		throw fail('is empty', 'Enter the name of the binary field that holds the file, e.g. data.');
 	const binaries = ctx.getInputData()[itemIndex]?.binary ?? {};
 	const binary = binaries[name];
 	if (!binary) {
 		const present = Object.keys(binaries);
-		throw run.fail(
-			itemIndex,
-			field,
+		throw fail(
 			`names a binary field the item does not have: "${name}" (${present.length ? `it has: ${present.map((p) => `"${p}"`).join(', ')}` : 'the item has no binary data'})`,
 			present.length
 				? `Use one of the item's binary fields, e.g. "${present[0]}".`
@@ -301,9 +290,7 @@ async function fileFromBinaryField(
 		);
 	}
 	const emptyFile = () =>
-		run.fail(
-			itemIndex,
-			field,
+		fail(
 			`holds an empty file (field "${name}", 0 bytes)`,
 			'Check the node that produced the file: the gateway cannot send a file without content.',
 		);
@@ -311,9 +298,7 @@ async function fileFromBinaryField(
 		const base64 = binary.data;
 		if (typeof base64 !== 'string' || base64.length === 0) throw emptyFile();
 		if (!looksLikeCleanBase64(base64)) {
-			throw run.fail(
-				itemIndex,
-				field,
+			throw fail(
 				`holds binary data that is not base64 (field "${name}")`,
 				'The binary was built by hand with text that is not base64. Create it with a node that reads or converts files (e.g. Convert to File), or send the text with File Source "Base64 Text".',
 			);
