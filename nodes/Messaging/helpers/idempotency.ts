@@ -230,34 +230,33 @@ export class Repeats {
 
 	/** The run's hints: where the claims are kept, what was skipped, what could not be given back. */
 	async finish(): Promise<void> {
+		const { ctx } = this.run;
 		await this.claims.finish().catch(() => this.notGivenBack++);
-		if (this.notGivenBack > 0) {
-			const n = this.notGivenBack;
+		const n = this.notGivenBack;
+		if (n > 0)
 			hint(
-				this.run.ctx,
+				ctx,
 				`${n} message${n === 1 ? '' : 's'} not sent in this run could not be given back: a Retry within ${this.window} skips ${n === 1 ? 'it' : 'them'} as if sent.`,
 				'warning',
 			);
-		}
 		if (this.claims.protection === 'process')
 			hint(
-				this.run.ctx,
+				ctx,
 				'Skip Repeats Within holds until n8n restarts: this n8n has no processed-items store (n8n 1.66 or newer keeps it in its database).',
 				'warning',
 			);
 		const skipped = [...this.outcome.values()].filter((o) => o === 'skipped').length;
-		if (skipped === 0) return;
 		const total = this.run.sends.size;
 		const by = this.skippedBy();
-		if (skipped === total)
+		if (skipped === total && total > 0)
 			hint(
-				this.run.ctx,
+				ctx,
 				`Nothing was sent: ${total === 1 ? 'the message is a repeat' : `all ${total} messages are repeats`} of ${by}, within ${this.window} (Options → Skip Repeats Within), so ${total === 1 ? 'it was' : 'they were'} not sent again. Each item says when it was sent. To send again on purpose, set Skip Repeats Within to 0.`,
 				'warning',
 			);
-		else
+		else if (skipped > 0)
 			hint(
-				this.run.ctx,
+				ctx,
 				`${skipped} of ${total} messages were not sent again: repeats of ${by}, within ${this.window} (Options → Skip Repeats Within). Each skipped item says when.`,
 				'info',
 			);
