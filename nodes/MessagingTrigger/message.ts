@@ -2,14 +2,8 @@ import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-wor
 
 import { FALLBACK_MIME_TYPE, parseBase64Text } from '../shared/dataUri';
 import { cleanFileName, extensionFor } from '../shared/fileName';
-import { onFirstUse } from '../shared/onFirstUse';
-import { normalizePhone } from '../shared/phone';
+import { nationalNumber, normalizePhone } from '../shared/phone';
 import { MESSAGE_CATEGORIES, type MessageCategory, type TriggerSettings } from './parameters';
-
-const phoneNumbers = onFirstUse(
-	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
-	() => require('libphonenumber-js') as typeof import('libphonenumber-js'),
-);
 
 const API_KEY_FIELD = 'x-api-key';
 const MAX_DEPTH = 32;
@@ -109,8 +103,7 @@ function comparable(text: string, country: string): { international?: string; na
 	if (digits === '') return {};
 	if (/^\s*(\+|00)/.test(text) || !digits.startsWith('0')) {
 		const international = digits.replace(/^00/, '');
-		const parsed = phoneNumbers().parsePhoneNumberFromString(`+${international}`);
-		return { international, national: parsed?.nationalNumber };
+		return { international, national: nationalNumber(international) };
 	}
 	const normalized = country ? normalizePhone(text, country) : undefined;
 	if (normalized && 'phone' in normalized) return comparable(normalized.phone, '');

@@ -230,6 +230,11 @@ function isMobile(number: PhoneNumber): boolean {
 	return type === 'MOBILE' || type === 'FIXED_LINE_OR_MOBILE';
 }
 
+/** The number without its country code, when the country is known. */
+export function nationalNumber(international: string): string | undefined {
+	return tryParse(`+${international}`)?.nationalNumber;
+}
+
 function tryParse(text: string, country?: CountryCode): PhoneNumber | undefined {
 	try {
 		return phoneNumbers().parsePhoneNumberWithError(
