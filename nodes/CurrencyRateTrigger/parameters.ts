@@ -10,12 +10,10 @@ import {
 	readRateOptions,
 } from '../shared/rates/rateFields';
 import type { RateType } from '../shared/rates/rateTable';
-import {
-	MAX_WATCHED_CURRENCIES,
-	type CrossingDirection,
-	type WatchMode,
-	type WatchSettings,
-} from './rateWatch';
+import { MAX_WATCHED_CURRENCIES } from './rateWatch';
+
+export type WatchMode = 'change' | 'threshold' | 'publication';
+export type WatchSettings = ReturnType<typeof readTriggerSettings>;
 
 const forMode = (...modes: WatchMode[]) => ({ show: { event: modes } });
 const RATE_TYPES: RateType[] = ['average', 'buy', 'sell'];
@@ -38,17 +36,8 @@ export const triggerProperties: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		options: [
-			{
-				name: 'Rate Moves by More Than a Percentage',
-				value: 'change',
-				description:
-					'Fires when the rate moved by more than the percentage since the last time it fired',
-			},
-			{
-				name: 'Rate Crosses a Threshold',
-				value: 'threshold',
-				description: 'Fires when the rate goes above or below a level you set',
-			},
+			{ name: 'Rate Moves by More Than a Percentage', value: 'change' },
+			{ name: 'Rate Crosses a Threshold', value: 'threshold' },
 			{
 				name: 'Every New Publication',
 				value: 'publication',
@@ -62,21 +51,9 @@ export const triggerProperties: INodeProperties[] = [
 		name: 'field',
 		type: 'options',
 		options: [
-			{
-				name: 'Average',
-				value: 'average',
-				description: "The middle of the provider's buy and sell rates",
-			},
-			{
-				name: 'Buy',
-				value: 'buy',
-				description: 'The rate at which the provider buys the currency',
-			},
-			{
-				name: 'Sell',
-				value: 'sell',
-				description: 'The rate at which the provider sells the currency',
-			},
+			{ name: 'Average', value: 'average', description: 'The middle of buy and sell' },
+			{ name: 'Buy', value: 'buy', description: 'The rate at which the provider buys' },
+			{ name: 'Sell', value: 'sell', description: 'The rate at which the provider sells' },
 		],
 		default: 'average',
 		description: "Which of the provider's rates to compare",
@@ -131,7 +108,7 @@ export const triggerProperties: INodeProperties[] = [
 	]),
 ];
 
-export function readTriggerSettings(ctx: IPollFunctions): WatchSettings {
+export function readTriggerSettings(ctx: IPollFunctions) {
 	const fail = (field: string, problem: string, fix: string) =>
 		new NodeOperationError(ctx.getNode(), `Field "${field}" ${problem}`, { description: fix });
 	const provider = providerCode((name) => ctx.getNodeParameter(name, ''), fail);
@@ -171,9 +148,8 @@ export function readTriggerSettings(ctx: IPollFunctions): WatchSettings {
 		field,
 		changePercent: mode === 'change' ? changePercent : 0,
 		threshold: mode === 'threshold' ? threshold : 0,
-		direction: (mode === 'threshold'
-			? ctx.getNodeParameter('direction', 'above')
-			: 'either') as CrossingDirection,
+		direction: (mode === 'threshold' ? ctx.getNodeParameter('direction', 'above') : 'either') as
+			'above' | 'below' | 'either',
 		fireOnFirstPoll: options.fireOnFirstPoll === true,
 	};
 }

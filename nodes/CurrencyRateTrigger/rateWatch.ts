@@ -1,23 +1,7 @@
 import type { CurrencyQuote, RateTable, RateType } from '../shared/rates/rateTable';
+import type { WatchMode, WatchSettings } from './parameters';
 
 // Which currencies fire: no I/O and no clock, so that every rule is testable.
-export type WatchMode = 'change' | 'threshold' | 'publication';
-export type CrossingDirection = 'above' | 'below' | 'either';
-
-export interface WatchSettings {
-	readonly provider: string;
-	readonly baseCurrency: string;
-	readonly version: string;
-	/** Empty: every currency of the table. */
-	readonly currencies: readonly string[];
-	readonly mode: WatchMode;
-	/** The rate compared; publication looks at all three. */
-	readonly field: RateType;
-	readonly changePercent: number;
-	readonly threshold: number;
-	readonly direction: CrossingDirection;
-	readonly fireOnFirstPoll: boolean;
-}
 
 /** Stored with the workflow, hence the short keys: the last buy, sell and average seen; for moves
  * the reference (the value at the last event or the baseline), for thresholds the side last seen. */
@@ -57,23 +41,16 @@ function settingsKey(settings: WatchSettings): string {
 export function readMemory(value: unknown, settings: WatchSettings): WatchMemory | undefined {
 	const memory = value as Partial<WatchMemory> | undefined;
 	if (memory?.settings !== settingsKey(settings) || typeof memory.rates !== 'object') return;
-	const rates: Record<string, RememberedRate> = {};
-	for (const [code, rate] of Object.entries(memory.rates ?? {}).slice(0, MAX_WATCHED_CURRENCIES))
-		if (rate && typeof rate === 'object') rates[code] = rate;
-	return { settings: memory.settings, rates };
+	const entries = Object.entries(memory.rates ?? {}).slice(0, MAX_WATCHED_CURRENCIES);
+	const rates = entries.filter(([, rate]) => rate && typeof rate === 'object');
+	return { settings: memory.settings, rates: Object.fromEntries(rates) };
 }
 
-interface SeenRate {
-	settings: WatchSettings;
-	code: string;
-	quote: CurrencyQuote;
-	current: number | null;
-	seenAt: string;
-}
+type SeenRate = ReturnType<typeof seenRates>[number];
 
 type Step = { next: RememberedRate; event?: RateEvent };
 
-function seenRates(settings: WatchSettings, table: RateTable): SeenRate[] {
+function seenRates(settings: WatchSettings, table: RateTable) {
 	const { currencies, field } = settings;
 	const codes = [...table.quotes.keys()].filter(
 		(code) => currencies.length === 0 || currencies.includes(code),
@@ -87,11 +64,7 @@ function seenRates(settings: WatchSettings, table: RateTable): SeenRate[] {
 // A currency fires at most once per move: its reference moves to the value that fired. `mustSave`:
 // a threshold side changed without an event, and n8n saves static data only when a poll returns
 // something; a restart that lost the side would miss the next crossing.
-export function decide(
-	settings: WatchSettings,
-	table: RateTable,
-	known: WatchMemory | undefined,
-): { events: RateEvent[]; memory: WatchMemory; mustSave: boolean } {
+export function decide(settings: WatchSettings, table: RateTable, known?: WatchMemory) {
 	const memory: WatchMemory = { settings: settingsKey(settings), rates: {} };
 	const events: RateEvent[] = [];
 	let mustSave = false;
@@ -119,13 +92,8 @@ export function decide(
 }
 
 /** Fetch Test Event: the current rates, against the memory when there is one. */
-export function sampleEvents(
-	settings: WatchSettings,
-	table: RateTable,
-	known: WatchMemory | undefined,
-): RateEvent[] {
-	return seenRates(settings, table).map((seen) => eventOf(seen, 'sample', known?.rates[seen.code]));
-}
+export const sampleEvents = (settings: WatchSettings, table: RateTable, known?: WatchMemory) =>
+	seenRates(settings, table).map((seen) => eventOf(seen, 'sample', known?.rates[seen.code]));
 
 const MODE_RULES: Record<WatchMode, (seen: SeenRate, before: RememberedRate) => Step> = {
 	change(seen, before) {
@@ -168,13 +136,15 @@ function baseline(seen: SeenRate): RememberedRate {
 	return next;
 }
 
-function remembered({ quote, seenAt }: SeenRate): RememberedRate {
-	return { b: quote.buy, s: quote.sell, a: quote.average, at: seenAt };
-}
+const remembered = ({ quote, seenAt }: SeenRate): RememberedRate => ({
+	b: quote.buy,
+	s: quote.sell,
+	a: quote.average,
+	at: seenAt,
+});
 
-function sideOf(value: number, threshold: number): 'above' | 'below' | undefined {
-	return value > threshold ? 'above' : value < threshold ? 'below' : undefined;
-}
+const sideOf = (value: number, threshold: number) =>
+	value > threshold ? 'above' : value < threshold ? 'below' : undefined;
 
 /** Against `before`: for moves its reference, else the value of the poll before. */
 function eventOf(
@@ -207,8 +177,6 @@ function eventOf(
 	};
 }
 
-function round(value: number, places: number): number {
-	const factor = 10 ** places;
-	const rounded = Math.round(value * factor) / factor;
-	return rounded === 0 ? 0 : rounded;
-}
+/** Never -0. */
+const round = (value: number, places: number) =>
+	Math.round(value * 10 ** places) / 10 ** places || 0;

@@ -1,10 +1,4 @@
-import {
-	NodeConnectionTypes,
-	type INodeExecutionData,
-	type INodeType,
-	type INodeTypeDescription,
-	type IPollFunctions,
-} from 'n8n-workflow';
+import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 
 import { messagingRateApiTest } from '../shared/credentialTest';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
@@ -44,7 +38,5 @@ export class MessagingAccountTrigger implements INodeType {
 
 	methods = { credentialTest: { messagingRateApiTest } };
 
-	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		return await pollAccount.call(this);
-	}
+	poll = pollAccount;
 }

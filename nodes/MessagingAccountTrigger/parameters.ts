@@ -2,7 +2,9 @@ import { NodeOperationError, type INodeProperties, type IPollFunctions } from 'n
 
 import {
 	DEFAULT_MESSAGING_VERSION,
+	asOptions,
 	messagingVersionOption,
+	optionText,
 	optionsCollection,
 } from '../shared/properties';
 import { normalizePhone } from '../shared/phone';
@@ -36,8 +38,7 @@ export const triggerProperties: INodeProperties[] = [
 		required: true,
 		placeholder: '+62 812-8877-6713',
 		hint: 'The number connected to the gateway, with its country code',
-		description:
-			'The WhatsApp number of the gateway account: Account → Check, which shows the webhook, asks for it',
+		description: 'The WhatsApp number of the gateway account (Account → Check needs it)',
 		displayOptions: forEvent('webhookChanged'),
 	},
 	{
@@ -45,23 +46,12 @@ export const triggerProperties: INodeProperties[] = [
 		name: 'usageRule',
 		type: 'options',
 		options: [
-			{
-				name: 'Messages Left Fall Below a Percentage',
-				value: 'percent',
-				description: 'Of the limit the gateway reports; blocked sending fires too',
-			},
-			{
-				name: 'Messages Left Fall Below a Number',
-				value: 'count',
-				description: 'Blocked sending fires too',
-			},
-			{
-				name: 'Sending Is Blocked',
-				value: 'blocked',
-				description: 'Only when the gateway blocks sending',
-			},
+			{ name: 'Messages Left Fall Below a Percentage', value: 'percent' },
+			{ name: 'Messages Left Fall Below a Number', value: 'count' },
+			{ name: 'Sending Is Blocked', value: 'blocked', description: 'Only when sending is blocked' },
 		],
 		default: 'percent',
+		description: 'Blocked sending fires with every choice',
 		displayOptions: forEvent('usageLimit'),
 	},
 	{
@@ -100,7 +90,7 @@ export const triggerProperties: INodeProperties[] = [
 			typeOptions: { minValue: 0, maxValue: 1440 },
 			default: 5,
 			description:
-				'QR Code Needed: a changed QR code fires again only this many minutes after the last one',
+				'QR Code Needed: a changed code fires again only this many minutes after the last',
 		},
 		messagingVersionOption(
 			'Version sent with Account → Check (Webhook Changed); the gateway expects its module version, e.g. 16.0.1.3',
@@ -118,8 +108,7 @@ export const triggerProperties: INodeProperties[] = [
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: 100 },
 			default: 3,
-			description:
-				'QR Code Needed: at most this many items while the account stays disconnected, so a long outage does not flood',
+			description: 'QR Code Needed: at most this many items while the account stays disconnected',
 		},
 		{
 			displayName: 'Report Problems at Start',
@@ -132,17 +121,7 @@ export const triggerProperties: INodeProperties[] = [
 	]),
 ];
 
-export interface Settings {
-	events: ReadonlySet<WatchedEvent>;
-	accountNumber: string;
-	usageRule: { kind: 'percent' | 'count' | 'blocked'; below: number };
-	failedPolls: number;
-	qrCodesPerDisconnection: number;
-	minutesBetweenQrCodes: number;
-	reportProblemsAtStart: boolean;
-	qrField: string;
-	version: string;
-}
+export type Settings = ReturnType<typeof readSettings>;
 
 // Expressions skip the editor's bounds: [field, what it must be, whole number, min, max].
 const NUMBERS: Record<string, [string, string, boolean, number, number?]> = {
@@ -153,7 +132,7 @@ const NUMBERS: Record<string, [string, string, boolean, number, number?]> = {
 	minutesBetweenQrCodes: ['Minutes Between QR Codes', 'a number of minutes', false, 0],
 };
 
-export function readSettings(ctx: IPollFunctions): Settings {
+export function readSettings(ctx: IPollFunctions) {
 	const fail = (field: string, problem: string, fix: string) =>
 		new NodeOperationError(ctx.getNode(), `Field "${field}" ${problem}`, { description: fix });
 	const number = (name: string, fallback: number) => {
@@ -162,15 +141,10 @@ export function readSettings(ctx: IPollFunctions): Settings {
 		if (value >= min && value <= max && (!whole || Number.isInteger(value))) return value;
 		throw fail(field, `is not ${is}: ${JSON.stringify(value)}`, `Enter ${is}, e.g. ${fallback}.`);
 	};
-	const text = (name: string, field: string, fallback: string) => {
-		const value = ctx.getNodeParameter(name, '') ?? '';
-		if (typeof value !== 'string' && typeof value !== 'number')
-			throw fail(field, `is not text: ${JSON.stringify(value)}`, `Enter text, e.g. ${fallback}.`);
-		return String(value).trim() || fallback;
-	};
 
+	const options = asOptions(ctx.getNodeParameter('options', {}));
 	const picked = ctx.getNodeParameter('events', []) as unknown;
-	const events = new Set(Array.isArray(picked) ? (picked as WatchedEvent[]) : []);
+	const events: ReadonlySet<WatchedEvent> = new Set(Array.isArray(picked) ? picked : []);
 	const unknown = [...events].filter((event) => !EVENT_OPTIONS.some((o) => o.value === event));
 	if (events.size === 0 || unknown.length > 0)
 		throw fail(
@@ -204,8 +178,8 @@ export function readSettings(ctx: IPollFunctions): Settings {
 		failedPolls: events.has('gatewayUnreachable') ? number('failedPolls', 3) : 1,
 		qrCodesPerDisconnection: number('options.qrCodesPerDisconnection', 3),
 		minutesBetweenQrCodes: number('options.minutesBetweenQrCodes', 5),
-		reportProblemsAtStart: ctx.getNodeParameter('options.reportProblemsAtStart', true) !== false,
-		qrField: text('options.qrBinaryPropertyName', 'Put QR Image in Field', 'qrCode'),
-		version: text('options.version', 'API Version', DEFAULT_MESSAGING_VERSION),
+		reportProblemsAtStart: options.reportProblemsAtStart !== false,
+		qrField: optionText(options, 'qrBinaryPropertyName', 'qrCode'),
+		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),
 	};
 }

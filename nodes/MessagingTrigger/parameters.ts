@@ -37,8 +37,7 @@ const verificationOptions: INodeProperties['options'] = [
 	{
 		name: 'Generated Secret (Recommended)',
 		value: 'generatedSecret',
-		description:
-			'Activation registers the URL with a secret of its own in the query; nothing to set up',
+		description: 'Activation registers the URL with a secret of its own in the query',
 	},
 	{ name: 'None', value: 'none', description: 'Accept every request to the webhook URL' },
 	{
@@ -54,8 +53,7 @@ const verificationOptions: INodeProperties['options'] = [
 	{
 		name: 'Shared Secret in Query Parameter',
 		value: 'querySecret',
-		description:
-			'The registered webhook URL carries the shared secret you enter as a query parameter',
+		description: 'The registered webhook URL carries the shared secret as a query parameter',
 	},
 ];
 
@@ -99,11 +97,7 @@ export const triggerProperties: INodeProperties[] = [
 			{ name: 'Audio', value: 'audio', description: 'Audio files and voice notes' },
 			{ name: 'Document', value: 'document', description: 'Files such as PDF or spreadsheets' },
 			{ name: 'Image', value: 'image' },
-			{
-				name: 'Other',
-				value: 'other',
-				description: 'Any type not listed here, such as stickers or locations',
-			},
+			{ name: 'Other', value: 'other', description: 'Any other type, e.g. stickers, locations' },
 			{ name: 'Text', value: 'text' },
 			{ name: 'Video', value: 'video' },
 		],
@@ -181,8 +175,7 @@ export const triggerProperties: INodeProperties[] = [
 			name: 'skipRepeatedDeliveries',
 			type: 'boolean',
 			default: true,
-			description:
-				'Whether a repeated delivery of a message ID (uuid) starts nothing (gateways retry)',
+			description: 'Whether a repeated delivery of a message ID (uuid) starts nothing',
 		},
 		{
 			displayName: 'Repeat Window (Minutes)',
@@ -205,12 +198,10 @@ export const triggerProperties: INodeProperties[] = [
 /** The Account Number as typed: normalised where it is used, so that it fails clearly there. */
 export type TriggerSettings = ReturnType<typeof readTriggerSettings>;
 
-/** What n8n's hook and webhook functions share (their signatures differ in details). */
-type ParameterSource = {
-	getNodeParameter(parameterName: string, fallbackValue?: unknown): unknown;
-};
-
-export function readTriggerSettings(ctx: ParameterSource) {
+/** Takes n8n's hook and webhook functions alike (their signatures differ in details). */
+export function readTriggerSettings(ctx: {
+	getNodeParameter(name: string, fallback?: unknown): unknown;
+}) {
 	const text = (name: string, fallback = ''): string => {
 		const value = ctx.getNodeParameter(name, fallback);
 		return typeof value === 'string' || typeof value === 'number' ? String(value) : fallback;
