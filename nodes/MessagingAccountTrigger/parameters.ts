@@ -4,7 +4,6 @@ import {
 	DEFAULT_MESSAGING_VERSION,
 	asOptions,
 	messagingVersionOption,
-	optionText,
 	optionsCollection,
 } from '../shared/properties';
 import { normalizePhone } from '../shared/phone';
@@ -141,6 +140,12 @@ export function readSettings(ctx: IPollFunctions) {
 		if (value >= min && value <= max && (!whole || Number.isInteger(value))) return value;
 		throw fail(field, `is not ${is}: ${JSON.stringify(value)}`, `Enter ${is}, e.g. ${fallback}.`);
 	};
+	const text = (name: string, field: string, fallback: string) => {
+		const value = options[name] ?? '';
+		if (typeof value !== 'string' && typeof value !== 'number')
+			throw fail(field, `is not text: ${JSON.stringify(value)}`, `Enter text, e.g. ${fallback}.`);
+		return String(value).trim() || fallback;
+	};
 
 	const options = asOptions(ctx.getNodeParameter('options', {}));
 	const picked = ctx.getNodeParameter('events', []) as unknown;
@@ -179,7 +184,7 @@ export function readSettings(ctx: IPollFunctions) {
 		qrCodesPerDisconnection: number('options.qrCodesPerDisconnection', 3),
 		minutesBetweenQrCodes: number('options.minutesBetweenQrCodes', 5),
 		reportProblemsAtStart: options.reportProblemsAtStart !== false,
-		qrField: optionText(options, 'qrBinaryPropertyName', 'qrCode'),
-		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),
+		qrField: text('qrBinaryPropertyName', 'Put QR Image in Field', 'qrCode'),
+		version: text('version', 'API Version', DEFAULT_MESSAGING_VERSION),
 	};
 }
