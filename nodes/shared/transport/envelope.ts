@@ -1,5 +1,3 @@
-import { STATUS_CODES } from 'http';
-
 import type { IDataObject } from 'n8n-workflow';
 
 import { describeEndpoint, type Endpoint } from './endpoints';
@@ -283,9 +281,25 @@ function pageText(page: string): string {
 
 const collapse = (text: string) => text.replace(/\s+/g, ' ').trim();
 
+const STATUS_TEXT: Record<number, string> = {
+	400: 'Bad Request',
+	401: 'Unauthorized',
+	403: 'Forbidden',
+	404: 'Not Found',
+	405: 'Method Not Allowed',
+	410: 'Gone',
+	413: 'Payload Too Large',
+	415: 'Unsupported Media Type',
+	429: 'Too Many Requests',
+	500: 'Internal Server Error',
+	502: 'Bad Gateway',
+	503: 'Service Unavailable',
+	504: 'Gateway Timeout',
+};
+
 /** ` Not Found` for 404: the words of a status, after a space, or nothing. */
 export function statusText(status: number): string {
-	return STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : '';
+	return STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : '';
 }
 
 // Secrets are redacted by value, in the forms a server writes a string back in and only those, and
