@@ -488,13 +488,9 @@ export function usageLimitJson(result: unknown): IDataObject {
 function firstNumber(source: IDataObject, keys: string[]): number | null {
 	for (const key of keys) {
 		const value = source[key];
-		const number =
-			typeof value === 'number'
-				? value
-				: typeof value === 'string' && value.trim() !== ''
-					? Number(value)
-					: NaN;
-		if (Number.isFinite(number)) return number;
+		// Number('') and Number(' ') are 0: a blank text says no number.
+		if (typeof value === 'string' ? value.trim() === '' : typeof value !== 'number') continue;
+		if (Number.isFinite(Number(value))) return Number(value);
 	}
 	return null;
 }
