@@ -78,19 +78,17 @@ async function targetOf(ctx: IHookFunctions, registeredNumber?: string) {
 			settings.accountNumber.trim() === ''
 				? await heldNumber(ctx, settings)
 				: normalizePhone(settings.accountNumber, settings.defaultCountry);
-		if ('problem' in parsed) {
+		if ('problem' in parsed)
 			throw new NodeOperationError(ctx.getNode(), `Field "Account Number" ${parsed.problem}`, {
 				description:
 					'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
 			});
-		}
 		const shared =
 			settings.verification === 'querySecret' || settings.verification === 'headerSecret';
-		if (shared && settings.sharedSecret === '') {
+		if (shared && settings.sharedSecret === '')
 			throw new NodeOperationError(ctx.getNode(), 'Field "Shared Secret" is empty', {
 				description: 'Enter a long random string, or choose another Verification.',
 			});
-		}
 		accountNumber = parsed.phone;
 	}
 	const generated = settings.verification === 'generatedSecret';
@@ -234,11 +232,10 @@ export async function unregisterWebhook(this: IHookFunctions): Promise<boolean> 
 		if (!current && !stored) return true;
 		const previous = stored && (await previousWebhookOf(this, stored, target));
 		const restore = previous && !ours(previous) ? previous : '';
-		if (restore === '' && stored?.previousWebhookBase) {
+		if (restore === '' && stored?.previousWebhookBase)
 			this.logger.warn(
 				`Messaging Trigger: the account's previous webhook (at ${urlOf(stored.previousWebhookBase)?.origin ?? 'an address that is not a URL'}) carried a query that was not kept (it may hold a secret), so it cannot be put back; the webhook is cleared. Unpublish and publish (n8n 1.x: deactivate and activate) the workflow it belongs to.`,
 			);
-		}
 		// The URL put back may carry its own secret (a derived one): keep that out of the warning too.
 		secrets.push(...(urlOf(restore)?.searchParams.values() ?? []));
 		await setAccountWebhook(client, target, restore);

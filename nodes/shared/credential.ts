@@ -20,11 +20,10 @@ export async function readCredential(ctx: CredentialContext): Promise<ApiCredent
 	try {
 		return parseCredentials(stored);
 	} catch (error) {
-		if (error instanceof CredentialError) {
+		if (error instanceof CredentialError)
 			throw new NodeOperationError(ctx.getNode(), error.message, {
 				description: 'Open the "Messaging & Rate API" credential and correct the field.',
 			});
-		}
 		throw new NodeOperationError(ctx.getNode(), error instanceof Error ? error : String(error));
 	}
 }

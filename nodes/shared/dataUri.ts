@@ -23,15 +23,13 @@ export function parseBase64Text(text: string): Base64Text {
 	const head = DATA_URI_HEAD.exec(text.slice(0, 512));
 	if (head) {
 		const parameters = head[2].split(';').map((p) => p.trim());
-		if (!parameters.some((p) => p.toLowerCase() === 'base64')) {
+		if (!parameters.some((p) => p.toLowerCase() === 'base64'))
 			return { problem: 'is a data URI without ";base64": only base64 data URIs are read' };
-		}
 		mimeType = head[1].trim().toLowerCase() || undefined;
-		if (mimeType !== undefined && !isMimeType(mimeType)) {
+		if (mimeType !== undefined && !isMimeType(mimeType))
 			return {
 				problem: `is a data URI whose type "${head[1].trim()}" is not a mime type (type/subtype, e.g. application/pdf)`,
 			};
-		}
 		// RFC 2397 allows parameters; some exporters put a percent-encoded file name there.
 		const named = parameters.find((p) => /^name=/i.test(p))?.slice(5);
 		if (named) fileName = decoded(named.replace(/^"(.*)"$/, '$1')).trim() || undefined;

@@ -82,12 +82,11 @@ export function toNodeError(
 		Object.assign(nodeError, { apiError: error });
 		return nodeError;
 	}
-	if (error instanceof CredentialError) {
+	if (error instanceof CredentialError)
 		return new NodeOperationError(node, action ? message : error.message, {
 			itemIndex,
 			description: 'Open the credential and correct the field.',
 		});
-	}
 	return new NodeOperationError(node, message, { itemIndex });
 }
 

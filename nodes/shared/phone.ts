@@ -80,11 +80,10 @@ function readWritten(input: string): { text: string; international?: true } | { 
 	const other = OTHER_IDS.find(([suffix]) => suffix.test(text));
 	if (other) return { problem: `is ${other[1]}, not a phone number: ${quote(input)}` };
 	const extension = EXTENSION.exec(text);
-	if (extension && /\d/.test(text.slice(0, extension.index))) {
+	if (extension && /\d/.test(text.slice(0, extension.index)))
 		return {
 			problem: `ends with an extension (${extension[0].trim()}): ${quote(input)}. WhatsApp numbers have none; remove it so that the message goes to the number you mean`,
 		};
-	}
 
 	const float = FLOAT_FORM.exec(text);
 	if (float) {
@@ -98,11 +97,10 @@ function readWritten(input: string): { text: string; international?: true } | { 
 		const [, first, decimals = '', exponent] = scientific;
 		// Exact only when every digit up to the exponent is written and nothing after it but zeros.
 		const places = Number(exponent);
-		if (decimals.length < places || !/^0*$/.test(decimals.slice(places))) {
+		if (decimals.length < places || !/^0*$/.test(decimals.slice(places)))
 			return {
 				problem: `is in scientific notation, which has lost digits of the number: ${quote(input)}. Format the spreadsheet column as text (or as a number without decimals) and export it again`,
 			};
-		}
 		return { text: `${first}${decimals.slice(0, places)}` };
 	}
 	if (!PHONE_ALPHABET.test(text)) return { problem: `is not a phone number: ${quote(input)}` };
@@ -118,11 +116,10 @@ function parsePhone(input: string, defaultCountry?: string): PhoneResult {
 			problem: `is too long to be a phone number (${raw.length} characters): ${quote(raw)}`,
 		};
 	const country = defaultCountry ? (defaultCountry.trim().toUpperCase() as CountryCode) : undefined;
-	if (country && !countries().has(country)) {
+	if (country && !countries().has(country))
 		return {
 			problem: `cannot be read: the default country "${defaultCountry}" is not an ISO country code such as ID or US`,
 		};
-	}
 	const written = readWritten(raw);
 	if ('problem' in written) return written;
 	const { text } = written;
@@ -165,11 +162,10 @@ function asInternational(input: string, bare: string): PhoneResult {
 	const parsed = tryParse(`+${bare}`);
 	if (parsed?.isPossible()) return { phone: digitsOf(parsed) };
 	const reason = phoneNumbers().validatePhoneNumberLength(`+${bare}`);
-	if (reason === 'INVALID_COUNTRY') {
+	if (reason === 'INVALID_COUNTRY')
 		return {
 			problem: `has no country code: ${quote(input)}. Write it with its country code (e.g. +62…) or set the "Default Country" option`,
 		};
-	}
 	return { problem: lengthProblem(input, reason) };
 }
 

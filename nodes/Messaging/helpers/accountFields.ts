@@ -38,23 +38,21 @@ export function accountParams(run: MessagingRun, itemIndex: number): AccountPara
 		fix: 'Use the number of the WhatsApp account connected to the gateway, with its country code, e.g. +62 812-8877-6713.',
 	});
 	const url = textParameter(run, itemIndex, 'webhookUrl', 'Webhook URL').trim();
-	if (!url) {
+	if (!url)
 		throw run.fail(
 			itemIndex,
 			'Webhook URL',
 			'is empty',
 			"Paste the Production URL of a Messaging Trigger node (or of any endpoint that receives the gateway's posts).",
 		);
-	}
 	const problem = urlProblem(url);
-	if (problem) {
+	if (problem)
 		throw run.fail(
 			itemIndex,
 			'Webhook URL',
 			`is not an absolute http(s) URL: "${url}"`,
 			'Write it in full, starting with https:// (or http://).',
 		);
-	}
 	return { whatsapp_number: phone, whatsapp_webhook: url };
 }
 

@@ -57,7 +57,7 @@ export function waitLimit(ctx: IExecuteFunctions): Date {
 	if (ctx.getNodeParameter('limitType', 0, 'afterTimeInterval') === 'atSpecifiedTime') {
 		const raw = ctx.getNodeParameter('maxDateAndTime', 0, '') as unknown;
 		const date = new Date(typeof raw === 'string' || typeof raw === 'number' ? raw : String(raw));
-		if (!raw || Number.isNaN(date.getTime())) {
+		if (!raw || Number.isNaN(date.getTime()))
 			throw new NodeOperationError(
 				node,
 				`Field "Max Date and Time" is not a date: ${JSON.stringify(raw)}`,
@@ -66,17 +66,15 @@ export function waitLimit(ctx: IExecuteFunctions): Date {
 						'Pick a date and time, or map an ISO date such as 2026-12-01T17:00:00+07:00.',
 				},
 			);
-		}
 		return date;
 	}
 	const amount = Number(ctx.getNodeParameter('resumeAmount', 0, 1));
 	const unit = String(ctx.getNodeParameter('resumeUnit', 0, 'hours'));
-	if (!Number.isFinite(amount) || amount < 0 || !UNITS_MS[unit]) {
+	if (!Number.isFinite(amount) || amount < 0 || !UNITS_MS[unit])
 		throw new NodeOperationError(
 			node,
 			`Field "Amount" must be a number of ${unit} of at least 0, not ${JSON.stringify(amount)}`,
 		);
-	}
 	return new Date(Date.now() + amount * UNITS_MS[unit]);
 }
 

@@ -30,12 +30,11 @@ export async function executeNode<O, C extends OperationRun<O>>(
 	const resource = ctx.getNodeParameter('resource', 0) as string;
 	const operation = ctx.getNodeParameter('operation', 0) as string;
 	const module = findOperation(node.resources, resource, operation);
-	if (!module) {
+	if (!module)
 		throw new NodeOperationError(
 			ctx.getNode(),
 			`The operation "${operation}" of "${resource}" is not known`,
 		);
-	}
 	const inputCount = ctx.getInputData().length;
 	const credentials = await readCredential(ctx);
 	const run = node.startRun({

@@ -42,9 +42,8 @@ export class OperationRun<O = unknown> {
 	/** Read once per run unless an option is mapped; then per item, so none gets another's value. */
 	options(itemIndex: number): O {
 		if (!this.optionsMapped || itemIndex === 0) return this.runOptions;
-		if (this.lastItemOptions?.itemIndex !== itemIndex) {
+		if (this.lastItemOptions?.itemIndex !== itemIndex)
 			this.lastItemOptions = { itemIndex, options: this.readOptions(itemIndex) };
-		}
 		return this.lastItemOptions.options;
 	}
 

@@ -48,11 +48,10 @@ export function parseCredentials(stored: StoredCredentials): ApiCredentials {
 		refuse(`"Base URL" is not a valid URL${quoted}. ${USE_ADDRESS}`);
 	}
 	const url = new URL(baseUrl);
-	if (url.username || url.password) {
+	if (url.username || url.password)
 		refuse(
 			'"Base URL" must not contain a user name or password (user:pass@…): the service does not use them, and they would not be kept secret there. Remove them; the Client ID and Client Secret go in their own fields.',
 		);
-	}
 	if (url.protocol !== 'http:' && url.protocol !== 'https:')
 		refuse(`"Base URL" must start with http:// or https:// (got "${url.protocol}")`);
 	if (url.search || url.hash) refuse('"Base URL" must not contain a query or fragment (?… or #…)');

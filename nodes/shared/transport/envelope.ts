@@ -58,27 +58,20 @@ export class ApiError extends Error {
 	}
 
 	get hint(): string {
-		if (this.deliveryUnknown) {
+		if (this.deliveryUnknown)
 			return 'The request reached the gateway, but its answer was lost, unreadable or does not say whether it was done, so it may have been processed (for a send: the message may have been delivered). It was not retried, to never send it twice; check the recipient or the gateway before sending again.';
-		}
-		if (this.kind === 'network') {
+		if (this.kind === 'network')
 			return 'The server could not be reached. Check the Base URL in the credential and that the service is up.';
-		}
-		if (this.kind === 'timeout') {
+		if (this.kind === 'timeout')
 			return 'No answer within the credential\'s timeout. Raise "Request Timeout" in the credential if the service is slow.';
-		}
-		if (this.authFailure || this.httpStatus === 401 || this.httpStatus === 403) {
+		if (this.authFailure || this.httpStatus === 401 || this.httpStatus === 403)
 			return 'Authentication failed even with a new token. Check the Client ID and Client Secret in the credential.';
-		}
-		if (this.httpStatus === 429) {
+		if (this.httpStatus === 429)
 			return 'The service is rate-limiting this account. Lower "Parallel Requests" or add a delay between requests.';
-		}
-		if (this.kind === 'unexpected-answer') {
+		if (this.kind === 'unexpected-answer')
 			return "The gateway answered, but not in a form this node can read (its words are in the error). If it persists, the gateway's API may have changed: check its documentation or ask its provider.";
-		}
-		if (this.kind === 'invalid-response') {
+		if (this.kind === 'invalid-response')
 			return 'The server did not answer JSON. The Base URL may point at the wrong site, or a proxy in front of the service is failing.';
-		}
 		return '';
 	}
 }
@@ -135,7 +128,7 @@ export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Reda
 	const error = object?.error ?? undefined;
 	const rpc: RpcError | undefined =
 		error === undefined ? undefined : (asFields(error) ?? { message: error });
-	if (status >= 400) {
+	if (status >= 400)
 		throw fail('http', `HTTP ${status}${statusText(status)}`, {
 			serverMessage: rpc ? clean(rpcText(rpc)) : json === undefined ? cleanPage() : cleanJson(json),
 			rpcCode: numeric(rpc?.code),
@@ -145,18 +138,16 @@ export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Reda
 			// behind it may have done it.
 			deliveryUnknown: isWrite && (status === 502 || status === 504),
 		});
-	}
 	// A write answered with success but no readable words: it may well have been done.
 	if (text.trim() === '')
 		throw fail('invalid-response', `HTTP ${status} with an empty body`, {
 			deliveryUnknown: isWrite,
 		});
-	if (!object) {
+	if (!object)
 		throw fail('invalid-response', `HTTP ${status} with a body that is not JSON`, {
 			serverMessage: cleanPage(),
 			deliveryUnknown: isWrite,
 		});
-	}
 	if (rpc) {
 		const message = rpcText(rpc);
 		const code = numeric(rpc.code);
@@ -188,12 +179,11 @@ export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Reda
 				serverMessage: said !== undefined ? clean(said) : cleanJson(fields),
 			});
 		}
-		if (verdict === 'unclear') {
+		if (verdict === 'unclear')
 			throw fail('unexpected-answer', 'the answer does not say the message was sent', {
 				serverMessage: cleanJson(fields),
 				deliveryUnknown: true,
 			});
-		}
 	}
 	return result;
 }

@@ -245,14 +245,13 @@ function readConversion(run: CurrencyRateRun, itemIndex: number, provider: strin
 			: typeof places === 'string' && places.trim() !== ''
 				? Number(places)
 				: NaN;
-	if (!Number.isInteger(decimalPlaces) || decimalPlaces < 0 || decimalPlaces > MAX_DECIMAL_PLACES) {
+	if (!Number.isInteger(decimalPlaces) || decimalPlaces < 0 || decimalPlaces > MAX_DECIMAL_PLACES)
 		throw run.fail(
 			itemIndex,
 			'Decimal Places',
 			`is not a whole number from 0 to ${MAX_DECIMAL_PLACES}: ${JSON.stringify(places)}`,
 			'Enter how many decimals the converted amount keeps, e.g. 2.',
 		);
-	}
 	const { baseCurrency, version } = run.options(itemIndex);
 	return { provider, fromCurrency, toCurrency, rateType, decimalPlaces, baseCurrency, version };
 }

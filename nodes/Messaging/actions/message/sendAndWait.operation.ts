@@ -183,25 +183,23 @@ export async function execute(
 	itemIndex: number,
 	run: MessagingRun,
 ): Promise<ItemCall> {
-	if (typeof this.getSignedResumeUrl !== 'function') {
+	if (typeof this.getSignedResumeUrl !== 'function')
 		throw new NodeOperationError(run.node, 'Send and Wait needs n8n 1.107 or newer', {
 			itemIndex,
 			description:
 				'This n8n cannot sign the answer links. An unsigned link would let anyone who guesses the execution number answer, so nothing was sent. Update n8n, or send the question with Send Text and collect the answer with the Messaging Trigger.',
 		});
-	}
 	// Older n8n checks the links' signature only when the node asks for it.
 	(this as { setSignatureValidationRequired?: () => void }).setSignatureValidationRequired?.();
 	const phone = recipientPhone(run, itemIndex);
 	const question = textParameter(run, itemIndex, 'message', 'Message').trim();
-	if (question === '') {
+	if (question === '')
 		throw run.fail(
 			itemIndex,
 			'Message',
 			'is empty',
 			'Enter the question to ask, or map a field that holds it.',
 		);
-	}
 	const responseType = run.parameter('responseType', 0, 'approval') as ResponseType;
 	const waitId = (run.waitId ??= randomBytes(6).toString('hex'));
 	const links = answerLinks(this, run, itemIndex, responseType, waitId);

@@ -240,14 +240,13 @@ function fileFromBase64Text(
 		throw run.fail(itemIndex, 'File Content', 'is empty', fix + other);
 	}
 	const parsed = parseBase64Text(text);
-	if ('problem' in parsed) {
+	if ('problem' in parsed)
 		throw run.fail(
 			itemIndex,
 			'File Content',
 			parsed.problem,
 			'Give base64 text (A–Z, a–z, 0–9, +, /, = padding) or a data URI such as data:application/pdf;base64,JVBERi0…, or choose "Binary Field" as File Source.',
 		);
-	}
 	return fileFromBase64(parsed.base64, fileIdentity(given, parsed));
 }
 
@@ -297,12 +296,11 @@ async function fileFromBinaryField(
 	if (!binary.id) {
 		const base64 = binary.data;
 		if (typeof base64 !== 'string' || base64.length === 0) throw emptyFile();
-		if (!looksLikeCleanBase64(base64)) {
+		if (!looksLikeCleanBase64(base64))
 			throw fail(
 				`holds binary data that is not base64 (field "${name}")`,
 				'The binary was built by hand with text that is not base64. Create it with a node that reads or converts files (e.g. Convert to File), or send the text with File Source "Base64 Text".',
 			);
-		}
 		return fileFromBase64(base64, fileIdentity(given, binary));
 	}
 	const id = binary.id;
@@ -325,13 +323,12 @@ function givenIdentity(run: MessagingRun, itemIndex: number): FileIdentity {
 	const fields = (run.parameter('fileFields', itemIndex, {}) ?? {}) as Record<string, unknown>;
 	const fileName = textValue(run, itemIndex, fields.fileName, 'File Name') || undefined;
 	const mimeType = textValue(run, itemIndex, fields.mimeType, 'MIME Type') || undefined;
-	if (mimeType?.trim() && !isMimeType(mimeType.trim())) {
+	if (mimeType?.trim() && !isMimeType(mimeType.trim()))
 		throw run.fail(
 			itemIndex,
 			'MIME Type',
 			`is not a mime type: "${mimeType}"`,
 			'Write it as type/subtype, e.g. application/pdf or image/png, or leave it empty.',
 		);
-	}
 	return { fileName, mimeType };
 }

@@ -29,14 +29,13 @@ export async function execute(
 ): Promise<ItemCall> {
 	const phone = recipientPhone(run, itemIndex);
 	const text = textParameter(run, itemIndex, 'text', 'Text');
-	if (text.trim() === '') {
+	if (text.trim() === '')
 		throw run.fail(
 			itemIndex,
 			'Text',
 			'is empty',
 			'Enter the message text, or map a field that holds it.',
 		);
-	}
 	const { version } = run.options(itemIndex);
 	await identifySend(run, itemIndex, { operation: 'sendText', phone, content: () => [text] });
 	return async () =>
