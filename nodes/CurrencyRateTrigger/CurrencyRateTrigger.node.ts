@@ -1,6 +1,5 @@
 import {
 	NodeConnectionTypes,
-	NodeOperationError,
 	type IDataObject,
 	type INodeExecutionData,
 	type INodeType,
@@ -11,7 +10,7 @@ import {
 import { apiClientFor } from '../shared/credential';
 import { messagingRateApiTest } from '../shared/credentialTest';
 import { nodeDocumentationUrl } from '../shared/documentationUrl';
-import { toNodeError } from '../shared/errors';
+import { inputError, toNodeError } from '../shared/errors';
 import { notOffered } from '../shared/rates/rateFields';
 import { fetchRateTable } from '../shared/rates/rateTable';
 import { readTriggerSettings, triggerProperties } from './parameters';
@@ -71,10 +70,12 @@ export class CurrencyRateTrigger implements INodeType {
 			(code) => !table.quotes.has(code) && !known?.rates[code],
 		);
 		if (unknown.length > 0)
-			throw new NodeOperationError(
+			throw inputError(
 				this.getNode(),
-				`Field "Currencies" ${notOffered(unknown, table)}`,
-				{ description: 'Use the listed codes, or another provider.' },
+				undefined,
+				'Currencies',
+				notOffered(unknown, table),
+				'Use the listed codes, or another provider.',
 			);
 		if (this.getMode() === 'manual') return [toItems(sampleEvents(settings, table, known))];
 

@@ -1,4 +1,4 @@
-import { NodeOperationError, type INodeProperties, type IPollFunctions } from 'n8n-workflow';
+import type { INodeProperties, IPollFunctions } from 'n8n-workflow';
 
 import { asOptions, optionsCollection } from '../shared/properties';
 import {
@@ -11,6 +11,7 @@ import {
 } from '../shared/rates/rateFields';
 import type { RateType } from '../shared/rates/rateTable';
 import { MAX_WATCHED_CURRENCIES } from './rateWatch';
+import { inputError } from '../shared/errors';
 
 export type WatchMode = 'change' | 'threshold' | 'publication';
 export type WatchSettings = ReturnType<typeof readTriggerSettings>;
@@ -110,7 +111,7 @@ export const triggerProperties: INodeProperties[] = [
 
 export function readTriggerSettings(ctx: IPollFunctions) {
 	const fail = (field: string, problem: string, fix: string) =>
-		new NodeOperationError(ctx.getNode(), `Field "${field}" ${problem}`, { description: fix });
+		inputError(ctx.getNode(), undefined, field, problem, fix);
 	const provider = providerCode((name) => ctx.getNodeParameter(name, ''), fail);
 	const fix = 'Write codes separated by commas, e.g. USD, EUR.';
 	const currencies = currencyList(ctx.getNodeParameter('currencies', ''), fail, fix);

@@ -1,4 +1,4 @@
-import { NodeOperationError, type INodeProperties, type IPollFunctions } from 'n8n-workflow';
+import type { INodeProperties, IPollFunctions } from 'n8n-workflow';
 
 import {
 	DEFAULT_MESSAGING_VERSION,
@@ -8,6 +8,7 @@ import {
 } from '../shared/properties';
 import { normalizePhone } from '../shared/phone';
 import { EVENTS, type WatchedEvent } from './health';
+import { inputError } from '../shared/errors';
 
 const forEvent = (...events: WatchedEvent[]) => ({ show: { events } });
 
@@ -133,7 +134,7 @@ const NUMBERS: Record<string, [string, string, boolean, number, number?]> = {
 
 export function readSettings(ctx: IPollFunctions) {
 	const fail = (field: string, problem: string, fix: string) =>
-		new NodeOperationError(ctx.getNode(), `Field "${field}" ${problem}`, { description: fix });
+		inputError(ctx.getNode(), undefined, field, problem, fix);
 	const number = (name: string, fallback: number) => {
 		const [field, is, whole, min, max = Infinity] = NUMBERS[name.replace('options.', '')];
 		const value = Number(ctx.getNodeParameter(name, fallback));

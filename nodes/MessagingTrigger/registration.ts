@@ -3,7 +3,7 @@ import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-w
 
 import { checkAccount, readAccountAnswer, updateAccount } from '../shared/gateway';
 import { apiClientFor, readCredential, type CredentialContext } from '../shared/credential';
-import { toNodeError } from '../shared/errors';
+import { inputError, toNodeError } from '../shared/errors';
 import { normalizePhone } from '../shared/phone';
 import { redact, type ApiClient } from '../shared/transport';
 import { DEFAULT_SECRET_QUERY, readTriggerSettings, type TriggerSettings } from './parameters';
@@ -79,16 +79,23 @@ async function targetOf(ctx: IHookFunctions, registeredNumber?: string) {
 				? await heldNumber(ctx, settings)
 				: normalizePhone(settings.accountNumber, settings.defaultCountry);
 		if ('problem' in parsed)
-			throw new NodeOperationError(ctx.getNode(), `Field "Account Number" ${parsed.problem}`, {
-				description:
-					'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
-			});
+			throw inputError(
+				ctx.getNode(),
+				undefined,
+				'Account Number',
+				parsed.problem,
+				'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
+			);
 		const shared =
 			settings.verification === 'querySecret' || settings.verification === 'headerSecret';
 		if (shared && settings.sharedSecret === '')
-			throw new NodeOperationError(ctx.getNode(), 'Field "Shared Secret" is empty', {
-				description: 'Enter a long random string, or choose another Verification.',
-			});
+			throw inputError(
+				ctx.getNode(),
+				undefined,
+				'Shared Secret',
+				'is empty',
+				'Enter a long random string, or choose another Verification.',
+			);
 		accountNumber = parsed.phone;
 	}
 	const generated = settings.verification === 'generatedSecret';

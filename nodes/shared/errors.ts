@@ -25,14 +25,16 @@ export function itemList(indexes: number[]): string {
 	return `${indexes.length === 1 ? 'item' : 'items'} ${parts.join(', ')}`;
 }
 
+/** Bad input in a field, of an item when `itemIndex` is given: names the field and the fix. */
 export function inputError(
 	node: INode,
-	itemIndex: number,
+	itemIndex: number | undefined,
 	field: string,
 	problem: string,
 	fix?: string,
 ): NodeOperationError {
-	return new NodeOperationError(node, `Field "${field}" ${problem} ${itemLabel(itemIndex)}`, {
+	const item = itemIndex === undefined ? '' : ` ${itemLabel(itemIndex)}`;
+	return new NodeOperationError(node, `Field "${field}" ${problem}${item}`, {
 		itemIndex,
 		description: fix,
 	});

@@ -489,7 +489,9 @@ export function readUrlSource(run: MessagingRun, itemIndex: number) {
 		1,
 	);
 	const timeoutMs = timerDelay(Math.round(timeoutSeconds * 1000));
-	const flag = (value: unknown) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
+	const block = raw.blockPrivateAddresses;
+	const said = (value: unknown, word: string) =>
+		typeof value === 'string' && value.trim().toLowerCase() === word;
 	return {
 		url,
 		options: {
@@ -499,11 +501,14 @@ export function readUrlSource(run: MessagingRun, itemIndex: number) {
 			maxRedirects: Math.floor(number('maxRedirects', 'Max Redirects', DEFAULT_MAX_REDIRECTS, 0)),
 			// A guard fails closed: only false, "false" or no value turn it off.
 			blockPrivateAddresses: !(
-				[undefined, null, false, ''].includes(raw.blockPrivateAddresses as never) ||
-				flag(raw.blockPrivateAddresses) === 'false'
+				block === undefined ||
+				block === null ||
+				block === false ||
+				block === '' ||
+				said(block, 'false')
 			),
 			// A switch that shows more is on only for true and "true".
-			showFullUrl: [true, 'true'].includes(flag(raw.showFullUrl) as never),
+			showFullUrl: raw.showFullUrl === true || said(raw.showFullUrl, 'true'),
 		},
 	};
 }
