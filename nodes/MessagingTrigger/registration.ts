@@ -72,6 +72,8 @@ async function targetOf(ctx: IHookFunctions, registeredNumber?: string) {
 	const webhookUrl = ctx.getNodeWebhookUrl('default');
 	if (!webhookUrl)
 		throw new NodeOperationError(ctx.getNode(), 'n8n gave this trigger no webhook URL');
+	const fail = (field: string, problem: string, fix: string) =>
+		inputError(ctx.getNode(), undefined, field, problem, fix);
 	let accountNumber = registeredNumber;
 	if (!accountNumber) {
 		const parsed =
@@ -79,9 +81,7 @@ async function targetOf(ctx: IHookFunctions, registeredNumber?: string) {
 				? await heldNumber(ctx, settings)
 				: normalizePhone(settings.accountNumber, settings.defaultCountry);
 		if ('problem' in parsed)
-			throw inputError(
-				ctx.getNode(),
-				undefined,
+			throw fail(
 				'Account Number',
 				parsed.problem,
 				'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
@@ -89,9 +89,7 @@ async function targetOf(ctx: IHookFunctions, registeredNumber?: string) {
 		const shared =
 			settings.verification === 'querySecret' || settings.verification === 'headerSecret';
 		if (shared && settings.sharedSecret === '')
-			throw inputError(
-				ctx.getNode(),
-				undefined,
+			throw fail(
 				'Shared Secret',
 				'is empty',
 				'Enter a long random string, or choose another Verification.',
