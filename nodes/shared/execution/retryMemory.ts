@@ -28,6 +28,8 @@ interface RunEntry {
 }
 
 const runs = new Map<string, RunEntry>();
+/** The bytes of every run together. */
+let totalBytes = 0;
 
 export function retryMemoryFor(ctx: IExecuteFunctions, node: INode): RunMemory | undefined {
 	if (node.retryOnFail !== true) return undefined;
@@ -58,7 +60,7 @@ export class RunMemory {
 
 	/** What every run remembers (the test harness checks the bound and that a run forgets). */
 	static usage(): { runs: number; bytes: number } {
-		return { runs: runs.size, bytes: totalBytes() };
+		return { runs: runs.size, bytes: totalBytes };
 	}
 
 	constructor(
@@ -77,10 +79,10 @@ export class RunMemory {
 
 	rememberOutput(itemIndex: number, output: INodeExecutionData[]): void {
 		this.set(itemIndex, this.entry.full ? { output, bytes: outputBytes(output) } : { bytes: 0 });
-		if (totalBytes() <= RunMemory.maxBytes) return;
+		if (totalBytes <= RunMemory.maxBytes) return;
 		// Other runs go first, then this run's outputs: only that its items were done stays.
 		prune(Date.now(), this.key);
-		if (totalBytes() <= RunMemory.maxBytes) return;
+		if (totalBytes <= RunMemory.maxBytes) return;
 		this.entry.full = false;
 		for (const [index, kept] of this.entry.items) if (!kept.error) this.set(index, { bytes: 0 });
 	}
@@ -90,19 +92,21 @@ export class RunMemory {
 	}
 
 	finish(willRetry: boolean): void {
-		if (!willRetry || this.entry.tries >= this.tries) runs.delete(this.key);
+		if (!willRetry || this.entry.tries >= this.tries) forget(this.key);
 	}
 
 	private set(itemIndex: number, kept: Kept): void {
-		this.entry.bytes += kept.bytes - (this.entry.items.get(itemIndex)?.bytes ?? 0);
+		const added = kept.bytes - (this.entry.items.get(itemIndex)?.bytes ?? 0);
+		this.entry.bytes += added;
+		// A run pruned while it goes on counts no more.
+		if (runs.get(this.key) === this.entry) totalBytes += added;
 		this.entry.items.set(itemIndex, kept);
 	}
 }
 
-function totalBytes(): number {
-	let bytes = 0;
-	for (const entry of runs.values()) bytes += entry.bytes;
-	return bytes;
+function forget(key: string): void {
+	totalBytes -= runs.get(key)?.bytes ?? 0;
+	runs.delete(key);
 }
 
 function outputBytes(output: INodeExecutionData[]): number {
@@ -132,9 +136,9 @@ function keptError(error: ItemError, itemIndex: number): ItemError {
 }
 
 function prune(now: number, keep?: string): void {
-	for (const [key, entry] of runs) if (now - entry.touchedAt > TTL_MS) runs.delete(key);
+	for (const [key, entry] of runs) if (now - entry.touchedAt > TTL_MS) forget(key);
 	for (const key of runs.keys()) {
-		if (runs.size <= MAX_RUNS && totalBytes() <= RunMemory.maxBytes) break;
-		if (key !== keep) runs.delete(key);
+		if (runs.size <= MAX_RUNS && totalBytes <= RunMemory.maxBytes) break;
+		if (key !== keep) forget(key);
 	}
 }
