@@ -3,6 +3,7 @@
  * On Error (Stop, Continue, Continue using error output) for every operation of every node,
  * Retry On Fail (no message sent twice, no retries multiplied), options per item.
  */
+import { readFileSync } from 'fs';
 import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
@@ -477,6 +478,66 @@ describe('Options per item', () => {
 		);
 		expect(apiRequests(sandbox)).toEqual([]);
 	});
+
+	// Mapped per item, each is refused before any request; the docs name it, so a user knows why.
+	const runWide: Array<[string, NodeType, INodeParameters]> = [
+		['Parallel Requests', 'messaging', sendText({ options: { parallel: '={{ $json.n + 1 }}' } })],
+		['Delay Between Requests', 'messaging', sendText({ options: { delayMs: '={{ $json.n }}' } })],
+		[
+			'Skip Repeats Within',
+			'messaging',
+			sendText({ options: { skipRepeatsHours: '={{ $json.n + 1 }}' } }),
+		],
+		[
+			'Delay Between Messages',
+			'messaging',
+			sendText({
+				options: { messageDelay: { range: { minSeconds: '={{ $json.n }}', maxSeconds: 0 } } },
+			}),
+		],
+		[
+			'Account Cap',
+			'messaging',
+			sendText({
+				options: { accountCap: { cap: { messages: '={{ $json.n + 5 }}', per: 'minute' } } },
+			}),
+		],
+		['Max Wait', 'messaging', sendText({ options: { maxWaitMinutes: '={{ $json.n + 1 }}' } })],
+		[
+			'Keep Rates For',
+			'currencyRate',
+			{
+				resource: 'rate',
+				operation: 'convert',
+				provider: 'bca',
+				amount: 10,
+				fromCurrency: 'USD',
+				toCurrency: 'IDR',
+				options: { keepRatesMinutes: '={{ $json.n + 1 }}' },
+			},
+		],
+	];
+	const optionsPerItemDocs = readFileSync('docs/delivery-and-scale.md', 'utf8')
+		.split('### Options per item')[1]
+		.split('\n### ')[0]
+		.replace(/\s+/g, ' ');
+
+	it.each(runWide)(
+		'%s mapped per item is refused before any request, and the docs list it as run-wide',
+		async (name, type, parameters) => {
+			const result = await run(type, parameters, [
+				{ phone: PHONE, n: 0 },
+				{ phone: PHONE, n: 1 },
+			]);
+			expect(result.error?.message).toMatch(
+				new RegExp(
+					`^Option "${name}( \\(\\w+\\))?" is .* for item 0 but .* for item 1: it applies to the whole run$`,
+				),
+			);
+			expect(sandbox.requests().filter((r) => !r.path.endsWith('authentication'))).toEqual([]);
+			expect(optionsPerItemDocs).toContain(`**${name}**`);
+		},
+	);
 });
 
 describe('operations without per-item parameters run once per run', () => {
