@@ -11,7 +11,7 @@ import {
 } from '../shared/rates/rateFields';
 import type { RateType } from '../shared/rates/rateTable';
 import { MAX_WATCHED_CURRENCIES } from './rateWatch';
-import { inputError } from '../shared/errors';
+import { inputError, shown } from '../shared/errors';
 
 export type WatchMode = 'change' | 'threshold' | 'publication';
 export type WatchSettings = ReturnType<typeof readTriggerSettings>;
@@ -127,14 +127,14 @@ export function readTriggerSettings(ctx: IPollFunctions) {
 	if (!RATE_TYPES.includes(field))
 		throw fail(
 			'Rate',
-			`is not a rate type: ${JSON.stringify(field)}`,
+			`is not a rate type: ${shown(field)}`,
 			`Use one of ${RATE_TYPES.join(', ')}.`,
 		);
 	const changePercent = Number(ctx.getNodeParameter('changePercent', 0.5));
 	if (mode === 'change' && !(Number.isFinite(changePercent) && changePercent >= 0))
 		throw fail(
 			'Change (%)',
-			`is not a percentage: ${JSON.stringify(changePercent)}`,
+			`is not a percentage: ${shown(changePercent)}`,
 			'Enter a number such as 0.5 (percent).',
 		);
 	const threshold = Number(ctx.getNodeParameter('threshold', 0));

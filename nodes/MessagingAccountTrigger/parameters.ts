@@ -8,7 +8,7 @@ import {
 } from '../shared/properties';
 import { normalizePhone } from '../shared/phone';
 import { EVENTS, type WatchedEvent } from './health';
-import { inputError } from '../shared/errors';
+import { inputError, shown } from '../shared/errors';
 
 const forEvent = (...events: WatchedEvent[]) => ({ show: { events } });
 
@@ -139,12 +139,12 @@ export function readSettings(ctx: IPollFunctions) {
 		const [field, is, whole, min, max = Infinity] = NUMBERS[name.replace('options.', '')];
 		const value = Number(ctx.getNodeParameter(name, fallback));
 		if (value >= min && value <= max && (!whole || Number.isInteger(value))) return value;
-		throw fail(field, `is not ${is}: ${JSON.stringify(value)}`, `Enter ${is}, e.g. ${fallback}.`);
+		throw fail(field, `is not ${is}: ${shown(value)}`, `Enter ${is}, e.g. ${fallback}.`);
 	};
 	const text = (name: string, field: string, fallback: string) => {
 		const value = options[name] ?? '';
 		if (typeof value !== 'string' && typeof value !== 'number')
-			throw fail(field, `is not text: ${JSON.stringify(value)}`, `Enter text, e.g. ${fallback}.`);
+			throw fail(field, `is not text: ${shown(value)}`, `Enter text, e.g. ${fallback}.`);
 		return String(value).trim() || fallback;
 	};
 
@@ -155,7 +155,7 @@ export function readSettings(ctx: IPollFunctions) {
 	if (events.size === 0 || unknown.length > 0)
 		throw fail(
 			'Trigger On',
-			events.size === 0 ? 'is empty' : `holds unknown events: ${JSON.stringify(unknown)}`,
+			events.size === 0 ? 'is empty' : `holds unknown events: ${shown(unknown)}`,
 			`Pick one or more of: ${EVENT_OPTIONS.map((option) => option.name).join(', ')}.`,
 		);
 	const account = events.has('webhookChanged')
@@ -171,7 +171,7 @@ export function readSettings(ctx: IPollFunctions) {
 	if (kind !== 'percent' && kind !== 'count' && kind !== 'blocked')
 		throw fail(
 			'Usage Limit Fires When',
-			`is not a known choice: ${JSON.stringify(kind)}`,
+			`is not a known choice: ${shown(kind)}`,
 			'Pick one of the listed choices.',
 		);
 	const threshold = kind === 'percent' ? 'usagePercent' : 'usageCount';

@@ -25,6 +25,13 @@ export function itemList(indexes: number[]): string {
 	return `${indexes.length === 1 ? 'item' : 'items'} ${parts.join(', ')}`;
 }
 
+/** A value as an error quotes it: item data can be of any size, so it is cut short. */
+export function shown(value: unknown): string {
+	const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+	const cut = text.length > 60 ? `${text.slice(0, 60)}…` : text;
+	return typeof value === 'string' ? JSON.stringify(cut) : cut;
+}
+
 /** Bad input in a field, of an item when `itemIndex` is given: names the field and the fix. */
 export function inputError(
 	node: INode,

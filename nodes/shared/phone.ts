@@ -1,5 +1,6 @@
 import type { CountryCode, PhoneNumber } from 'libphonenumber-js/max';
 
+import { shown } from './errors';
 import { onFirstUse } from './onFirstUse';
 import { MemoryTable } from './store';
 
@@ -50,10 +51,6 @@ const BIDI_OVERRIDES = /[\u202a-\u202e\u2066-\u2069]/;
 const INVISIBLE = /[\u200b-\u200f\u2060\ufeff]/g;
 const DIGIT_BLOCKS = [0xff10, 0x0660, 0x06f0];
 
-function quote(text: string): string {
-	return JSON.stringify(text.length > 30 ? `${text.slice(0, 30)}…` : text);
-}
-
 function asciiDigits(text: string): string {
 	let out = '';
 	for (const char of text) {
@@ -68,7 +65,7 @@ function asciiDigits(text: string): string {
 function readWritten(input: string): { text: string; international?: true } | { problem: string } {
 	if (BIDI_OVERRIDES.test(input))
 		return {
-			problem: `holds characters that change the order in which its digits are shown: ${quote(input)}. Type the number again`,
+			problem: `holds characters that change the order in which its digits are shown: ${shown(input)}. Type the number again`,
 		};
 	let text = asciiDigits(input.replace(INVISIBLE, '')).trim();
 	if (text.startsWith("'")) text = text.slice(1).trim();
@@ -78,18 +75,18 @@ function readWritten(input: string): { text: string; international?: true } | { 
 	// A chat id always carries the country code: never read with the Default Country.
 	if (chat) return { text: chat[1], international: true };
 	const other = OTHER_IDS.find(([suffix]) => suffix.test(text));
-	if (other) return { problem: `is ${other[1]}, not a phone number: ${quote(input)}` };
+	if (other) return { problem: `is ${other[1]}, not a phone number: ${shown(input)}` };
 	const extension = EXTENSION.exec(text);
 	if (extension && /\d/.test(text.slice(0, extension.index)))
 		return {
-			problem: `ends with an extension (${extension[0].trim()}): ${quote(input)}. WhatsApp numbers have none; remove it so that the message goes to the number you mean`,
+			problem: `ends with an extension (${extension[0].trim()}): ${shown(input)}. WhatsApp numbers have none; remove it so that the message goes to the number you mean`,
 		};
 
 	const float = FLOAT_FORM.exec(text);
 	if (float) {
 		if (/^0+$/.test(float[2])) return { text: float[1] };
 		return {
-			problem: `looks like a decimal number, not a phone number: ${quote(input)}. If a spreadsheet wrote it, format the column as text`,
+			problem: `looks like a decimal number, not a phone number: ${shown(input)}. If a spreadsheet wrote it, format the column as text`,
 		};
 	}
 	const scientific = SCIENTIFIC.exec(text);
@@ -99,11 +96,11 @@ function readWritten(input: string): { text: string; international?: true } | { 
 		const places = Number(exponent);
 		if (decimals.length < places || !/^0*$/.test(decimals.slice(places)))
 			return {
-				problem: `is in scientific notation, which has lost digits of the number: ${quote(input)}. Format the spreadsheet column as text (or as a number without decimals) and export it again`,
+				problem: `is in scientific notation, which has lost digits of the number: ${shown(input)}. Format the spreadsheet column as text (or as a number without decimals) and export it again`,
 			};
 		return { text: `${first}${decimals.slice(0, places)}` };
 	}
-	if (!PHONE_ALPHABET.test(text)) return { problem: `is not a phone number: ${quote(input)}` };
+	if (!PHONE_ALPHABET.test(text)) return { problem: `is not a phone number: ${shown(input)}` };
 	// Typesetting spaces (no-break, thin, narrow) separate digit groups like a plain space.
 	return { text: text.replace(/\s/g, ' ') };
 }
@@ -113,7 +110,7 @@ function parsePhone(input: string, defaultCountry?: string): PhoneResult {
 	if (!raw) return { problem: 'is empty' };
 	if (raw.length > MAX_PHONE_TEXT)
 		return {
-			problem: `is too long to be a phone number (${raw.length} characters): ${quote(raw)}`,
+			problem: `is too long to be a phone number (${raw.length} characters): ${shown(raw)}`,
 		};
 	const country = defaultCountry ? (defaultCountry.trim().toUpperCase() as CountryCode) : undefined;
 	if (country && !countries().has(country))
@@ -123,7 +120,7 @@ function parsePhone(input: string, defaultCountry?: string): PhoneResult {
 	const written = readWritten(raw);
 	if ('problem' in written) return written;
 	const { text } = written;
-	if (!/\d/.test(text)) return { problem: `is not a phone number: ${quote(input)}` };
+	if (!/\d/.test(text)) return { problem: `is not a phone number: ${shown(input)}` };
 
 	const bare = text.replace(FORMATTING, '');
 	if (written.international) return asInternational(input, bare);
@@ -149,9 +146,9 @@ function asWritten(input: string, text: string, country: CountryCode | undefined
 		// libphonenumber-js's error codes: INVALID_COUNTRY, NOT_A_NUMBER, TOO_SHORT, TOO_LONG, INVALID_LENGTH.
 		const reason = error instanceof Error ? error.message : '';
 		if (reason === 'INVALID_COUNTRY') {
-			if (/^(\+|00)/.test(text)) return { problem: `has an unknown country code: ${quote(input)}` };
+			if (/^(\+|00)/.test(text)) return { problem: `has an unknown country code: ${shown(input)}` };
 			return {
-				problem: `has no country code: ${quote(input)}. Write it with its country code (e.g. +62…) or set the "Default Country" option`,
+				problem: `has no country code: ${shown(input)}. Write it with its country code (e.g. +62…) or set the "Default Country" option`,
 			};
 		}
 		return { problem: lengthProblem(input, reason) };
@@ -164,7 +161,7 @@ function asInternational(input: string, bare: string): PhoneResult {
 	const reason = phoneNumbers().validatePhoneNumberLength(`+${bare}`);
 	if (reason === 'INVALID_COUNTRY')
 		return {
-			problem: `has no country code: ${quote(input)}. Write it with its country code (e.g. +62…) or set the "Default Country" option`,
+			problem: `has no country code: ${shown(input)}. Write it with its country code (e.g. +62…) or set the "Default Country" option`,
 		};
 	return { problem: lengthProblem(input, reason) };
 }
@@ -199,7 +196,7 @@ function ambiguity(
 	international: PhoneNumber,
 ): string {
 	return (
-		`could be two different numbers: ${quote(input)} reads as ${describe(national)} with the Default Country ${country}, ` +
+		`could be two different numbers: ${shown(input)} reads as ${describe(national)} with the Default Country ${country}, ` +
 		`or as ${describe(international)} if it starts with a country code. Write it with + and the country code, or as a national number with its leading 0`
 	);
 }
@@ -247,9 +244,9 @@ function digitsOf(number: PhoneNumber): string {
 }
 
 function lengthProblem(input: string, reason: string | undefined): string {
-	if (reason === 'TOO_SHORT') return `is too short to be a phone number: ${quote(input)}`;
-	if (reason === 'TOO_LONG') return `is too long to be a phone number: ${quote(input)}`;
+	if (reason === 'TOO_SHORT') return `is too short to be a phone number: ${shown(input)}`;
+	if (reason === 'TOO_LONG') return `is too long to be a phone number: ${shown(input)}`;
 	if (reason === 'INVALID_LENGTH')
-		return `is not a possible phone number (wrong length): ${quote(input)}`;
-	return `is not a possible phone number: ${quote(input)}`;
+		return `is not a possible phone number (wrong length): ${shown(input)}`;
+	return `is not a possible phone number: ${shown(input)}`;
 }

@@ -12,10 +12,12 @@
  */
 import { readFileSync, readdirSync } from 'fs';
 import { join, relative } from 'path';
+import type { IDataObject } from 'n8n-workflow';
 import * as ts from 'typescript';
 
 import { expectLinearTime } from '../harness/hostile';
 import { isMimeType, parseBase64Text } from '../../nodes/shared/dataUri';
+import { readSendWindow } from '../../nodes/Messaging/helpers/pacing';
 import { normalizePhone } from '../../nodes/shared/phone';
 import { parseDecimal } from '../../nodes/shared/rates/rateTable';
 import { endpoints, parseCredentials } from '../../nodes/shared/transport';
@@ -325,6 +327,28 @@ describe('parsers of outside text, 1 MB of their worst input, against a linear p
 		measure('base URL: slashes', {
 			input: (n) => `http://h/${'/'.repeat(n)}a`,
 			run: (s) => parseCredentials({ baseUrl: s, clientId: 'c', clientSecret: 's' }),
+		});
+	});
+
+	// Send Only Between is item data when mapped: read in one pass, and refused in a short sentence.
+	it('send windows: Days as 1 MB of day names then a word, Time Zone and Start of 1 MB', () => {
+		const refusal = (fields: IDataObject) => {
+			const read = readSendWindow(fields, 'UTC');
+			if (!('problem' in read)) throw new Error(`accepted: ${JSON.stringify(fields).slice(0, 80)}`);
+			expect(read.problem.length).toBeLessThan(200);
+			return read;
+		};
+		measure('send window: Days "mon,tue,…,x"', {
+			input: (n) => `${'mon,tue,'.repeat(n / 8)}x`,
+			run: (s) => refusal({ days: s }),
+		});
+		measure('send window: Time Zone of 1 MB', {
+			input: (n) => `Asia/${'J'.repeat(n)}`,
+			run: (s) => refusal({ timeZone: s }),
+		});
+		measure('send window: Start "0" then spaces', {
+			input: (n) => `0${' '.repeat(n)}:00x`,
+			run: (s) => refusal({ start: s }),
 		});
 	});
 });

@@ -1,7 +1,7 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { fileIdentity, isMimeType } from '../../shared/dataUri';
-import { causeInWords } from '../../shared/errors';
+import { causeInWords, shown } from '../../shared/errors';
 import { cleanFileName, decoded } from '../../shared/fileName';
 import { clock, timerDelay } from '../../shared/clock';
 import { onFirstUse } from '../../shared/onFirstUse';
@@ -476,7 +476,7 @@ export function readUrlSource(run: MessagingRun, itemIndex: number) {
 		if (given === undefined || given === '') return fallback;
 		const parsed = Number(given);
 		if (Number.isFinite(parsed) && parsed >= min) return parsed;
-		const problem = `must be a number of at least ${min}, not ${JSON.stringify(given)}`;
+		const problem = `must be a number of at least ${min}, not ${shown(given)}`;
 		throw fail(field, problem, 'Correct it in Download Options, or remove it to use the default.');
 	};
 	const maxBytes = Math.floor(

@@ -3,7 +3,7 @@ import { DateTime, IANAZone } from 'luxon';
 import type { IDataObject, INodeProperties, JsonObject } from 'n8n-workflow';
 
 import { clock } from '../../shared/clock';
-import { NotAttemptedError, causeInWords, hint, itemLabel } from '../../shared/errors';
+import { NotAttemptedError, causeInWords, hint, itemLabel, shown } from '../../shared/errors';
 import {
 	MemoryTable,
 	sharedState,
@@ -260,14 +260,14 @@ export function readSendWindow(
 	if (start === undefined)
 		return {
 			field: 'Start',
-			problem: `is not a time of day (${JSON.stringify(fields.start)})`,
+			problem: `is not a time of day (${shown(fields.start)})`,
 			fix: 'Write it as HH:MM on a 24-hour clock, e.g. 08:00.',
 		};
 	const end = minutesOf(fields.end ?? '20:00');
 	if (end === undefined)
 		return {
 			field: 'End',
-			problem: `is not a time of day (${JSON.stringify(fields.end)})`,
+			problem: `is not a time of day (${shown(fields.end)})`,
 			fix: 'Write it as HH:MM on a 24-hour clock, e.g. 20:00 (24:00 for midnight).',
 		};
 	if (start % 1440 === end % 1440 && !(start === 0 && end === 1440))
@@ -280,7 +280,7 @@ export function readSendWindow(
 	if (!dayValues)
 		return {
 			field: 'Days',
-			problem: `is not a list of days (${JSON.stringify(fields.days)})`,
+			problem: `is not a list of days (${shown(fields.days)})`,
 			fix: 'Pick days from the list, or map text such as "mon,tue,wed".',
 		};
 	const days = new Set<number>();
@@ -292,7 +292,7 @@ export function readSendWindow(
 		if (index < 0)
 			return {
 				field: 'Days',
-				problem: `holds ${JSON.stringify(value)}, which is no day`,
+				problem: `holds ${shown(value)}, which is no day`,
 				fix: `Pick days from the list (${WEEKDAYS.map(([, day]) => day).join(', ')}).`,
 			};
 		days.add(index + 1);
@@ -308,7 +308,7 @@ export function readSendWindow(
 	if (!IANAZone.isValidZone(timeZone))
 		return {
 			field: 'Time Zone',
-			problem: `is not a known time zone (${JSON.stringify(timeZone)})`,
+			problem: `is not a known time zone (${shown(timeZone)})`,
 			fix: 'Use an IANA name such as Asia/Jakarta, Europe/Berlin or UTC.',
 		};
 	return { start: start % 1440, end, days, timeZone };

@@ -8,6 +8,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { shown } from '../../shared/errors';
 import type { ResponseType } from '../actions/message/sendAndWait.operation';
 
 // n8n checks the links' signature, then runs the node disabled: it passes on the webhook's items on
@@ -58,14 +59,9 @@ export function waitLimit(ctx: IExecuteFunctions): Date {
 		const raw = ctx.getNodeParameter('maxDateAndTime', 0, '') as unknown;
 		const date = new Date(typeof raw === 'string' || typeof raw === 'number' ? raw : String(raw));
 		if (!raw || Number.isNaN(date.getTime()))
-			throw new NodeOperationError(
-				node,
-				`Field "Max Date and Time" is not a date: ${JSON.stringify(raw)}`,
-				{
-					description:
-						'Pick a date and time, or map an ISO date such as 2026-12-01T17:00:00+07:00.',
-				},
-			);
+			throw new NodeOperationError(node, `Field "Max Date and Time" is not a date: ${shown(raw)}`, {
+				description: 'Pick a date and time, or map an ISO date such as 2026-12-01T17:00:00+07:00.',
+			});
 		return date;
 	}
 	const amount = Number(ctx.getNodeParameter('resumeAmount', 0, 1));
@@ -73,7 +69,7 @@ export function waitLimit(ctx: IExecuteFunctions): Date {
 	if (!Number.isFinite(amount) || amount < 0 || !UNITS_MS[unit])
 		throw new NodeOperationError(
 			node,
-			`Field "Amount" must be a number of ${unit} of at least 0, not ${JSON.stringify(amount)}`,
+			`Field "Amount" must be a number of ${unit} of at least 0, not ${shown(amount)}`,
 		);
 	return new Date(Date.now() + amount * UNITS_MS[unit]);
 }

@@ -10,7 +10,7 @@ import {
 import { compactForTool } from '../aiTool';
 import { clock } from '../clock';
 import { readCredential } from '../credential';
-import { errorItemJson, isErrorItemJson, itemList, toNodeError } from '../errors';
+import { errorItemJson, isErrorItemJson, itemList, shown, toNodeError } from '../errors';
 import { ApiClient, DEFAULT_RETRY_POLICY, sharedTokenCache, type RetryPolicy } from '../transport';
 import type { OperationRun } from './operationRun';
 import { retryMemoryFor, type RunMemory } from './retryMemory';
@@ -89,7 +89,7 @@ function checkRunWideOptions<O, C extends OperationRun<O>>(
 			if (own[name] === value) continue;
 			throw new NodeOperationError(
 				ctx.getNode(),
-				`Option "${name}" is ${JSON.stringify(value)} for item 0 but ${JSON.stringify(own[name])} for item ${itemIndex}: it applies to the whole run`,
+				`Option "${name}" is ${shown(value)} for item 0 but ${shown(own[name])} for item ${itemIndex}: it applies to the whole run`,
 				{
 					itemIndex,
 					description: `Give "${name}" one value for all items (a fixed value, or an expression that gives every item the same), or split the items into separate runs.`,

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INode, NodeOperationError } from 'n8n-workflow';
 
-import { inputError } from '../errors';
+import { inputError, shown } from '../errors';
 import type { ApiClient, ApiCredentials } from '../transport';
 
 export interface RunBasics<O> {
@@ -77,15 +77,11 @@ function optionsMapped(ctx: IExecuteFunctions): boolean {
 
 export function describeValue(value: unknown): string {
 	if (value === null) return 'null';
-	if (Array.isArray(value)) return `an array (${shorten(JSON.stringify(value))})`;
-	if (typeof value === 'object') return `an object (${shorten(JSON.stringify(value) ?? '{}')})`;
+	if (Array.isArray(value)) return `an array (${shown(value)})`;
+	if (typeof value === 'object') return `an object (${shown(value)})`;
 	if (typeof value === 'number') return `a number (${value})`;
 	if (typeof value === 'boolean') return `a boolean (${value})`;
 	return `${typeof value}`;
-}
-
-function shorten(text: string): string {
-	return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
 
 export function textParameter(

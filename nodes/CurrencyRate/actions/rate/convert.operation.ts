@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { shown } from '../../../shared/errors';
 import { codeValue, describeValue } from '../../../shared/execution/operationRun';
 import type { ItemCall } from '../../../shared/execution/router';
 import { forOperation, showFor } from '../../../shared/properties';
@@ -235,7 +236,7 @@ function readConversion(run: CurrencyRateRun, itemIndex: number, provider: strin
 	const rateValue = run.parameter('rateType', itemIndex, 'average');
 	const rateType = typeof rateValue === 'string' ? rateValue.trim().toLowerCase() : '';
 	if (!Object.hasOwn(SIDES, rateType)) {
-		const problem = `is not a rate type: ${JSON.stringify(rateValue)}`;
+		const problem = `is not a rate type: ${shown(rateValue)}`;
 		throw run.fail(itemIndex, 'Rate', problem, `Use one of ${Object.keys(SIDES).join(', ')}.`);
 	}
 	const places = run.parameter('decimalPlaces', itemIndex, 2);
@@ -249,7 +250,7 @@ function readConversion(run: CurrencyRateRun, itemIndex: number, provider: strin
 		throw run.fail(
 			itemIndex,
 			'Decimal Places',
-			`is not a whole number from 0 to ${MAX_DECIMAL_PLACES}: ${JSON.stringify(places)}`,
+			`is not a whole number from 0 to ${MAX_DECIMAL_PLACES}: ${shown(places)}`,
 			'Enter how many decimals the converted amount keeps, e.g. 2.',
 		);
 	const { baseCurrency, version } = run.options(itemIndex);
@@ -318,7 +319,7 @@ function amountOf(run: CurrencyRateRun, itemIndex: number, value: unknown, field
 		);
 	if (parsed !== undefined && Number.isFinite(parsed)) return parsed;
 	throw fail(
-		`is not a number: ${JSON.stringify(value)}`,
+		`is not a number: ${shown(value)}`,
 		numberFormat === 'auto'
 			? 'Write it as 1234.56, 1,234.56 or 1.234,56, or set Options → Number Format.'
 			: `Write it as ${numberFormat === 'comma' ? '1.234,56' : '1,234.56'} (Options → Number Format), or map a number.`,
@@ -360,7 +361,7 @@ function readOutputField(run: CurrencyRateRun, itemIndex: number): string {
 	const name = typeof value === 'string' ? value.trim() : '';
 	if (isFieldPath(name)) return name;
 	const fix = 'Enter a name such as convertedAmount or totals.idr.';
-	throw run.fail(itemIndex, 'Output Field', `is not a field name: ${JSON.stringify(value)}`, fix);
+	throw run.fail(itemIndex, 'Output Field', `is not a field name: ${shown(value)}`, fix);
 }
 
 /** Details written where the converted amount goes would replace it, or sit inside a number. */
@@ -374,7 +375,7 @@ function readDetailsField(run: CurrencyRateRun, itemIndex: number, outputField: 
 		run.fail(itemIndex, 'Rate Details Field', problem, fix);
 	if (!isFieldPath(name))
 		throw fail(
-			`is not a field name: ${JSON.stringify(value)}`,
+			`is not a field name: ${shown(value)}`,
 			'Enter a name such as conversion or totals.rate, or leave it empty for none.',
 		);
 	throw fail(
