@@ -1,5 +1,6 @@
 import type { INodeProperties, IPollFunctions } from 'n8n-workflow';
 
+import { inputError, shown } from '../shared/errors';
 import { asOptions, optionsCollection } from '../shared/properties';
 import {
 	baseCurrencyOption,
@@ -11,7 +12,6 @@ import {
 } from '../shared/rates/rateFields';
 import type { RateType } from '../shared/rates/rateTable';
 import { MAX_WATCHED_CURRENCIES } from './rateWatch';
-import { inputError, shown } from '../shared/errors';
 
 export type WatchMode = 'change' | 'threshold' | 'publication';
 export type WatchSettings = ReturnType<typeof readTriggerSettings>;

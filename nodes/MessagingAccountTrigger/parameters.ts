@@ -1,5 +1,6 @@
 import type { INodeProperties, IPollFunctions } from 'n8n-workflow';
 
+import { inputError, shown } from '../shared/errors';
 import {
 	DEFAULT_MESSAGING_VERSION,
 	asOptions,
@@ -8,7 +9,6 @@ import {
 } from '../shared/properties';
 import { normalizePhone } from '../shared/phone';
 import { EVENTS, type WatchedEvent } from './health';
-import { inputError, shown } from '../shared/errors';
 
 const forEvent = (...events: WatchedEvent[]) => ({ show: { events } });
 

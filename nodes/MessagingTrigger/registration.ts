@@ -3,7 +3,7 @@ import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-w
 
 import { checkAccount, readAccountAnswer, updateAccount } from '../shared/gateway';
 import { apiClientFor, readCredential, type CredentialContext } from '../shared/credential';
-import { inputError, toNodeError } from '../shared/errors';
+import { inputError, shown, toNodeError } from '../shared/errors';
 import { normalizePhone } from '../shared/phone';
 import { redact, type ApiClient } from '../shared/transport';
 import { DEFAULT_SECRET_QUERY, readTriggerSettings, type TriggerSettings } from './parameters';
@@ -120,7 +120,7 @@ async function heldNumber(ctx: IHookFunctions, settings: TriggerSettings) {
 		};
 	const parsed = normalizePhone(/^\d+$/.test(held) ? `+${held}` : held, settings.defaultCountry);
 	return 'problem' in parsed
-		? { problem: `is empty and the number the gateway holds ("${held}") ${parsed.problem}` }
+		? { problem: `is empty and the number the gateway holds (${shown(held)}) ${parsed.problem}` }
 		: parsed;
 }
 

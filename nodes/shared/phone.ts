@@ -115,7 +115,7 @@ function parsePhone(input: string, defaultCountry?: string): PhoneResult {
 	const country = defaultCountry ? (defaultCountry.trim().toUpperCase() as CountryCode) : undefined;
 	if (country && !countries().has(country))
 		return {
-			problem: `cannot be read: the default country "${defaultCountry}" is not an ISO country code such as ID or US`,
+			problem: `cannot be read: the default country ${shown(defaultCountry)} is not an ISO country code such as ID or US`,
 		};
 	const written = readWritten(raw);
 	if ('problem' in written) return written;

@@ -1,5 +1,6 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
+import { shown } from '../../shared/errors';
 import { readAccountAnswer, type AccountParams } from '../../shared/gateway';
 import { REDACTED, Redactor } from '../../shared/transport';
 import { textParameter } from '../../shared/execution/operationRun';
@@ -50,7 +51,7 @@ export function accountParams(run: MessagingRun, itemIndex: number): AccountPara
 		throw run.fail(
 			itemIndex,
 			'Webhook URL',
-			`is not an absolute http(s) URL: "${url}"`,
+			`is not an absolute http(s) URL: ${shown(url)}`,
 			'Write it in full, starting with https:// (or http://).',
 		);
 	return { whatsapp_number: phone, whatsapp_webhook: url };

@@ -314,7 +314,7 @@ function amountOf(run: CurrencyRateRun, itemIndex: number, value: unknown, field
 	const parsed = parseDecimal(text, numberFormat);
 	if (Array.isArray(parsed))
 		throw fail(
-			`is ambiguous: "${text}" is ${parsed[0]} with a decimal point (1,234.56) and ${parsed[1]} with a decimal comma (1.234,56)`,
+			`is ambiguous: ${shown(text)} is ${parsed[0]} with a decimal point (1,234.56) and ${parsed[1]} with a decimal comma (1.234,56)`,
 			'Set Options → Number Format to say how your amounts are written, or map a number.',
 		);
 	if (parsed !== undefined && Number.isFinite(parsed)) return parsed;
@@ -350,7 +350,7 @@ function readAmountFields(run: CurrencyRateRun, itemIndex: number): string[] {
 	const unsafe = list.find((name) => !isFieldPath(name));
 	if (unsafe !== undefined)
 		throw fail(
-			`holds a name that is not a field: "${unsafe}"`,
+			`holds a name that is not a field: ${shown(unsafe)}`,
 			'Use field names such as price or order.total.',
 		);
 	return list;

@@ -7,6 +7,7 @@ import {
 	looksLikeCleanBase64,
 	parseBase64Text,
 } from '../../../shared/dataUri';
+import { shown } from '../../../shared/errors';
 import type { ItemCall } from '../../../shared/execution/router';
 import { showFor } from '../../../shared/properties';
 import { textParameter, textValue } from '../../../shared/execution/operationRun';
@@ -327,7 +328,7 @@ function givenIdentity(run: MessagingRun, itemIndex: number): FileIdentity {
 		throw run.fail(
 			itemIndex,
 			'MIME Type',
-			`is not a mime type: "${mimeType}"`,
+			`is not a mime type: ${shown(mimeType)}`,
 			'Write it as type/subtype, e.g. application/pdf or image/png, or leave it empty.',
 		);
 	return { fileName, mimeType };

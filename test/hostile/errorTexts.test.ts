@@ -1,0 +1,89 @@
+/**
+ * A field error quotes the value it refuses, and item data can be of any size: through n8n's
+ * engine, 1 MB mapped into a field gives an error of a sentence, not of a megabyte.
+ */
+import type { INodeParameters } from 'n8n-workflow';
+
+import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
+import { PHONE, apiRequests } from '../harness/messagingNode';
+import { useSandbox } from '../harness/useSandbox';
+
+const sandbox = useSandbox();
+
+const MB = 1024 * 1024;
+const BIG = '={{ $json.big }}';
+
+const cases: Array<[string, 'messaging' | 'currencyRate', INodeParameters, string]> = [
+	[
+		'Default Country',
+		'messaging',
+		{
+			resource: 'message',
+			operation: 'sendText',
+			phone: '0812 8877 6713',
+			text: 'hi',
+			options: { defaultCountry: BIG },
+		},
+		'the default country',
+	],
+	[
+		'MIME Type',
+		'messaging',
+		{
+			resource: 'message',
+			operation: 'sendFile',
+			phone: PHONE,
+			fileSource: 'base64',
+			fileContent: 'aGVsbG8=',
+			fileFields: { mimeType: BIG },
+		},
+		'is not a mime type',
+	],
+	[
+		'Webhook URL',
+		'messaging',
+		{ resource: 'account', operation: 'check', whatsappNumber: PHONE, webhookUrl: BIG },
+		'is not an absolute http(s) URL',
+	],
+	[
+		'Time Zone of Send Only Between',
+		'messaging',
+		{
+			resource: 'message',
+			operation: 'sendText',
+			phone: PHONE,
+			text: 'hi',
+			options: { sendWindow: { window: { timeZone: BIG } } },
+		},
+		'is not a known time zone',
+	],
+	[
+		'Amount',
+		'currencyRate',
+		{
+			resource: 'rate',
+			operation: 'convert',
+			provider: 'bca',
+			amount: BIG,
+			fromCurrency: 'USD',
+			toCurrency: 'IDR',
+		},
+		'is not a number',
+	],
+];
+
+describe('field errors on 1 MB of item data', () => {
+	it.each(cases)(
+		'%s: the error quotes a short part of the value',
+		async (_field, type, parameters, says) => {
+			const big = `x${'9'.repeat(MB)}`;
+			const result = await runWorkflow(
+				singleNodeWorkflow(type, parameters, [{ big }]),
+				sandboxCredential(sandbox.url),
+			);
+			expect(result.error?.message).toContain(says);
+			expect(result.error?.message.length).toBeLessThan(400);
+			expect(apiRequests(sandbox).filter((r) => !r.path.endsWith('authentication'))).toEqual([]);
+		},
+	);
+});
