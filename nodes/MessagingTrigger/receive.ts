@@ -3,6 +3,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { clock } from '../shared/clock';
 import { readCredential } from '../shared/credential';
+import { shown } from '../shared/errors';
 import { normalizePhone } from '../shared/phone';
 import { MemoryTable, sharedState, type RedisScript } from '../shared/store';
 import { boundedCopy, ignoreReason, isPlainObject, messageItem, readEvent } from './message';
@@ -157,7 +158,7 @@ async function readJsonBody(
 		text = new TextDecoder(charset).decode(req.rawBody).replace(/^\uFEFF/, '');
 	} catch {
 		return {
-			problem: `The body declares the charset "${charset.slice(0, 40)}", which cannot be read; send UTF-8`,
+			problem: `The body declares the charset ${shown(charset)}, which cannot be read; send UTF-8`,
 		};
 	}
 	if (text.trim() === '') return { problem: 'The body is empty; a JSON object was expected' };

@@ -1,5 +1,6 @@
 import type { IDataObject, IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
+import { shown } from '../errors';
 import { describeValue } from '../execution/operationRun';
 import { optionText } from '../properties';
 import type { RateTable } from './rateTable';
@@ -81,7 +82,7 @@ export function providerCode(read: (name: string) => unknown, fail: FieldError):
 	if (code.length > 64 || !/^[a-z0-9][a-z0-9_.-]*$/.test(code))
 		throw fail(
 			field,
-			`is not a provider code: "${value.trim().slice(0, 80)}"`,
+			`is not a provider code: ${shown(value.trim())}`,
 			`Provider codes are single words such as ${KNOWN_PROVIDER_CODES}.`,
 		);
 	return code;
