@@ -78,6 +78,10 @@ export class MessagingRun extends OperationRun<MessagingOptions> {
 	readonly sendWindows = new Map<string, { window: SendWindow; items: number[] }>();
 	windowsOpen: Promise<void> | undefined;
 
+	async checkRun(): Promise<Map<number, Error>> {
+		return (await this.repeats?.refusals()) ?? new Map();
+	}
+
 	/** At the end of the run, stopped or not: its hints. */
 	async finish(): Promise<void> {
 		this.pacer?.finish();

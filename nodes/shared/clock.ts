@@ -18,6 +18,9 @@ export const clock = {
 		if (signal?.aborted) throw abortReason(signal);
 	},
 
+	/** One turn of the event loop, so that other work runs during a long loop. */
+	pause: async (): Promise<void> => await n8nSleep(0),
+
 	deadline: (ms: number): AbortSignal => AbortSignal.timeout(Math.ceil(timerDelay(ms))),
 
 	// Every limit shares one timer: a bulk send sets and cancels one per request, and a timer each

@@ -28,6 +28,8 @@ import {
 	type INodeType,
 	type INodeTypes,
 	type IRun,
+	type IRunExecutionData,
+	type ISourceData,
 	type IVersionedNodeType,
 	type IWorkflowBase,
 	type IWebhookResponseData,
@@ -181,6 +183,62 @@ class WebhookStandIn implements INodeType {
 	}
 }
 
+/**
+ * Stands in for n8n's Loop Over Items (Split in Batches v3) with a batch size of 1, as its code
+ * does it: the first run keeps the items and its source in the node's context and hands on the
+ * first item (output 1, "loop"); each later run (fed back by the loop's last node) hands on the
+ * next one, its lineage pointed at the first run's source; when none is left, everything the loop
+ * gave back goes to output 0, "done".
+ */
+class LoopStandIn implements INodeType {
+	description = {
+		displayName: 'Loop Over Items (stand-in)',
+		name: 'n8n-nodes-base.splitInBatches',
+		group: ['organization'],
+		version: 3,
+		description: 'One item per pass',
+		defaults: { name: 'Loop Over Items' },
+		inputs: ['main'],
+		outputs: ['main', 'main'],
+		outputNames: ['done', 'loop'],
+		properties: [] as INodeProperties[],
+	} as unknown as INodeType['description'];
+
+	async execute(this: import('n8n-workflow').IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const input = this.getInputData().slice();
+		const context = this.getContext('node') as {
+			items?: INodeExecutionData[];
+			source?: ISourceData;
+			processed: INodeExecutionData[];
+		};
+		let next: INodeExecutionData | undefined;
+		if (context.items === undefined) {
+			context.source = JSON.parse(JSON.stringify(this.getInputSourceData())) as ISourceData;
+			next = input.shift();
+			context.items = input;
+			context.processed = [];
+		} else {
+			const source = this.getInputSourceData();
+			context.processed.push(
+				...input.map((item, index) => ({
+					...item,
+					pairedItem: { item: index, sourceOverwrite: source },
+				})),
+			);
+			next = context.items.shift();
+			if (next) {
+				const paired = typeof next.pairedItem === 'object' ? next.pairedItem : { item: 0 };
+				next = {
+					...next,
+					pairedItem: { ...(paired as object), sourceOverwrite: context.source },
+				} as INodeExecutionData;
+			}
+		}
+		if (!next) return [context.processed, []];
+		return [[], [next]];
+	}
+}
+
 export const RECEIVED_NAME = 'Received';
 
 /** Passes its input on, so a test sees what a trigger handed to the next node. */
@@ -235,6 +293,10 @@ const nodeClasses: Record<string, INodeType | IVersionedNodeType> = {
 	'n8n-nodes-base.emailSend': new EmailStandIn(),
 	'test.items': new TestItems(),
 	'n8n-nodes-base.webhook': new WebhookStandIn(),
+	// Triggers that hand on what they were given, as n8n runs them once started.
+	'n8n-nodes-base.executeWorkflowTrigger': new ManualTrigger(),
+	'@n8n/n8n-nodes-langchain.chatTrigger': new ManualTrigger(),
+	'n8n-nodes-base.splitInBatches': new LoopStandIn(),
 };
 
 export const nodeTypes: INodeTypes = {
@@ -334,6 +396,22 @@ export interface RunHooks {
 	workflowId?: string | null;
 	/** Called once the run has started, with n8n's Stop for it (what the editor's Stop button does). */
 	onRunning?: (stop: () => void) => void;
+	/** n8n's Retry of this failed execution: a new execution that goes on from its failed node. */
+	retryOf?: IRun;
+}
+
+/**
+ * What n8n's Retry of a failed execution runs (n8n's ExecutionService.retry): the execution's
+ * stored data (here through JSON, as through n8n's database) without its error and without the
+ * failed node's failed run; its stack still holds the failed node with its input.
+ */
+export function retryData(failed: IRun): IRunExecutionData {
+	const data = JSON.parse(JSON.stringify(failed.data)) as IRunExecutionData;
+	delete data.resultData.error;
+	const last = data.resultData.lastNodeExecuted;
+	const runs = last ? data.resultData.runData[last] : undefined;
+	if (runs?.length && runs[runs.length - 1].error !== undefined) runs.pop();
+	return data;
 }
 
 /** Runs `workflow` from its first node without inputs (a manual run) and collects the result. */
@@ -366,7 +444,8 @@ export async function runWorkflow(
 	} as unknown as IWorkflowBase;
 
 	let finished: IRun | undefined;
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	const mode: WorkflowExecuteMode = runHooks.retryOf ? 'retry' : 'manual';
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
 	hooks.addHandler('workflowExecuteAfter', (run) => {
 		finished = run;
 	});
@@ -383,16 +462,18 @@ export async function runWorkflow(
 
 	const start =
 		(runHooks.startNode ? wf.getNode(runHooks.startNode) : wf.getStartNode()) ?? workflow.nodes[0];
-	const runExecutionData = createRunExecutionData({
-		executionData: {
-			nodeExecutionStack: [
-				{ node: start, data: { main: [runHooks.startItems ?? [{ json: {} }]] }, source: null },
-			],
-		},
-	});
+	const runExecutionData = runHooks.retryOf
+		? retryData(runHooks.retryOf)
+		: createRunExecutionData({
+				executionData: {
+					nodeExecutionStack: [
+						{ node: start, data: { main: [runHooks.startItems ?? [{ json: {} }]] }, source: null },
+					],
+				},
+			});
 	const execution = new WorkflowExecute(
 		additionalData,
-		'manual',
+		mode,
 		runExecutionData,
 	).processRunExecutionData(wf);
 	runHooks.onRunning?.(() => execution.cancel());
@@ -453,18 +534,21 @@ export async function runFromNode(
 	mode: WorkflowExecuteMode,
 	additionalData: IWorkflowExecuteAdditionalData,
 	executionId: string,
+	retryOf?: IRun,
 ): Promise<IRun> {
 	let finished: IRun | undefined;
 	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowBase(workflow));
 	hooks.addHandler('workflowExecuteAfter', (run) => {
 		finished = run;
 	});
-	const runExecutionData = createRunExecutionData({
-		executionData: { nodeExecutionStack: [{ node, data: { main: data }, source: null }] },
-	});
+	const runExecutionData = retryOf
+		? retryData(retryOf)
+		: createRunExecutionData({
+				executionData: { nodeExecutionStack: [{ node, data: { main: data }, source: null }] },
+			});
 	const returned = await new WorkflowExecute(
 		{ ...additionalData, executionId, hooks },
-		mode,
+		retryOf ? 'retry' : mode,
 		runExecutionData,
 	).processRunExecutionData(workflow);
 	return finished ?? returned;

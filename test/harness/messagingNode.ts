@@ -22,6 +22,7 @@ import {
 	setBinaryDataMode,
 	singleNodeWorkflow,
 	type EngineRun,
+	type WorkflowJson,
 } from './engine';
 
 export { pngShowsQrOf } from './qrReader';
@@ -141,6 +142,8 @@ export async function runAfterEvent(
 	eventItems: INodeExecutionData[],
 	parameters: INodeParameters,
 	settings: Partial<INode> = { typeVersion: 2 },
+	/** n8n's Retry of this failed execution of the same workflow. */
+	retryOf?: IRun,
 ): Promise<IRun> {
 	const { nodes, connections } = singleNodeWorkflow('messaging', parameters, [], settings);
 	const event: INode = { ...nodes[0], name: 'Event', type: eventType, webhookId: 'event' };
@@ -162,5 +165,53 @@ export async function runAfterEvent(
 		'webhook',
 		additionalData,
 		`event-${++eventExecutions}`,
+		retryOf,
 	);
+}
+
+/** Manual Trigger → items → Loop Over Items → a Messaging node → back into the loop. */
+export function loopWorkflow(items: object[], parameters: INodeParameters): WorkflowJson {
+	return {
+		nodes: [
+			{
+				id: '1',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: '2',
+				name: 'Items',
+				type: 'test.items',
+				typeVersion: 1,
+				position: [200, 0],
+				parameters: { items: JSON.stringify(items) },
+			},
+			{
+				id: '3',
+				name: 'Loop',
+				type: 'n8n-nodes-base.splitInBatches',
+				typeVersion: 3,
+				position: [400, 0],
+				parameters: {},
+			},
+			{
+				id: '4',
+				name: 'Node',
+				type: 'n8n-nodes-messaging-rate.messaging',
+				typeVersion: 2,
+				position: [600, 0],
+				parameters,
+				credentials: { messagingRateApi: { id: 'cred-1', name: 'Sandbox' } },
+			},
+		],
+		connections: {
+			Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
+			Items: { main: [[{ node: 'Loop', type: 'main', index: 0 }]] },
+			Loop: { main: [[], [{ node: 'Node', type: 'main', index: 0 }]] },
+			Node: { main: [[{ node: 'Loop', type: 'main', index: 0 }]] },
+		},
+	};
 }

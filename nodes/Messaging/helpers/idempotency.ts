@@ -4,10 +4,12 @@ import type { IDataObject, INodeExecutionData, NodeOperationError } from 'n8n-wo
 import {
 	NotAttemptedError,
 	causeInWords,
+	inputError,
 	itemLabel,
 	itemList,
 	listInWords,
 	hint,
+	shown,
 } from '../../shared/errors';
 import { ApiError } from '../../shared/transport';
 import type { MessagingRun } from '../parameters';
@@ -23,11 +25,16 @@ export interface SendIdentity {
 	operation: string;
 	phone: string;
 	content: () => unknown[] | Promise<unknown[]>;
+	/** A repeat fails its item before anything is sent, instead of being skipped (Send and Wait). */
+	repeatIsError?: boolean;
 }
 
 export interface IdentifiedSend {
 	key: string;
 	phone: string;
+	repeatIsError: boolean;
+	/** Set by the Idempotency Key: the key as given and the content it stands for. */
+	given?: { key: string; content: () => unknown[] | Promise<unknown[]> };
 }
 
 export async function identifyRepeat(
@@ -38,11 +45,14 @@ export async function identifyRepeat(
 	const options = run.options(itemIndex);
 	if (!(options.skipRepeatsHours > 0)) return;
 	run.repeats ??= new Repeats(run, options.skipRepeatsHours);
+	const { idempotencyKey } = options;
 	run.sends.set(itemIndex, {
-		key: await repeatKeyOf(run, itemIndex, send.operation, send.phone, options.idempotencyKey, () =>
+		key: await repeatKeyOf(run, itemIndex, send.operation, send.phone, idempotencyKey, () =>
 			send.content(),
 		),
 		phone: send.phone,
+		repeatIsError: send.repeatIsError === true,
+		given: idempotencyKey ? { key: idempotencyKey, content: send.content } : undefined,
 	});
 }
 
@@ -98,7 +108,7 @@ export class Repeats {
 	private readonly claims: SendClaims;
 	private known: Promise<Map<number, Repeat>> | undefined;
 	private readonly taken = new Set<number>();
-	private readonly outcome = new Map<number, 'sent' | 'skipped' | 'maybe'>();
+	private readonly outcome = new Map<number, 'sent' | 'skipped' | 'maybe' | 'refused'>();
 	private readonly skippedFor = new Set<string>();
 	private notGivenBack = 0;
 
@@ -152,6 +162,52 @@ export class Repeats {
 		}
 	}
 
+	/**
+	 * After every item is checked, before the first send: what must not be sent at all. Two messages
+	 * under one Idempotency Key would send only the first; a repeated question would end a run that
+	 * already asked the ones before it.
+	 */
+	async refusals(): Promise<Map<number, NodeOperationError>> {
+		const refused = new Map<number, NodeOperationError>();
+		const sends = [...this.run.sends].sort(([a], [b]) => a - b);
+		const keys = new Set(sends.map(([, send]) => send.given?.key));
+		// One key for every item (an expression over a missing field, say) while messages to one
+		// number differ: all but the first would be skipped.
+		if (sends.length > 1 && keys.size === 1 && !keys.has(undefined)) {
+			const firstTo = new Map<string, { itemIndex: number; content: string }>();
+			for (const [itemIndex, { phone, given }] of sends) {
+				const content = JSON.stringify(await given!.content());
+				const first = firstTo.get(phone);
+				if (!first) firstTo.set(phone, { itemIndex, content });
+				else if (first.content !== content)
+					refused.set(itemIndex, this.sharedKey(itemIndex, first.itemIndex, given!.key));
+			}
+		}
+		if (![...this.run.sends.values()].some((send) => send.repeatIsError)) return refused;
+		let known: Map<number, Repeat>;
+		try {
+			known = await (this.known ??= this.findKnown());
+		} catch (error) {
+			for (const itemIndex of this.run.sends.keys())
+				refused.set(itemIndex, notAttempted(this.run, itemIndex, error));
+			return refused;
+		}
+		for (const [itemIndex, why] of known)
+			if (this.run.sends.get(itemIndex)?.repeatIsError && !refused.has(itemIndex))
+				refused.set(itemIndex, this.repeatedQuestion(itemIndex, why));
+		return refused;
+	}
+
+	private sharedKey(itemIndex: number, first: number, key: string): NodeOperationError {
+		return inputError(
+			this.run.node,
+			itemIndex,
+			'Options → Idempotency Key',
+			`is ${shown(key)} for every item, and item ${first} sends another message to the same number: one key stands for one message, so this one would never be sent`,
+			'Give each message its own key: an expression over a field every item has, e.g. {{ $json.orderId }}; an expression over a missing field gives every item the same key. Or leave the key empty: then the content and the event tell messages apart.',
+		);
+	}
+
 	/** Within-run duplicates, then the holders of the others, in one read. */
 	private async findKnown(): Promise<Map<number, Repeat>> {
 		const known = new Map<number, Repeat>();
@@ -167,23 +223,27 @@ export class Repeats {
 	}
 
 	private skip(itemIndex: number, why: Repeat): INodeExecutionData {
-		if (this.run.ctx.getNodeParameter('operation', 0) === 'sendAndWait')
+		const send = this.run.sends.get(itemIndex)!;
+		if (send.repeatIsError) {
+			this.outcome.set(itemIndex, 'refused');
 			throw this.repeatedQuestion(itemIndex, why);
+		}
 		this.outcome.set(itemIndex, 'skipped');
 		if ('holder' in why) this.skippedFor.add(why.holder.executionId ?? '');
-		const send = this.run.sends.get(itemIndex)!;
 		const earlierSend: IDataObject =
 			'duplicateOf' in why
-				? { item: why.duplicateOf, executionId: this.run.ctx.getExecutionId() ?? null }
+				? { item: why.duplicateOf, executionId: this.executionId }
 				: {
 						executionId: why.holder.executionId,
 						at: why.holder.at === null ? null : new Date(why.holder.at).toISOString(),
-						notBefore: new Date(why.holder.notBefore).toISOString(),
 					};
+		// n8n's store keeps no time, only the window's slot: the earliest the earlier send can have been.
+		if ('holder' in why && why.holder.at === null)
+			earlierSend.notBefore = new Date(why.holder.notBefore).toISOString();
 		return {
 			json: {
 				skipped: true,
-				reason: `Not sent again: ${'duplicateOf' in why ? `the same message as item ${why.duplicateOf} of this run` : describeHolder(why.holder)} (Skip Repeats Within ${this.window})`,
+				reason: `Not sent again: ${'duplicateOf' in why ? `the same message as item ${why.duplicateOf} of this run` : this.describe(why.holder)} (Skip Repeats Within ${this.window})`,
 				phone: send.phone,
 				idempotencyKey: send.key,
 				earlierSend,
@@ -195,15 +255,20 @@ export class Repeats {
 
 	/** A skipped question would pass on an item that reads as nobody's decision: it fails instead. */
 	private repeatedQuestion(itemIndex: number, why: Repeat): NodeOperationError {
+		const asker =
+			'duplicateOf' in why ? undefined : (why.holder.executionId ?? 'an earlier execution');
 		const earlier =
 			'duplicateOf' in why
 				? `item ${why.duplicateOf} of this run asks the same`
-				: describeHolder(why.holder).replace('the same message', 'the same question');
+				: this.describe(why.holder).replace('the same message', 'the same question');
+		const answer = asker
+			? `The person's answer (or the wait's time limit) resumes ${asker === 'an earlier execution' ? asker : `execution ${asker}`}, the one that asked: see it for the answer.`
+			: 'Only one of two equal questions can be answered.';
 		return new NotAttemptedError(
 			this.run.node,
 			`Not asked again: ${earlier} (Skip Repeats Within ${this.window}) ${itemLabel(itemIndex)}`,
 			itemIndex,
-			'The answer to the earlier question resumes the execution that asked it; this item carries no answer. To ask again on purpose, set Options → Skip Repeats Within to 0 or give each question its own Idempotency Key.',
+			`${answer} Running this input again within ${this.window} refuses it again. To ask again on purpose, set Options → Skip Repeats Within to 0 or give each question its own Idempotency Key.`,
 		);
 	}
 
@@ -213,6 +278,7 @@ export class Repeats {
 			sent: [] as number[],
 			skipped: [] as number[],
 			maybe: [] as number[],
+			refused: [] as number[],
 			none: [] as number[],
 		};
 		for (const itemIndex of [...this.run.sends.keys()].sort((a, b) => a - b))
@@ -222,8 +288,13 @@ export class Repeats {
 			by.skipped.length ? `${itemList(by.skipped)} (sent before)` : '',
 			by.maybe.length ? `${itemList(by.maybe)} (may have been delivered: check the recipient)` : '',
 		].filter(Boolean);
-		if (skips.length === 0 && by.none.length === 0) return '';
-		const skipText = skips.length ? `skips ${skips.join(', ')}` : 'skips nothing';
+		if (skips.length === 0 && by.none.length === 0 && by.refused.length === 0) return '';
+		const skipText = [
+			skips.length ? `skips ${skips.join(', ')}` : by.refused.length ? '' : 'skips nothing',
+			by.refused.length ? `refuses ${itemList(by.refused)} again (asked before)` : '',
+		]
+			.filter(Boolean)
+			.join(', ');
 		const sendText = by.none.length ? ` and sends ${itemList(by.none)}` : ', and sends nothing';
 		return `Running the same input again within ${this.window} (n8n's Retry, a re-run) ${skipText}${sendText}: Skip Repeats Within.`;
 	}
@@ -251,15 +322,42 @@ export class Repeats {
 		if (skipped === total && total > 0)
 			hint(
 				ctx,
-				`Nothing was sent: ${total === 1 ? 'the message is a repeat' : `all ${total} messages are repeats`} of ${by}, within ${this.window} (Options → Skip Repeats Within), so ${total === 1 ? 'it was' : 'they were'} not sent again. Each item says when it was sent. To send again on purpose, set Skip Repeats Within to 0.`,
+				`Nothing was sent: ${total === 1 ? 'the message is a repeat' : `all ${total} messages are repeats`} of ${by}, within ${this.window} (Options → Skip Repeats Within), so ${total === 1 ? 'it was' : 'they were'} not sent again. Each item says when it was sent. To send again on purpose, give each event its own Idempotency Key or set Skip Repeats Within to 0.`,
 				'warning',
 			);
 		else if (skipped > 0)
 			hint(
 				ctx,
 				`${skipped} of ${total} messages were not sent again: repeats of ${by}, within ${this.window} (Options → Skip Repeats Within). Each skipped item says when.`,
-				'info',
+				// A repeat of another execution may be a new event whose data looks the same: said loudly.
+				this.skippedFor.size > 0 ? 'warning' : 'info',
 			);
+	}
+
+	private get executionId(): string | null {
+		return this.run.ctx.getExecutionId() ?? null;
+	}
+
+	private describe(holder: Holder): string {
+		const by =
+			holder.executionId === null
+				? 'an earlier execution'
+				: holder.executionId === this.executionId
+					? 'an earlier try of this execution (Retry On Fail)'
+					: `execution ${holder.executionId}`;
+		const at = holder.at === null ? '' : ` at ${new Date(holder.at).toISOString()}`;
+		switch (holder.state) {
+			case 'sending':
+				return `the same message was being sent by ${by}${at}, with no answer yet: it may have been delivered`;
+			case 'sent':
+				return `the same message was sent by ${by}${at}`;
+			case 'maybe':
+				return `the same message may have been delivered by ${by}${at} (its answer was lost or unclear)`;
+			case 'recorded':
+				return holder.executionId === null
+					? `the same message was sent by an earlier execution, not before ${new Date(holder.notBefore).toISOString()} (n8n's database holds it)`
+					: `the same message is being sent by ${by}, or was (n8n's database holds it)`;
+		}
 	}
 
 	private get window(): string {
@@ -269,23 +367,16 @@ export class Repeats {
 	private skippedBy(): string {
 		if (this.skippedFor.size === 0) return 'messages earlier in this run';
 		const ids = [...this.skippedFor].filter(Boolean);
-		if (ids.length === 0) return 'messages sent by an earlier execution';
-		return `messages sent by ${ids.length === 1 ? 'execution' : 'executions'} ${listInWords(ids)}`;
-	}
-}
-
-function describeHolder(holder: Holder): string {
-	const by = holder.executionId ? `execution ${holder.executionId}` : 'an earlier execution';
-	const at = holder.at === null ? '' : ` at ${new Date(holder.at).toISOString()}`;
-	switch (holder.state) {
-		case 'sending':
-			return `the same message was being sent by ${by}${at}, with no answer yet: it may have been delivered`;
-		case 'sent':
-			return `the same message was sent by ${by}${at}`;
-		case 'maybe':
-			return `the same message may have been delivered by ${by}${at} (its answer was lost)`;
-		case 'recorded':
-			return `the same message was sent by an earlier execution, not before ${new Date(holder.notBefore).toISOString()} (n8n's database holds it)`;
+		const others = ids.filter((id) => id !== this.executionId);
+		return listInWords([
+			...(ids.length === 0 ? ['messages sent by an earlier execution'] : []),
+			...(others.length
+				? [
+						`messages sent by ${others.length === 1 ? 'execution' : 'executions'} ${listInWords(others)}`,
+					]
+				: []),
+			...(others.length < ids.length ? ['an earlier try of this execution (Retry On Fail)'] : []),
+		]);
 	}
 }
 

@@ -106,15 +106,25 @@ export class SendClaims {
 		keys.forEach((key, i) => {
 			const [current, next] = entries.slice(2 * i, 2 * i + 2);
 			const added = [current, next].filter((entry) => !processed.has(entry));
-			if (!processed.has(current)) this.recorded.set(key, added);
-			else {
+			if (!processed.has(current)) {
+				this.recorded.set(key, added);
+				recordedBy.set(this.memoryKey(key), this.executionId);
+			} else {
 				undo.push(...added);
-				held.set(key, {
-					state: 'recorded',
-					executionId: null,
-					at: null,
-					notBefore: (bucket - 1) * this.windowMs,
-				});
+				// Another run of this process may have taken or settled it while the store answered.
+				const claimed = heldInMemory(this.memoryKey(key), clock.now());
+				held.set(
+					key,
+					claimed
+						? holderOf(claimed)
+						: {
+								state: 'recorded',
+								// A run of this process that recorded it and has not taken it yet says who.
+								executionId: recordedBy.get(this.memoryKey(key)) ?? null,
+								at: null,
+								notBefore: (bucket - 1) * this.windowMs,
+							},
+				);
 			}
 		});
 		if (undo.length) await withLock(this.scope, async () => await store.remove(undo));
@@ -136,7 +146,7 @@ export class SendClaims {
 	}
 
 	async settle(key: string, settlement: Settlement): Promise<void> {
-		if (settlement !== 'release') this.recorded.delete(key);
+		if (settlement !== 'release') this.forget(key);
 		if (this.redis) await this.redis.run(SETTLE, [this.redisKey(key)], [this.owner, settlement[0]]);
 		else settleInMemory(this.memoryKey(key), this.owner, settlement, (at) => this.expiresAt(at));
 	}
@@ -145,8 +155,14 @@ export class SendClaims {
 	async finish(): Promise<void> {
 		const store = this.store;
 		const unsent = [...this.recorded.values()].flat();
-		this.recorded.clear();
+		for (const key of this.recorded.keys()) this.forget(key);
 		if (store && unsent.length) await withLock(this.scope, async () => await store.remove(unsent));
+	}
+
+	private forget(key: string): void {
+		this.recorded.delete(key);
+		const id = this.memoryKey(key);
+		if (recordedBy.get(id) === this.executionId) recordedBy.delete(id);
 	}
 
 	/** The end of the next window bucket, as the store's entries. */
@@ -207,6 +223,9 @@ class ProcessedItems {
 		await this.ctx.helpers.removeProcessed(entries, 'node', { mode: 'entries' });
 	}
 }
+
+/** Which execution of this process recorded a key in the store and has not settled it yet. */
+const recordedBy = new Map<string, string>();
 
 /** The store is a read-modify-write of one row per node: one writer at a time in this process. */
 const locks = new Map<string, Promise<unknown>>();

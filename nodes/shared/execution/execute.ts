@@ -18,6 +18,8 @@ import { findOperation, type ItemCall, type NodeDefinition } from './router';
 
 type ItemError = NodeApiError | NodeOperationError;
 
+const CHECK_TURN_MS = 50;
+
 /**
  * A node's execute, in order: read every item and check it (nothing is sent if one is wrong and
  * the node stops on errors); run the items, `parallel` at a time; then the output, one item per
@@ -48,11 +50,12 @@ export async function executeNode<O, C extends OperationRun<O>>(
 	const { parallel, delayMs } = node.pacing(run.runOptions);
 	const items = new ItemResults(ctx, module.once ? Math.min(inputCount, 1) : inputCount);
 
-	const calls = await items.check(
-		async (itemIndex) => await module.execute.call(ctx, itemIndex, run),
-	);
-	if (items.failures.length > 0) throw items.stop('input');
 	try {
+		const calls = await items.check(
+			async (itemIndex) => await module.execute.call(ctx, itemIndex, run),
+		);
+		items.refuse(calls, (await run.checkRun?.()) ?? new Map());
+		if (items.failures.length > 0) throw items.stop('input');
 		await items.run(calls, parallel, delayMs);
 	} finally {
 		await run.finish?.();
@@ -127,7 +130,13 @@ class ItemResults {
 		execute: (itemIndex: number) => Promise<ItemCall>,
 	): Promise<Array<ItemCall | undefined>> {
 		const calls: Array<ItemCall | undefined> = new Array(this.count);
+		let turnStart = performance.now();
 		for (let itemIndex = 0; itemIndex < this.count; itemIndex++) {
+			// n8n serves other executions and its editor meanwhile: a long check gives way now and then.
+			if (performance.now() - turnStart > CHECK_TURN_MS) {
+				await clock.pause();
+				turnStart = performance.now();
+			}
 			const recalled = this.memory?.recall(itemIndex);
 			if (recalled && 'output' in recalled) this.results[itemIndex] = recalled.output;
 			else if (recalled) {
@@ -142,6 +151,14 @@ class ItemResults {
 			}
 		}
 		return calls;
+	}
+
+	/** What the run as a whole refuses, after every item was checked: those items are never sent. */
+	refuse(calls: Array<ItemCall | undefined>, refused: Map<number, Error>): void {
+		for (const [itemIndex, error] of [...refused].sort(([a], [b]) => a - b)) {
+			calls[itemIndex] = undefined;
+			this.fail(itemIndex, toNodeError(this.node, error, { itemIndex }));
+		}
 	}
 
 	async run(calls: Array<ItemCall | undefined>, parallel: number, delayMs: number): Promise<void> {

@@ -47,6 +47,9 @@ export class OperationRun<O = unknown> {
 		return this.lastItemOptions.options;
 	}
 
+	/** After every item was checked, before the first request: items the run as a whole refuses. */
+	checkRun?(): Promise<Map<number, Error>>;
+
 	/** At the end of the run, stopped or not. */
 	finish?(): Promise<void>;
 

@@ -210,6 +210,7 @@ export async function execute(
 		operation: SEND_AND_WAIT,
 		phone,
 		content: () => [question, responseType, ...links.map(({ label }) => label)],
+		repeatIsError: true,
 	});
 	return async () =>
 		await send(

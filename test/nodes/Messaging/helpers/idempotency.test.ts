@@ -78,7 +78,6 @@ describe("n8n's Retry of a stopped run", () => {
 			earlierSend: {
 				executionId: expect.stringMatching(/^test-\d+$/),
 				at: expect.any(String),
-				notBefore: expect.any(String),
 			},
 			protection: 'database',
 		});
@@ -145,7 +144,13 @@ describe('two executions at once', () => {
 		expect(Object.values(counts())).toEqual([1, 1, 1, 1, 1]);
 		const outputs = runs.flatMap((run) => json(run.output('Node')));
 		expect(outputs.filter((item) => item.sent === true)).toHaveLength(5);
-		expect(outputs.filter((item) => item.skipped === true)).toHaveLength(5);
+		const skipped = outputs.filter((item) => item.skipped === true);
+		expect(skipped).toHaveLength(5);
+		// Each skip names the other execution, however far it had got.
+		for (const item of skipped) {
+			expect(item.reason).toMatch(/by execution test-\d+/);
+			expect((item.earlierSend as { executionId: string }).executionId).toMatch(/^test-\d+$/);
+		}
 	});
 });
 
@@ -178,6 +183,53 @@ describe('what makes two messages the same', () => {
 		expect(texts()).toEqual(['Your order 41 shipped', 'Your order 42 shipped']);
 	});
 
+	it('an Idempotency Key that is the same for every item while the messages differ is refused, naming the field', async () => {
+		// `order-{{ $json.orderId }}` over rows without that field: `order-undefined` for every item.
+		const options = { idempotencyKey: '=order-{{ $json.orderId }}' };
+		const items = [
+			{ phone: PHONE, text: 'Your table is ready' },
+			{ phone: PHONE, text: 'Your bill is ready' },
+		];
+		const run = await runMessaging(sandbox, mappedSendText(options), items, V2);
+		expect(run.error?.message).toMatch(
+			/^Field "Options → Idempotency Key" is "order-(undefined)?" for every item, and item 0 sends another message to the same number: one key stands for one message, so this one would never be sent \[item 1\]$/,
+		);
+		expect(run.error?.description).toMatch(/an expression over a missing field/);
+		expect(sends()).toEqual([]);
+		// The same key for a broadcast (one message per person) is what a key is for.
+		const broadcast = [PHONE, '+62 812-8877-6714'].map((phone) => ({ phone, text: 'Sale!' }));
+		const sale = await runMessaging(
+			sandbox,
+			mappedSendText({ idempotencyKey: 'march-sale' }),
+			broadcast,
+			V2,
+		);
+		expect(sale.error).toBeUndefined();
+		expect(texts()).toEqual(['Sale!', 'Sale!']);
+	});
+
+	it('one event sent to many numbers reaches every number, with and without an Idempotency Key', async () => {
+		const onCall = ['+62 812-8877-6713', '+62 812-8877-6714', '+62 812-8877-6715'];
+		const alert = onCall.map((phone) => ({ phone, text: 'db1 is DOWN', orderId: 7 }));
+		const run = await runMessaging(sandbox, mappedSendText(), alert, V2);
+		expect(json(run.output('Node')).map((item) => item.sent)).toEqual([true, true, true]);
+		const keyed = await runMessaging(
+			sandbox,
+			mappedSendText({ idempotencyKey: '={{ $json.orderId }}' }),
+			alert.map((item) => ({ ...item, text: 'Order 7 shipped' })),
+			V2,
+		);
+		expect(json(keyed.output('Node')).map((item) => item.sent)).toEqual([true, true, true]);
+		expect(sandbox.ledger().map((entry) => entry.phone)).toEqual([
+			'6281288776713',
+			'6281288776714',
+			'6281288776715',
+			'6281288776713',
+			'6281288776714',
+			'6281288776715',
+		]);
+	});
+
 	it('the same text to another number, or another text, is another message', async () => {
 		await runMessaging(sandbox, mappedSendText(), orderItems(1), V2);
 		await runMessaging(
@@ -192,14 +244,15 @@ describe('what makes two messages the same', () => {
 		expect(texts()).toHaveLength(3);
 	});
 
-	it('the execution hint counts the repeats and names the execution that sent them', async () => {
+	it('the execution hint warns of the repeats and names the execution that sent them', async () => {
 		await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
 		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
 		expect(texts()).toHaveLength(3);
+		// A repeat of another execution may be a new event whose data looks the same: a warning.
 		expect(again.run.data.resultData.runData.Node[0].hints).toEqual(
 			expect.arrayContaining([
 				expect.objectContaining({
-					type: 'info',
+					type: 'warning',
 					message: expect.stringMatching(
 						/^2 of 3 messages were not sent again: repeats of messages sent by execution test-\d+, within 8 h \(Options → Skip Repeats Within\)\. Each skipped item says when\.$/,
 					),

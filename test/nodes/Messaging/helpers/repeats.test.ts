@@ -11,9 +11,10 @@ import { join } from 'path';
 import type { INode, INodeExecutionData, INodeParameters, IRun } from 'n8n-workflow';
 
 import { clock } from '../../../../nodes/shared/clock';
-import { PACKAGE } from '../../../harness/engine';
+import { PACKAGE, runWorkflow, sandboxCredential } from '../../../harness/engine';
 import {
 	PHONE,
+	loopWorkflow,
 	mappedSendText,
 	orderItems,
 	runAfterEvent,
@@ -30,10 +31,16 @@ useVirtualTime();
 
 const MESSAGING_TRIGGER = `${PACKAGE}.messagingTrigger`;
 const WEBHOOK = 'n8n-nodes-base.webhook';
+const SCHEDULE = 'n8n-nodes-base.scheduleTrigger';
+const CHAT_TRIGGER = '@n8n/n8n-nodes-langchain.chatTrigger';
+const SUB_WORKFLOW = 'n8n-nodes-base.executeWorkflowTrigger';
 const V2: Partial<INode> = { typeVersion: 2 };
 const HOUR = 3_600_000;
 
 const sent = () => sandbox.ledger().length;
+const texts = () => sandbox.ledger().map((entry) => entry.text);
+/** A schedule's items: one row each. */
+const scheduled = (count: number) => orderItems(count).map((json) => ({ json }));
 const outputOf = (run: IRun): INodeExecutionData[] =>
 	run.data.resultData.runData.Node?.[0]?.data?.main?.[0] ?? [];
 
@@ -78,11 +85,14 @@ beforeEach(async () => {
 /** Each row of the docs' table, as runs: returns whether the second send went out. */
 const situations: Record<string, () => Promise<'yes' | 'no'>> = {
 	"n8n's Retry of a failed execution": async () => {
+		// A schedule's run: n8n's Retry goes on from the failed node with the trigger's run as it was.
 		sandbox.addFaults([{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1 }]);
-		const first = await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
-		expect(first.error).toBeDefined();
+		const first = await runAfterEvent(sandbox, SCHEDULE, scheduled(2), mappedSendText());
+		expect(first.data.resultData.error).toBeDefined();
 		sandbox.clearFaults();
-		await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+		const retry = await runAfterEvent(sandbox, SCHEDULE, [], mappedSendText(), V2, first);
+		expect(retry.data.resultData.error).toBeUndefined();
+		expect(texts()).toEqual(['Order 0 is ready', 'Order 1 is ready']);
 		return sandbox.ledger().filter((entry) => entry.text === 'Order 0 is ready').length > 1
 			? 'yes'
 			: 'no';
@@ -116,6 +126,74 @@ const situations: Record<string, () => Promise<'yes' | 'no'>> = {
 		]);
 		return sent() > 1 ? 'yes' : 'no';
 	},
+	'The same webhook call delivered again, its JSON in another key order': async () => {
+		await runAfterEvent(
+			sandbox,
+			WEBHOOK,
+			webhookCall({ incident: 3, text: 'db1 is DOWN' }, 'a'),
+			alert,
+		);
+		await runAfterEvent(
+			sandbox,
+			WEBHOOK,
+			webhookCall({ text: 'db1 is DOWN', incident: 3 }, 'b'),
+			alert,
+		);
+		return sent() > 1 ? 'yes' : 'no';
+	},
+	'A webhook called twice with no body or query': async () => {
+		const ping = { ...alert, text: 'Someone rang the bell' };
+		await runAfterEvent(sandbox, WEBHOOK, webhookCall({}, 'a'), ping);
+		await runAfterEvent(sandbox, WEBHOOK, webhookCall({}, 'a'), ping);
+		return sent() > 1 ? 'yes' : 'no';
+	},
+	'A chat message typed twice, same answer': async () => {
+		const chat = (id: string) => [
+			{ json: { sessionId: 'visitor-1', action: 'sendMessage', chatInput: id } },
+		];
+		const answer = { ...alert, text: 'An agent will call you back' };
+		await runAfterEvent(sandbox, CHAT_TRIGGER, chat('help'), answer);
+		await runAfterEvent(sandbox, CHAT_TRIGGER, chat('help'), answer);
+		return sent() > 1 ? 'yes' : 'no';
+	},
+	'A reminder every 4 hours from a schedule, same text': async () => {
+		const remind = { ...alert, text: 'Time to take your pills' };
+		const start = Date.UTC(2026, 10, 23, 7);
+		await runAfterEvent(sandbox, SCHEDULE, [{ json: {} }], remind);
+		jest.spyOn(clock, 'now').mockReturnValue(start + 4 * HOUR);
+		await runAfterEvent(sandbox, SCHEDULE, [{ json: {} }], remind);
+		return sent() > 1 ? 'yes' : 'no';
+	},
+	'A loop sending the same message on each pass': async () => {
+		const ping = { phone: PHONE, text: 'ping' };
+		const run = await runWorkflow(
+			loopWorkflow([ping, ping], mappedSendText()),
+			sandboxCredential(sandbox.url),
+		);
+		expect(run.run.data.resultData.runData.Node).toHaveLength(2);
+		return sent() > 1 ? 'yes' : 'no';
+	},
+	'A sub-workflow called twice with the same data': async () => {
+		const call = [{ json: { phone: PHONE, text: 'Your code is 1234' } }];
+		await runAfterEvent(sandbox, SUB_WORKFLOW, call, mappedSendText());
+		const second = await runAfterEvent(sandbox, SUB_WORKFLOW, call, mappedSendText());
+		expect(outputOf(second)[0].json.skipped).toBe(true);
+		return sent() > 1 ? 'yes' : 'no';
+	},
+	'A reply to a new inbound message without a message id (an older gateway), same reply text':
+		async () => {
+			const withoutId = async (text: string) => {
+				const { executions } = await trigger.deliver({
+					rawBody: JSON.stringify({ params: { sender: TRIGGER_CUSTOMER, message: text } }),
+				});
+				expect(executions).toHaveLength(1);
+				expect(executions[0].triggerItems[0].json.messageId).toBe('');
+				return executions[0].triggerItems;
+			};
+			await runAfterEvent(sandbox, MESSAGING_TRIGGER, await withoutId('Hi'), reply);
+			await runAfterEvent(sandbox, MESSAGING_TRIGGER, await withoutId('Hi'), reply);
+			return sent() > 1 ? 'yes' : 'no';
+		},
 	'A queue-mode worker died mid-run, the run is repeated': async () => {
 		// Real workers are killed in test/n8n/queue.ts; here its check is only found by name.
 		const queue = readFileSync(join(__dirname, '../../../n8n/queue.ts'), 'utf8');

@@ -490,4 +490,64 @@ describe('Send and Wait: Skip Repeats Within (version 2)', () => {
 		// The first question is still open, and its link still answers it.
 		expect((await harness.press(linksOf().Approve)).resumed).toBe(true);
 	});
+
+	it('the error says what a re-run does, truthfully: a third run fails the same way and sends nothing', async () => {
+		const first = await harness.run(approvalWorkflow({}, [{}], { typeVersion: 2 }));
+		for (const run of [1, 2]) {
+			const again = await harness.run(approvalWorkflow({}, [{}], { typeVersion: 2 }));
+			expect(again.status).toBe('error');
+			const { message, description } = again.run.data.resultData.error as {
+				message: string;
+				description: string;
+			};
+			expect(message).toMatch(new RegExp(`^Not asked again: .* by execution ${first.id} `));
+			expect(description).toContain(
+				`The person's answer (or the wait's time limit) resumes execution ${first.id}, the one that asked: see it for the answer.`,
+			);
+			expect(description).toContain('Running this input again within 8 h refuses it again.');
+			expect(description).not.toMatch(/sends item/);
+			expect(sandbox.ledger()).toHaveLength(1);
+			expect(run).toBeGreaterThan(0);
+		}
+	});
+
+	it('a duplicated row is refused before the first question is sent', async () => {
+		const question = { message: '={{ $json.question }}' };
+		const rows = [{ question: 'Approve invoice 7?' }, { question: 'Approve invoice 7?' }];
+		const run = await harness.run(approvalWorkflow(question, rows, { typeVersion: 2 }));
+		expect(run.status).toBe('error');
+		expect(run.run.data.resultData.error?.message).toBe(
+			'Not asked again: item 0 of this run asks the same (Skip Repeats Within 8 h) [item 1]',
+		);
+		expect(sandbox.ledger()).toEqual([]);
+	});
+
+	it("n8n's Retry whose input puts a new question before a repeated one asks nothing", async () => {
+		const question = { message: '={{ $json.question }}' };
+		const first = await harness.run(
+			approvalWorkflow(question, [{ question: 'Approve invoice 8?' }], { typeVersion: 2 }),
+		);
+		expect(first.status).toBe('waiting');
+		const rows = [{ question: 'Approve invoice 9?' }, { question: 'Approve invoice 8?' }];
+		const run = await harness.run(approvalWorkflow(question, rows, { typeVersion: 2 }));
+		expect(run.status).toBe('error');
+		expect(run.run.data.resultData.error?.message).toMatch(
+			/^Not asked again: the same question was sent by execution .* \[item 1\]$/,
+		);
+		expect(sandbox.ledger().map((entry) => entry.text?.split('\n')[0])).toEqual([
+			'Approve invoice 8?',
+		]);
+	});
+
+	it('with On Error → Continue, only the repeated question fails; the new one is asked', async () => {
+		const question = { message: '={{ $json.question }}' };
+		const rows = [{ question: 'Approve invoice 10?' }, { question: 'Approve invoice 10?' }];
+		const run = await harness.run(
+			approvalWorkflow(question, rows, { typeVersion: 2, onError: 'continueRegularOutput' }),
+		);
+		expect(run.status).toBe('waiting');
+		expect(sandbox.ledger()).toHaveLength(1);
+		const out = json(run.output('Node'));
+		expect(out[1]).toMatchObject({ details: { notAttempted: true } });
+	});
 });

@@ -210,3 +210,37 @@ describe('batching', () => {
 		expect(sandbox.ledger().length).toBeLessThan(items.length);
 	});
 });
+
+describe('the check phase', () => {
+	it('gives way to other work during a long check: n8n and other executions are not blocked', async () => {
+		// 2,000 mapped items with Skip Repeats Within on: every item is read and keyed before any send.
+		const many = Array.from({ length: 2_000 }, (_, i) => ({ text: `check-${i}` }));
+		const ticks: number[] = [];
+		const ticker = setInterval(() => ticks.push(Date.now()), 1);
+		let nodeStartedAt = 0;
+		const run = await runWorkflow(
+			singleNodeWorkflow(
+				'messaging',
+				{ ...sendText({}), options: { messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } } } },
+				many,
+				{ typeVersion: 2 },
+			),
+			sandboxCredential(sandbox.url),
+			{
+				onNodeExecuteBefore: (name) => {
+					if (name === 'Node') nodeStartedAt = Date.now();
+				},
+			},
+		);
+		clearInterval(ticker);
+		expect(run.error).toBeUndefined();
+		expect(sandbox.ledger()).toHaveLength(2_000);
+		// Between the node's start and its first request the check runs: timers still fire in it,
+		// with no gap near the length of the whole check.
+		const firstRequestAt = Math.min(...sandbox.requests().map((entry) => entry.receivedAt));
+		const during = [nodeStartedAt, ...ticks.filter((at) => at > nodeStartedAt), firstRequestAt];
+		const window = during.filter((at) => at <= firstRequestAt);
+		const longestGap = Math.max(...window.slice(1).map((at, i) => at - window[i]));
+		expect(longestGap).toBeLessThan((firstRequestAt - nodeStartedAt) / 3);
+	});
+});
