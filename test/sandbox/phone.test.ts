@@ -129,7 +129,9 @@ describe('the phone page: answer buttons', () => {
 	it("draws the account's own Send and Wait links as buttons, and a look-alike as a plain link", async () => {
 		await trigger.activate();
 		const stranger = 'Approve: https://evil.example/webhook-waiting/1/3?approved=true';
-		expect((await write('6281300000002', `Hi!\n${stranger}`)).status).toBe(200);
+		// Even one shaped like a signed answer link: people's messages never hold buttons.
+		const signedLookAlike = `Decline: https://evil.example/webhook-waiting/1/3?approved=false&item=0&w=0123456789ab&signature=${'a'.repeat(64)}`;
+		await write('6281300000002', `Hi!\n${stranger}\n${signedLookAlike}`);
 		// A Send Text whose line reads like an answer link is not a question either.
 		const sent = await runWorkflow(
 			singleNodeWorkflow('messaging', {
@@ -163,9 +165,11 @@ describe('the phone page: answer buttons', () => {
 			),
 			expect.stringMatching(/^Decline: .*approved=false/),
 		]);
-		expect(receivedLines(page)[0]).toContain(
-			'Hi!<br>Approve: <a href="https://evil.example/webhook-waiting/1/3?approved=true" target="_blank">https://evil.example/webhook-waiting/1/3?approved=true</a>',
+		const [received] = receivedLines(page);
+		expect(received).toContain(
+			'Hi!<br>Approve: <a href="https://evil.example/webhook-waiting/1/3?approved=true" target="_blank">https://evil.example/webhook-waiting/1/3?approved=true</a><br>Decline: <a href="https://evil.example/',
 		);
+		expect(received).not.toContain('class="answer"');
 		expect(page).toContain(
 			'Approve: <a href="https://n8n.example/webhook-waiting/1/3?approved=true" target="_blank">',
 		);

@@ -914,12 +914,13 @@ describe('who may call the sandbox (it holds the accounts and their secrets)', (
 	});
 
 	it('refuses a control call from another site (its Origin, or Sec-Fetch-Site: cross-site); its own page passes', async () => {
-		for (const headers of [
+		const otherSites: Array<Record<string, string>> = [
 			{ origin: 'http://evil.example' },
-			{ origin: `http://localhost:5678` },
+			{ origin: 'http://localhost:5678' },
 			{ origin: 'null' },
 			{ 'sec-fetch-site': 'cross-site' },
-		]) {
+		];
+		for (const headers of otherSites) {
 			const refused = await call(
 				'/__sandbox/webhook',
 				{},
