@@ -55,7 +55,12 @@ export async function startChildSandbox({
 	const agent = new Agent({ keepAliveTimeout: 1000 });
 
 	async function control<T>(method: 'GET' | 'POST', path: string): Promise<T> {
-		const response = await request(`${url}/__sandbox/${path}`, { method, dispatcher: agent });
+		const response = await request(`${url}/__sandbox/${path}`, {
+			method,
+			// The sandbox takes control posts as JSON only.
+			headers: { 'content-type': 'application/json' },
+			dispatcher: agent,
+		});
 		const text = await response.body.text();
 		if (response.statusCode !== 200)
 			throw new Error(`Sandbox control ${path}: HTTP ${response.statusCode} ${text}`);

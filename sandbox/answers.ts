@@ -55,6 +55,10 @@ export function sessionExpired(): ApiError {
 	);
 }
 
+export function isJsonContentType(contentType: string | undefined): boolean {
+	return (contentType ?? '').split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
 export function unsupportedMediaType(contentType: string | undefined): ApiError {
 	return new ApiError(
 		415,

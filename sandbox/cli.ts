@@ -2,6 +2,7 @@
  * Runs the sandbox as a standalone server for manual tries and real-n8n runs:
  *   npm run sandbox -- --port 8069      (or PORT=8069 npm run sandbox; 8069 is the default)
  *   [--block-limit N]                   messages an account may send (default 10,000)
+ *   [--allow-host NAME[,NAME…]]         names it answers besides 127.0.0.1, localhost and [::1]
  * Stays up until Ctrl-C.
  */
 import { CONTROL_PATHS } from './control';
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
 		accounts: PLAYGROUND_ACCOUNTS,
 		// Messages an account may send before the gateway refuses (benchmarks send 100,000 in one run).
 		...(argValue('block-limit') ? { blockLimit: Number(argValue('block-limit')) } : {}),
+		...(argValue('allow-host') ? { allowedHosts: argValue('allow-host')?.split(',') } : {}),
 	});
 	console.log(`Sandbox listening on ${sandbox.url}`);
 	console.log('Accounts (client id / client secret):');

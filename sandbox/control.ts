@@ -2,7 +2,9 @@
  * The control API under `/__sandbox/`: the `Sandbox` methods over HTTP, for other processes
  * (the demo, real-n8n end-to-end tests). Never logged, never faulted.
  */
-import { jsonAnswer, type Answer } from './answers';
+import type { IncomingHttpHeaders } from 'http';
+
+import { isJsonContentType, jsonAnswer, type Answer } from './answers';
 import { phonePage } from './phone';
 import type { FaultRule, IncomingMessage, RateMove, Sandbox, UsageSettings } from './types';
 
@@ -84,12 +86,43 @@ function parseControlBody(body: Buffer): Record<string, unknown> {
 	return parsed as Record<string, unknown>;
 }
 
+/**
+ * Any web page may post to the sandbox without asking first (a "simple" request: text/plain, no
+ * CORS preflight). So a call that changes something must come from a program or the sandbox's
+ * own page, and be JSON, which another site cannot send without a preflight the sandbox never
+ * grants. A GET changes nothing, and another site cannot read its answer.
+ */
+function refusedCall(method: string, headers: IncomingHttpHeaders): Answer | undefined {
+	if (method === 'GET') return undefined;
+	const { origin } = headers;
+	const ownOrigin = `http://${headers.host ?? ''}`.toLowerCase();
+	const crossSite =
+		headers['sec-fetch-site'] === 'cross-site'
+			? 'Sec-Fetch-Site: cross-site'
+			: origin !== undefined && origin.toLowerCase() !== ownOrigin
+				? `Origin: ${origin.slice(0, 100)}`
+				: undefined;
+	if (crossSite)
+		return jsonAnswer(403, {
+			error: `Control calls come from the sandbox's own pages or from programs, not from another site (${crossSite})`,
+		});
+	const contentType = headers['content-type'];
+	if (method === 'POST' && !isJsonContentType(contentType))
+		return jsonAnswer(415, {
+			error: `Control calls take JSON: send Content-Type: application/json (got ${contentType?.slice(0, 100) ?? 'none'})`,
+		});
+	return undefined;
+}
+
 export async function handleControl(
 	sandbox: Sandbox,
 	method: string,
 	path: string,
+	headers: IncomingHttpHeaders,
 	body: Buffer,
 ): Promise<Answer> {
+	const refused = refusedCall(method, headers);
+	if (refused) return refused;
 	const page = PAGE_ROUTES[`${method} ${path}`];
 	if (page) return await page(sandbox);
 	const handler = CONTROL_ROUTES[`${method} ${path}`];

@@ -2,9 +2,9 @@
  * `GET /__sandbox/phone`: the person on the other end of the chat. For each account: its login
  * (the QR code to scan, Log out), its usage limit, the chat as a phone shows it (what the account
  * sent: texts, files, Send and Wait questions with their answer links as buttons; what people
- * wrote to it) and a box to write to the account as any number, which the sandbox delivers to the
- * account's webhook as the gateway would (what a Messaging Trigger receives). Plain HTML; the
- * buttons call the control API.
+ * wrote to it, each with Deliver again) and a box to write to the account as any number, which the
+ * sandbox delivers to the account's webhook as the gateway would (what a Messaging Trigger
+ * receives). Plain HTML; the buttons call the control API.
  */
 import QRCode from 'qrcode';
 
@@ -18,12 +18,19 @@ const escapeHtml = (text: string) =>
 		(c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
 	);
 
-/** "Approve: https://…" (a Send and Wait answer link) becomes a button; other links become links. */
-function textHtml(text: string): string {
+/**
+ * A Send and Wait answer line, `Label: <link>`, with the link as n8n signs it for the node: its
+ * resume address, then `approved` (approval), `item`, `w` and n8n's `signature`, in that order.
+ */
+const ANSWER_LINE =
+	/^([^:\n]{1,80}): (https?:\/\/[^\s?#]{1,2000}\?(?:approved=(?:true|false)&)?item=\d{1,6}&w=[0-9a-f]{1,64}&signature=[0-9a-f]{64})$/;
+
+/** Text with its links; `answers`: Send and Wait's answer lines become buttons (never in what people wrote). */
+function textHtml(text: string, answers: boolean): string {
 	return text
 		.split('\n')
 		.map((line) => {
-			const answer = /^([^:\n]{1,80}): (https?:\/\/\S+)$/.exec(line);
+			const answer = answers ? ANSWER_LINE.exec(line) : null;
 			if (answer)
 				return `<a class="answer" href="${escapeHtml(answer[2])}" target="_blank">${escapeHtml(answer[1])}</a>`;
 			return escapeHtml(line).replace(
@@ -38,11 +45,17 @@ type ChatLine = { at: string; html: string };
 
 const CHAT_LINES = 30;
 
+/** What the person can do when no workflow listens (n8n's test listening takes one message). */
+const LISTEN_AGAIN = 'publish the workflow, or press Listen for test event again';
+export const NO_WEBHOOK = `the account has no webhook: ${LISTEN_AGAIN} (a test listens for one message)`;
+export const listeningStopped = (status: number) =>
+	`listening stopped (the webhook answered ${status}): ${LISTEN_AGAIN}`;
+
 function sentLine(entry: LedgerEntry): ChatLine {
 	const body =
 		entry.kind === 'file' && entry.file
-			? `📎 <b>${escapeHtml(entry.file.filename)}</b> (${escapeHtml(entry.file.mimeType)}, ${entry.file.size} bytes)${entry.caption ? `<br>${textHtml(entry.caption)}` : ''}`
-			: textHtml(entry.text ?? '');
+			? `📎 <b>${escapeHtml(entry.file.filename)}</b> (${escapeHtml(entry.file.mimeType)}, ${entry.file.size} bytes)${entry.caption ? `<br>${textHtml(entry.caption, false)}` : ''}`
+			: textHtml(entry.text ?? '', true);
 	return {
 		at: entry.at,
 		html: `<div class="msg sent" data-to="${escapeHtml(entry.phone)}"><small>to +${escapeHtml(entry.phone)} · ${escapeHtml(entry.at)}</small><br>${body}</div>`,
@@ -50,12 +63,19 @@ function sentLine(entry: LedgerEntry): ChatLine {
 }
 
 function receivedLine(entry: InboxEntry): ChatLine {
-	const problem = entry.problem
-		? `<br><em class="problem">reached no workflow: ${escapeHtml(entry.problem)}</em>`
-		: '';
+	const number = entry.sender.replace(/@.*$/, '');
+	// Typed in the form as +62 812…, or as the gateway writes numbers (62812…).
+	const from = /^\d/.test(number) ? `+${number}` : number;
+	const notes = [
+		entry.ignored &&
+			`<em class="ignored">ignored by the workflow: ${escapeHtml(entry.ignored)}</em>`,
+		entry.problem && `<em class="problem">reached no workflow: ${escapeHtml(entry.problem)}</em>`,
+		entry.uuid &&
+			`<button data-redeliver data-client="${escapeHtml(entry.clientId)}" data-sender="${escapeHtml(entry.sender)}" data-message="${escapeHtml(entry.text)}" data-uuid="${escapeHtml(entry.uuid)}">Deliver again</button>`,
+	];
 	return {
 		at: entry.at,
-		html: `<div class="msg received"><small>from +${escapeHtml(entry.sender.replace(/@.*$/, ''))} · ${escapeHtml(entry.at)}</small><br>${textHtml(entry.text)}${problem}</div>`,
+		html: `<div class="msg received"><small>from ${escapeHtml(from)} · ${escapeHtml(entry.at)}</small><br>${textHtml(entry.text, false)}${notes.map((note) => (note ? `<br>${note}` : '')).join('')}</div>`,
 	};
 }
 
@@ -111,9 +131,9 @@ export async function phonePage(sandbox: Sandbox): Promise<Answer> {
 <style>body{font-family:sans-serif;max-width:46em;margin:2em auto}section{border:1px solid #ccc;padding:1em;margin:1em 0}img{width:220px}
 .chat{background:#efeae2;padding:.5em;display:flex;flex-direction:column;gap:.4em}.msg{max-width:80%;padding:.4em .6em;border-radius:.5em}
 .sent{background:#fff;align-self:flex-start}.received{background:#d9fdd3;align-self:flex-end}small{color:#667}
-a.answer{display:inline-block;margin:.3em .3em 0 0;padding:.3em .8em;border:1px solid #0a7;border-radius:1em;text-decoration:none;color:#075}.problem{color:#a00}</style>
+a.answer{display:inline-block;margin:.3em .3em 0 0;padding:.3em .8em;border:1px solid #0a7;border-radius:1em;text-decoration:none;color:#075}.problem{color:#a00}.ignored{color:#667}</style>
 </head><body><h1>Sandbox phone</h1>
-<p>The phone of every sandbox account: scan its QR code (WhatsApp → Linked devices), read what it sent, tap a Send and Wait answer, and write to it as any number. <a href="">Reload</a></p>
+<p>The phone of every sandbox account: scan its QR code (WhatsApp → Linked devices), read what it sent, tap a Send and Wait answer, write to it as any number, and deliver a message again as a gateway's retry does. <a href="">Reload</a></p>
 ${cards.join('\n')}
 <script>
 const post = (call, body) => fetch('/__sandbox/' + call, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -129,8 +149,16 @@ for (const form of document.querySelectorAll('form.write')) {
 		const data = new FormData(form);
 		const answer = await post('incoming', { clientId: form.dataset.client, sender: data.get('sender'), message: data.get('message') });
 		const result = await answer.json();
-		form.querySelector('.result').textContent = answer.ok ? 'delivered (the webhook answered ' + result.status + ')' : 'not delivered: ' + result.error;
-		if (answer.ok) setTimeout(() => location.reload(), 600);
+		const delivered = answer.ok && result.status < 300;
+		form.querySelector('.result').textContent = delivered ? 'delivered (the webhook answered ' + result.status + ')' : 'not delivered: the chat says why';
+		setTimeout(() => location.reload(), 600);
+	});
+}
+for (const button of document.querySelectorAll('button[data-redeliver]')) {
+	button.addEventListener('click', async () => {
+		const { client, sender, message, uuid } = button.dataset;
+		await post('incoming', { clientId: client, sender, message, uuid });
+		location.reload();
 	});
 }
 </script></body></html>`;

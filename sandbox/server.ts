@@ -2,12 +2,15 @@
  * The sandbox HTTP server: a stand-in for the messaging and rate service, built on Node's own
  * `http` so nothing hides what goes over the wire. See `types.ts` for the contract.
  */
+import { randomUUID } from 'crypto';
 import http, { type IncomingMessage as HttpRequest, type ServerResponse } from 'http';
 import type { AddressInfo, Socket } from 'net';
 import { Agent } from 'undici';
 import {
 	ApiError,
 	errorAnswer,
+	isJsonContentType,
+	jsonAnswer,
 	malformedBody,
 	notFoundPage,
 	proxyErrorPage,
@@ -31,6 +34,7 @@ import {
 } from './endpoints';
 import { FaultEngine, faultProcessesRequest, type FiredFault } from './faults';
 import { resolveOptions, type ResolvedOptions } from './options';
+import { NO_WEBHOOK, listeningStopped } from './phone';
 import { moveRate } from './rates';
 import { SandboxState } from './state';
 import type {
@@ -40,7 +44,7 @@ import type {
 	Sandbox,
 	SandboxOptions,
 } from './types';
-import { DEFAULT_SENDER, deliverIncoming } from './webhook';
+import { DEFAULT_SENDER, DEFAULT_TEXT, deliverIncoming, ignoredReason } from './webhook';
 
 export type { Sandbox, SandboxOptions } from './types';
 
@@ -110,10 +114,6 @@ function cookieValue(header: string | undefined, name: string): string | undefin
 		if (key === name) return rest.join('=');
 	}
 	return undefined;
-}
-
-function isJsonContentType(contentType: string | undefined): boolean {
-	return (contentType ?? '').split(';')[0].trim().toLowerCase() === 'application/json';
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -398,6 +398,37 @@ async function handleApiRequest(
 }
 
 // ---------------------------------------------------------------------------------------------
+// Who may call
+
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
+
+/** The names the sandbox answers to: loopback, the host it listens on, and those it was told. */
+function servedHosts(options: ResolvedOptions): string[] {
+	const named = [options.host, ...(options.allowedHosts ?? [])].map((host) =>
+		(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host).toLowerCase(),
+	);
+	return [...new Set([...LOOPBACK_HOSTS, ...named])];
+}
+
+/**
+ * A page whose own name was made to point at 127.0.0.1 (DNS rebinding) may read the answers,
+ * and its name is in the Host header: every other name is refused, so it reads no secret.
+ */
+function refusedHost(header: string | undefined, served: string[]): Answer | undefined {
+	const name = /^(\[[0-9a-f:.]{2,45}\]|[a-z0-9.-]{1,253})(?::\d{1,5})?$/i
+		.exec(header ?? '')?.[1]
+		.toLowerCase();
+	if (name !== undefined && served.includes(name)) return undefined;
+	const asked =
+		header === undefined ? 'A request without a Host header' : `Host "${header.slice(0, 100)}"`;
+	const list = `${served.slice(0, -1).join(', ')} and ${served.at(-1)}`;
+	return jsonAnswer(421, {
+		error: `${asked} is not served: this sandbox answers ${list} (any port); start it with --allow-host ${name ?? 'NAME'} (option allowedHosts) to reach it by that name`,
+		hosts: served,
+	});
+}
+
+// ---------------------------------------------------------------------------------------------
 // The server
 
 function listen(server: http.Server, port: number, host: string): Promise<number> {
@@ -477,26 +508,38 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		},
 		deliverIncoming: async (msg: IncomingMessage) => {
 			const account = core.state.accountOrFirst(msg.clientId);
+			const event = { ...msg, uuid: msg.uuid ?? randomUUID() };
+			const isText =
+				msg.rawBody === undefined && msg.fileBase64 === undefined && msg.filename === undefined;
 			const entry: InboxEntry = {
 				clientId: account.clientId,
 				sender: msg.sender ?? DEFAULT_SENDER,
-				text: msg.message ?? (msg.filename ? `(file ${msg.filename})` : ''),
+				text: isText
+					? (msg.message ?? DEFAULT_TEXT)
+					: (msg.message ?? (msg.filename ? `(file ${msg.filename})` : '')),
 				at: new Date(core.state.now()).toISOString(),
+				...(isText ? { uuid: event.uuid } : {}),
 			};
 			// Kept for the phone page only: the newest few hundred are enough to read a chat.
 			core.state.inbox = [...core.state.inbox.slice(-499), entry];
+			if (!account.whatsappWebhook) entry.problem = NO_WEBHOOK;
 			try {
 				const result = await deliverIncoming(
 					account,
-					msg,
+					event,
 					resolved.flatWebhookPayload,
 					webhookAgent,
 				);
 				entry.status = result.status;
-				if (result.status >= 300) entry.problem = `the webhook answered ${result.status}`;
+				const ignored = ignoredReason(result.body);
+				if (ignored) entry.ignored = ignored;
+				// n8n answers 404 (or 410) for a webhook that no longer listens.
+				if (result.status === 404 || result.status === 410)
+					entry.problem = listeningStopped(result.status);
+				else if (result.status >= 300) entry.problem = `the webhook answered ${result.status}`;
 				return result;
 			} catch (error) {
-				entry.problem = error instanceof Error ? error.message : String(error);
+				entry.problem ??= error instanceof Error ? error.message : String(error);
 				throw error;
 			}
 		},
@@ -515,15 +558,21 @@ export async function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 		close: () => closeServer(),
 	};
 
+	const served = servedHosts(resolved);
 	const server = http.createServer((req, res) => {
+		const misdirected = refusedHost(req.headers.host, served);
+		if (misdirected) {
+			writeAnswer(res, misdirected, {});
+			return;
+		}
 		readBody(req)
 			.then((body) => {
 				const path = pathnameOf(req.url);
 				if (path.startsWith(FILES_PREFIX))
 					return files.handle(req, res, new URL(req.url ?? '/', 'http://sandbox'));
 				if (path.startsWith(CONTROL_PREFIX)) {
-					return handleControl(sandbox, req.method ?? 'GET', path, body).then((answer) =>
-						writeAnswer(res, answer, {}),
+					return handleControl(sandbox, req.method ?? 'GET', path, req.headers, body).then(
+						(answer) => writeAnswer(res, answer, {}),
 					);
 				}
 				connections.requests++;

@@ -33,6 +33,8 @@ export interface SandboxOptions {
 	port?: number;
 	/** Default 127.0.0.1. */
 	host?: string;
+	/** Host names requests may name besides loopback and `host` (a DNS-rebinding page names its own). */
+	allowedHosts?: string[];
 	/** Default: one account `demo-client` / `demo-secret`, status `authenticated`. */
 	accounts?: SandboxAccount[];
 	/** Lifetime of issued tokens in ms. Default 3_600_000. */
@@ -205,6 +207,10 @@ export interface InboxEntry {
 	status?: number;
 	/** Why it reached no workflow (no webhook registered, the webhook refused or unreachable). */
 	problem?: string;
+	/** Why the workflow ignored it, as its answer said (e.g. a repeated delivery). */
+	ignored?: string;
+	/** The event's uuid, for a text message: the phone page's Deliver again posts it again with it. */
+	uuid?: string;
 }
 
 export interface IncomingResult {

@@ -9,7 +9,7 @@ import type { IncomingMessage, IncomingResult } from './types';
 
 export const DEFAULT_SENDER = '6281200000001';
 const DEFAULT_SENDER_NAME = 'Sandbox Sender';
-const DEFAULT_TEXT = 'Hello from the sandbox';
+export const DEFAULT_TEXT = 'Hello from the sandbox';
 
 function mediaTypeOf(msg: IncomingMessage, mimeType: string): string {
 	if (msg.type) return msg.type;
@@ -76,4 +76,15 @@ export async function deliverIncoming(
 		dispatcher,
 	});
 	return { url, status: response.statusCode, body: await response.body.text() };
+}
+
+/** Why a Messaging Trigger ignored the message, from its answer (`{"received": true, "ignored": "…"}`). */
+export function ignoredReason(body: string): string | undefined {
+	if (body.length > 4096) return undefined;
+	try {
+		const ignored = (JSON.parse(body) as { ignored?: unknown } | null)?.ignored;
+		return typeof ignored === 'string' ? ignored.slice(0, 200) : undefined;
+	} catch {
+		return undefined;
+	}
 }

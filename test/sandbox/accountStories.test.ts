@@ -10,19 +10,29 @@ import { request } from 'undici';
 import { useSandbox } from '../harness/useSandbox';
 
 const sandbox = useSandbox();
+const JSON_TYPE = { 'content-type': 'application/json' };
 
-/** The `curl` lines of the docs' Example section: method, control path, body. */
-function documentedCalls(): Array<{ method: string; path: string; body?: string }> {
+/** The `curl` lines of the docs' Example section: method, control path, headers (`$J`), body. */
+function documentedCalls(): Array<{
+	method: string;
+	path: string;
+	headers: Record<string, string>;
+	body?: string;
+}> {
 	const docs = readFileSync(
 		join(__dirname, '..', '..', 'docs', 'messaging-account-trigger.md'),
 		'utf8',
 	);
 	const example = docs.slice(docs.indexOf('## Example'), docs.indexOf('## Restore the webhook'));
-	return [...example.matchAll(/^curl -X (\w+) \$S\/([\w-]+)(?: -d '([^']*)')?/gm)].map((m) => ({
-		method: m[1],
-		path: m[2],
-		body: m[3],
-	}));
+	const [name, value] = /^J='([^:]+): ([^']+)'/m.exec(example)?.slice(1) ?? [];
+	return [...example.matchAll(/^curl -X (\w+) \$S\/([\w-]+)( -H "\$J")?(?: -d '([^']*)')?/gm)].map(
+		(m) => ({
+			method: m[1],
+			path: m[2],
+			headers: m[3] ? { [name]: value } : {},
+			body: m[4],
+		}),
+	);
 }
 
 async function gateway(
@@ -49,6 +59,8 @@ describe('sandbox: the account stories of docs/messaging-account-trigger.md', ()
 			'POST faults',
 			'DELETE faults',
 		]);
+		for (const call of calls.filter((c) => c.method === 'POST'))
+			expect(call.headers).toEqual({ 'content-type': 'application/json' });
 		const account = () => sandbox.accounts()[0];
 		const effects: Record<string, () => Promise<void>> = {
 			logout: async () => {
@@ -81,6 +93,7 @@ describe('sandbox: the account stories of docs/messaging-account-trigger.md', ()
 			method = call.method;
 			const response = await request(`${sandbox.url}/__sandbox/${call.path}`, {
 				method: call.method as 'POST' | 'DELETE',
+				headers: call.headers,
 				body: call.body,
 			});
 			expect({ call, status: response.statusCode }).toEqual({ call, status: 200 });
@@ -90,13 +103,18 @@ describe('sandbox: the account stories of docs/messaging-account-trigger.md', ()
 	});
 
 	it('refuses a new QR code for a connected account, and a webhook that is not text', async () => {
-		const qr = await request(`${sandbox.url}/__sandbox/qr`, { method: 'POST', body: '{}' });
+		const qr = await request(`${sandbox.url}/__sandbox/qr`, {
+			method: 'POST',
+			headers: JSON_TYPE,
+			body: '{}',
+		});
 		expect(qr.statusCode).toBe(400);
 		expect(await qr.body.json()).toEqual({
 			error: 'Account demo-client is connected: log it out first',
 		});
 		const webhook = await request(`${sandbox.url}/__sandbox/webhook`, {
 			method: 'POST',
+			headers: JSON_TYPE,
 			body: '{"url": 42}',
 		});
 		expect(webhook.statusCode).toBe(400);
@@ -106,6 +124,7 @@ describe('sandbox: the account stories of docs/messaging-account-trigger.md', ()
 	it('logs out without a QR code unless asked, as before', async () => {
 		const response = await request(`${sandbox.url}/__sandbox/logout`, {
 			method: 'POST',
+			headers: JSON_TYPE,
 			body: '{}',
 		});
 		await response.body.text();

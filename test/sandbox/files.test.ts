@@ -21,6 +21,7 @@ async function get(path: string, headers: Record<string, string> = {}) {
 async function control(method: 'GET' | 'POST', path: string, body?: unknown) {
 	const res = await request(`${sandbox.url}/__sandbox/${path}`, {
 		method,
+		headers: { 'content-type': 'application/json' },
 		body: body === undefined ? undefined : JSON.stringify(body),
 		dispatcher: agent,
 	});

@@ -137,7 +137,7 @@ describe('the playground accounts', () => {
 });
 
 describe('the phone page: the chat as the person sees it', () => {
-	it('shows what the account sent, an answer link as a button, and the usage limit', async () => {
+	it('shows what the account sent, its links, and the usage limit', async () => {
 		const workflow = singleNodeWorkflow(
 			'messaging',
 			{
@@ -153,8 +153,9 @@ describe('the phone page: the chat as the person sees it', () => {
 		const page = (await control('GET', 'phone')).text;
 		expect(page).toContain('<div class="msg sent" data-to="6281288776713">');
 		expect(page).toContain('Approve the order?');
+		// Send and Wait's signed links become buttons (test/sandbox/phone.test.ts); this one is a link.
 		expect(page).toContain(
-			'<a class="answer" href="https://n8n.example/webhook-waiting/1?approved=true" target="_blank">Approve</a>',
+			'Approve: <a href="https://n8n.example/webhook-waiting/1?approved=true" target="_blank">https://n8n.example/webhook-waiting/1?approved=true</a>',
 		);
 		expect(page).toContain('Usage limit: 1 of 10000 messages used, 9999 left.');
 	});
@@ -189,7 +190,7 @@ describe('the phone page: the chat as the person sees it', () => {
 				recipient: '6281100000001',
 			});
 			expect((await control('GET', 'phone')).text).toMatch(
-				/<div class="msg received"><small>from \+6281300000002 · [^<]+<\/small><br>Is my order ready\?<\/div>/,
+				/<div class="msg received"><small>from \+6281300000002 · [^<]+<\/small><br>Is my order ready\?<br><button data-redeliver [^>]+>Deliver again<\/button><\/div>/,
 			);
 		} finally {
 			hook.close();
@@ -203,7 +204,7 @@ describe('the phone page: the chat as the person sees it', () => {
 		const sent = await control('POST', 'incoming', { clientId: 'qr-client', message: 'Hello?' });
 		expect(sent.status).toBe(400);
 		expect((await control('GET', 'phone')).text).toContain(
-			'reached no workflow: Account qr-client has no registered webhook',
+			'reached no workflow: the account has no webhook: publish the workflow, or press Listen for test event again',
 		);
 	});
 });
@@ -213,7 +214,15 @@ describe('npm run sandbox', () => {
 		const root = join(__dirname, '..', '..');
 		const child = spawn(
 			process.execPath,
-			[require.resolve('ts-node/dist/bin.js'), '--transpile-only', 'sandbox/cli.ts', '--port', '0'],
+			[
+				require.resolve('ts-node/dist/bin.js'),
+				'--transpile-only',
+				'sandbox/cli.ts',
+				'--port',
+				'0',
+				'--allow-host',
+				'sandbox.test',
+			],
 			{ cwd: root },
 		);
 		try {
@@ -243,6 +252,15 @@ describe('npm run sandbox', () => {
 				status: string;
 			}>;
 			expect(accounts.map((a) => a.status)).toEqual(['authenticated', 'init']);
+			// Reached by the name it was told, and by no other.
+			for (const [host, status] of [
+				['sandbox.test', 200],
+				['evil.example', 421],
+			] as const) {
+				const answer = await request(`${url}/__sandbox/accounts`, { headers: { host } });
+				await answer.body.dump();
+				expect({ host, status: answer.statusCode }).toEqual({ host, status });
+			}
 		} finally {
 			child.kill('SIGTERM');
 		}

@@ -843,6 +843,110 @@ describe('control API over HTTP', () => {
 	});
 });
 
+describe('who may call the sandbox (it holds the accounts and their secrets)', () => {
+	const port = () => new URL(sandbox.url).port;
+
+	it('answers only the loopback names and the host it was told about: a rebound name gets 421', async () => {
+		const token = await waToken();
+		await sendMessage(token);
+		for (const path of ['/__sandbox/accounts', '/__sandbox/ledger', '/__sandbox/phone']) {
+			const refused = await call(path, {}, { headers: { host: `evil.example:${port()}` } });
+			expect(refused.status).toBe(421);
+			expect(refused.json).toEqual({
+				error: `Host "evil.example:${port()}" is not served: this sandbox answers 127.0.0.1, localhost and [::1] (any port); start it with --allow-host evil.example (option allowedHosts) to reach it by that name`,
+				hosts: ['127.0.0.1', 'localhost', '[::1]'],
+			});
+			expect(refused.text).not.toContain(SECRET);
+		}
+		const api = await call(
+			'/api/wa/2.0/limit',
+			{ client_secret: SECRET },
+			{ token, headers: { host: 'evil.example' } },
+		);
+		expect(api.status).toBe(421);
+		expect(sandbox.requests().filter((entry) => entry.path === '/api/wa/2.0/limit')).toEqual([]);
+		expect((await call('/files/a.pdf', {}, { headers: { host: 'evil.example' } })).status).toBe(
+			421,
+		);
+
+		for (const host of [
+			`localhost:${port()}`,
+			`[::1]:${port()}`,
+			'LOCALHOST',
+			`127.0.0.1:${port()}`,
+		])
+			expect((await call('/__sandbox/ledger', {}, { headers: { host } })).json).toHaveLength(1);
+
+		await restart({ allowedHosts: ['sandbox.test'] });
+		expect(
+			(await call('/__sandbox/ledger', {}, { headers: { host: 'sandbox.test:8069' } })).status,
+		).toBe(200);
+		expect(
+			(await call('/__sandbox/ledger', {}, { headers: { host: 'evil.example' } })).json.hosts,
+		).toEqual(['127.0.0.1', 'localhost', '[::1]', 'sandbox.test']);
+	});
+
+	it('takes control calls as JSON only: a text/plain or bare POST (what any page may send) changes nothing', async () => {
+		const token = await waToken();
+		for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', undefined]) {
+			const response = await request(`${sandbox.url}/__sandbox/webhook`, {
+				method: 'POST',
+				headers: contentType ? { 'content-type': contentType } : {},
+				body: '{"clientId": "demo-client", "url": "https://evil.example/hook"}',
+				dispatcher: agent,
+			});
+			expect(response.statusCode).toBe(415);
+			expect(await response.body.json()).toEqual({
+				error: `Control calls take JSON: send Content-Type: application/json (got ${contentType ?? 'none'})`,
+			});
+			const reset = await request(`${sandbox.url}/__sandbox/expire-tokens`, {
+				method: 'POST',
+				headers: contentType ? { 'content-type': contentType } : {},
+				dispatcher: agent,
+			});
+			expect(reset.statusCode).toBe(415);
+			await reset.body.dump();
+		}
+		expect(sandbox.accounts()[0].whatsappWebhook).toBeUndefined();
+		expect(
+			(await call('/api/wa/protected', { client_secret: SECRET }, { token })).json.result,
+		).toBeDefined();
+	});
+
+	it('refuses a control call from another site (its Origin, or Sec-Fetch-Site: cross-site); its own page passes', async () => {
+		const otherSites: Array<Record<string, string>> = [
+			{ origin: 'http://evil.example' },
+			{ origin: 'http://localhost:5678' },
+			{ origin: 'null' },
+			{ 'sec-fetch-site': 'cross-site' },
+		];
+		for (const headers of otherSites) {
+			const refused = await call(
+				'/__sandbox/webhook',
+				{},
+				{ method: 'POST', headers, rawBody: '{"url": "https://evil.example/hook"}' },
+			);
+			expect(refused.status).toBe(403);
+			expect(refused.json.error).toMatch(
+				/^Control calls come from the sandbox's own pages or from programs, not from another site \(/,
+			);
+		}
+		expect(sandbox.accounts()[0].whatsappWebhook).toBeUndefined();
+
+		const own = await call(
+			'/__sandbox/webhook',
+			{},
+			{
+				method: 'POST',
+				headers: { 'origin': sandbox.url, 'sec-fetch-site': 'same-origin' },
+				rawBody: '{"url": "https://n8n.example/hook"}',
+			},
+		);
+		expect(own.json).toEqual({ ok: true });
+		expect(sandbox.accounts()[0].whatsappWebhook).toBe('https://n8n.example/hook');
+	});
+});
+
 describe('incoming messages', () => {
 	interface Received {
 		url: string;
