@@ -7,7 +7,10 @@ import { runInNewContext } from 'vm';
 
 import { performance } from 'perf_hooks';
 
+import { createHash } from 'crypto';
+
 import { normalizePhone } from '../../nodes/shared/phone';
+import { MemoryTable } from '../../nodes/shared/store';
 import { ApiClient, TokenCache, parseCredentials } from '../../nodes/shared/transport';
 
 setFlagsFromString('--expose-gc');
@@ -98,5 +101,24 @@ describe('the token cache', () => {
 		const busy = time(new ApiClient(credentials, busyCache));
 		// Each credential's redaction looks for its own tokens only: a ratio near 1 (it was 11-24).
 		expect(busy / empty).toBeLessThan(3);
+	});
+});
+
+describe('the memory tables', () => {
+	it("keep the heap within their byte budget: 100,000 of a trigger's delivery ids fill at most 8 MB", () => {
+		const budget = 8 * 1024 * 1024;
+		const table = new MemoryTable<true>(budget, () => 8);
+		const before = heapAfterGc();
+		// A short scope (workflow and node ids) makes the entry's own overhead count the most.
+		for (let i = 0; i < 100_000; i++)
+			table.set(
+				`wf1:n1:production\n${createHash('sha256').update(String(i)).digest('hex').slice(0, 32)}`,
+				true,
+				Date.now() + 3_600_000,
+			);
+		const grown = heapAfterGc() - before;
+		expect(table.size().bytes).toBeLessThanOrEqual(budget);
+		expect(grown).toBeLessThanOrEqual(budget);
+		table.clear();
 	});
 });

@@ -1,5 +1,5 @@
 /**
- * The process memory's table (nodes/shared/state/memoryTable.ts): entries expire, and the least
+ * The process memory's table (nodes/shared/store.ts): entries expire, and the least
  * recently used leave first once the table is over its byte budget.
  */
 import { MemoryTable } from '../../../nodes/shared/store';
@@ -15,8 +15,15 @@ it('forgets an entry at its expiry', () => {
 	expect(t.size().entries).toBe(0);
 });
 
+/** What one entry of a one-letter key and value counts, as the table itself counts it. */
+function entryBytes(): number {
+	const t = table(Infinity);
+	t.set('a', 'x', Infinity);
+	return t.size().bytes;
+}
+
 it('over budget, drops the least recently used entry, not the oldest set', () => {
-	const t = table(3 * (96 + 2 + 2));
+	const t = table(3 * entryBytes());
 	t.set('a', 'x', Infinity);
 	t.set('b', 'x', Infinity);
 	t.set('c', 'x', Infinity);
@@ -33,10 +40,12 @@ it('over budget, drops the least recently used entry, not the oldest set', () =>
 });
 
 it('counts bytes, not entries: one large entry pushes out several small ones', () => {
-	const t = table(1_000);
+	// Room for five small entries and a bit; the big one counts as three of them.
+	const small = entryBytes() + 2;
+	const t = table(5 * small + 10);
 	for (let i = 0; i < 5; i++) t.set(`k${i}`, 'x', Infinity);
-	t.set('big', 'y'.repeat(300), Infinity);
-	// 5 × 102 bytes, then 702: three small ones leave.
+	t.set('big', 'y'.repeat(small), Infinity);
+	// Three small ones leave.
 	expect(t.size().entries).toBe(3);
 	expect(['k0', 'k1', 'k2', 'k3', 'k4', 'big'].map((key) => t.get(key, 0) !== undefined)).toEqual([
 		false,
