@@ -1,7 +1,7 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { fileIdentity, isMimeType } from '../../shared/dataUri';
-import { causeInWords, shown } from '../../shared/errors';
+import { causeInWords, cutShort, shown } from '../../shared/errors';
 import { cleanFileName, decoded } from '../../shared/fileName';
 import { clock, timerDelay } from '../../shared/clock';
 import { onFirstUse } from '../../shared/onFirstUse';
@@ -293,6 +293,21 @@ function redactUrl(text: URL | string, showFullUrl = false): string {
 }
 
 /**
+ * What redactUrl hides, found by the characters of a text the URL parser refuses (a typo in the
+ * port) or reads without user info (`admin:pw@host`, "admin:" taken for a scheme).
+ */
+function redactText(text: string): string {
+	const scheme = /^[a-z][\w+.-]*:[/\\]*/i.exec(text)?.[0] ?? '';
+	let rest = text.slice(scheme.length);
+	const at = rest.lastIndexOf('@', rest.search(/[/\\?#]|$/));
+	if (at !== -1) rest = `***${rest.slice(at)}`;
+	const hash = rest.indexOf('#');
+	const [path, query] = (hash === -1 ? rest : rest.slice(0, hash)).split(/\?(.*)/s);
+	const names = query?.split('&').map((pair) => `${pair.split('=', 1)[0]}=***`);
+	return `${scheme}${path}${names ? `?${names.join('&')}` : ''}${hash === -1 ? '' : '#***'}`;
+}
+
+/**
  * Query parameters (lower case) whose values sign a link or carry its credentials: they change
  * when the same file's link is signed again. Any other parameter tells files apart.
  */
@@ -463,13 +478,11 @@ export function readUrlSource(run: MessagingRun, itemIndex: number) {
 			'Enter the http(s) address of the file, or map a field that holds it.',
 		);
 	const problem = urlProblem(url);
-	// Shown without credentials, query values and fragment, when it parses at all.
-	if (problem)
-		throw fail(
-			'File URL',
-			`${problem}: "${URL.canParse(url) ? redactUrl(url) : url.slice(0, 200)}"`,
-			fix,
-		);
+	// Shown without credentials, query values and fragment: hidden before the cut, parsed or not.
+	if (problem) {
+		const quoted = cutShort(redactText(URL.canParse(url) ? redactUrl(url) : url), 200);
+		throw fail('File URL', `${problem}: "${quoted}"`, fix);
+	}
 	const raw = (run.parameter('downloadOptions', itemIndex, {}) ?? {}) as Record<string, unknown>;
 	const number = (name: string, field: string, fallback: number, min: number) => {
 		const given = raw[name];

@@ -308,6 +308,36 @@ describe('proxies and what is shown', () => {
 		expect(error).not.toMatch(/s3cret-pw|abc123xyz|ann/);
 	});
 
+	it('a File URL that does not parse is quoted without user:password and query values', async () => {
+		const refused = async (fileUrl: string) => {
+			const run = await runMessaging(sandbox, { ...sendFromUrl(''), fileUrl });
+			expect(run.error?.description).toMatch(
+				/^Write the full address, starting with https:\/\/ \(or http:\/\/\)\./,
+			);
+			return run.error?.message;
+		};
+		// A typo in the port.
+		expect(
+			await refused('https://admin:S3cret@files.example.com:8o80/x.pdf?token=abc123&v=2#k'),
+		).toBe(
+			'Field "File URL" is not a URL: "https://***@files.example.com:8o80/x.pdf?token=***&v=***#***" [item 0]',
+		);
+		// No scheme: "admin:" reads as one.
+		expect(await refused('admin:S3cret@files.example.com/x.pdf?token=abc123')).toBe(
+			'Field "File URL" uses admin: only http and https URLs can be downloaded: "admin:***@files.example.com/x.pdf?token=***" [item 0]',
+		);
+		// The password past the cut of 200 characters: hidden before the cut, not cut in half.
+		const long = await refused(`https://ann:${'S3cret'.repeat(50)}@files.example.com:8o80/x.pdf`);
+		expect(long).toBe(
+			'Field "File URL" is not a URL: "https://***@files.example.com:8o80/x.pdf" [item 0]',
+		);
+		const longPath = await refused(
+			`https://files.example.com:8o80/${'a'.repeat(300)}?token=abc123`,
+		);
+		expect(longPath?.length).toBeLessThan(300);
+		expect(sandbox.fileRequests()).toHaveLength(0);
+	});
+
 	it('the URL shown hides user:password, every query value and the fragment unless Show Full URL is on; the names stay', async () => {
 		// Refused before any request (Block Private Addresses), so every form reaches the error.
 		const shown = async (fileUrl: string, options: INodeParameters = {}) =>
