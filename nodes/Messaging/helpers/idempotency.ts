@@ -283,7 +283,7 @@ function describeHolder(holder: Holder): string {
 		case 'sent':
 			return `the same message was sent by ${by}${at}`;
 		case 'maybe':
-			return `the same message may have been delivered by ${by}${at} (its answer was lost)`;
+			return `the same message may have been delivered by ${by}${at} (its answer did not say it was not)`;
 		case 'recorded':
 			return `the same message was sent by an earlier execution, not before ${new Date(holder.notBefore).toISOString()} (n8n's database holds it)`;
 	}
