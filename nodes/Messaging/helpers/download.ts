@@ -64,8 +64,8 @@ export async function downloadToSend(
 	const identity = fileIdentity(given, first);
 	let streamed = 0;
 	return {
-		// No byteLength: n8n's helper inflates what a server encoded (Content-Encoding: gzip …) though
-		// none was asked for, so a Content-Length does not count the bytes sent on.
+		// No byteLength: n8n's helper inflates what a server encoded (Content-Encoding: gzip …)
+		// though none was asked for, so a Content-Length does not count the bytes sent on.
 		body: {
 			kind: 'dataUri',
 			mimeType: identity.mimeType,

@@ -21,7 +21,7 @@ interface ApiErrorDetails {
 	httpStatus?: number;
 	serverMessage?: string;
 	rpcCode?: number;
-	/** Its row of WRITE_ANSWERS: whether the token was refused, and whether a write may have been done. */
+	/** Its row of WRITE_ANSWERS: a refused token; for a write, whether it may have been done. */
 	answer?: WriteAnswer;
 	causeCode?: string;
 	retryAfterSeconds?: number;
