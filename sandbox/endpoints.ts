@@ -17,7 +17,7 @@ import type { FiredFault } from './faults';
 import { isRegisteredNumber, type ResolvedOptions } from './options';
 import { ratesFor } from './rates';
 import type { AccountState, SandboxState, TokenRecord } from './state';
-import type { ApiGroup, LedgerEntry } from './types';
+import type { ApiGroup, FaultKind, LedgerEntry } from './types';
 
 interface OperationContext {
 	params: Record<string, string>;
@@ -470,6 +470,13 @@ function checkCredentials(
 	return account;
 }
 
+/** Faults that answer an error once the request was done: its HTTP status, its error's name. */
+const ERROR_AFTER_PROCESSING: Partial<Record<FaultKind, [number, string]>> = {
+	http500AfterProcessing: [500, 'werkzeug.exceptions.InternalServerError'],
+	http503AfterProcessing: [503, 'werkzeug.exceptions.ServiceUnavailable'],
+	rpcErrorAfterProcessing: [200, 'odoo.exceptions.UserError'],
+};
+
 export interface OperationRequest {
 	params: Record<string, unknown>;
 	bearerToken?: string;
@@ -489,5 +496,9 @@ export async function runOperation(
 	const account = checkCredentials(op, state, params);
 	// Tokens belong to one client: another client's token is as good as none.
 	if (token && token.clientId !== account?.clientId) throw unauthorized('Invalid token');
-	return op.handle({ params, account, state, options, fault: request.fault });
+	const result = await op.handle({ params, account, state, options, fault: request.fault });
+	const after = request.fault && ERROR_AFTER_PROCESSING[request.fault.kind];
+	if (!after) return result;
+	const message = request.fault?.rule.message ?? 'Odoo Server Error';
+	throw new ApiError(after[0], 200, message, after[1], message);
 }

@@ -22,6 +22,9 @@ const FAULT_KINDS: readonly FaultKind[] = [
 	'hugeBody',
 	'redirect',
 	'answer',
+	'http500AfterProcessing',
+	'http503AfterProcessing',
+	'rpcErrorAfterProcessing',
 ];
 
 /** Kinds that let the request be processed (validated, handled, recorded) before they act. */
@@ -30,6 +33,9 @@ const PROCESSING_KINDS: ReadonlySet<FaultKind> = new Set([
 	'slow',
 	'sentFalse',
 	'trickle',
+	'http500AfterProcessing',
+	'http503AfterProcessing',
+	'rpcErrorAfterProcessing',
 ]);
 
 export function faultProcessesRequest(kind: FaultKind): boolean {

@@ -76,7 +76,11 @@ export type FaultKind =
 	| 'trickle' // processed, then the answer is written one byte every delayMs (default 250)
 	| 'hugeBody' // 200 with a JSON body of `bytes` bytes (default 100 MB), streamed; NOT processed
 	| 'redirect' // 302 to `location` with a JSON-RPC success envelope as its body; NOT processed
-	| 'answer'; // 200 with the JSON-RPC envelope around the rule's `result` (an odd answer); NOT processed
+	| 'answer' // 200 with the JSON-RPC envelope around the rule's `result` (an odd answer); NOT processed
+	// Processed (the ledger records a send), then an error: the client cannot tell it was done.
+	| 'http500AfterProcessing' // HTTP 500 with a JSON-RPC error envelope (message)
+	| 'http503AfterProcessing' // HTTP 503, an error envelope: a router gave up, the app went on
+	| 'rpcErrorAfterProcessing'; // HTTP 200 with a JSON-RPC error envelope (message)
 
 interface FaultMatch {
 	/** Exact path, e.g. `/api/wa/2.0/post`. */
@@ -102,7 +106,10 @@ export interface FaultRule {
 	seed?: number;
 	retryAfterSeconds?: number;
 	delayMs?: number;
-	/** rpcError's text; `{name}` is replaced by the request's param `name` (e.g. `{whatsapp_webhook}`). */
+	/**
+	 * rpcError's text; `{name}` is replaced by the request's param `name` (e.g. `{whatsapp_webhook}`).
+	 * Also the text of the *AfterProcessing errors.
+	 */
 	message?: string;
 	/** Size of a `hugeBody` answer in bytes. */
 	bytes?: number;

@@ -25,7 +25,24 @@ const FAULTS: FaultKind[] = [
 	'slow',
 	'expireToken',
 	'sentFalse',
+	'http500AfterProcessing',
+	'http503AfterProcessing',
+	'rpcErrorAfterProcessing',
 ];
+/**
+ * The faults whose answer does not show the gateway did not act (WRITE_ANSWERS): the only ones
+ * that may leave a send "may have been delivered". A 503 page and a drop before processing look
+ * the same to a client as the ones after it.
+ */
+const HIDE_THE_OUTCOME: ReadonlySet<FaultKind> = new Set([
+	'html503',
+	'dropBeforeProcessing',
+	'dropAfterProcessing',
+	'slow',
+	'http500AfterProcessing',
+	'http503AfterProcessing',
+	'rpcErrorAfterProcessing',
+]);
 
 async function main() {
 	const sandbox = await startSandbox();
@@ -83,6 +100,7 @@ async function main() {
 		maybeDeliveredRecorded: 0,
 		maybeDeliveredNotRecorded: 0,
 		maybeDeliveredWithoutCause: 0,
+		notMaybeAfterHiddenOutcome: 0,
 		sentButNotRecorded: 0,
 		failedButRecordedWithoutWarning: 0,
 		recordedTwice: 0,
@@ -105,24 +123,20 @@ async function main() {
 			continue;
 		}
 		const json = item.json;
+		const maybe = (json.details as { deliveryUnknown?: unknown } | undefined)?.deliveryUnknown;
+		const causes = faultsByText.get(text) ?? [];
+		if (maybe !== true && causes.some((cause) => HIDE_THE_OUTCOME.has(cause)))
+			rows.notMaybeAfterHiddenOutcome++;
 		const serialized = JSON.stringify(item);
 		if (serialized.includes(SECRET) || [...tokens].some((t) => serialized.includes(t)))
 			rows.secretsInOutput++;
 		if (json.sent === true) {
 			if (recorded === 1) rows.sentRecordedOnce++;
 			else rows.sentButNotRecorded++;
-		} else if (
-			(json.details as { deliveryUnknown?: unknown } | undefined)?.deliveryUnknown === true
-		) {
+		} else if (maybe === true) {
 			if (recorded) rows.maybeDeliveredRecorded++;
 			else rows.maybeDeliveredNotRecorded++;
-			const causes = faultsByText.get(text) ?? [];
-			if (
-				!causes.some(
-					(c) => c === 'dropAfterProcessing' || c === 'slow' || c === 'dropBeforeProcessing',
-				)
-			)
-				rows.maybeDeliveredWithoutCause++;
+			if (!causes.some((cause) => HIDE_THE_OUTCOME.has(cause))) rows.maybeDeliveredWithoutCause++;
 			// The warning must be in the message people read and alert on, not only in the description.
 			if (!/the message may have been delivered/.test(String(json.error)))
 				rows.maybeDeliveredWithoutCause++;
@@ -140,16 +154,21 @@ async function main() {
 		[
 			'failed, error says "may have been delivered", recorded',
 			rows.maybeDeliveredRecorded,
-			'drop-after / timeout',
+			'drop-after / timeout / 500, 503, error after processing',
 		],
 		[
 			'failed, error says "may have been delivered", not recorded',
 			rows.maybeDeliveredNotRecorded,
-			'drop-before looks the same to a client',
+			'drop-before / 503 page look the same to a client',
 		],
 		[
-			'"may have been delivered" without a drop/timeout cause',
+			'"may have been delivered" without a fault that hides the outcome',
 			rows.maybeDeliveredWithoutCause,
+			'must be 0',
+		],
+		[
+			'sent or "not sent" after a fault that hides the outcome',
+			rows.notMaybeAfterHiddenOutcome,
 			'must be 0',
 		],
 		['output says sent, ledger has no record', rows.sentButNotRecorded, 'must be 0'],

@@ -28,8 +28,15 @@ export function itemList(indexes: number[]): string {
 /** A value as an error quotes it: item data can be of any size, so it is cut short. */
 export function shown(value: unknown): string {
 	const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
-	const cut = text.length > 60 ? `${text.slice(0, 60)}…` : text;
+	const cut = cutShort(text, 60);
 	return typeof value === 'string' ? JSON.stringify(cut) : cut;
+}
+
+/** At most `max` characters, then `…`: cut on code points, as half an emoji is no character. */
+export function cutShort(text: string, max: number): string {
+	// Any 2 max + 1 UTF-16 units hold more than max code points.
+	const points = Array.from(text.slice(0, 2 * max + 1));
+	return points.length > max ? `${points.slice(0, max).join('')}…` : text;
 }
 
 /** Bad input in a field, of an item when `itemIndex` is given: names the field and the fix. */

@@ -139,7 +139,7 @@ describe('reference', () => {
 			const lost = new ApiError(endpoints.sendMessage, {
 				kind: 'network',
 				reason: 'lost',
-				deliveryUnknown: true,
+				answer: 'lost',
 			});
 			expect(flat).toContain(lost.message.split('; ').slice(1).join('; '));
 		},

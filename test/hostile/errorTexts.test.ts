@@ -87,3 +87,38 @@ describe('field errors on 1 MB of item data', () => {
 		},
 	);
 });
+
+describe('a value cut where a character of two UTF-16 units stands', () => {
+	// Half of a pair is no character: n8n stores and shows it as U+FFFD or an escape, never the emoji.
+	const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+	const ESCAPED_SURROGATE = /\\ud[89a-f][0-9a-f]{2}/i;
+	const emojiAt = (at: number) => `${'x'.repeat(at)}😀${'y'.repeat(80)}`;
+
+	it.each([
+		// An object quoted as JSON: `{"note":"` is 9 characters, so the emoji's first half is the 60th.
+		['Text (an object)', { phone: PHONE, text: '={{ $json.value }}' }, { note: emojiAt(50) }],
+		// A text quoted as a JSON string: its first half is the 60th character of the value.
+		['Default Country (text)', { options: { defaultCountry: '={{ $json.value }}' } }, emojiAt(59)],
+	] as const)('%s: the quote ends before the emoji or after it', async (_field, fields, value) => {
+		const result = await runWorkflow(
+			singleNodeWorkflow(
+				'messaging',
+				{
+					resource: 'message',
+					operation: 'sendText',
+					phone: '0812 8877 6713',
+					text: 'hi',
+					...fields,
+				},
+				[{ value }],
+			),
+			sandboxCredential(sandbox.url),
+		);
+		const message = result.error?.message ?? '';
+		expect(message).toMatch(/^Field "/);
+		expect(message).toContain('…');
+		expect(message).not.toMatch(LONE_SURROGATE);
+		expect(message).not.toMatch(ESCAPED_SURROGATE);
+		expect(apiRequests(sandbox).filter((r) => !r.path.endsWith('authentication'))).toEqual([]);
+	});
+});

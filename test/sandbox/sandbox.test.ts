@@ -702,6 +702,23 @@ describe('faults', () => {
 		expect(sandbox.requests().at(-1)).toMatchObject({ status: 0, fault: 'dropAfterProcessing' });
 	});
 
+	it.each([
+		['http500AfterProcessing', 500],
+		['http503AfterProcessing', 503],
+		['rpcErrorAfterProcessing', 200],
+	] as const)(
+		'%s records the send, then answers %i with an error envelope',
+		async (kind, status) => {
+			const token = await waToken();
+			sandbox.addFaults([{ kind, message: 'Worker lost', match: { rpcMethod: 'sendMessage' } }]);
+			const reply = await sendMessage(token);
+			expect(reply.status).toBe(status);
+			expect(reply.json.error).toMatchObject({ code: 200, message: 'Worker lost' });
+			expect(sandbox.ledger()).toEqual([expect.objectContaining({ phone: PHONE, fault: kind })]);
+			expect((await sendMessage(token)).json.result.message.sent).toBe(true);
+		},
+	);
+
 	it('slow answers after the delay', async () => {
 		const token = await waToken();
 		sandbox.addFaults([{ kind: 'slow', delayMs: 300 }]);

@@ -1,7 +1,7 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { fileIdentity, isMimeType } from '../../shared/dataUri';
-import { causeInWords, shown } from '../../shared/errors';
+import { causeInWords, cutShort, shown } from '../../shared/errors';
 import { cleanFileName, decoded } from '../../shared/fileName';
 import { clock, timerDelay } from '../../shared/clock';
 import { onFirstUse } from '../../shared/onFirstUse';
@@ -64,10 +64,11 @@ export async function downloadToSend(
 	const identity = fileIdentity(given, first);
 	let streamed = 0;
 	return {
+		// No byteLength: n8n's helper inflates what a server encoded (Content-Encoding: gzip …)
+		// though none was asked for, so a Content-Length does not count the bytes sent on.
 		body: {
 			kind: 'dataUri',
 			mimeType: identity.mimeType,
-			byteLength: first.byteLength,
 			maxByteLength: options.maxBytes,
 			open: async function* () {
 				const file = unread ?? (await openFile(http, url, options));
@@ -85,7 +86,7 @@ export async function downloadToSend(
 		} satisfies DataUriParam,
 		fileName: identity.fileName,
 		get byteLength() {
-			return first.byteLength ?? (streamed || undefined);
+			return streamed || undefined;
 		},
 		url: first.url,
 		discard: () => {
@@ -124,7 +125,7 @@ async function openFile(http: HttpRequest, text: string, options: UrlFileOptions
 			const answer = (await http({
 				url: target.href,
 				method: 'GET',
-				// Identity: the bytes counted against the cap are the file's, as Content-Length counts them.
+				// Identity asked for; what a server encodes anyway arrives inflated, capped as it comes.
 				headers: { 'accept': '*/*', 'accept-encoding': 'identity', ...credentials(url) },
 				encoding: 'stream',
 				returnFullResponse: true,
@@ -175,7 +176,7 @@ async function openFile(http: HttpRequest, text: string, options: UrlFileOptions
 				mimeType: mimeTypeOf(header('content-type')),
 				fileName: dispositionFileName(header('content-disposition')) ?? pathFileName(url),
 				byteLength: declared,
-				body: cappedBody(body, release, refuse, declared, options.maxBytes, stopper),
+				body: cappedBody(body, release, refuse, options.maxBytes, stopper),
 				discard: () => {
 					release();
 					stopper.end();
@@ -227,11 +228,12 @@ function stopperFor(options: UrlFileOptions) {
 }
 type Stopper = ReturnType<typeof stopperFor>;
 
+// Counted as it arrives, inflated: the cap bounds what is inflated. A body shorter than its
+// Content-Length fails as a broken connection (Node's HTTP parser checks it).
 async function* cappedBody(
 	body: Body,
 	release: () => void,
 	refuse: (reason: string) => UrlFileError,
-	declared: number | undefined,
 	maxBytes: number,
 	stopper: Stopper,
 ): AsyncGenerator<Buffer> {
@@ -250,18 +252,12 @@ async function* cappedBody(
 				throw refuse(
 					`the file is larger than the limit of ${inWords(maxBytes)} (raise "Max File Size" to send it)`,
 				);
-			if (declared !== undefined && received > declared)
-				throw refuse(`the server sent more than the ${declared} bytes it announced`);
 			yield next.value;
 		}
 	} finally {
 		release();
 		stopper.end();
 	}
-	if (declared !== undefined && received !== declared)
-		throw refuse(
-			`the download ended after ${received} of the ${declared} bytes the server announced`,
-		);
 	if (received === 0) throw refuse('the file is empty (0 bytes)');
 }
 
@@ -290,6 +286,21 @@ function redactUrl(text: URL | string, showFullUrl = false): string {
 	}
 	const shown = url.toString();
 	return shown.length > 300 ? `${shown.slice(0, 300)}…` : shown;
+}
+
+/**
+ * What redactUrl hides, found by the characters of a text the URL parser refuses (a typo in the
+ * port) or reads without user info (`admin:pw@host`, "admin:" taken for a scheme).
+ */
+function redactText(text: string): string {
+	const scheme = /^[a-z][\w+.-]*:[/\\]*/i.exec(text)?.[0] ?? '';
+	let rest = text.slice(scheme.length);
+	const at = rest.lastIndexOf('@', rest.search(/[/\\?#]|$/));
+	if (at !== -1) rest = `***${rest.slice(at)}`;
+	const hash = rest.indexOf('#');
+	const [path, query] = (hash === -1 ? rest : rest.slice(0, hash)).split(/\?(.*)/s);
+	const names = query?.split('&').map((pair) => `${pair.split('=', 1)[0]}=***`);
+	return `${scheme}${path}${names ? `?${names.join('&')}` : ''}${hash === -1 ? '' : '#***'}`;
 }
 
 /**
@@ -463,13 +474,11 @@ export function readUrlSource(run: MessagingRun, itemIndex: number) {
 			'Enter the http(s) address of the file, or map a field that holds it.',
 		);
 	const problem = urlProblem(url);
-	// Shown without credentials, query values and fragment, when it parses at all.
-	if (problem)
-		throw fail(
-			'File URL',
-			`${problem}: "${URL.canParse(url) ? redactUrl(url) : url.slice(0, 200)}"`,
-			fix,
-		);
+	// Shown without credentials, query values and fragment: hidden before the cut, parsed or not.
+	if (problem) {
+		const quoted = cutShort(redactText(URL.canParse(url) ? redactUrl(url) : url), 200);
+		throw fail('File URL', `${problem}: "${quoted}"`, fix);
+	}
 	const raw = (run.parameter('downloadOptions', itemIndex, {}) ?? {}) as Record<string, unknown>;
 	const number = (name: string, field: string, fallback: number, min: number) => {
 		const given = raw[name];

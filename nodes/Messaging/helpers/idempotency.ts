@@ -352,7 +352,7 @@ export class Repeats {
 			case 'sent':
 				return `the same message was sent by ${by}${at}`;
 			case 'maybe':
-				return `the same message may have been delivered by ${by}${at} (its answer was lost or unclear)`;
+				return `the same message may have been delivered by ${by}${at} (its answer did not say it was not)`;
 			case 'recorded':
 				return holder.executionId === null
 					? `the same message was sent by an earlier execution, not before ${new Date(holder.notBefore).toISOString()} (n8n's database holds it)`

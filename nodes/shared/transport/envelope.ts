@@ -21,11 +21,53 @@ interface ApiErrorDetails {
 	httpStatus?: number;
 	serverMessage?: string;
 	rpcCode?: number;
-	authFailure?: boolean;
-	/** A write was sent and its answer lost: the server may have done it, so it is never retried. */
-	deliveryUnknown?: boolean;
+	/** Its row of WRITE_ANSWERS: a refused token; for a write, whether it may have been done. */
+	answer?: WriteAnswer;
 	causeCode?: string;
 	retryAfterSeconds?: number;
+}
+
+const RETRIED = 'retried';
+const NEW_TOKEN = 'retried once, with a new token';
+const NOT_SENT = 'certainly not sent';
+const MAYBE = 'may have been delivered';
+
+/**
+ * What each answer to a write (a POST: a send, Account → Update) shows the gateway did. Only an
+ * answer showing it did not act retries the write or has it count as certainly not sent; after
+ * any other it may have been done. The retries, `deliveryUnknown`, the token's renewal and the
+ * table in docs/delivery-and-scale.md read this one.
+ */
+export const WRITE_ANSWERS = {
+	notWritten: ['A refused connection, or a request never handed to a connected socket', RETRIED],
+	tooManyRequests: ['HTTP 429', RETRIED],
+	tokenRefused: [
+		'HTTP 401 or 403, or a JSON-RPC error saying the token expired or is invalid',
+		NEW_TOKEN,
+	],
+	credentialsRefused: ['A JSON-RPC error "Access Denied": the Client Secret refused', NOT_SENT],
+	refused: ['`sent: false`, or another clear "not sent" in the answer', NOT_SENT],
+	redirect: ['HTTP 3xx: a redirect (never followed)', MAYBE],
+	clientError: ['Any other HTTP 4xx', MAYBE],
+	serverError: ['HTTP 5xx: 500, 502, 503, 504 or any other', MAYBE],
+	rpcError: ['Any other JSON-RPC error, with HTTP 200', MAYBE],
+	unclear: ['An empty answer, one that is not JSON, or JSON that does not say "sent"', MAYBE],
+	tooLarge: ['An answer larger than Max Response Size', MAYBE],
+	lost: ['No answer once the request left: a dropped connection, a timeout, a cancel', MAYBE],
+} as const;
+
+export type WriteAnswer = keyof typeof WRITE_ANSWERS;
+
+export const writeRetried = (answer: WriteAnswer | undefined) =>
+	answer !== undefined && WRITE_ANSWERS[answer][1] === RETRIED;
+
+/** The row an HTTP status alone decides; a 2xx is read further. */
+export function statusAnswer(status: number): WriteAnswer | undefined {
+	if (status === 429) return 'tooManyRequests';
+	if (status === 401 || status === 403) return 'tokenRefused';
+	if (status >= 500) return 'serverError';
+	if (status >= 400) return 'clientError';
+	return status >= 300 ? 'redirect' : undefined;
 }
 
 /** In the message, not only the hint: it is what error items show and people alert on. */
@@ -43,6 +85,7 @@ export class ApiError extends Error {
 	declare readonly httpStatus?: number;
 	declare readonly serverMessage?: string;
 	declare readonly rpcCode?: number;
+	declare readonly answer?: WriteAnswer;
 	declare readonly authFailure: boolean;
 	declare readonly deliveryUnknown: boolean;
 	declare readonly causeCode?: string;
@@ -50,16 +93,18 @@ export class ApiError extends Error {
 	attempts = 1;
 
 	constructor(endpoint: Endpoint, { reason, ...details }: ApiErrorDetails) {
+		const outcome = details.answer && WRITE_ANSWERS[details.answer][1];
+		const deliveryUnknown = endpoint.httpMethod === 'POST' && outcome === MAYBE;
 		const server = details.serverMessage ? `: "${details.serverMessage}"` : '';
-		const warning = details.deliveryUnknown ? `; ${deliveryUnknownWarning(endpoint)}` : '';
+		const warning = deliveryUnknown ? `; ${deliveryUnknownWarning(endpoint)}` : '';
 		super(`${describeEndpoint(endpoint)} failed: ${reason}${server}${warning}`);
 		this.endpoint = describeEndpoint(endpoint);
-		Object.assign(this, { authFailure: false, deliveryUnknown: false, ...details });
+		Object.assign(this, { ...details, authFailure: outcome === NEW_TOKEN, deliveryUnknown });
 	}
 
 	get hint(): string {
 		if (this.deliveryUnknown)
-			return 'The request reached the gateway, but its answer was lost, unreadable or does not say whether it was done, so it may have been processed (for a send: the message may have been delivered). It was not retried, to never send it twice; check the recipient or the gateway before sending again.';
+			return 'The request reached the gateway, but its answer does not show that it was not done (a server error, a redirect, an answer lost, unreadable or unclear), so it may have been processed (for a send: the message may have been delivered). It was not retried, to never send it twice; check the recipient or the gateway before sending again.';
 		if (this.kind === 'network')
 			return 'The server could not be reached. Check the Base URL in the credential and that the service is up.';
 		if (this.kind === 'timeout')
@@ -103,7 +148,6 @@ export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Reda
 	const { status, text } = answer;
 	const json = parseJson(text);
 	const object = asFields(json);
-	const isWrite = endpoint.httpMethod === 'POST';
 	// Shortened after redaction: cutting first could leave half a secret behind.
 	const clean = (said: string) => {
 		const safe = redactor.text(said.slice(0, SCANNED_TEXT));
@@ -114,39 +158,37 @@ export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Reda
 	// Redacted before its tags are dropped and its spaces collapsed: either could break the form
 	// of a secret apart (a secret holding `<s>` loses it as a "tag") and leave the rest readable.
 	const cleanPage = () => clean(pageText(redactor.text(text.slice(0, SCANNED_TEXT))));
-	const fail = (kind: ApiErrorDetails['kind'], reason: string, more?: Partial<ApiErrorDetails>) =>
-		new ApiError(endpoint, { kind, reason, httpStatus: status, ...more });
+	const fail = (
+		kind: ApiErrorDetails['kind'],
+		reason: string,
+		said: WriteAnswer,
+		more?: Partial<ApiErrorDetails>,
+	) => new ApiError(endpoint, { kind, reason, httpStatus: status, answer: said, ...more });
 
-	if (status >= 300 && status < 400) {
+	const byStatus = statusAnswer(status);
+	if (byStatus === 'redirect') {
 		// Never followed (a redirect could carry the secret elsewhere), whatever the body says.
 		const to = answer.location ? ` to ${clean(answer.location)}` : '';
 		throw fail(
 			'http',
 			`HTTP ${status}: the server redirects${to}, and redirects are not followed. Check the Base URL (http:// vs https://, the host name, no path after it)`,
+			byStatus,
 		);
 	}
 	const error = object?.error ?? undefined;
 	const rpc: RpcError | undefined =
 		error === undefined ? undefined : (asFields(error) ?? { message: error });
-	if (status >= 400)
-		throw fail('http', `HTTP ${status}${statusText(status)}`, {
+	if (byStatus)
+		throw fail('http', `HTTP ${status}${statusText(status)}`, byStatus, {
 			serverMessage: rpc ? clean(rpcText(rpc)) : json === undefined ? cleanPage() : cleanJson(json),
 			rpcCode: numeric(rpc?.code),
-			authFailure: status === 401 || status === 403,
 			retryAfterSeconds: answer.retryAfterSeconds,
-			// A proxy's "bad gateway" or "gateway timeout" after a write reached it: the gateway
-			// behind it may have done it.
-			deliveryUnknown: isWrite && (status === 502 || status === 504),
 		});
-	// A write answered with success but no readable words: it may well have been done.
 	if (text.trim() === '')
-		throw fail('invalid-response', `HTTP ${status} with an empty body`, {
-			deliveryUnknown: isWrite,
-		});
+		throw fail('invalid-response', `HTTP ${status} with an empty body`, 'unclear');
 	if (!object)
-		throw fail('invalid-response', `HTTP ${status} with a body that is not JSON`, {
+		throw fail('invalid-response', `HTTP ${status} with a body that is not JSON`, 'unclear', {
 			serverMessage: cleanPage(),
-			deliveryUnknown: isWrite,
 		});
 	if (rpc) {
 		const message = rpcText(rpc);
@@ -155,11 +197,8 @@ export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Reda
 		throw fail(
 			'rpc',
 			`the server answered an error${code !== undefined && code !== 200 ? ` (code ${code})` : ''}`,
-			{
-				serverMessage: clean(message),
-				rpcCode: code,
-				authFailure: isAuthFailure(rpc, message),
-			},
+			rpcAnswer(rpc, message),
+			{ serverMessage: clean(message), rpcCode: code },
 		);
 	}
 	// Some routes answer a bare object; accept it as the result rather than fail.
@@ -167,7 +206,7 @@ export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Reda
 	const fields = asFields(result) ?? {};
 	if (endpoint.rejection === 'successFalse' && fields.success === false) {
 		const said = fields.message ?? fields.error;
-		throw fail('rejected', 'the server refused the request', {
+		throw fail('rejected', 'the server refused the request', 'refused', {
 			serverMessage: clean(typeof said === 'string' && said ? said : 'success: false'),
 		});
 	}
@@ -175,14 +214,13 @@ export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Reda
 		const verdict = sendVerdict(fields);
 		if (verdict === 'refused') {
 			const said = sendWords(fields);
-			throw fail('rejected', 'the message was not sent', {
+			throw fail('rejected', 'the message was not sent', 'refused', {
 				serverMessage: said !== undefined ? clean(said) : cleanJson(fields),
 			});
 		}
 		if (verdict === 'unclear')
-			throw fail('unexpected-answer', 'the answer does not say the message was sent', {
+			throw fail('unexpected-answer', 'the answer does not say the message was sent', 'unclear', {
 				serverMessage: cleanJson(fields),
-				deliveryUnknown: true,
 			});
 	}
 	return result;
@@ -223,15 +261,15 @@ function sendWords(answer: Fields): string | undefined {
 	);
 }
 
-// Odoo answers an expired session with code 100. Wrong credentials (`AccessDenied`) are left out:
-// a new token would not help.
-function isAuthFailure(rpc: RpcError, message: string): boolean {
-	if (rpc.code === 100 || rpc.code === 401 || rpc.code === 403) return true;
+// Odoo answers an expired session with code 100. Wrong credentials (`AccessDenied`) are refused
+// before anything is done too, but a new token would not help.
+function rpcAnswer(rpc: RpcError, message: string): WriteAnswer {
 	const name = typeof rpc.data?.name === 'string' ? rpc.data.name.slice(0, 200) : '';
-	if (/SessionExpired/i.test(name)) return true;
+	if (rpc.code === 100 || rpc.code === 401 || rpc.code === 403) return 'tokenRefused';
+	if (/SessionExpired/i.test(name)) return 'tokenRefused';
 	// Sentence by sentence, each test a plain word search: linear, where one pattern with
 	// `[^.]*` between two words backtracks quadratically on a long sentence.
-	return message
+	const tokenRefused = message
 		.slice(0, 2048)
 		.split('.')
 		.some(
@@ -240,6 +278,8 @@ function isAuthFailure(rpc: RpcError, message: string): boolean {
 				(/\b(?:session|token)\b/i.test(sentence) &&
 					/\b(?:expired|invalid|not valid|no longer valid)\b/i.test(sentence)),
 		);
+	if (tokenRefused) return 'tokenRefused';
+	return /AccessDenied/.test(name) ? 'credentialsRefused' : 'rpcError';
 }
 
 function rpcText(rpc: RpcError): string {

@@ -15,7 +15,14 @@ import {
 	type ParamValue,
 	type RequestBody,
 } from './endpoints';
-import { ApiError, parseEnvelope, Redactor, type Answer } from './envelope';
+import {
+	ApiError,
+	parseEnvelope,
+	Redactor,
+	statusAnswer,
+	writeRetried,
+	type Answer,
+} from './envelope';
 
 export {
 	CredentialError,
@@ -42,8 +49,8 @@ export {
 	usageLimitJson,
 } from './envelope';
 
-// A read is retried on any transient failure; a write only when the server cannot have processed
-// it: undici never started writing it, or the server said "not now" (429, 503).
+// A read is retried on any transient failure; a write only when the answer shows the server did
+// not act on it (WRITE_ANSWERS): undici never handed it to a socket, or the server said 429.
 export interface RetryPolicy {
 	readonly maxRetries: number;
 	readonly baseDelayMs: number;
@@ -60,7 +67,6 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 };
 
 const READ_RETRY_STATUSES = new Set([429, 502, 503, 504]);
-const WRITE_RETRY_STATUSES = new Set([429, 503]);
 
 /** Half to all of an exponential ceiling, so that many callers failing together spread out. */
 function retryDelayMs(retry: number, policy: RetryPolicy, retryAfterSeconds?: number): number {
@@ -238,11 +244,10 @@ export class ApiClient {
 			try {
 				const answer = await this.attempt(endpoint, body, token, signal);
 				const retryAfter = answer.retryAfterSeconds;
-				if (
-					!mayRetry ||
-					!(isWrite ? WRITE_RETRY_STATUSES : READ_RETRY_STATUSES).has(answer.status) ||
-					(retryAfter ?? 0) > policy.maxRetryAfterSeconds
-				) {
+				const retried = isWrite
+					? writeRetried(statusAnswer(answer.status))
+					: READ_RETRY_STATUSES.has(answer.status);
+				if (!mayRetry || !retried || (retryAfter ?? 0) > policy.maxRetryAfterSeconds) {
 					const result = parseEnvelope(endpoint, answer, this.redactor());
 					return redactResult ? this.redact(result) : result;
 				}
@@ -253,7 +258,10 @@ export class ApiClient {
 					failure instanceof NoAnswer ? this.noAnswerError(endpoint, failure, signal) : failure;
 				if (error instanceof ApiError) error.attempts = attempt;
 				const retried =
-					failure instanceof NoAnswer && mayRetry && !(isWrite && failure.sent) && !signal?.aborted;
+					failure instanceof NoAnswer &&
+					mayRetry &&
+					!signal?.aborted &&
+					(!isWrite || writeRetried(failure.sent ? 'lost' : 'notWritten'));
 				if (!retried) throw error;
 				delayMs = retryDelayMs(attempt - 1, policy);
 			}
@@ -368,8 +376,7 @@ export class ApiClient {
 		throw new ApiError(endpoint, {
 			kind: 'invalid-response',
 			reason: `the answer is larger than ${this.credentials.maxResponseMegabytes} MB, the credential's "Max Response Size (MB)"; it was not read`,
-			// A write was answered, so the server may well have done it: never sent again.
-			deliveryUnknown: endpoint.httpMethod === 'POST',
+			answer: 'tooLarge',
 		});
 	}
 
@@ -384,10 +391,14 @@ export class ApiClient {
 	private noAnswerError(endpoint: Endpoint, failure: NoAnswer, signal?: AbortSignal): ApiError {
 		const err = (failure.cause ?? {}) as Partial<NodeJS.ErrnoException>;
 		const code = err.code ?? (err.cause as { code?: string } | undefined)?.code;
-		if (signal?.aborted)
-			return new ApiError(endpoint, { kind: 'aborted', reason: 'the execution was cancelled' });
 		// Sent (even in part) and then no answer: the server may have processed it.
-		const deliveryUnknown = endpoint.httpMethod === 'POST' && failure.sent;
+		const answer = failure.sent ? 'lost' : 'notWritten';
+		if (signal?.aborted)
+			return new ApiError(endpoint, {
+				kind: 'aborted',
+				reason: 'the execution was cancelled',
+				answer,
+			});
 		const seconds = this.credentials.timeoutSeconds;
 		if (failure.timedOut) {
 			const reason = `no complete answer within ${seconds} s (Request Timeout)`;
@@ -395,16 +406,16 @@ export class ApiClient {
 				kind: 'timeout',
 				reason,
 				causeCode: 'REQUEST_TIMEOUT',
-				deliveryUnknown,
+				answer,
 			});
 		}
 		if (code && TIMEOUT_CODES.has(code)) {
 			const reason = `no answer within ${seconds} s (${code})`;
-			return new ApiError(endpoint, { kind: 'timeout', reason, causeCode: code, deliveryUnknown });
+			return new ApiError(endpoint, { kind: 'timeout', reason, causeCode: code, answer });
 		}
 		const detail = err.message ? `: ${this.redactor().text(err.message).slice(0, 300)}` : '';
 		const reason = `the connection failed (${code ?? err.name ?? 'unknown error'}${detail})`;
-		return new ApiError(endpoint, { kind: 'network', reason, causeCode: code, deliveryUnknown });
+		return new ApiError(endpoint, { kind: 'network', reason, causeCode: code, answer });
 	}
 }
 

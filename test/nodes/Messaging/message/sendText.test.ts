@@ -234,6 +234,26 @@ describe('a send that may have been delivered says so in the words people read',
 			fault: { kind: 'html504' },
 			headline: /^HTTP 504 Gateway Timeout: ".*"$/,
 		},
+		{
+			what: 'a 503: a router may give up while the gateway goes on',
+			fault: { kind: 'html503' },
+			headline: /^HTTP 503 Service Unavailable: ".*"$/,
+		},
+		{
+			what: 'a server error after the gateway processed it',
+			fault: { kind: 'http500AfterProcessing', message: 'Worker lost' },
+			headline: /^HTTP 500 Internal Server Error: "Worker lost"$/,
+		},
+		{
+			what: 'a JSON-RPC error: the gateway may have failed after sending',
+			fault: { kind: 'rpcError', message: 'Invalid phone' },
+			headline: /^the server answered an error: "Invalid phone"$/,
+		},
+		{
+			what: 'a redirect: a server may answer one after acting',
+			fault: { kind: 'redirect' },
+			headline: /^HTTP 302: the server redirects to http:\/\/127\.0\.0\.1:1\/moved, .*$/,
+		},
 	];
 
 	it.each(cases)(
@@ -267,11 +287,7 @@ describe('a send that may have been delivered says so in the words people read',
 		},
 	);
 
-	it.each([
-		{ kind: 'sentFalse' },
-		{ kind: 'rpcError', message: 'Invalid phone' },
-		{ kind: 'http429', retryAfterSeconds: 120 },
-	] as FaultRule[])(
+	it.each([{ kind: 'sentFalse' }, { kind: 'http429', retryAfterSeconds: 120 }] as FaultRule[])(
 		'a failure the gateway cannot have processed ($kind) carries no warning',
 		async (fault) => {
 			sandbox.addFaults([{ ...fault, match: { rpcMethod: 'sendMessage' }, times: 1 }]);

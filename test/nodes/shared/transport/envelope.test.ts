@@ -1,0 +1,187 @@
+/**
+ * What an answer to a write shows the gateway did (WRITE_ANSWERS in nodes/shared/transport/
+ * envelope.ts), through n8n's real engine against the sandbox, which records each send before it
+ * answers: only an answer showing the gateway did not act retries a send or gives it back, so
+ * that it is sent later, once; after any other the message may have been delivered, and neither
+ * Retry On Fail nor running the same input again sends it twice. The table in
+ * docs/delivery-and-scale.md is the code's, row by row.
+ */
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import type { IDataObject, INode } from 'n8n-workflow';
+
+import { WRITE_ANSWERS } from '../../../../nodes/shared/transport/envelope';
+import type { FaultKind } from '../../../../sandbox/types';
+import {
+	PHONE,
+	apiRequests,
+	mappedSendText,
+	orderItems,
+	runMessaging,
+} from '../../../harness/messagingNode';
+import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
+import { useSandbox } from '../../../harness/useSandbox';
+import { useVirtualTime } from '../../../harness/virtualTime';
+
+const sandbox = useSandbox();
+// Version 2's pause between messages takes virtual time.
+useVirtualTime();
+
+// Version 2: Skip Repeats Within is on by default.
+const V2: Partial<INode> = { typeVersion: 2 };
+const CONTINUE: Partial<INode> = { ...V2, onError: 'continueRegularOutput' };
+const RETRY_ON_FAIL: Partial<INode> = {
+	...V2,
+	retryOnFail: true,
+	maxTries: 3,
+	waitBetweenTries: 0,
+};
+const MAYBE_DELIVERED =
+	'the message may have been delivered, so it was not sent again: check the recipient before sending it again';
+
+/** How often each order's message is in the sandbox's ledger. */
+const recorded = () =>
+	orderItems(3).map(({ text }) => sandbox.ledger().filter((entry) => entry.text === text).length);
+const sendRequests = () =>
+	apiRequests(sandbox).filter((entry) => entry.params?.method === 'sendMessage').length;
+
+/** The second of three sends meets `kind` once. */
+const faultSecondSend = (kind: FaultKind) =>
+	sandbox.addFaults([
+		{ kind, match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1, retryAfterSeconds: 0 },
+	]);
+
+describe('an answer after the gateway acted: the message may have been delivered', () => {
+	const acted: Array<[string, FaultKind, number]> = [
+		['HTTP 500', 'http500AfterProcessing', 500],
+		['HTTP 503 (a router gave up while the gateway went on)', 'http503AfterProcessing', 503],
+		['HTTP 200 with a JSON-RPC error', 'rpcErrorAfterProcessing', 200],
+	];
+
+	it.each(acted)(
+		'%s: sent once, the error says it may have been delivered, a re-run skips it',
+		async (_answer, kind, status) => {
+			faultSecondSend(kind);
+			const first = await runMessaging(sandbox, mappedSendText(), orderItems(3), CONTINUE);
+			expect(recorded()).toEqual([1, 1, 1]);
+			expect(sendRequests()).toBe(3);
+			const failed = first.output('Node')[1].json;
+			expect(failed.error).toContain(MAYBE_DELIVERED);
+			expect(failed.details).toMatchObject({ item: 1, httpStatus: status, deliveryUnknown: true });
+
+			// n8n's Retry of the execution, or a re-run: the same input.
+			const again = await runMessaging(sandbox, mappedSendText(), orderItems(3), CONTINUE);
+			expect(again.output('Node').map((item) => item.json.skipped)).toEqual([true, true, true]);
+			expect(again.output('Node')[1].json.reason).toContain('may have been delivered');
+			expect(recorded()).toEqual([1, 1, 1]);
+		},
+	);
+
+	it.each(acted)('%s: Retry On Fail does not send it again', async (_answer, kind) => {
+		faultSecondSend(kind);
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(3), RETRY_ON_FAIL);
+		expect(run.error?.message).toContain(MAYBE_DELIVERED);
+		expect(run.error?.message).toContain('[item 1]');
+		// Each try stops at item 1 (On Error → Stop), which it reports again without a request.
+		expect(recorded()).toEqual([1, 1, 0]);
+		expect(sendRequests()).toBe(2);
+	});
+
+	it("n8n's Stop while the answer is awaited: a re-run does not send it again", async () => {
+		sandbox.addFaults([{ kind: 'slow', delayMs: 1_500, match: { rpcMethod: 'sendMessage' } }]);
+		const workflow = singleNodeWorkflow('messaging', mappedSendText(), orderItems(1), V2);
+		const stopped = await runWorkflow(workflow, sandboxCredential(sandbox.url), {
+			onRunning: (stop) => {
+				const poll = setInterval(() => {
+					if (sandbox.ledger().length === 0) return;
+					clearInterval(poll);
+					stop();
+				}, 10);
+			},
+		});
+		expect(stopped.run.status).toBe('canceled');
+		sandbox.clearFaults();
+		const again = await runMessaging(sandbox, mappedSendText(), orderItems(1), V2);
+		expect(again.output('Node')[0].json.skipped).toBe(true);
+		expect(recorded()[0]).toBe(1);
+	});
+
+	it('Account → Update: a 503 after the gateway acted is not repeated, and says it may have been done', async () => {
+		sandbox.addFaults([
+			{ kind: 'http503AfterProcessing', match: { rpcMethod: 'update' }, retryAfterSeconds: 0 },
+		]);
+		const run = await runMessaging(
+			sandbox,
+			{
+				resource: 'account',
+				operation: 'update',
+				whatsappNumber: PHONE,
+				webhookUrl: 'https://n8n.example.com/webhook/incoming',
+			},
+			[{}],
+			{ onError: 'continueRegularOutput' },
+		);
+		const failed = run.output('Node')[0].json;
+		expect(failed.error).toContain(
+			'the gateway may have done it, so it was not repeated: check the gateway before trying again',
+		);
+		expect((failed.details as IDataObject).deliveryUnknown).toBe(true);
+		expect(apiRequests(sandbox).filter((entry) => entry.params?.method === 'update')).toHaveLength(
+			1,
+		);
+		expect(sandbox.accounts()[0].whatsappWebhook).toBe('https://n8n.example.com/webhook/incoming');
+	});
+});
+
+describe('an answer showing the gateway did not act: sent later, once', () => {
+	it.each([
+		['HTTP 429', 'http429'],
+		['a JSON-RPC "session expired" (a new token, one more try)', 'expireToken'],
+		['`sent: false`', 'sentFalse'],
+	] as const)('%s: Retry On Fail sends it, once', async (_answer, kind) => {
+		faultSecondSend(kind);
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(3), RETRY_ON_FAIL);
+		expect(run.error).toBeUndefined();
+		expect(run.output('Node').map((item) => item.json.sent)).toEqual([true, true, true]);
+		expect(recorded()).toEqual([1, 1, 1]);
+	});
+
+	it('`sent: false`: the error says it was not sent, and a re-run sends it, once', async () => {
+		faultSecondSend('sentFalse');
+		const first = await runMessaging(sandbox, mappedSendText(), orderItems(3), CONTINUE);
+		expect(first.output('Node')[1].json.details).toMatchObject({ deliveryUnknown: false });
+		expect(recorded()).toEqual([1, 0, 1]);
+		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3), CONTINUE);
+		expect(again.output('Node').map((item) => item.json.sent ?? 'skipped')).toEqual([
+			'skipped',
+			true,
+			'skipped',
+		]);
+		expect(recorded()).toEqual([1, 1, 1]);
+	});
+
+	it('HTTP 401 (a token the gateway no longer knows): a new token, the send once', async () => {
+		await runMessaging(sandbox, mappedSendText(), [{ phone: PHONE, text: 'Hello' }], V2);
+		// The gateway forgets every token; this process still holds the one it was given.
+		sandbox.reset();
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(3), CONTINUE);
+		expect(run.output('Node').map((item) => item.json.sent)).toEqual([true, true, true]);
+		expect(apiRequests(sandbox).map((entry) => entry.status)).toEqual([401, 200, 200, 200]);
+		expect(recorded()).toEqual([1, 1, 1]);
+	});
+});
+
+describe('the table in docs/delivery-and-scale.md', () => {
+	it('is the one the code decides with, row by row', () => {
+		const docs = readFileSync(join(__dirname, '../../../../docs/delivery-and-scale.md'), 'utf8');
+		const table = docs
+			.split('<!-- write-answers-table')[1]
+			.split('<!-- /write-answers-table -->')[0];
+		const rows = table
+			.split('\n')
+			.filter((line) => line.startsWith('| ') && !line.startsWith('| Answer'))
+			.map((line) => line.split('|').map((cell) => cell.trim()))
+			.map((cells) => [cells[1], cells[2]]);
+		expect(rows).toEqual(Object.values(WRITE_ANSWERS));
+	});
+});
