@@ -1,11 +1,21 @@
 /**
- * `npm run test:mutation` (StrykerJS): the tests that can catch a changed hold, through n8n's engine
- * against the sandbox. Not the cross-cutting suites, which read the sources (Stryker instruments
- * them) rather than run them.
+ * The tests StrykerJS runs against a mutant (`npm run test:mutation`, scripts/mutation.ts): those
+ * that pin the module under test, given in MUTATION_TESTS (files, folders ending in "/", or a
+ * prefix of file names), through n8n's engine against the sandbox.
  */
 const base = require('./jest.config');
 
+const given = (process.env.MUTATION_TESTS ?? '').split(',').filter(Boolean);
+
 module.exports = {
 	...base,
-	testPathIgnorePatterns: [...base.testPathIgnorePatterns, '<rootDir>/test/cross-cutting/'],
+	testMatch: given.length
+		? given.map((path) =>
+				path.endsWith('/')
+					? `<rootDir>/${path}**/*.test.ts`
+					: path.endsWith('.ts')
+						? `<rootDir>/${path}`
+						: `<rootDir>/${path}*.test.ts`,
+			)
+		: base.testMatch,
 };

@@ -1,0 +1,90 @@
+/**
+ * `npm run test:mutation [module…]`: StrykerJS over the modules that hold the package's promises,
+ * one module at a time, each against the tests that can catch a change in it (through n8n's engine
+ * against the sandbox). Per-test coverage and an incremental file per module
+ * (reports/stryker/<module>.json), so that a module runs again in minutes once its mutants are
+ * known. Without arguments: every module. The HTML report is reports/mutation/<module>.html.
+ */
+import { spawnSync } from 'child_process';
+import { join } from 'path';
+
+const ROOT = join(__dirname, '..');
+
+/** What each hold is, its files, and the tests that pin it. */
+export const MODULES: Record<string, { mutate: string[]; tests: string[] }> = {
+	repeats: {
+		mutate: ['nodes/Messaging/helpers/idempotency.ts', 'nodes/Messaging/helpers/cause.ts'],
+		tests: [
+			'test/nodes/Messaging/helpers/idempotency.test.ts',
+			'test/nodes/Messaging/helpers/repeats.test.ts',
+			'test/nodes/Messaging/shapes.test.ts',
+			'test/nodes/Messaging/message/sendAndWait.test.ts',
+		],
+	},
+	claims: {
+		mutate: ['nodes/Messaging/helpers/sendClaims.ts'],
+		tests: [
+			'test/nodes/Messaging/helpers/idempotency.test.ts',
+			'test/nodes/Messaging/helpers/repeats.test.ts',
+		],
+	},
+	answers: {
+		mutate: ['nodes/shared/transport/envelope.ts', 'nodes/shared/transport/index.ts'],
+		tests: [
+			'test/nodes/shared/transport/',
+			'test/nodes/Messaging/message/sendText.test.ts',
+			'test/nodes/Messaging/account/',
+		],
+	},
+	phone: {
+		mutate: ['nodes/shared/phone.ts'],
+		tests: ['test/nodes/shared/phone', 'test/nodes/Messaging/message/sendText.test.ts'],
+	},
+	privateAddresses: {
+		mutate: ['nodes/Messaging/helpers/privateAddresses.ts'],
+		tests: [
+			'test/nodes/Messaging/helpers/egress.test.ts',
+			'test/nodes/Messaging/helpers/download.test.ts',
+		],
+	},
+	sendAndWait: {
+		mutate: ['nodes/Messaging/helpers/waitAndResume.ts'],
+		tests: ['test/nodes/Messaging/message/sendAndWait.test.ts'],
+	},
+	trigger: {
+		mutate: ['nodes/MessagingTrigger/receive.ts'],
+		tests: ['test/nodes/MessagingTrigger/'],
+	},
+};
+
+const asked = process.argv.slice(2);
+const unknown = asked.filter((name) => !(name in MODULES));
+if (unknown.length) {
+	console.error(
+		`Unknown module ${unknown.join(', ')}; the modules: ${Object.keys(MODULES).join(', ')}`,
+	);
+	process.exit(2);
+}
+let failed = false;
+for (const name of asked.length ? asked : Object.keys(MODULES)) {
+	const { mutate, tests } = MODULES[name];
+	console.log(`\n== ${name}: ${mutate.join(', ')}`);
+	const run = spawnSync(
+		'npx',
+		[
+			'stryker',
+			'run',
+			'--mutate',
+			mutate.join(','),
+			'--incrementalFile',
+			`reports/stryker/${name}.json`,
+		],
+		{
+			cwd: ROOT,
+			stdio: 'inherit',
+			env: { ...process.env, MUTATION_TESTS: tests.join(','), MUTATION_REPORT: name },
+		},
+	);
+	failed ||= run.status !== 0;
+}
+process.exit(failed ? 1 : 0);
