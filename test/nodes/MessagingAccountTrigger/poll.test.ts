@@ -59,7 +59,10 @@ describe('Messaging Account Trigger: requests', () => {
 describe('Messaging Account Trigger: settings', () => {
 	it.each([
 		[{ events: [] }, /^Field "Events to Watch" is empty$/],
-		[{ events: ['disconnected', 'typo'] }, /^Field "Events to Watch" holds unknown events: \["typo"\]$/],
+		[
+			{ events: ['disconnected', 'typo'] },
+			/^Field "Events to Watch" holds unknown events: \["typo"\]$/,
+		],
 		[{ events: ['webhookChanged'] }, /^Field "Account Number" /],
 		[
 			{ events: ['usageLimit'], usagePercent: 120 },
