@@ -40,8 +40,10 @@ export class CurrencyRateTrigger implements INodeType {
 		version: 1,
 		subtitle: SUBTITLE,
 		documentationUrl: nodeDocumentationUrl('currency-rate-trigger.md', 'currency-rate-trigger'),
+		// n8n's node picker merges this trigger into the Currency Rate entry and shows this description
+		// there: Currency Rate's own, word for word.
 		description:
-			'Starts the workflow when an exchange rate moves, crosses a threshold or is published anew',
+			'Get exchange rates of Indonesian banks and the tax office, and convert amounts between currencies',
 		defaults: { name: 'Currency Rate Trigger' },
 		polling: true,
 		inputs: [],

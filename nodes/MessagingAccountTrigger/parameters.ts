@@ -20,7 +20,9 @@ const EVENT_OPTIONS = EVENTS.map(({ displayName, name, description }) => ({
 
 export const triggerProperties: INodeProperties[] = [
 	{
-		displayName: 'Trigger On',
+		// Not "Events" or "Trigger On": n8n's node picker would list each event and cut "Trigger" from
+		// the node's name, leaving "Messaging Account ".
+		displayName: 'Events to Watch',
 		name: 'events',
 		type: 'multiOptions',
 		noDataExpression: true,
@@ -154,7 +156,7 @@ export function readSettings(ctx: IPollFunctions) {
 	const unknown = [...events].filter((event) => !EVENT_OPTIONS.some((o) => o.value === event));
 	if (events.size === 0 || unknown.length > 0)
 		throw fail(
-			'Trigger On',
+			'Events to Watch',
 			events.size === 0 ? 'is empty' : `holds unknown events: ${shown(unknown)}`,
 			`Pick one or more of: ${EVENT_OPTIONS.map((option) => option.name).join(', ')}.`,
 		);

@@ -115,7 +115,7 @@ const isNoAnswer = (error: unknown) =>
 		(error.kind === 'http' && (error.httpStatus ?? 0) >= 500));
 
 const PICK_UNREACHABLE =
-	' Pick "Gateway Unreachable" in Trigger On to get one event instead of a failed execution per poll.';
+	' Pick "Gateway Unreachable" in Events to Watch to get one event instead of a failed execution per poll.';
 
 function failureOf(ctx: IPollFunctions, { failures, outage }: health.Snapshot, settings: Settings) {
 	const action = "read the account's health";

@@ -22,9 +22,9 @@ export class MessagingTrigger implements INodeType {
 		defaultVersion: 2,
 		subtitle: '={{"Account " + ($parameter["accountNumber"] || "held by the gateway")}}',
 		documentationUrl: nodeDocumentationUrl('messaging-trigger.md', 'messaging-trigger'),
-		// n8n's node panel merges this trigger into the Messaging entry and shows this description
-		// there, above Messaging's actions too: it describes both.
-		description: 'Send and receive WhatsApp messages through your gateway account',
+		// n8n's node picker merges this trigger into the Messaging entry and shows this description
+		// there: Messaging's own, word for word.
+		description: 'Send WhatsApp messages and files, check numbers and manage the gateway account',
 		defaults: { name: 'Messaging Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -49,7 +49,7 @@ export class MessagingTrigger implements INodeType {
 				inactive:
 					"<b>While building your workflow</b>, click 'Listen for test event', then send a WhatsApp message to the account number (with the sandbox: write it on the sandbox's phone page, /__sandbox/phone): the gateway posts it here and it shows up in this editor. Listening points the account's webhook at n8n's test URL until it stops.<br /><br /><b>Once you're happy with your workflow</b>, publish it (n8n 1.x: activate it): every message to the account then starts an execution, listed under Executions.",
 				active:
-					"<b>While building your workflow</b>, click 'Listen for test event', then send a WhatsApp message to the account number. While the editor listens, messages go to the editor, not to the active workflow.<br /><br /><b>Your workflow also runs on its own</b>, since it is active: every message to the account starts an execution, listed under Executions.",
+					"<b>While building your workflow</b>, click 'Listen for test event', then send a WhatsApp message to the account number. While the editor listens, messages go to the editor, not to the published workflow (n8n 1.x: active).<br /><br /><b>Your workflow also runs on its own</b>, since it is published (n8n 1.x: active): every message to the account starts an execution, listed under Executions.",
 			},
 			activationHint:
 				"Once you have finished building your workflow, publish it (n8n 1.x: activate it): it registers itself as the account's webhook (the gateway keeps one per account) and starts for every message.",

@@ -37,7 +37,8 @@ const verificationOptions: INodeProperties['options'] = [
 	{
 		name: 'Generated Secret (Recommended)',
 		value: 'generatedSecret',
-		description: 'Activation registers the URL with a secret of its own in the query',
+		description:
+			'Publishing (n8n 2.x) or activating (1.x) the workflow registers the URL with a secret of its own in the query',
 	},
 	{ name: 'None', value: 'none', description: 'Accept every request to the webhook URL' },
 	{
@@ -60,7 +61,7 @@ const verificationOptions: INodeProperties['options'] = [
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName:
-			"The gateway keeps <b>one webhook per account</b>. Activating this workflow points the account's webhook here, and any other active workflow or system using the same account stops receiving messages. A second active workflow on this account takes it over from this one.",
+			"The gateway keeps <b>one webhook per account</b>. Publishing (n8n 2.x) or activating (1.x) this workflow points the account's webhook here, and any other workflow or system using the same account stops receiving messages. A second workflow published (or activated) on this account takes it over from this one.",
 		name: 'oneWebhookPerAccountNotice',
 		type: 'notice',
 		default: '',
@@ -87,7 +88,7 @@ export const triggerProperties: INodeProperties[] = [
 		placeholder: '+62 812-8877-6713',
 		hint: 'Empty: the number the gateway holds for this account (Account → Check). Else with its country code.',
 		description:
-			"The WhatsApp number of your gateway account; empty takes the number the gateway holds for it (what Account → Check shows). Activating the workflow registers this workflow's URL as the account's webhook (Update Account).",
+			"The WhatsApp number of your gateway account; empty takes the number the gateway holds for it (what Account → Check shows). Publishing (n8n 2.x) or activating (1.x) the workflow registers its URL as the account's webhook (Update Account).",
 	},
 	{
 		displayName: 'Message Types',

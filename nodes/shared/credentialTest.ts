@@ -75,12 +75,13 @@ function sessionResult(session: SessionAnswer | undefined): INodeCredentialTestR
 			status: 'OK',
 			message: 'Connection successful: a token was issued and accepted, and WhatsApp is connected',
 		};
-	if (session.qrCode !== undefined || session.status.toLowerCase() === 'got qr code')
-		return failed(
-			'The credential works, but WhatsApp is not connected: the gateway waits for a QR scan. Run Messaging → Session → Get QR Code and scan the image with WhatsApp → Linked devices (Currency Rate works already).',
-		);
+	// An Error: n8n shows an OK result as its own "Connection tested successfully", without this.
+	const why =
+		session.qrCode !== undefined || session.status.toLowerCase() === 'got qr code'
+			? 'the gateway waits for a QR scan'
+			: `logged out, status "${session.status.slice(0, 40)}"`;
 	return failed(
-		`The credential works, but WhatsApp is logged out (status "${session.status.slice(0, 40)}"). Run Messaging → Session → Login and scan the QR code it returns with WhatsApp → Linked devices (Currency Rate works already).`,
+		`These settings are right, but WhatsApp is not connected (${why}): run Messaging → Session → Get QR Code and scan the image with WhatsApp → Linked devices. Currency Rate works already.`,
 	);
 }
 

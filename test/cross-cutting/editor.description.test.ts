@@ -3,7 +3,8 @@
  * - the canvas subtitles, evaluated the way n8n's editor evaluates them: the `subtitle`
  *   expression through n8n-workflow's `getSimpleParameterValue` on a workflow holding the node,
  *   with the node's parameters (defaults filled in by n8n);
- * - the visible hints under the fields a first run most often gets wrong.
+ * - the visible hints under the fields a first run most often gets wrong;
+ * - the node picker's entries: their names and descriptions.
  */
 import {
 	NodeHelpers,
@@ -11,9 +12,11 @@ import {
 	type INode,
 	type INodeParameters,
 	type INodeProperties,
+	type INodeTypeDescription,
 } from 'n8n-workflow';
 
 import { MessagingRateApi } from '../../credentials/MessagingRateApi.credentials';
+import { packageNodeDescriptions } from '../../scripts/docs';
 import { PACKAGE, nodeTypes } from '../harness/engine';
 import { resources as messagingResources } from '../../nodes/Messaging/Messaging.node';
 
@@ -288,4 +291,81 @@ describe('the delays a send offers', () => {
 			'Delay Between Messages',
 		]);
 	});
+});
+
+/**
+ * The node picker's entries, by n8n 2.40.7's rules (read in its editor bundle: the node creator's
+ * merge of nodes and actions, its trigger actions, its node item's name): a trigger whose name
+ * without "Trigger" is a node with actions joins that node's entry, which then shows the
+ * trigger's description; an entry with more than one action drops "Trigger" from its name.
+ */
+function pickerEntries(nodes: INodeTypeDescription[]) {
+	const isTrigger = (node: INodeTypeDescription) => node.group.includes('trigger');
+	const actionsOf = (node: INodeTypeDescription): number => {
+		if (!isTrigger(node))
+			return node.properties
+				.filter((property) => property.name === 'operation')
+				.flatMap((property) => property.options ?? []).length;
+		if (!node.displayName.toLowerCase().includes('trigger')) return 0;
+		const events = node.properties.find((property) =>
+			['event', 'events', 'trigger on'].includes(property.displayName.toLowerCase()),
+		);
+		// Without such a field n8n offers one action, "On new … event".
+		return events?.options?.filter((option) => !['*', '', ' '].includes(option.name)).length ?? 1;
+	};
+	const entries = nodes
+		.filter((node) => !isTrigger(node))
+		.map((node) => ({ node, description: node.description, actions: actionsOf(node) }));
+	for (const trigger of nodes.filter(isTrigger)) {
+		const merged = entries.find(
+			(entry) => entry.node.name === trigger.name.replace('Trigger', '') && entry.actions > 0,
+		);
+		if (merged) {
+			merged.description = trigger.description;
+			merged.actions += actionsOf(trigger);
+		} else
+			entries.push({
+				node: trigger,
+				description: trigger.description,
+				actions: actionsOf(trigger),
+			});
+	}
+	return entries.map(({ node, description, actions }) => {
+		const name = node.displayName.trimEnd();
+		return { name: actions > 1 ? name.replace('Trigger', '') : name, description, node };
+	});
+}
+
+describe('the node picker', () => {
+	const entries = pickerEntries(packageNodeDescriptions().map(({ description }) => description));
+
+	it('lists three entries: Messaging and Currency Rate with their triggers, and the account trigger', () => {
+		expect(entries.map(({ name }) => name.trim()).sort()).toEqual([
+			'Currency Rate',
+			'Messaging',
+			'Messaging Account Trigger',
+		]);
+	});
+
+	it('shows every entry under its own description, and no name with a space at either end', () => {
+		expect(entries.map(({ name, description }) => ({ name, description }))).toEqual(
+			entries.map(({ node }) => ({ name: node.displayName.trim(), description: node.description })),
+		);
+	});
+});
+
+/** Every text of a node's description: names, descriptions, hints, notices, the trigger panel's. */
+function textsOf(value: unknown): string[] {
+	if (typeof value === 'string') return [value];
+	if (Array.isArray(value)) return value.flatMap(textsOf);
+	if (value !== null && typeof value === 'object') return Object.values(value).flatMap(textsOf);
+	return [];
+}
+
+it('every text that says "activate" (n8n 1.x) also says "publish" (n8n 2.x)', () => {
+	const activating = packageNodeDescriptions().flatMap(({ description }) =>
+		textsOf(description).filter((text) => /\bactiv/i.test(text)),
+	);
+	expect(activating.length).toBeGreaterThan(5);
+	expect(activating.filter((text) => !/\bpublish/i.test(text))).toEqual([]);
 });

@@ -405,7 +405,7 @@ export interface RunHooks {
  * stored data (here through JSON, as through n8n's database) without its error and without the
  * failed node's failed run; its stack still holds the failed node with its input.
  */
-export function retryData(failed: IRun): IRunExecutionData {
+function retryData(failed: IRun): IRunExecutionData {
 	const data = JSON.parse(JSON.stringify(failed.data)) as IRunExecutionData;
 	delete data.resultData.error;
 	const last = data.resultData.lastNodeExecuted;

@@ -97,8 +97,8 @@ export async function editorShowsTheTriggerNoticeAndListens(t: ScenarioContext):
 				}),
 		);
 		report.check(
-			'editor: the trigger panel shows the one-webhook-per-account notice',
-			seen.noticeVisible && /second active workflow/i.test(seen.noticeText),
+			'editor: the trigger panel shows the one-webhook-per-account notice, saying publish and activate',
+			seen.noticeVisible && /Publishing \(n8n 2\.x\) or activating \(1\.x\)/.test(seen.noticeText),
 			{ notice: seen.noticeText },
 		);
 		// n8n 2.40.7's panel shows the trigger's own instruction (triggerPanel.header) until listening

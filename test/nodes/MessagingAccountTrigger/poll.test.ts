@@ -58,8 +58,11 @@ describe('Messaging Account Trigger: requests', () => {
 
 describe('Messaging Account Trigger: settings', () => {
 	it.each([
-		[{ events: [] }, /^Field "Trigger On" is empty$/],
-		[{ events: ['disconnected', 'typo'] }, /^Field "Trigger On" holds unknown events: \["typo"\]$/],
+		[{ events: [] }, /^Field "Events to Watch" is empty$/],
+		[
+			{ events: ['disconnected', 'typo'] },
+			/^Field "Events to Watch" holds unknown events: \["typo"\]$/,
+		],
 		[{ events: ['webhookChanged'] }, /^Field "Account Number" /],
 		[
 			{ events: ['usageLimit'], usagePercent: 120 },

@@ -76,7 +76,7 @@ describe('Messaging Account Trigger: failed polls and Gateway Unreachable', () =
 		expect(first.description ?? '').not.toMatch(/in a row/);
 		const second = await failureOf(trigger.poll());
 		expect(second.description).toMatch(
-			/The gateway has not answered 2 polls in a row \(since .*\)\. Pick "Gateway Unreachable" in Trigger On/,
+			/The gateway has not answered 2 polls in a row \(since .*\)\. Pick "Gateway Unreachable" in Events to Watch/,
 		);
 		// n8n restarts during the outage: its start's poll is quiet (there is a memory), the next fails.
 		expect((await trigger.activate()).returned).toBeNull();

@@ -2,7 +2,8 @@
  * What n8n's editor makes of the trigger's description (n8n 2.40.7's editor code, read in its
  * bundle: the node creator's trigger actions and its merge of a trigger into its action node):
  * the one-webhook notice, the trigger panel's texts, the event's name, and the description n8n
- * shows above Messaging's actions. The notice's rendering in real n8n is in the editor test.
+ * shows for the Messaging entry (the picker's rules: test/cross-cutting/editor.description.test.ts).
+ * The notice's rendering in real n8n is in the editor test.
  */
 import { NodeHelpers, type INodeParameters, type INodeProperties } from 'n8n-workflow';
 
@@ -43,7 +44,12 @@ describe('the trigger panel', () => {
 		expect(notice).toBeDefined();
 		expect(notice?.displayOptions).toBeUndefined();
 		expect(notice?.displayName).toMatch(/one webhook per account/);
-		expect(notice?.displayName).toMatch(/second active workflow on this account takes it over/);
+		expect(notice?.displayName).toMatch(
+			/Publishing \(n8n 2\.x\) or activating \(1\.x\) this workflow points the account's webhook here/,
+		);
+		expect(notice?.displayName).toMatch(
+			/second workflow published \(or activated\) on this account/,
+		);
 	});
 
 	it('tells what to do while listening, instead of n8n\'s generic "Go to Messaging and create an event"', () => {
@@ -53,7 +59,7 @@ describe('the trigger panel', () => {
 		const panel = trigger.triggerPanel as { executionsHelp: { active: string; inactive: string } };
 		expect(panel.executionsHelp.inactive).toMatch(/send a WhatsApp message to the account number/);
 		expect(panel.executionsHelp.active).toMatch(
-			/messages go to the editor, not to the active workflow/,
+			/messages go to the editor, not to the published workflow \(n8n 1\.x: active\)/,
 		);
 	});
 
@@ -61,12 +67,10 @@ describe('the trigger panel', () => {
 		expect(creatorActions(trigger.properties)).toEqual(['On WhatsApp message received']);
 	});
 
-	it("words the description so that it reads right above Messaging's actions, where n8n shows it", () => {
+	it("carries Messaging's description, which n8n's picker shows for both", () => {
 		// n8n merges a trigger into the action node whose name is the trigger's without "Trigger".
 		expect(trigger.name.replace('Trigger', '')).toBe(messaging.name);
-		expect(trigger.description).toBe(
-			'Send and receive WhatsApp messages through your gateway account',
-		);
+		expect(trigger.description).toBe(messaging.description);
 	});
 });
 

@@ -17,6 +17,7 @@ import { useSandbox } from '../../harness/useSandbox';
 
 const sandbox = useSandbox();
 const SECRET = 'demo-secret';
+const QR_ROUTE = 'Messaging → Session → Get QR Code';
 
 async function testButton(
 	fields: ICredentialDataDecryptedObject,
@@ -196,32 +197,34 @@ describe("the credential Test button says the WhatsApp session's state and what 
 		],
 	});
 
-	it('a logged-out account: the credential works, WhatsApp does not; run Login and scan', async () => {
-		const result = await messagingRateApiTest.call({} as never, {
-			id: '1',
-			name: 'Sandbox',
-			type: 'messagingRateApi',
-			data: { baseUrl: accounts.url, clientId: 'demo-client', clientSecret: SECRET },
-		});
-		expect(result).toEqual({
-			status: 'Error',
-			message:
-				'The credential works, but WhatsApp is logged out (status "init"). Run Messaging → Session → Login and scan the QR code it returns with WhatsApp → Linked devices (Currency Rate works already).',
-		});
-	});
+	// n8n shows an OK result as its own "Connection tested successfully" and drops the message
+	// (n8n 2.40.7's credential modal): only an Error shows what to do, under "Couldn't connect".
+	it.each([
+		['logged out', 'demo-client', SECRET, 'logged out, status "init"'],
+		['waiting for a QR scan', 'scan-client', 'scan-secret', 'the gateway waits for a QR scan'],
+	])(
+		'an account %s: the settings are right, WhatsApp is not connected; run Get QR Code and scan',
+		async (_state, clientId, clientSecret, why) => {
+			const result = await messagingRateApiTest.call({} as never, {
+				id: '1',
+				name: 'Sandbox',
+				type: 'messagingRateApi',
+				data: { baseUrl: accounts.url, clientId, clientSecret },
+			});
+			expect(result).toEqual({
+				status: 'Error',
+				message: `These settings are right, but WhatsApp is not connected (${why}): run ${QR_ROUTE} and scan the image with WhatsApp → Linked devices. Currency Rate works already.`,
+			});
+		},
+	);
 
-	it('an account waiting for a QR scan: run Get QR Code and scan it', async () => {
-		const result = await messagingRateApiTest.call({} as never, {
-			id: '1',
-			name: 'Sandbox',
-			type: 'messagingRateApi',
-			data: { baseUrl: accounts.url, clientId: 'scan-client', clientSecret: 'scan-secret' },
-		});
-		expect(result).toEqual({
-			status: 'Error',
-			message:
-				'The credential works, but WhatsApp is not connected: the gateway waits for a QR scan. Run Messaging → Session → Get QR Code and scan the image with WhatsApp → Linked devices (Currency Rate works already).',
-		});
+	it("names the route npm run n8n's banner and the docs give for a logged-out account", () => {
+		const banner = readFileSync(join(__dirname, '../../n8n/n8n-dev.ts'), 'utf8');
+		expect(banner).toContain(`${QR_ROUTE} shows the QR image`);
+		expect(banner).not.toContain('Session → Login');
+		const docs = readFileSync(join(__dirname, '../../../docs/credential.md'), 'utf8');
+		expect(docs).toContain(`run ${QR_ROUTE} and scan the image`);
+		expect(docs).not.toContain('Session → Login');
 	});
 });
 

@@ -11,6 +11,10 @@ import { providerProperties, type CurrencyRateRun } from '../../parameters';
 const MAX_DECIMAL_PLACES = 10;
 const MAX_AMOUNT_FIELDS = 50;
 const UNSAFE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
+// The fields of a Rate → Get item (One Item per Currency).
+const RATE_ROW_FIELDS = new Set(
+	'provider currency baseCurrency buy sell average fetchedAt'.split(' '),
+);
 
 // The sides of (from, to). `bank`: the bank buys the From Currency at its buy rate and sells the
 // To Currency at its sell rate. `buy` and `sell` use one side for both, a look-up.
@@ -45,7 +49,7 @@ const INCLUDE_INPUT_FIELDS: INodeProperties = {
 	type: 'boolean',
 	default: true,
 	description:
-		"Whether the output keeps the input item's fields and adds the converted amount to them. Off: the output is the conversion (amount, rate, currencies, provider, rates' time).",
+		"Whether the output keeps the input item's fields and adds the converted amount to them (a Rate → Get item of another currency keeps none of its rates). Off: the output is the conversion (amount, rate, currencies, provider, rates' time).",
 };
 
 const RATE_DETAILS_FIELD: INodeProperties = {
@@ -218,7 +222,7 @@ export function execute(
 		const { fromCurrency, toCurrency, rateType, decimalPlaces, baseCurrency } = conversion;
 		const rate = fromRate / toRate;
 		if (includeInputFields) {
-			const json = withValueAt(input, outputField, convertedAmount);
+			const json = withValueAt(keptFields(input, conversion), outputField, convertedAmount);
 			const details = { rate, fromCurrency, toCurrency, rateType, provider, fetchedAt };
 			return { json: detailsField ? withValueAt(json, detailsField, details) : json };
 		}
@@ -382,6 +386,13 @@ function readDetailsField(run: CurrencyRateRun, itemIndex: number, outputField: 
 		`is "${name}", where the Output Field ("${outputField}") puts the converted amount: the rate details would replace it`,
 		'Give the rate details another field (e.g. conversion), or leave Rate Details Field empty for none.',
 	);
+}
+
+/** Another currency's rates from Rate → Get beside the converted amount would read as its own. */
+function keptFields(input: IDataObject, { fromCurrency, toCurrency }: Conversion): IDataObject {
+	if (![...RATE_ROW_FIELDS].every((field) => Object.hasOwn(input, field))) return input;
+	if ([fromCurrency, toCurrency].includes(String(input.currency).toUpperCase())) return input;
+	return Object.fromEntries(Object.entries(input).filter(([field]) => !RATE_ROW_FIELDS.has(field)));
 }
 
 function isFieldPath(name: string): boolean {

@@ -3,12 +3,19 @@
  * rounding, the request the sandbox received, one rates request per run however many items, the
  * option that keeps rates across executions, the errors of bad inputs; converting in place
  * (version 1.1 keeps the input item's fields and adds the converted amount under the Output Field;
- * version 1 keeps giving the conversion details), several amount fields at once, and mapped
- * amount and currencies read straight from the item giving what n8n's evaluation gives.
+ * version 1 keeps giving the conversion details), after Rate → Get (a row of another currency
+ * keeps none of its rates), several amount fields at once, and mapped amount and currencies read
+ * straight from the item giving what n8n's evaluation gives.
  */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import {
+	NodeConnectionTypes,
+	type IDataObject,
+	type INode,
+	type INodeParameters,
+} from 'n8n-workflow';
 
 import { startSandbox } from '../../../../sandbox/server';
+import { PACKAGE, runWorkflow, sandboxCredential } from '../../../harness/engine';
 import { useSandbox } from '../../../harness/useSandbox';
 import { useVirtualTime } from '../../../harness/virtualTime';
 import {
@@ -470,6 +477,79 @@ describe('convert beside the rate used (version 1.2, what the editor adds today)
 		);
 		expect(error).toBeUndefined();
 		expect(jsonOf(output('Node'))).toEqual([{ total: 10 * usd() }]);
+	});
+});
+
+/** Start → Currency Rate → Get (one item per currency) → Currency Rate → Convert (version 1.2). */
+async function getThenConvert(currencies: string, parameters: INodeParameters) {
+	const node = (name: string, x: number, nodeParameters: INodeParameters): INode => ({
+		id: name,
+		name,
+		type: `${PACKAGE}.currencyRate`,
+		typeVersion: 1.2,
+		position: [x, 0],
+		parameters: { resource: 'rate', provider: 'bca', ...nodeParameters },
+		credentials: { messagingRateApi: { id: 'cred-1', name: 'Sandbox' } },
+	});
+	const link = (to: string) => ({
+		main: [[{ node: to, type: NodeConnectionTypes.Main, index: 0 }]],
+	});
+	return await runWorkflow(
+		{
+			nodes: [
+				{ ...node('Start', 0, {}), type: 'n8n-nodes-base.manualTrigger', typeVersion: 1 },
+				node('Get', 200, { operation: 'get', currencies }),
+				node('Convert', 400, { operation: 'convert', ...parameters }),
+			],
+			connections: { Start: link('Get'), Get: link('Convert') },
+		},
+		sandboxCredential(sandbox.url),
+	);
+}
+
+describe('convert after Rate → Get, Include Input Fields on (the default)', () => {
+	const conversion = (fromCurrency: string, rate: number) => ({
+		rate,
+		fromCurrency,
+		toCurrency: 'IDR',
+		rateType: 'average',
+		provider: 'bca',
+		fetchedAt: expect.any(String),
+	});
+
+	it("puts the conversion beside its own currency's row, not beside other currencies' rates", async () => {
+		const { output, error } = await getThenConvert('USD, EUR, JPY', {
+			amount: 100,
+			fromCurrency: 'USD',
+			toCurrency: 'IDR',
+		});
+		expect(error).toBeUndefined();
+		const [usdRow] = jsonOf(output('Get'));
+		expect(jsonOf(output('Convert'))).toEqual([
+			{ ...usdRow, convertedAmount: 100 * usd(), conversion: conversion('USD', usd()) },
+			{ convertedAmount: 100 * usd(), conversion: conversion('USD', usd()) },
+			{ convertedAmount: 100 * usd(), conversion: conversion('USD', usd()) },
+		]);
+		expect(output('Convert').map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
+	});
+
+	it('converts each row with From Currency mapped to its currency, keeping the row', async () => {
+		const { output, error } = await getThenConvert('USD, EUR', {
+			amount: 100,
+			fromCurrency: '={{ $json.currency }}',
+			toCurrency: 'IDR',
+		});
+		expect(error).toBeUndefined();
+		const rows = jsonOf(output('Get'));
+		expect(jsonOf(output('Convert'))).toEqual([
+			{ ...rows[0], convertedAmount: 100 * usd(), conversion: conversion('USD', usd()) },
+			{ ...rows[1], convertedAmount: 100 * eur(), conversion: conversion('EUR', eur()) },
+		]);
+		expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(2);
 	});
 });
 
