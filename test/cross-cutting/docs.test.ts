@@ -20,6 +20,7 @@ import {
 	repositoryTarget,
 } from '../../scripts/docs';
 import { PROVIDER_FROM_AI } from '../harness/currencyRateNode';
+import { OWNER } from '../n8n/lib/server';
 import { ApiError, endpoints } from '../../nodes/shared/transport';
 
 /** Where every Docs link points: the package's docs/ folder on GitHub. */
@@ -151,6 +152,15 @@ describe('reference', () => {
 		expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(12_000);
 		expect(readme).toContain('npm ci && npm run demo');
 		expect(readme).toMatch(/^npm test\b/m);
+	});
+
+	it('gives the login `npm run n8n` creates, and how long the set-up commands take', () => {
+		const readme = read('README.md').replace(/\s+/g, ' ');
+		expect(readme).toContain(`\`${OWNER.email}\` / \`${OWNER.password}\``);
+		expect(readme).toMatch(/npm test .*\(\d+–\d+ min/);
+		expect(readme).toMatch(
+			/`npm run n8n` starts real n8n.{0,120}\(about a minute; its first run installs n8n/,
+		);
 	});
 });
 
