@@ -63,7 +63,7 @@ async function main(): Promise<void> {
 				options: sendOptions({ parallel, skipRepeatsHours: variant === 'off' ? 0 : 8 }),
 			},
 			list,
-			{ typeVersion: 2 },
+			{ typeVersion: 1 },
 		);
 		if (variant === 'repeat') await runWorkflow(workflow, credential);
 		const started = performance.now();

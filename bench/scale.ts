@@ -73,7 +73,7 @@ async function main(): Promise<void> {
 				),
 			},
 			sendItems(count, `run ${++runs}`),
-			{ typeVersion: 2 },
+			{ typeVersion: 1 },
 		);
 
 	/** Send Text's output for item i, in the shape a real run gives (taken from a small run). */

@@ -190,7 +190,7 @@ async function main(): Promise<void> {
 				),
 			},
 			list,
-			{ typeVersion: 2 },
+			{ typeVersion: 1 },
 		);
 		const started = performance.now();
 		const run = await runWorkflow(workflow, credential);

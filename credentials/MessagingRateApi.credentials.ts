@@ -42,7 +42,7 @@ export class MessagingRateApi implements ICredentialType {
 			description:
 				'The client secret of your account. It is sent inside request bodies, never logged or shown.',
 		},
-		// Not named *token*: n8n's lint takes such a field for a secret. The old name is still read.
+		// Not named *token*: n8n's lint takes such a field for a secret.
 		{
 			displayName: 'Token Lifetime (Minutes)',
 			name: 'bearerLifetimeMinutes',
@@ -70,7 +70,7 @@ export class MessagingRateApi implements ICredentialType {
 			description:
 				'Answers larger than this are not read and fail the item. The service answers a few KB; the limit protects n8n from a faulty or hostile server.',
 		},
-		// Not named *cert*, for the same reason; the old name is still read.
+		// Not named *cert*, for the same reason.
 		{
 			displayName: 'Ignore SSL Issues (Insecure)',
 			name: 'ignoreSSLIssues',

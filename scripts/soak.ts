@@ -72,7 +72,7 @@ async function main() {
 			options: sendOptions({ parallel: PARALLEL }),
 		},
 		items,
-		{ continueOnFail: true, typeVersion: 2 },
+		{ continueOnFail: true, typeVersion: 1 },
 	);
 	const started = Date.now();
 	const run = await runWorkflow(workflow, sandboxCredential(sandbox.url, { timeoutSeconds: 2 }));

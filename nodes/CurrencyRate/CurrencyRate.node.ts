@@ -64,9 +64,7 @@ export class CurrencyRate implements INodeType {
 			dark: 'file:../../icons/currencyRate.dark.svg',
 		},
 		group: ['transform'],
-		// 1.1: Convert keeps the input item's fields by default; 1.2: the rate used beside the amount.
-		version: [1, 1.1, 1.2],
-		defaultVersion: 1.2,
+		version: 1,
 		subtitle: currencyRateSubtitle(resources),
 		documentationUrl: nodeDocumentationUrl('currency-rate.md', 'currency-rate'),
 		description:

@@ -26,7 +26,6 @@ import { number } from './actions/number/number.resource';
 import { session } from './actions/session/session.resource';
 import { answerWebhook, answerWebhooks, waitForAnswers, waitLimit } from './helpers/waitAndResume';
 import {
-	MESSAGING_VERSION,
 	messagingOptionsProperties,
 	readMessagingOptions,
 	sendPauseNotice,
@@ -63,9 +62,7 @@ export class Messaging implements INodeType {
 		name: 'messaging',
 		icon: { light: 'file:../../icons/messaging.svg', dark: 'file:../../icons/messaging.dark.svg' },
 		group: ['output'],
-		// Version 2 skips repeated messages by default; version 1 nodes keep what they were saved with.
-		version: [1, 2],
-		defaultVersion: MESSAGING_VERSION,
+		version: 1,
 		subtitle: operationSubtitle(resources),
 		documentationUrl: nodeDocumentationUrl('messaging.md', 'messaging'),
 		description: 'Send WhatsApp messages and files, check numbers and manage the gateway account',
@@ -82,7 +79,7 @@ export class Messaging implements INodeType {
 		properties: [
 			...buildProperties(resources, 'messaging.md'),
 			sendPauseNotice,
-			...messagingOptionsProperties(listInWords(operationsSending(resources, 'version'))),
+			messagingOptionsProperties(listInWords(operationsSending(resources, 'version'))),
 			includeRawResponseProperty,
 		],
 	};

@@ -37,22 +37,11 @@ export interface MessagingOptions {
 	maxWaitMs: number;
 }
 
-// The one place a version's behaviour differs: n8n saves no value for an option left out, so a
-// workflow saved with version 1 keeps behaving as it did. Why version 2's defaults are these:
-// docs/delivery-and-scale.md (8 hours) and docs/account-safety.md (2–6 s).
-const DEFAULTS_BY_VERSION = {
-	1: { skipRepeatsHours: 0, messageDelaySeconds: { min: 0, max: 0 } },
-	2: { skipRepeatsHours: 8, messageDelaySeconds: { min: 2, max: 6 } },
-} as const;
+// Why these defaults: docs/delivery-and-scale.md (8 hours) and docs/account-safety.md (2–6 s).
+const SKIP_REPEATS_HOURS_DEFAULT = 8;
+const MESSAGE_DELAY_DEFAULT = { min: 2, max: 6 };
 
 const SENDING_OPERATIONS = ['sendText', 'sendFile', 'sendAndWait'];
-
-export const MESSAGING_VERSION = 2;
-
-function defaultsFor(ctx: IExecuteFunctions) {
-	const version = Math.floor(ctx.getNode().typeVersion) as keyof typeof DEFAULTS_BY_VERSION;
-	return DEFAULTS_BY_VERSION[version] ?? DEFAULTS_BY_VERSION[MESSAGING_VERSION];
-}
 
 const MAX_MESSAGE_DELAY_SECONDS = 3_600;
 
@@ -98,40 +87,18 @@ const showForSends = {
 	show: { '/resource': ['message'], '/operation': SENDING_OPERATIONS },
 };
 
-/** An option left out is invisible in the editor, so a new send says that it pauses. */
+/** An option left out is invisible in the editor, so a send says that it pauses. */
 export const sendPauseNotice: INodeProperties = {
-	displayName: `Messages after the first wait ${DEFAULTS_BY_VERSION[2].messageDelaySeconds.min}–${DEFAULTS_BY_VERSION[2].messageDelaySeconds.max} s at random, so that the WhatsApp account never sends in bursts. Change it with Options → Delay Between Messages (0 and 0: no pause).`,
+	displayName: `Messages after the first wait ${MESSAGE_DELAY_DEFAULT.min}–${MESSAGE_DELAY_DEFAULT.max} s at random, so that the WhatsApp account never sends in bursts. Change it with Options → Delay Between Messages (0 and 0: no pause).`,
 	name: 'sendPauseNotice',
 	type: 'notice',
 	default: '',
-	displayOptions: {
-		show: {
-			'@version': [2],
-			'resource': ['message'],
-			'operation': SENDING_OPERATIONS,
-		},
-	},
+	displayOptions: { show: { resource: ['message'], operation: SENDING_OPERATIONS } },
 };
 
-/** By name: n8n's lint reads a literal or a name as a default. */
-const SKIP_REPEATS_HOURS_DEFAULT = DEFAULTS_BY_VERSION[MESSAGING_VERSION].skipRepeatsHours;
-
-/** A version 2 send shows one delay, Delay Between Messages; version 1 keeps both, as saved. */
-export function messagingOptionsProperties(versionSentBy: string): INodeProperties[] {
-	const options = messagingOptions(versionSentBy);
-	const forVersion2 = options.map((option) =>
-		option.name === 'delayMs'
-			? { ...option, displayOptions: { hide: { '/operation': SENDING_OPERATIONS } } }
-			: option,
-	);
-	return [
-		optionsCollection(options, { displayOptions: { show: { '@version': [1] } } }),
-		optionsCollection(forVersion2, { displayOptions: { show: { '@version': [2] } } }),
-	];
-}
-
-function messagingOptions(versionSentBy: string): INodeProperties[] {
-	return [
+/** A send shows one delay, Delay Between Messages; the other operations Delay Between Requests. */
+export function messagingOptionsProperties(versionSentBy: string): INodeProperties {
+	return optionsCollection([
 		messagingVersionOption(
 			`Value sent as "version" by ${versionSentBy}. Change it only if your gateway asks for another (e.g. v16).`,
 		),
@@ -154,6 +121,7 @@ function messagingOptions(versionSentBy: string): INodeProperties[] {
 			typeOptions: { minValue: 0 },
 			default: 0,
 			description: 'Minimum time between the start of two requests, in milliseconds',
+			displayOptions: { hide: { '/operation': SENDING_OPERATIONS } },
 		},
 		{
 			displayName: 'Stop at the Usage Limit',
@@ -172,7 +140,7 @@ function messagingOptions(versionSentBy: string): INodeProperties[] {
 			default: SKIP_REPEATS_HOURS_DEFAULT,
 			hint: 'Not sent again within this many hours: the same message to the same number from the same event (a Retry, a re-run, a redelivery). 0: send every time.',
 			description:
-				"The same message to the same number from the same event (the trigger item it comes from) is sent once within this many hours, whatever runs it again: n8n's Retry, a re-run, two executions at once, other workers. A new event with the same words is sent. 0 sends every time. Not set: 8 for nodes added since version 2, off for older ones. Kept in n8n's database (n8n 1.66 or newer; older n8n: this process's memory only).",
+				"The same message to the same number from the same event (the trigger item it comes from) is sent once within this many hours, whatever runs it again: n8n's Retry, a re-run, two executions at once, other workers. A new event with the same words is sent. 0 sends every time. Kept in n8n's database (n8n 1.66 or newer; older n8n: this process's memory only).",
 			displayOptions: showForSends,
 		},
 		{
@@ -192,7 +160,7 @@ function messagingOptions(versionSentBy: string): INodeProperties[] {
 			placeholder: 'Set Delay',
 			default: {},
 			description:
-				'A random pause before each message but the first of the run, between Min and Max seconds: regular bursts are what gets WhatsApp accounts banned. 0 and 0: no pause. Not set: 2 to 6 seconds (nodes added since version 2; older ones: none).',
+				'A random pause before each message but the first of the run, between Min and Max seconds: regular bursts are what gets WhatsApp accounts banned. 0 and 0: no pause.',
 			options: [
 				{
 					name: 'range',
@@ -203,7 +171,7 @@ function messagingOptions(versionSentBy: string): INodeProperties[] {
 							name: 'minSeconds',
 							type: 'number',
 							typeOptions: { minValue: 0, maxValue: MAX_MESSAGE_DELAY_SECONDS, numberPrecision: 1 },
-							// Version 2's default (DEFAULTS_BY_VERSION), written out for the editor's lint.
+							// MESSAGE_DELAY_DEFAULT, written out for the editor's lint.
 							default: 2,
 						},
 						{
@@ -274,7 +242,7 @@ function messagingOptions(versionSentBy: string): INodeProperties[] {
 				'How long the run may wait in all for Account Cap and Send Only Between. Messages that would wait longer come out not sent (no request made), so running them again later cannot send them twice.',
 			displayOptions: showForSends,
 		},
-	];
+	]);
 }
 
 export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number): MessagingOptions {
@@ -292,10 +260,10 @@ export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number):
 			options.skipRepeatsHours,
 			0,
 			MAX_SKIP_REPEATS_HOURS,
-			defaultsFor(ctx).skipRepeatsHours,
+			SKIP_REPEATS_HOURS_DEFAULT,
 		),
 		idempotencyKey: optionText(options, 'idempotencyKey', ''),
-		messageDelay: messageDelayOption(options.messageDelay, defaultsFor(ctx).messageDelaySeconds),
+		messageDelay: messageDelayOption(options.messageDelay, MESSAGE_DELAY_DEFAULT),
 		accountCap: accountCapOption(options.accountCap),
 		sendWindow: sendWindowOption(ctx, options.sendWindow),
 		maxWaitMs:

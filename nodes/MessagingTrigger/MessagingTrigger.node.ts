@@ -17,9 +17,7 @@ export class MessagingTrigger implements INodeType {
 		name: 'messagingTrigger',
 		icon: { light: 'file:../../icons/messaging.svg', dark: 'file:../../icons/messaging.dark.svg' },
 		group: ['trigger'],
-		// Version 2: a generated secret and Ignore Own Messages by default (parameters.ts).
-		version: [1, 2],
-		defaultVersion: 2,
+		version: 1,
 		subtitle: '={{"Account " + ($parameter["accountNumber"] || "held by the gateway")}}',
 		documentationUrl: nodeDocumentationUrl('messaging-trigger.md', 'messaging-trigger'),
 		// n8n's node picker merges this trigger into the Messaging entry and shows this description

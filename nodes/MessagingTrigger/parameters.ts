@@ -1,4 +1,4 @@
-import type { INodeProperties, NodeParameterValueType } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import {
 	DEFAULT_MESSAGING_VERSION,
@@ -19,18 +19,6 @@ export const DEFAULT_SECRET_QUERY = 'token';
 const DEFAULT_MAX_BODY_MB = 16;
 const DEFAULT_BINARY_PROPERTY = 'data';
 const DEFAULT_REPEAT_WINDOW_MINUTES = 60;
-
-/** n8n stores a parameter only when it differs from its default: version 1 keeps its default. */
-function byVersion(property: INodeProperties, version2: NodeParameterValueType): INodeProperties[] {
-	return [
-		{ ...property, displayOptions: { show: { '@version': [1] } } },
-		{
-			...property,
-			default: version2,
-			displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } },
-		},
-	];
-}
 
 // The recommended choice first.
 const verificationOptions: INodeProperties['options'] = [
@@ -106,29 +94,23 @@ export const triggerProperties: INodeProperties[] = [
 		hint: 'Empty = all message types',
 		description: 'Only messages of these types start the workflow. Leave empty for all types.',
 	},
-	...byVersion(
-		{
-			displayName: 'Ignore Own Messages',
-			name: 'ignoreOwnMessages',
-			type: 'boolean',
-			default: false,
-			description:
-				"Whether to ignore messages written by the account's own number (in any spelling: 0812…, +62 812…), so that an auto-reply does not answer itself",
-		},
-		true,
-	),
-	...byVersion(
-		{
-			displayName: 'Verification',
-			name: 'verification',
-			type: 'options',
-			default: 'none',
-			options: verificationOptions,
-			description:
-				'How a request is checked before it starts the workflow. A request that fails is answered 401.',
-		},
-		'generatedSecret',
-	),
+	{
+		displayName: 'Ignore Own Messages',
+		name: 'ignoreOwnMessages',
+		type: 'boolean',
+		default: true,
+		description:
+			"Whether to ignore messages written by the account's own number (in any spelling: 0812…, +62 812…), so that an auto-reply does not answer itself",
+	},
+	{
+		displayName: 'Verification',
+		name: 'verification',
+		type: 'options',
+		default: 'generatedSecret',
+		options: verificationOptions,
+		description:
+			'How a request is checked before it starts the workflow. A request that fails is answered 401.',
+	},
 	{
 		displayName: 'Header Name',
 		name: 'headerName',
@@ -209,7 +191,7 @@ export function readTriggerSettings(ctx: {
 	};
 	const options = asOptions(ctx.getNodeParameter('options', {}));
 	const types = ctx.getNodeParameter('messageTypes', []);
-	const verification = text('verification', 'none') as Verification;
+	const verification = text('verification', 'generatedSecret') as Verification;
 	const inQuery = verification === 'querySecret' || verification === 'generatedSecret';
 	const shared = verification === 'headerSecret' || verification === 'querySecret';
 	const positive = (value: unknown, fallback: number) =>
@@ -220,7 +202,7 @@ export function readTriggerSettings(ctx: {
 		messageTypes: (Array.isArray(types) ? types : []).filter((type): type is MessageCategory =>
 			(MESSAGE_CATEGORIES as readonly unknown[]).includes(type),
 		),
-		ignoreOwnMessages: ctx.getNodeParameter('ignoreOwnMessages', false) === true,
+		ignoreOwnMessages: ctx.getNodeParameter('ignoreOwnMessages', true) === true,
 		verification,
 		headerName: text('headerName').trim() || DEFAULT_SECRET_HEADER,
 		queryParameterName: (inQuery && text('queryParameterName').trim()) || DEFAULT_SECRET_QUERY,

@@ -38,8 +38,6 @@ interface RegistrationRecord extends IDataObject {
 	previousKnown: boolean;
 	previousWebhookBase?: string;
 	previousWebhookSha256?: string;
-	/** Kept whole by version 1 records: read once more at deactivation, never written. */
-	previousWebhook?: string;
 }
 
 /** Production first; "Listen for test event" keeps its own. */
@@ -191,7 +189,6 @@ export async function registerWebhook(this: IHookFunctions): Promise<boolean> {
 
 /** Only a rebuild whose hash matches counts: a secret that was never kept cannot be restored. */
 async function previousWebhookOf(ctx: IHookFunctions, stored: RegistrationRecord, target: Target) {
-	if (stored.previousWebhook) return stored.previousWebhook;
 	const base = stored.previousWebhookBase;
 	if (!base || !stored.previousWebhookSha256) return undefined;
 	const generated = await generatedSecretFor(ctx, target.accountNumber, base).catch(() => '');

@@ -10,9 +10,12 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
 import { useSandbox } from '../harness/useSandbox';
+import { useVirtualTime } from '../harness/virtualTime';
 
 // No reset between properties: every batch is checked on its own output.
 const sandbox = useSandbox({}, { resetEachTest: false });
+// The pause between messages (a new node's default) takes virtual time.
+useVirtualTime();
 
 const RUNS = 15;
 

@@ -141,7 +141,7 @@ export async function runAfterEvent(
 	eventType: string,
 	eventItems: INodeExecutionData[],
 	parameters: INodeParameters,
-	settings: Partial<INode> = { typeVersion: 2 },
+	settings: Partial<INode> = { typeVersion: 1 },
 	/** n8n's Retry of this failed execution of the same workflow. */
 	retryOf?: IRun,
 ): Promise<IRun> {
@@ -201,7 +201,7 @@ export function loopWorkflow(items: object[], parameters: INodeParameters): Work
 				id: '4',
 				name: 'Node',
 				type: 'n8n-nodes-messaging-rate.messaging',
-				typeVersion: 2,
+				typeVersion: 1,
 				position: [600, 0],
 				parameters,
 				credentials: { messagingRateApi: { id: 'cred-1', name: 'Sandbox' } },

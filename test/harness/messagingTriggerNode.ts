@@ -93,7 +93,7 @@ export function useTriggerHarnesses(
 			credentials: sandboxCredential(sandbox.url),
 			...defaults,
 			...options,
-			parameters: { ...TRIGGER_BASE_PARAMETERS, ...parameters },
+			parameters: { ...TRIGGER_BASE_PARAMETERS, ...defaults.parameters, ...parameters },
 		});
 		started.push(harness);
 		return harness;

@@ -3,7 +3,7 @@
  * an id, or an n8n without the store), through n8n's engine against the sandbox: another
  * workflow's flood of claims must not evict a claim whose message is being sent now.
  */
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
 import { PHONE, mappedSendText, orderItems } from '../harness/messagingNode';
@@ -11,7 +11,6 @@ import { useSandbox } from '../harness/useSandbox';
 
 const sandbox = useSandbox();
 
-const V2: Partial<INode> = { typeVersion: 2 };
 const NO_DELAY = { messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } } };
 
 describe('claims held in process memory only', () => {
@@ -19,7 +18,7 @@ describe('claims held in process memory only', () => {
 		const message = [{ phone: PHONE, text: 'Your code is 4412' }];
 		const run = (items: IDataObject[], workflowId: string | null) =>
 			runWorkflow(
-				singleNodeWorkflow('messaging', mappedSendText(NO_DELAY), items, V2),
+				singleNodeWorkflow('messaging', mappedSendText(NO_DELAY), items),
 				sandboxCredential(sandbox.url),
 				{ workflowId },
 			);

@@ -57,8 +57,8 @@ export async function identifyRepeat(
 }
 
 /**
- * What makes two messages the same: the Idempotency Key; else the recipient, the content and,
- * from version 2 on, the cause (the event the item comes from).
+ * What makes two messages the same: the Idempotency Key; else the recipient, the content and the
+ * cause (the event the item comes from).
  */
 async function repeatKeyOf(
 	run: MessagingRun,
@@ -72,8 +72,7 @@ async function repeatKeyOf(
 	let what: unknown[];
 	if (idempotencyKey) what = ['key', idempotencyKey];
 	else {
-		const cause =
-			run.node.typeVersion >= 2 ? (run.causes ??= new Causes(run.ctx)).of(itemIndex) : undefined;
+		const cause = (run.causes ??= new Causes(run.ctx)).of(itemIndex);
 		what = ['content', ...(await content()).map(sameText), cause ?? null];
 	}
 	return createHmac('sha256', clientSecret)

@@ -19,9 +19,6 @@ export interface StoredCredentials {
 	bearerLifetimeMinutes?: unknown;
 	timeoutSeconds?: unknown;
 	ignoreSSLIssues?: unknown;
-	/** The old names of Token Lifetime and Ignore SSL Issues: n8n keeps what was saved. */
-	tokenLifetimeMinutes?: unknown;
-	allowUnauthorizedCerts?: unknown;
 	maxResponseMegabytes?: unknown;
 }
 
@@ -76,18 +73,14 @@ export function parseCredentials(stored: StoredCredentials): ApiCredentials {
 		baseUrl: `${url.origin}${url.pathname.slice(0, end)}`,
 		clientId,
 		clientSecret,
-		tokenLifetimeMinutes: positive(
-			stored.bearerLifetimeMinutes ?? stored.tokenLifetimeMinutes,
-			60,
-			'Token Lifetime (Minutes)',
-		),
+		tokenLifetimeMinutes: positive(stored.bearerLifetimeMinutes, 60, 'Token Lifetime (Minutes)'),
 		timeoutSeconds: positive(
 			stored.timeoutSeconds,
 			30,
 			'Request Timeout (Seconds)',
 			MAX_TIMEOUT_SECONDS,
 		),
-		allowUnauthorizedCerts: (stored.ignoreSSLIssues ?? stored.allowUnauthorizedCerts) === true,
+		allowUnauthorizedCerts: stored.ignoreSSLIssues === true,
 		maxResponseMegabytes: positive(
 			stored.maxResponseMegabytes,
 			DEFAULT_MAX_RESPONSE_MEGABYTES,

@@ -29,7 +29,7 @@ export async function chatbotSameReplyToTwoMessages(t: ScenarioContext): Promise
 				id: randomUUID(),
 				name: 'On Message',
 				type: NODE_TYPES.messagingTrigger,
-				typeVersion: 2,
+				typeVersion: 1,
 				position: [0, 0],
 				webhookId: randomUUID(),
 				parameters: { accountNumber: t.account.number },
@@ -39,7 +39,7 @@ export async function chatbotSameReplyToTwoMessages(t: ScenarioContext): Promise
 				id: randomUUID(),
 				name: 'Reply',
 				type: NODE_TYPES.messaging,
-				typeVersion: 2,
+				typeVersion: 1,
 				position: [240, 0],
 				parameters: {
 					resource: 'message',

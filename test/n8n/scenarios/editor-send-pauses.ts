@@ -51,7 +51,7 @@ export async function editorShowsSendPauses(t: ScenarioContext): Promise<void> {
 				id: 'send',
 				name: 'Send Text',
 				type: NODE_TYPES.messaging,
-				typeVersion: 2,
+				typeVersion: 1,
 				position: [300, 0],
 				parameters: {
 					resource: 'message',

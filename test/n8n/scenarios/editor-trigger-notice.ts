@@ -28,7 +28,7 @@ export async function editorShowsTheTriggerNoticeAndListens(t: ScenarioContext):
 				id: 'trigger',
 				name: 'Messaging Trigger',
 				type: NODE_TYPES.messagingTrigger,
-				typeVersion: 2,
+				typeVersion: 1,
 				position: [0, 0],
 				webhookId: 'c6a1f8e2-5b0d-4f7e-9a43-0e2d6b7c1a55',
 				parameters: { accountNumber: `+${t.account.number}` },

@@ -29,7 +29,7 @@ export async function messagingTriggerV2GeneratedSecretOnce(t: ScenarioContext):
 				id: randomUUID(),
 				name: 'On Message',
 				type: NODE_TYPES.messagingTrigger,
-				typeVersion: 2,
+				typeVersion: 1,
 				position: [0, 0],
 				webhookId,
 				parameters: { accountNumber: t.account.number },

@@ -67,7 +67,7 @@ function askWorkflow(t: ScenarioContext): WorkflowJson {
 				id: '0e2e7a16-0000-4000-8000-0000000000a3',
 				name: 'Ask',
 				type: NODE_TYPES.messaging,
-				typeVersion: 2,
+				typeVersion: 1,
 				position: [240, 0],
 				parameters: {
 					resource: 'message',

@@ -25,7 +25,7 @@ function windowWorkflow(window: Record<string, unknown>, credential: { id: strin
 		id,
 		name,
 		type: 'n8n-nodes-messaging-rate.messaging',
-		typeVersion: 2,
+		typeVersion: 1,
 		position: [x, 0],
 		parameters,
 		credentials: { messagingRateApi: credential },

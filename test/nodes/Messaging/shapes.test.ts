@@ -5,7 +5,7 @@
  * run fed with items, behind a Manual Trigger, behind a Webhook, inside a sub-workflow and in a
  * Loop Over Items.
  */
-import type { INode, INodeExecutionData, INodeParameters, IRun } from 'n8n-workflow';
+import type { INodeExecutionData, INodeParameters, IRun } from 'n8n-workflow';
 
 import { runWorkflow, sandboxCredential, type WorkflowJson } from '../../harness/engine';
 import {
@@ -23,7 +23,6 @@ const sandbox = useSandbox();
 const trigger = useTrigger(sandbox);
 useVirtualTime();
 
-const V2: Partial<INode> = { typeVersion: 2 };
 const CREDENTIALS = { messagingRateApi: { id: 'cred-1', name: 'Sandbox' } };
 
 const sendText: INodeParameters = {
@@ -53,7 +52,7 @@ function lone(parameters: INodeParameters): WorkflowJson {
 				id: 'lone',
 				name: 'Node',
 				type: 'n8n-nodes-messaging-rate.messaging',
-				typeVersion: 2,
+				typeVersion: 1,
 				position: [0, 0],
 				parameters,
 				credentials: CREDENTIALS,
@@ -129,7 +128,7 @@ describe('a lone node run with "Execute step" (a start node)', () => {
 
 describe('behind a trigger', () => {
 	it('behind a Manual Trigger: sends', async () => {
-		const run = await runMessaging(sandbox, sendText, [{}], V2);
+		const run = await runMessaging(sandbox, sendText, [{}]);
 		expect(run.error).toBeUndefined();
 		expect(sent()).toEqual([`${PHONE}: Hello from n8n`]);
 	});

@@ -1,15 +1,14 @@
 /**
- * The body's declared charset, for both versions of the Messaging Trigger, through n8n-core's
- * webhook context behind a server that reads bodies as n8n does (a version 1 trigger gets n8n's
- * body parsing before it runs, a version 2 trigger only for JSON, text, form and XML bodies).
+ * The body's declared charset, through n8n-core's webhook context behind a server that reads
+ * bodies as n8n does (n8n parses a version 1 node's body before it runs).
  * Real n8n 2.40.7 and 1.123.81 run the latin1 case too (test/n8n/scenarios/messaging-trigger.ts).
  */
 import { useSandbox } from '../../harness/useSandbox';
 import { TRIGGER_CUSTOMER as CUSTOMER, useTrigger } from '../../harness/messagingTriggerNode';
 
-describe.each([1, 2])('Messaging Trigger version %d', (typeVersion) => {
+describe('Messaging Trigger', () => {
 	const sandbox = useSandbox({}, { resetEachTest: false });
-	const trigger = useTrigger(sandbox, { typeVersion });
+	const trigger = useTrigger(sandbox);
 	beforeAll(async () => await trigger.activate());
 
 	it.each(['application/json', 'text/plain', 'application/octet-stream'])(

@@ -39,7 +39,7 @@ function parametersOf(version: number, parameters: INodeParameters = {}): INodeP
 }
 
 describe('the trigger panel', () => {
-	it('shows a notice (a plain notice property, for every version) that the account has one webhook and a second workflow takes it over', () => {
+	it('shows a notice (a plain notice property) that the account has one webhook and a second workflow takes it over', () => {
 		const notice = trigger.properties.find((property) => property.type === 'notice');
 		expect(notice).toBeDefined();
 		expect(notice?.displayOptions).toBeUndefined();
@@ -74,11 +74,10 @@ describe('the trigger panel', () => {
 	});
 });
 
-describe('versions', () => {
-	it('a new trigger is version 2; version 1 keeps its defaults', () => {
-		expect(trigger.defaultVersion).toBe(2);
-		expect(parametersOf(1)).toMatchObject({ verification: 'none', ignoreOwnMessages: false });
-		expect(parametersOf(2)).toMatchObject({
+describe('defaults', () => {
+	it('a new trigger verifies with a generated secret and ignores its own messages', () => {
+		expect(trigger.version).toBe(1);
+		expect(parametersOf(1)).toMatchObject({
 			verification: 'generatedSecret',
 			ignoreOwnMessages: true,
 		});

@@ -17,7 +17,8 @@ const VERSION = '16.0.1.3';
 const OTHER_SYSTEM_URL = 'https://crm.example.com/whatsapp/incoming';
 
 const sandbox = useSandbox();
-const harness = useTriggerHarnesses(sandbox, { typeVersion: 1 });
+// The registration's own mechanics, with the plain URL (the generated secret: security.test.ts).
+const harness = useTriggerHarnesses(sandbox, { parameters: { verification: 'none' } });
 
 /** Another system (or a person with the gateway's form) setting the account's webhook. */
 async function registerElsewhere(url: string): Promise<void> {
@@ -165,10 +166,10 @@ describe('an empty Account Number: the number the gateway holds for the account'
 				},
 			],
 		});
-		const trigger = useTrigger(held, { typeVersion: 1 });
+		const trigger = useTrigger(held);
 
 		it('activation reads it with Account → Check and registers the webhook for it', async () => {
-			await trigger.activate({ accountNumber: '' });
+			await trigger.activate({ accountNumber: '', verification: 'none' });
 			const updates = held
 				.requests()
 				.filter((entry) => entry.path === '/api/wa/2.0/post' && entry.params?.method === 'update');

@@ -1,7 +1,7 @@
 /**
  * The Messaging Trigger safe by default and exactly once, through n8n-core's real hook and
- * webhook contexts against the sandbox over HTTP: the generated secret of a new (version 2)
- * trigger, version 1 triggers keeping their defaults, putting back a previous webhook without
+ * webhook contexts against the sandbox over HTTP: the generated secret of a new
+ * trigger, its defaults, putting back a previous webhook without
  * keeping its secret, and skipping repeated deliveries of one message.
  */
 import { request } from 'undici';
@@ -115,20 +115,8 @@ describe('a new trigger verifies with a generated secret, with no setup', () => 
 	});
 });
 
-describe('version 1 triggers keep the defaults they were saved with', () => {
-	it('Verification stays "None" and Ignore Own Messages off when nothing was chosen', async () => {
-		const trigger = await harness({}, { typeVersion: 1 });
-		await trigger.activate();
-		expect(accountWebhook()).toBe(trigger.productionUrl);
-		expect(
-			(await post(trigger.productionUrl, { params: { message: 'no secret', sender: ACCOUNT } }))
-				.status,
-		).toBe(200);
-		await trigger.settled();
-		expect(trigger.executions).toHaveLength(1);
-	});
-
-	it('a version 2 trigger ignores its own messages unless told otherwise', async () => {
+describe('defaults', () => {
+	it('a new trigger ignores its own messages unless told otherwise', async () => {
 		const trigger = await harness();
 		await trigger.activate();
 		const own = await sandbox.deliverIncoming({ sender: ACCOUNT, message: 'our own auto-reply' });
@@ -138,12 +126,6 @@ describe('version 1 triggers keep the defaults they were saved with', () => {
 		});
 		await trigger.settled();
 		expect(trigger.executions).toHaveLength(0);
-	});
-
-	it('a version 1 trigger can choose the generated secret too', async () => {
-		const trigger = await harness({ verification: 'generatedSecret' }, { typeVersion: 1 });
-		await trigger.activate();
-		expect(tokenOf(accountWebhook())).toMatch(/^[\w-]{43}$/);
 	});
 });
 
@@ -209,24 +191,6 @@ describe('putting a previous webhook back without keeping its secret', () => {
 		);
 		// Another system's path may hold its token too: only the origin is logged.
 		expect(trigger.logs.some((line) => line.message.includes('/whatsapp/incoming'))).toBe(false);
-	});
-
-	it('a version 1 record that kept the previous URL whole is still put back once', async () => {
-		const trigger = await harness({}, { typeVersion: 1 });
-		await trigger.activate();
-		const legacy = {
-			...(trigger.nodeStaticData().registration as object),
-			previousWebhook: 'https://old.example.com/hook?k=v',
-		};
-		const restarted = await harness(
-			{},
-			{ typeVersion: 1, staticData: { 'node:Messaging Trigger': { registration: legacy } } },
-		);
-		// The same webhook id as the first (n8n keeps it): take its URL over.
-		await registerElsewhere(restarted.productionUrl);
-		await restarted.deactivate();
-		expect(accountWebhook()).toBe('https://old.example.com/hook?k=v');
-		expect(restarted.nodeStaticData().registration).toBeUndefined();
 	});
 });
 

@@ -310,18 +310,5 @@ describe('the credential Test button against servers that are not the gateway', 
 				/not the gateway's API \(it shows "Welcome to nginx!"\)/,
 			);
 		});
-
-		it('a credential saved under the field names before 0.1.0 keeps its settings', async () => {
-			expect(
-				await failureOf({ baseUrl: `https://${secureHost}`, allowUnauthorizedCerts: true }),
-			).toMatch(/not the gateway's API \(it shows "Welcome to nginx!"\)/);
-			expect(
-				await failureOf({
-					baseUrl: `https://${secureHost}`,
-					ignoreSSLIssues: false,
-					allowUnauthorizedCerts: true,
-				}),
-			).toMatch(/is not trusted/);
-		});
 	});
 });

@@ -171,16 +171,11 @@ export const description: INodeProperties[] = [
 			description: 'Name of the field the converted amount is written to (dots reach into objects)',
 		},
 	]),
-	// Nodes older than 1.1 keep giving the conversion details instead of the input item's fields.
-	...[
-		{ ...INCLUDE_INPUT_FIELDS, default: false, versions: { '@version': [1] } },
-		{ ...INCLUDE_INPUT_FIELDS, versions: { '@version': [{ _cnd: { gte: 1.1 } }] } },
-		{ ...RATE_DETAILS_FIELD, default: '', versions: { '@version': [1, 1.1], ...WITH_INPUT } },
-		{ ...RATE_DETAILS_FIELD, versions: { '@version': [{ _cnd: { gte: 1.2 } }], ...WITH_INPUT } },
-	].map(({ versions, ...property }) => ({
-		...property,
-		displayOptions: { show: { ...forAmount('amount').show, ...versions } },
-	})),
+	...forAmountSource('amount', [INCLUDE_INPUT_FIELDS]),
+	{
+		...RATE_DETAILS_FIELD,
+		displayOptions: { show: { ...forAmount('amount').show, ...WITH_INPUT } },
+	},
 ];
 
 export const endpoint = endpoints.getKurs;

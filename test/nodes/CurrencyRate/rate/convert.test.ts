@@ -1,9 +1,9 @@
 /**
  * Currency Rate → Rate → Convert through n8n's engine against the sandbox: the arithmetic and its
  * rounding, the request the sandbox received, one rates request per run however many items, the
- * option that keeps rates across executions, the errors of bad inputs; converting in place
- * (version 1.1 keeps the input item's fields and adds the converted amount under the Output Field;
- * version 1 keeps giving the conversion details), after Rate → Get (a row of another currency
+ * option that keeps rates across executions, the errors of bad inputs; converting in place (the
+ * default: the input item's fields, the converted amount under the Output Field and the rate used
+ * beside it) or giving the conversion details, after Rate → Get (a row of another currency
  * keeps none of its rates), several amount fields at once, and mapped amount and currencies read
  * straight from the item giving what n8n's evaluation gives.
  */
@@ -31,14 +31,21 @@ import {
 
 const sandbox = useSandbox();
 
+/** The conversion's details as the output (Include Input Fields off), unless a test says otherwise. */
 const convert = (parameters: INodeParameters): INodeParameters => ({
 	resource: 'rate',
 	operation: 'convert',
 	provider: 'bca',
+	includeInputFields: false,
 	...parameters,
 });
-/** A node as the editor adds it today (version 1.1). */
-const NEW_NODE = { typeVersion: 1.1 };
+/** A node as the editor adds it. */
+const NEW_NODE = { typeVersion: 1 };
+/** Convert with its defaults: in place, with the rate used beside the amount. */
+const inPlace = (parameters: INodeParameters): INodeParameters => ({
+	...convert(parameters),
+	includeInputFields: true,
+});
 
 const usd = () => sandboxQuote('bca', 'USD').average;
 const eur = () => sandboxQuote('bca', 'EUR').average;
@@ -134,6 +141,7 @@ describe('rate → convert', () => {
 				amount: '={{ $json.amount }}',
 				fromCurrency: '={{ $json.from }}',
 				toCurrency: 'IDR',
+				includeInputFields: false,
 			},
 			[
 				{ provider: 'cimb', amount: ' 1234.50 ', from: 'usd' },
@@ -372,15 +380,13 @@ describe('rate → convert: bad inputs', () => {
 	});
 });
 
-describe('convert beside the rate used (version 1.2, what the editor adds today)', () => {
-	const V12 = { typeVersion: 1.2 };
-
+describe('convert beside the rate used (the default)', () => {
 	it('keeps the input fields and adds the converted amount, the rate used and when the rates were fetched', async () => {
 		const { output, error } = await runCurrencyRate(
 			sandbox,
-			convert({ amount: '={{ $json.amount }}', fromCurrency: 'USD', toCurrency: 'IDR' }),
+			inPlace({ amount: '={{ $json.amount }}', fromCurrency: 'USD', toCurrency: 'IDR' }),
 			[{ invoice: 'A-1', amount: 100 }],
-			V12,
+			NEW_NODE,
 		);
 		expect(error).toBeUndefined();
 		expect(jsonOf(output('Node'))).toEqual([
@@ -403,9 +409,9 @@ describe('convert beside the rate used (version 1.2, what the editor adds today)
 	it('Rate Details Field names where they go (dots reach into objects); empty adds none', async () => {
 		const named = await runCurrencyRate(
 			sandbox,
-			convert({ amount: 2, fromCurrency: 'USD', toCurrency: 'IDR', rateDetailsField: 'fx.used' }),
+			inPlace({ amount: 2, fromCurrency: 'USD', toCurrency: 'IDR', rateDetailsField: 'fx.used' }),
 			[{}],
-			V12,
+			NEW_NODE,
 		);
 		expect(named.output('Node')[0].json).toMatchObject({
 			convertedAmount: 2 * usd(),
@@ -413,9 +419,9 @@ describe('convert beside the rate used (version 1.2, what the editor adds today)
 		});
 		const none = await runCurrencyRate(
 			sandbox,
-			convert({ amount: 2, fromCurrency: 'USD', toCurrency: 'IDR', rateDetailsField: '' }),
+			inPlace({ amount: 2, fromCurrency: 'USD', toCurrency: 'IDR', rateDetailsField: '' }),
 			[{}],
-			V12,
+			NEW_NODE,
 		);
 		expect(none.output('Node')[0].json).toEqual({ convertedAmount: 2 * usd() });
 	});
@@ -423,9 +429,9 @@ describe('convert beside the rate used (version 1.2, what the editor adds today)
 	it('a Rate Details Field that is no field name is refused before the rates request', async () => {
 		const { error } = await runCurrencyRate(
 			sandbox,
-			convert({ amount: 2, fromCurrency: 'USD', toCurrency: 'IDR', rateDetailsField: 'a..b' }),
+			inPlace({ amount: 2, fromCurrency: 'USD', toCurrency: 'IDR', rateDetailsField: 'a..b' }),
 			[{}],
-			V12,
+			NEW_NODE,
 		);
 		expect(error?.message).toMatch(/Field "Rate Details Field" is not a field name/);
 		expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(0);
@@ -440,7 +446,7 @@ describe('convert beside the rate used (version 1.2, what the editor adds today)
 		for (const [outputField, rateDetailsField] of cases) {
 			const { error, output } = await runCurrencyRate(
 				sandbox,
-				convert({
+				inPlace({
 					amount: 2,
 					fromCurrency: 'USD',
 					toCurrency: 'IDR',
@@ -448,7 +454,7 @@ describe('convert beside the rate used (version 1.2, what the editor adds today)
 					rateDetailsField,
 				}),
 				[{ invoice: 'A-1' }, { invoice: 'A-2' }],
-				{ ...V12, continueOnFail: true },
+				{ ...NEW_NODE, continueOnFail: true },
 			);
 			expect(error).toBeUndefined();
 			expect(jsonOf(output('Node')).map((json) => json.error)).toEqual([
@@ -466,27 +472,27 @@ describe('convert beside the rate used (version 1.2, what the editor adds today)
 	it('the in-place mode (Amounts: Fields of the Item) is as before: no details added', async () => {
 		const { output, error } = await runCurrencyRate(
 			sandbox,
-			convert({
+			inPlace({
 				amountSource: 'fields',
 				amountFields: 'total',
 				fromCurrency: 'USD',
 				toCurrency: 'IDR',
 			}),
 			[{ total: 10 }],
-			V12,
+			NEW_NODE,
 		);
 		expect(error).toBeUndefined();
 		expect(jsonOf(output('Node'))).toEqual([{ total: 10 * usd() }]);
 	});
 });
 
-/** Start → Currency Rate → Get (one item per currency) → Currency Rate → Convert (version 1.2). */
+/** Start → Currency Rate → Get (one item per currency) → Currency Rate → Convert. */
 async function getThenConvert(currencies: string, parameters: INodeParameters) {
 	const node = (name: string, x: number, nodeParameters: INodeParameters): INode => ({
 		id: name,
 		name,
 		type: `${PACKAGE}.currencyRate`,
-		typeVersion: 1.2,
+		typeVersion: 1,
 		position: [x, 0],
 		parameters: { resource: 'rate', provider: 'bca', ...nodeParameters },
 		credentials: { messagingRateApi: { id: 'cred-1', name: 'Sandbox' } },
@@ -553,12 +559,17 @@ describe('convert after Rate → Get, Include Input Fields on (the default)', ()
 	});
 });
 
-describe('convert in place (version 1.1)', () => {
+describe('convert in place, without the rate details', () => {
 	it('keeps the input fields and adds the converted amount as "convertedAmount" by default', async () => {
 		const items = [{ invoice: 'A-1', amount: 100, customer: { name: 'Ana' } }];
 		const { output, error } = await runCurrencyRate(
 			sandbox,
-			convert({ amount: '={{ $json.amount }}', fromCurrency: 'USD', toCurrency: 'IDR' }),
+			inPlace({
+				rateDetailsField: '',
+				amount: '={{ $json.amount }}',
+				fromCurrency: 'USD',
+				toCurrency: 'IDR',
+			}),
 			items,
 			NEW_NODE,
 		);
@@ -573,7 +584,8 @@ describe('convert in place (version 1.1)', () => {
 		const items = [{ total: 10, totals: { usd: 10 } }];
 		const { output, error } = await runCurrencyRate(
 			sandbox,
-			convert({
+			inPlace({
+				rateDetailsField: '',
 				amount: '={{ $json.total }}',
 				fromCurrency: 'USD',
 				toCurrency: 'IDR',
@@ -611,17 +623,6 @@ describe('convert in place (version 1.1)', () => {
 		});
 		expect(json).not.toHaveProperty('ignored');
 		expect(json).not.toHaveProperty('convertedAmount');
-	});
-
-	it('version 1 nodes keep replacing the item with the conversion details', async () => {
-		const { output, error } = await runCurrencyRate(
-			sandbox,
-			convert({ amount: 1, fromCurrency: 'USD', toCurrency: 'IDR' }),
-			[{ invoice: 'A-1' }],
-		);
-		expect(error).toBeUndefined();
-		expect(Object.keys(output('Node')[0].json)[0]).toBe('convertedAmount');
-		expect(output('Node')[0].json).not.toHaveProperty('invoice');
 	});
 });
 

@@ -4,7 +4,7 @@
  * run leaves in Redis, a run that died (its claims taken over or kept), another run taking a claim
  * over while this one waits, and an unreachable Redis (nothing sent unprotected).
  */
-import type { INode, INodeExecutionData } from 'n8n-workflow';
+import type { INodeExecutionData } from 'n8n-workflow';
 
 import {
 	apiRequests,
@@ -23,15 +23,14 @@ const queue = useQueueMode();
 // Version 2's pacing (2–6 s between messages) stays on: its waits take virtual time.
 useVirtualTime();
 
-const V2: Partial<INode> = { typeVersion: 2 };
 const PREFIX = 'n8n-nodes-messaging-rate:{test-workflow:3}';
 const json = (items: INodeExecutionData[]) => items.map((item) => item.json);
 const sends = () => apiRequests(sandbox).filter((entry) => entry.params?.method === 'sendMessage');
 
 /** The idempotency keys of `orderItems(count)`, read from the skipped items of a second run. */
 async function keysOf(count: number): Promise<string[]> {
-	await runMessaging(sandbox, mappedSendText(), orderItems(count), V2);
-	const again = await runMessaging(sandbox, mappedSendText(), orderItems(count), V2);
+	await runMessaging(sandbox, mappedSendText(), orderItems(count));
+	const again = await runMessaging(sandbox, mappedSendText(), orderItems(count));
 	const keys = json(again.output('Node')).map((item) => String(item.idempotencyKey));
 	await queue.redis().cli('FLUSHALL');
 	processedItems.clear();
@@ -40,7 +39,7 @@ async function keysOf(count: number): Promise<string[]> {
 }
 
 it("keeps each claim in n8n's queue Redis under the package's own prefix, until the window's end", async () => {
-	const run = await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
+	const run = await runMessaging(sandbox, mappedSendText(), orderItems(3));
 	expect(run.error).toBeUndefined();
 	const keys = (await queue.redis().cli('--scan', '--pattern', '*')).split('\n').sort();
 	expect(keys).toHaveLength(3);
@@ -56,11 +55,11 @@ it("keeps each claim in n8n's queue Redis under the package's own prefix, until 
 });
 
 it('another process (another worker) finds what this one sent, whatever its memory holds', async () => {
-	await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+	await runMessaging(sandbox, mappedSendText(), orderItems(2));
 	// A worker has its own memory and, here, no shared database store: Redis alone holds the claims.
 	MemoryTable.forgetAll();
 	processedItems.clear();
-	const again = await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+	const again = await runMessaging(sandbox, mappedSendText(), orderItems(2));
 	expect(json(again.output('Node'))).toEqual([
 		expect.objectContaining({
 			skipped: true,
@@ -79,7 +78,7 @@ it('a run that died while sending: its claim is kept, as may have been delivered
 	const at = Date.now() - 60_000;
 	// Run "dead.1" of execution 77 was sending item 0 when its worker died.
 	await queue.redis().cli('SET', `${PREFIX}:send:${sending}`, `d|dead.1|77|${at}`, 'PX', '3600000');
-	const run = await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+	const run = await runMessaging(sandbox, mappedSendText(), orderItems(2));
 	const out = json(run.output('Node'));
 	expect(out[0]).toMatchObject({
 		skipped: true,
@@ -101,7 +100,6 @@ it('sends only what it still holds: a claim taken over while the item waited for
 		sandbox,
 		mappedSendText({ messageDelay: { range: { minSeconds: 0.4, maxSeconds: 0.4 } } }),
 		orderItems(3),
-		V2,
 	);
 	// Once item 0 is sent, another run takes item 2 over.
 	while (sandbox.ledger().length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -124,7 +122,7 @@ it('a stopped run gives back what it did not send: only the sent claim is left, 
 	sandbox.addFaults([
 		{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
 	]);
-	const stopped = await runMessaging(sandbox, mappedSendText(), orderItems(4), V2);
+	const stopped = await runMessaging(sandbox, mappedSendText(), orderItems(4));
 	expect(stopped.error?.description).toContain('skips item 0 (sent) and sends items 1–3');
 	const records = await Promise.all(
 		(await queue.redis().cli('--scan', '--pattern', `${PREFIX}:send:*`))
@@ -133,7 +131,7 @@ it('a stopped run gives back what it did not send: only the sent claim is left, 
 	);
 	// Only item 0's claim is left, as sent.
 	expect(records.map((record) => record[0])).toEqual(['s']);
-	await runMessaging(sandbox, mappedSendText(), orderItems(4), V2);
+	await runMessaging(sandbox, mappedSendText(), orderItems(4));
 	expect(sandbox.ledger().map((entry) => entry.text)).toEqual([
 		'Order 0 is ready',
 		'Order 1 is ready',
@@ -147,7 +145,6 @@ it('with Redis unreachable nothing is sent: every item "not attempted", naming R
 	await redis.stop();
 	try {
 		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2), {
-			...V2,
 			onError: 'continueRegularOutput',
 		});
 		expect(json(run.output('Node'))).toEqual([
@@ -165,7 +162,7 @@ it('with Redis unreachable nothing is sent: every item "not attempted", naming R
 	} finally {
 		await redis.start();
 	}
-	const later = await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+	const later = await runMessaging(sandbox, mappedSendText(), orderItems(2));
 	expect(json(later.output('Node')).map((item) => item.sent)).toEqual([true, true]);
 });
 

@@ -27,7 +27,6 @@ const sandbox = useSandbox();
 // Version 2's pacing (2–6 s between messages) stays on: its waits take virtual time.
 useVirtualTime();
 
-const V2: Partial<INode> = { typeVersion: 2 };
 const HOUR = 3_600_000;
 
 const texts = () => sandbox.ledger().map((entry) => entry.text);
@@ -48,7 +47,7 @@ describe("n8n's Retry of a stopped run", () => {
 
 	it('sends what the first run did not, once: items sent or maybe delivered are skipped, in place and paired', async () => {
 		dropThird();
-		const first = await runMessaging(sandbox, mappedSendText(), orderItems(5), V2);
+		const first = await runMessaging(sandbox, mappedSendText(), orderItems(5));
 		expect(first.error?.message).toContain('[item 2]');
 		expect(first.error?.description).toContain(
 			"Running the same input again within 8 h (n8n's Retry, a re-run) skips items 0–1 (sent), item 2 (may have been delivered: check the recipient) and sends items 3–4: Skip Repeats Within.",
@@ -56,7 +55,7 @@ describe("n8n's Retry of a stopped run", () => {
 		expect(first.error?.description).not.toContain('repeats them');
 		expect(texts()).toEqual(['Order 0 is ready', 'Order 1 is ready', 'Order 2 is ready']);
 
-		const retry = await runMessaging(sandbox, mappedSendText(), orderItems(5), V2);
+		const retry = await runMessaging(sandbox, mappedSendText(), orderItems(5));
 		expect(retry.error).toBeUndefined();
 		const out = retry.output('Node');
 		expect(out.map((item) => item.pairedItem)).toEqual([0, 1, 2, 3, 4].map((item) => ({ item })));
@@ -85,31 +84,10 @@ describe("n8n's Retry of a stopped run", () => {
 		expect(Object.values(counts())).toEqual([1, 1, 1, 1, 1]);
 	});
 
-	it('version 1 nodes keep sending everything again (their behaviour before version 2)', async () => {
-		dropThird();
-		await runMessaging(sandbox, mappedSendText(), orderItems(5));
-		const retry = await runMessaging(sandbox, mappedSendText(), orderItems(5));
-		expect(retry.error).toBeUndefined();
-		expect(counts()).toEqual({
-			'Order 0 is ready': 2,
-			'Order 1 is ready': 2,
-			'Order 2 is ready': 2,
-			'Order 3 is ready': 1,
-			'Order 4 is ready': 1,
-		});
-	});
-
-	it('a version 1 node with the option set is protected the same way', async () => {
-		dropThird();
-		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 8 }), orderItems(5));
-		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 8 }), orderItems(5));
-		expect(Object.values(counts())).toEqual([1, 1, 1, 1, 1]);
-	});
-
 	it("after a restart (memory gone) n8n's store still knows what was sent", async () => {
-		await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
+		await runMessaging(sandbox, mappedSendText(), orderItems(3));
 		MemoryTable.forgetAll();
-		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
+		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3));
 		expect(json(again.output('Node')).map((item) => item.skipped)).toEqual([true, true, true]);
 		expect(again.output('Node')[0].json.reason).toMatch(
 			/the same message was sent by an earlier execution, not before .*n8n's database holds it/,
@@ -133,12 +111,12 @@ describe('two executions at once', () => {
 
 	it('send each message once (five items started twice at once: five messages, five skipped)', async () => {
 		// An earlier message makes the store's row exist: two calls then race on it (not on its insert).
-		await runMessaging(sandbox, mappedSendText(), [{ phone: PHONE, text: 'Earlier' }], V2);
+		await runMessaging(sandbox, mappedSendText(), [{ phone: PHONE, text: 'Earlier' }]);
 		sandbox.reset();
 		processedItems.queryDelayMs = 5;
 		const runs = await Promise.all([
-			runMessaging(sandbox, mappedSendText(), orderItems(5), V2),
-			runMessaging(sandbox, mappedSendText(), orderItems(5), V2),
+			runMessaging(sandbox, mappedSendText(), orderItems(5)),
+			runMessaging(sandbox, mappedSendText(), orderItems(5)),
 		]);
 		expect(runs.map((run) => run.error)).toEqual([undefined, undefined]);
 		expect(Object.values(counts())).toEqual([1, 1, 1, 1, 1]);
@@ -162,7 +140,7 @@ describe('what makes two messages the same', () => {
 			{ phone: PHONE, text: 'Your order 42 shipped', orderId: 42 },
 		];
 		const options = { idempotencyKey: '={{ $json.orderId }}' };
-		const run = await runMessaging(sandbox, mappedSendText(options), items, V2);
+		const run = await runMessaging(sandbox, mappedSendText(options), items);
 		expect(json(run.output('Node')).map((item) => item.sent ?? item.skipped)).toEqual([
 			true,
 			true,
@@ -173,12 +151,9 @@ describe('what makes two messages the same', () => {
 			reason: 'Not sent again: the same message as item 0 of this run (Skip Repeats Within 8 h)',
 			earlierSend: { item: 0 },
 		});
-		const later = await runMessaging(
-			sandbox,
-			mappedSendText(options),
-			[{ phone: PHONE, text: 'Order 41: shipped (resent)', orderId: 41 }],
-			V2,
-		);
+		const later = await runMessaging(sandbox, mappedSendText(options), [
+			{ phone: PHONE, text: 'Order 41: shipped (resent)', orderId: 41 },
+		]);
 		expect(later.output('Node')[0].json.skipped).toBe(true);
 		expect(texts()).toEqual(['Your order 41 shipped', 'Your order 42 shipped']);
 	});
@@ -190,7 +165,7 @@ describe('what makes two messages the same', () => {
 			{ phone: PHONE, text: 'Your table is ready' },
 			{ phone: PHONE, text: 'Your bill is ready' },
 		];
-		const run = await runMessaging(sandbox, mappedSendText(options), items, V2);
+		const run = await runMessaging(sandbox, mappedSendText(options), items);
 		expect(run.error?.message).toMatch(
 			/^Field "Options → Idempotency Key" is "order-(undefined)?" for every item, and item 0 sends another message to the same number: one key stands for one message, so this one would never be sent \[item 1\]$/,
 		);
@@ -202,7 +177,6 @@ describe('what makes two messages the same', () => {
 			sandbox,
 			mappedSendText({ idempotencyKey: 'march-sale' }),
 			broadcast,
-			V2,
 		);
 		expect(sale.error).toBeUndefined();
 		expect(texts()).toEqual(['Sale!', 'Sale!']);
@@ -211,13 +185,12 @@ describe('what makes two messages the same', () => {
 	it('one event sent to many numbers reaches every number, with and without an Idempotency Key', async () => {
 		const onCall = ['+62 812-8877-6713', '+62 812-8877-6714', '+62 812-8877-6715'];
 		const alert = onCall.map((phone) => ({ phone, text: 'db1 is DOWN', orderId: 7 }));
-		const run = await runMessaging(sandbox, mappedSendText(), alert, V2);
+		const run = await runMessaging(sandbox, mappedSendText(), alert);
 		expect(json(run.output('Node')).map((item) => item.sent)).toEqual([true, true, true]);
 		const keyed = await runMessaging(
 			sandbox,
 			mappedSendText({ idempotencyKey: '={{ $json.orderId }}' }),
 			alert.map((item) => ({ ...item, text: 'Order 7 shipped' })),
-			V2,
 		);
 		expect(json(keyed.output('Node')).map((item) => item.sent)).toEqual([true, true, true]);
 		expect(sandbox.ledger().map((entry) => entry.phone)).toEqual([
@@ -231,22 +204,17 @@ describe('what makes two messages the same', () => {
 	});
 
 	it('the same text to another number, or another text, is another message', async () => {
-		await runMessaging(sandbox, mappedSendText(), orderItems(1), V2);
-		await runMessaging(
-			sandbox,
-			mappedSendText(),
-			[
-				{ phone: '+62 812-8877-6714', text: 'Order 0 is ready' },
-				{ phone: PHONE, text: 'Order 0 is ready.' },
-			],
-			V2,
-		);
+		await runMessaging(sandbox, mappedSendText(), orderItems(1));
+		await runMessaging(sandbox, mappedSendText(), [
+			{ phone: '+62 812-8877-6714', text: 'Order 0 is ready' },
+			{ phone: PHONE, text: 'Order 0 is ready.' },
+		]);
 		expect(texts()).toHaveLength(3);
 	});
 
 	it('the execution hint warns of the repeats and names the execution that sent them', async () => {
-		await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
-		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
+		await runMessaging(sandbox, mappedSendText(), orderItems(2));
+		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3));
 		expect(texts()).toHaveLength(3);
 		// A repeat of another execution may be a new event whose data looks the same: a warning.
 		expect(again.run.data.resultData.runData.Node[0].hints).toEqual(
@@ -262,8 +230,8 @@ describe('what makes two messages the same', () => {
 	});
 
 	it('0 turns it off in a version 2 node', async () => {
-		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 0 }), orderItems(2), V2);
-		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 0 }), orderItems(2), V2);
+		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 0 }), orderItems(2));
+		await runMessaging(sandbox, mappedSendText({ skipRepeatsHours: 0 }), orderItems(2));
 		expect(texts()).toHaveLength(4);
 	});
 });
@@ -272,7 +240,7 @@ describe('the window', () => {
 	/** Runs at `at` (ms), with the node's clock set there. */
 	const runAt = async (at: number, options: INodeParameters = {}) => {
 		jest.spyOn(clock, 'now').mockReturnValue(at);
-		return await runMessaging(sandbox, mappedSendText(options), orderItems(1), V2);
+		return await runMessaging(sandbox, mappedSendText(options), orderItems(1));
 	};
 	// 01:00 UTC on a day: the 8-hour windows start at 00:00, 08:00 and 16:00.
 	const start = Date.UTC(2026, 10, 23, 1);
@@ -308,7 +276,6 @@ describe('what certainly was not sent goes out later', () => {
 			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
 		]);
 		const first = await runMessaging(sandbox, mappedSendText(), orderItems(3), {
-			...V2,
 			onError: 'continueRegularOutput',
 		});
 		expect(json(first.output('Node')).map((item) => (item.error ? 'error' : 'sent'))).toEqual([
@@ -317,7 +284,6 @@ describe('what certainly was not sent goes out later', () => {
 			'sent',
 		]);
 		const second = await runMessaging(sandbox, mappedSendText(), orderItems(3), {
-			...V2,
 			onError: 'continueRegularOutput',
 		});
 		expect(json(second.output('Node')).map((item) => (item.skipped ? 'skipped' : 'sent'))).toEqual([
@@ -332,20 +298,19 @@ describe('what certainly was not sent goes out later', () => {
 		sandbox.addFaults([
 			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
 		]);
-		const first = await runMessaging(sandbox, mappedSendText(), orderItems(4), V2);
+		const first = await runMessaging(sandbox, mappedSendText(), orderItems(4));
 		expect(first.error?.description).toContain(
 			'skips item 0 (sent) and sends items 1–3: Skip Repeats Within.',
 		);
-		await runMessaging(sandbox, mappedSendText(), orderItems(4), V2);
+		await runMessaging(sandbox, mappedSendText(), orderItems(4));
 		expect(Object.values(counts())).toEqual([1, 1, 1, 1]);
 	});
 
 	it('with Continue (using error output): failures on the error output, skipped items on the success output in place', async () => {
-		await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+		await runMessaging(sandbox, mappedSendText(), orderItems(2));
 		sandbox.addFaults([{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, times: 1 }]);
 		const run = await runWorkflow(
 			singleNodeWorkflow('messaging', mappedSendText(), orderItems(4), {
-				...V2,
 				onError: 'continueErrorOutput',
 			}),
 			sandboxCredential(sandbox.url),
@@ -366,7 +331,6 @@ describe('what certainly was not sent goes out later', () => {
 			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 2, times: 1 },
 		]);
 		const run = await runMessaging(sandbox, mappedSendText(), orderItems(3), {
-			...V2,
 			retryOnFail: true,
 			maxTries: 2,
 			waitBetweenTries: 0,
@@ -374,7 +338,7 @@ describe('what certainly was not sent goes out later', () => {
 		expect(run.error).toBeUndefined();
 		expect(json(run.output('Node')).map((item) => item.sent)).toEqual([true, true, true]);
 		expect(Object.values(counts())).toEqual([1, 1, 1]);
-		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3), V2);
+		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3));
 		expect(json(again.output('Node')).map((item) => item.skipped)).toEqual([true, true, true]);
 	});
 });
@@ -383,7 +347,6 @@ describe("when n8n's store cannot be used", () => {
 	it('nothing is sent unprotected: every item is "not attempted", and a later run sends them', async () => {
 		processedItems.failing = [new Error('database is locked'), new Error('database is locked')];
 		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2), {
-			...V2,
 			onError: 'continueRegularOutput',
 		});
 		expect(json(run.output('Node'))).toEqual([
@@ -396,13 +359,13 @@ describe("when n8n's store cannot be used", () => {
 			expect.objectContaining({ error: expect.stringContaining('[item 1]') }),
 		]);
 		expect(sends()).toEqual([]);
-		await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+		await runMessaging(sandbox, mappedSendText(), orderItems(2));
 		expect(texts()).toHaveLength(2);
 	});
 
 	it('a first failure is tried once more (two processes creating the row at once fail one insert)', async () => {
 		processedItems.failing = [new Error('UNIQUE constraint failed')];
-		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2));
 		expect(run.error).toBeUndefined();
 		expect(texts()).toHaveLength(2);
 	});
@@ -414,7 +377,7 @@ describe('1,000 items', () => {
 		// Pacing off: 1,000 pauses of 2–6 s move the virtual clock about an hour, and a re-run in the
 		// next window bucket rightly adds (and undoes) one more store call than this test counts.
 		const options = sendOptions({ parallel: 8 });
-		const first = await runMessaging(sandbox, mappedSendText(options), items, V2);
+		const first = await runMessaging(sandbox, mappedSendText(options), items);
 		expect(first.error).toBeUndefined();
 		expect(texts()).toHaveLength(1000);
 		expect(processedItems.calls).toEqual([{ method: 'checkProcessedAndRecord', items: 2000 }]);
@@ -422,7 +385,7 @@ describe('1,000 items', () => {
 		MemoryTable.forgetAll();
 		processedItems.calls.length = 0;
 		const requestsBefore = sends().length;
-		const again = await runMessaging(sandbox, mappedSendText(options), items, V2);
+		const again = await runMessaging(sandbox, mappedSendText(options), items);
 		expect(json(again.output('Node')).every((item) => item.skipped === true)).toBe(true);
 		expect(sends().length).toBe(requestsBefore);
 		expect(processedItems.calls).toEqual([{ method: 'checkProcessedAndRecord', items: 2000 }]);
@@ -443,7 +406,6 @@ describe('Send File', () => {
 				fileFields: { fileName: 'invoice.pdf' },
 			},
 			[{}],
-			V2,
 		);
 		const again = await runMessaging(
 			sandbox,
@@ -460,7 +422,6 @@ describe('Send File', () => {
 					},
 				},
 			],
-			V2,
 		);
 		expect(again.output('Node')[0].json.skipped).toBe(true);
 		expect(sandbox.ledger()).toHaveLength(1);
@@ -478,7 +439,6 @@ describe('Send File', () => {
 			sandbox,
 			sendFromUrl('={{ $json.url }}'),
 			urls.map((url) => ({ url: `${sandbox.url}/files/${url}` })),
-			V2,
 		);
 
 	it('from a URL: another value of an ordinary query parameter is another file, whatever its name holds (assignment, passenger, keyword, authorId)', async () => {
@@ -496,7 +456,7 @@ describe('Send File', () => {
 			`q3.pdf?size=10&X-Amz-Date=2026010${n}T000000Z&X-Amz-Credential=AKIA%2F2026010${n}&X-Amz-Signature=${n}f00d&sig=${n}&se=2026-01-0${n}&token=${n}`;
 		// Typed in, so both runs come from the same event (the same input item).
 		const fromTypedUrl = async (url: string) =>
-			await runMessaging(sandbox, sendFromUrl(`${sandbox.url}/files/${url}`), [{}], V2);
+			await runMessaging(sandbox, sendFromUrl(`${sandbox.url}/files/${url}`), [{}]);
 		await fromTypedUrl(signed(1));
 		const again = await fromTypedUrl(signed(2));
 		expect(again.output('Node')[0].json.skipped).toBe(true);
@@ -508,7 +468,7 @@ describe("where n8n's processed-items store cannot hold the node's messages (n8n
 	it('claims live in this process only: a re-run is skipped with protection "process" and a warning; a restart forgets', async () => {
 		const noStore = async () =>
 			await runWorkflow(
-				singleNodeWorkflow('messaging', mappedSendText(), orderItems(1), V2),
+				singleNodeWorkflow('messaging', mappedSendText(), orderItems(1)),
 				sandboxCredential(sandbox.url),
 				{ workflowId: null },
 			);

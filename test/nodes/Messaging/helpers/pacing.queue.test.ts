@@ -4,7 +4,6 @@
  * (as workers do) hold one cap together. Through n8n's real engine against the sandbox, on a
  * virtual clock that the sandbox's ledger also reads.
  */
-import type { INode } from 'n8n-workflow';
 
 import { clock } from '../../../../nodes/shared/clock';
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
@@ -19,7 +18,6 @@ const sandbox = useSandbox({ now: () => clock.now() });
 const queue = useQueueMode();
 useVirtualTime();
 
-const V2: Partial<INode> = { typeVersion: 2 };
 const MINUTE = 60_000;
 const capped = (messages: number) =>
 	mappedSendText(
@@ -27,7 +25,7 @@ const capped = (messages: number) =>
 	);
 const run = (from: number, workflowId: string, count = 8) =>
 	runWorkflow(
-		singleNodeWorkflow('messaging', capped(5), orderItems(count, from), V2),
+		singleNodeWorkflow('messaging', capped(5), orderItems(count, from)),
 		sandboxCredential(sandbox.url),
 		{ workflowId },
 	);

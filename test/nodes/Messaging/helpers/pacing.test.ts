@@ -25,7 +25,6 @@ const sandbox = useSandbox({ now: () => clock.now() });
 const time = useVirtualTime();
 beforeEach(() => MemoryTable.forgetAll());
 
-const V2: Partial<INode> = { typeVersion: 2 };
 const NO_DELAY = { messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } } };
 const MINUTE = 60_000;
 
@@ -40,7 +39,7 @@ const mostInAnyWindow = (times: number[], periodMs: number) =>
 
 describe('Delay Between Messages', () => {
 	it('version 2 waits 2–6 s, drawn anew for each message, and not before the first', async () => {
-		const run = await runMessaging(sandbox, mappedSendText(), orderItems(12), V2);
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(12));
 		expect(run.error).toBeUndefined();
 		const between = gaps(sendTimes());
 		expect(between).toHaveLength(11);
@@ -76,7 +75,6 @@ describe('Delay Between Messages', () => {
 			sandbox,
 			{ resource: 'number', operation: 'check', phone: '={{ $json.phone }}' },
 			orderItems(3),
-			V2,
 		);
 		expect(time.sleeps()).toEqual([]);
 	});
@@ -88,9 +86,9 @@ describe('Account Cap', () => {
 
 	it('holds across two workflows sharing the credential: never more than 5 in any minute, every message once', async () => {
 		const runs = await Promise.all([
-			runMessaging(sandbox, capped(5), orderItems(8), V2),
+			runMessaging(sandbox, capped(5), orderItems(8)),
 			runWorkflow(
-				singleNodeWorkflow('messaging', capped(5), orderItems(8, 100), V2),
+				singleNodeWorkflow('messaging', capped(5), orderItems(8, 100)),
 				sandboxCredential(sandbox.url),
 				{ workflowId: 'another-workflow' },
 			),
@@ -118,9 +116,9 @@ describe('Account Cap', () => {
 		const other = sandbox.url.replace('127.0.0.1', 'localhost');
 		expect(other).not.toBe(sandbox.url);
 		await Promise.all([
-			runMessaging(sandbox, capped(5), orderItems(6), V2),
+			runMessaging(sandbox, capped(5), orderItems(6)),
 			runWorkflow(
-				singleNodeWorkflow('messaging', capped(5), orderItems(6, 100), V2),
+				singleNodeWorkflow('messaging', capped(5), orderItems(6, 100)),
 				sandboxCredential(other),
 				{ workflowId: 'another-workflow' },
 			),
@@ -132,9 +130,9 @@ describe('Account Cap', () => {
 
 	it('the same items twice at once, waiting for the cap: each message once (Skip Repeats Within holds across the wait)', async () => {
 		const runs = await Promise.all([
-			runMessaging(sandbox, capped(2), orderItems(6), V2),
+			runMessaging(sandbox, capped(2), orderItems(6)),
 			runWorkflow(
-				singleNodeWorkflow('messaging', capped(2), orderItems(6), V2),
+				singleNodeWorkflow('messaging', capped(2), orderItems(6)),
 				sandboxCredential(sandbox.url),
 				{ workflowId: 'test-workflow' },
 			),
@@ -157,7 +155,6 @@ describe('Account Cap', () => {
 
 	it('beyond Max Wait: the rest come out not attempted, their claims given back, and a later run sends them once', async () => {
 		const run = await runMessaging(sandbox, capped(3, { maxWaitMinutes: 0 }), orderItems(5), {
-			...V2,
 			onError: 'continueRegularOutput',
 		});
 		const out = run.output('Node').map((item) => item.json);
@@ -168,7 +165,7 @@ describe('Account Cap', () => {
 		});
 		expect(sandbox.ledger()).toHaveLength(3);
 		time.set(time.now() + MINUTE);
-		await runMessaging(sandbox, capped(3, { maxWaitMinutes: 0 }), orderItems(5), V2);
+		await runMessaging(sandbox, capped(3, { maxWaitMinutes: 0 }), orderItems(5));
 		expect(sandbox.ledger().map((entry) => entry.text)).toEqual(
 			orderItems(5).map((item) => item.text),
 		);
@@ -188,7 +185,7 @@ describe('Send Only Between', () => {
 
 	it('a window that opens mid-run: the first message waits for 09:00, none goes out before', async () => {
 		time.set(BEFORE_NINE);
-		const run = await runMessaging(sandbox, nineToFive(), orderItems(4), V2);
+		const run = await runMessaging(sandbox, nineToFive(), orderItems(4));
 		expect(run.error).toBeUndefined();
 		const times = sendTimes();
 		expect(times).toHaveLength(4);
@@ -213,7 +210,7 @@ describe('Send Only Between', () => {
 				},
 			}),
 			orderItems(2),
-			{ ...V2, onError: 'continueRegularOutput' },
+			{ onError: 'continueRegularOutput' },
 		);
 		const out = run.output('Node').map((item) => item.json);
 		for (const item of out)
@@ -234,7 +231,7 @@ describe('Send Only Between', () => {
 			sandbox,
 			nineToFive({ messageDelay: { range: { minSeconds: 4, maxSeconds: 4 } } }),
 			orderItems(5),
-			{ ...V2, onError: 'continueRegularOutput' },
+			{ onError: 'continueRegularOutput' },
 		);
 		const out = run.output('Node').map((item) => item.json);
 		expect(out.map((item) => item.sent === true)).toEqual([true, true, true, false, false]);
@@ -258,7 +255,7 @@ describe('Send Only Between', () => {
 				sendWindow: { window: { start: '09:00', end: '17:00', timeZone: '={{ $json.tz }}' } },
 			}),
 			twoZones,
-			{ ...V2, onError: 'continueRegularOutput' },
+			{ onError: 'continueRegularOutput' },
 		);
 		const out = run.output('Node').map((item) => item.json);
 		expect(out[0]).toMatchObject({ sent: true });
@@ -279,7 +276,7 @@ describe('Send Only Between', () => {
 				},
 			}),
 			[{ ...orderItems(1)[0], days: 'sat,sun' }],
-			{ ...V2, onError: 'continueRegularOutput' },
+			{ onError: 'continueRegularOutput' },
 		);
 		expect(run.output('Node')[0].json).toMatchObject({
 			details: { notAttempted: true, nextWindowOpensAt: '2026-11-28T09:00:00.000Z' },
@@ -298,7 +295,7 @@ describe('Send Only Between', () => {
 				},
 			}),
 			orderItems(1),
-			{ ...V2, onError: 'continueRegularOutput' },
+			{ onError: 'continueRegularOutput' },
 		);
 		expect(run.output('Node')[0].json).toMatchObject({ details: { notAttempted: true } });
 		expect(sandbox.ledger()).toEqual([]);
@@ -309,7 +306,6 @@ describe('Send Only Between', () => {
 			sandbox,
 			mappedSendText({ sendWindow: { window: { start: '9am', end: '17:00' } } }),
 			orderItems(2),
-			V2,
 		);
 		expect(run.error?.message).toBe(
 			'Field "Send Only Between → Start" is not a time of day ("9am") [item 0]',
@@ -334,13 +330,13 @@ describe('Message → Wait for Send Window', () => {
 			'messaging',
 			{ resource: 'message', operation: 'waitForSendWindow', ...WINDOW },
 			items,
-			{ ...V2, name: 'Wait' },
+			{ name: 'Wait' },
 		);
 		const send: INode = {
 			id: '4',
 			name: 'Send',
 			type: `${PACKAGE}.messaging`,
-			typeVersion: 2,
+			typeVersion: 1,
 			position: [600, 0],
 			parameters: mappedSendText({ sendWindow: { window: WINDOW } }) as INodeParameters,
 			credentials: { messagingRateApi: { id: 'cred-1', name: 'Sandbox' } },
@@ -368,7 +364,7 @@ describe('Message → Wait for Send Window', () => {
 				...window,
 			},
 			items,
-			{ ...V2, name: 'Wait' },
+			{ name: 'Wait' },
 		);
 		return {
 			nodes: base.nodes,

@@ -8,7 +8,7 @@
 import { createHash } from 'crypto';
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import type { INode, INodeExecutionData, INodeParameters, IRun } from 'n8n-workflow';
+import type { INodeExecutionData, INodeParameters, IRun } from 'n8n-workflow';
 
 import { clock } from '../../../../nodes/shared/clock';
 import { PACKAGE, runWorkflow, sandboxCredential } from '../../../harness/engine';
@@ -34,7 +34,6 @@ const WEBHOOK = 'n8n-nodes-base.webhook';
 const SCHEDULE = 'n8n-nodes-base.scheduleTrigger';
 const CHAT_TRIGGER = '@n8n/n8n-nodes-langchain.chatTrigger';
 const SUB_WORKFLOW = 'n8n-nodes-base.executeWorkflowTrigger';
-const V2: Partial<INode> = { typeVersion: 2 };
 const HOUR = 3_600_000;
 
 const sent = () => sandbox.ledger().length;
@@ -90,7 +89,7 @@ const situations: Record<string, () => Promise<'yes' | 'no'>> = {
 		const first = await runAfterEvent(sandbox, SCHEDULE, scheduled(2), mappedSendText());
 		expect(first.data.resultData.error).toBeDefined();
 		sandbox.clearFaults();
-		const retry = await runAfterEvent(sandbox, SCHEDULE, [], mappedSendText(), V2, first);
+		const retry = await runAfterEvent(sandbox, SCHEDULE, [], mappedSendText(), {}, first);
 		expect(retry.data.resultData.error).toBeUndefined();
 		expect(texts()).toEqual(['Order 0 is ready', 'Order 1 is ready']);
 		return sandbox.ledger().filter((entry) => entry.text === 'Order 0 is ready').length > 1
@@ -102,7 +101,6 @@ const situations: Record<string, () => Promise<'yes' | 'no'>> = {
 			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
 		]);
 		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2), {
-			...V2,
 			retryOnFail: true,
 			maxTries: 2,
 			waitBetweenTries: 0,
@@ -114,8 +112,8 @@ const situations: Record<string, () => Promise<'yes' | 'no'>> = {
 		sandbox.addFaults([
 			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
 		]);
-		await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
-		await runMessaging(sandbox, mappedSendText(), orderItems(2), V2);
+		await runMessaging(sandbox, mappedSendText(), orderItems(2));
+		await runMessaging(sandbox, mappedSendText(), orderItems(2));
 		return sent() > 2 ? 'yes' : 'no';
 	},
 	'Two executions of the same event at once': async () => {
@@ -235,26 +233,20 @@ const situations: Record<string, () => Promise<'yes' | 'no'>> = {
 	'A daily message with the same text': async () => {
 		const start = Date.UTC(2026, 10, 23, 7);
 		jest.spyOn(clock, 'now').mockReturnValue(start);
-		await runMessaging(sandbox, mappedSendText(), orderItems(1), V2);
+		await runMessaging(sandbox, mappedSendText(), orderItems(1));
 		jest.spyOn(clock, 'now').mockReturnValue(start + 24 * HOUR);
-		await runMessaging(sandbox, mappedSendText(), orderItems(1), V2);
+		await runMessaging(sandbox, mappedSendText(), orderItems(1));
 		jest.restoreAllMocks();
 		return sent() > 1 ? 'yes' : 'no';
 	},
 	'Idempotency Key set, same key': async () => {
 		const options = { idempotencyKey: '={{ $json.orderId }}' };
-		await runMessaging(
-			sandbox,
-			mappedSendText(options),
-			[{ phone: PHONE, text: 'Shipped', orderId: 4 }],
-			V2,
-		);
-		await runMessaging(
-			sandbox,
-			mappedSendText(options),
-			[{ phone: PHONE, text: 'Shipped!', orderId: 4 }],
-			V2,
-		);
+		await runMessaging(sandbox, mappedSendText(options), [
+			{ phone: PHONE, text: 'Shipped', orderId: 4 },
+		]);
+		await runMessaging(sandbox, mappedSendText(options), [
+			{ phone: PHONE, text: 'Shipped!', orderId: 4 },
+		]);
 		return sent() > 1 ? 'yes' : 'no';
 	},
 };
@@ -314,8 +306,8 @@ describe('a chatbot and an alert with the same words', () => {
 			phone: PHONE,
 			text,
 		});
-		await runMessaging(sandbox, typed('Caf\u00e9 is open'), [{}], V2);
-		const again = await runMessaging(sandbox, typed('Cafe\u0301 is open  \n'), [{}], V2);
+		await runMessaging(sandbox, typed('Caf\u00e9 is open'), [{}]);
+		const again = await runMessaging(sandbox, typed('Cafe\u0301 is open  \n'), [{}]);
 		expect(again.output('Node')[0].json.skipped).toBe(true);
 		expect(sent()).toBe(1);
 	});
@@ -324,13 +316,10 @@ describe('a chatbot and an alert with the same words', () => {
 describe('the key', () => {
 	it("cannot confirm a guess of the content without the credential's secret (a login code)", async () => {
 		const code = (n: number) => `Your login code is ${String(n).padStart(6, '0')}`;
-		await runMessaging(sandbox, mappedSendText(), [{ phone: PHONE, text: code(41337) }], V2);
-		const again = await runMessaging(
-			sandbox,
-			mappedSendText(),
-			[{ phone: PHONE, text: code(41337) }],
-			V2,
-		);
+		await runMessaging(sandbox, mappedSendText(), [{ phone: PHONE, text: code(41337) }]);
+		const again = await runMessaging(sandbox, mappedSendText(), [
+			{ phone: PHONE, text: code(41337) },
+		]);
 		const key = again.output('Node')[0].json.idempotencyKey as string;
 		expect(key).toMatch(/^[0-9a-f]{32}$/);
 		// What someone holding n8n's database knows: the parts and the form; they guess the code.

@@ -474,9 +474,9 @@ describe('Send and Wait: several items, limits, errors', () => {
 
 describe('Send and Wait: Skip Repeats Within (version 2)', () => {
 	it('a question asked again within the window is not sent again, and fails rather than pass on an item that reads as a decision', async () => {
-		const first = await harness.run(approvalWorkflow({}, [{}], { typeVersion: 2 }));
+		const first = await harness.run(approvalWorkflow({}, [{}], { typeVersion: 1 }));
 		expect(first.status).toBe('waiting');
-		const again = await harness.run(approvalWorkflow({}, [{}], { typeVersion: 2 }));
+		const again = await harness.run(approvalWorkflow({}, [{}], { typeVersion: 1 }));
 		expect(again.status).toBe('error');
 		expect(again.run.data.resultData.error?.message).toEqual(
 			expect.stringMatching(
@@ -492,9 +492,9 @@ describe('Send and Wait: Skip Repeats Within (version 2)', () => {
 	});
 
 	it('the error says what a re-run does, truthfully: a third run fails the same way and sends nothing', async () => {
-		const first = await harness.run(approvalWorkflow({}, [{}], { typeVersion: 2 }));
+		const first = await harness.run(approvalWorkflow({}, [{}], { typeVersion: 1 }));
 		for (const run of [1, 2]) {
-			const again = await harness.run(approvalWorkflow({}, [{}], { typeVersion: 2 }));
+			const again = await harness.run(approvalWorkflow({}, [{}], { typeVersion: 1 }));
 			expect(again.status).toBe('error');
 			const { message, description } = again.run.data.resultData.error as {
 				message: string;
@@ -514,7 +514,7 @@ describe('Send and Wait: Skip Repeats Within (version 2)', () => {
 	it('a duplicated row is refused before the first question is sent', async () => {
 		const question = { message: '={{ $json.question }}' };
 		const rows = [{ question: 'Approve invoice 7?' }, { question: 'Approve invoice 7?' }];
-		const run = await harness.run(approvalWorkflow(question, rows, { typeVersion: 2 }));
+		const run = await harness.run(approvalWorkflow(question, rows, { typeVersion: 1 }));
 		expect(run.status).toBe('error');
 		expect(run.run.data.resultData.error?.message).toBe(
 			'Not asked again: item 0 of this run asks the same (Skip Repeats Within 8 h) [item 1]',
@@ -525,11 +525,11 @@ describe('Send and Wait: Skip Repeats Within (version 2)', () => {
 	it("n8n's Retry whose input puts a new question before a repeated one asks nothing", async () => {
 		const question = { message: '={{ $json.question }}' };
 		const first = await harness.run(
-			approvalWorkflow(question, [{ question: 'Approve invoice 8?' }], { typeVersion: 2 }),
+			approvalWorkflow(question, [{ question: 'Approve invoice 8?' }], { typeVersion: 1 }),
 		);
 		expect(first.status).toBe('waiting');
 		const rows = [{ question: 'Approve invoice 9?' }, { question: 'Approve invoice 8?' }];
-		const run = await harness.run(approvalWorkflow(question, rows, { typeVersion: 2 }));
+		const run = await harness.run(approvalWorkflow(question, rows, { typeVersion: 1 }));
 		expect(run.status).toBe('error');
 		expect(run.run.data.resultData.error?.message).toMatch(
 			/^Not asked again: the same question was sent by execution .* \[item 1\]$/,
@@ -543,7 +543,7 @@ describe('Send and Wait: Skip Repeats Within (version 2)', () => {
 		const question = { message: '={{ $json.question }}' };
 		const rows = [{ question: 'Approve invoice 10?' }, { question: 'Approve invoice 10?' }];
 		const run = await harness.run(
-			approvalWorkflow(question, rows, { typeVersion: 2, onError: 'continueRegularOutput' }),
+			approvalWorkflow(question, rows, { typeVersion: 1, onError: 'continueRegularOutput' }),
 		);
 		expect(run.status).toBe('waiting');
 		expect(sandbox.ledger()).toHaveLength(1);

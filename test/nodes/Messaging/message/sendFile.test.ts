@@ -627,9 +627,10 @@ describe('message: sendFile from a URL', () => {
 			fileUrl('a.pdf?size=***&X-Amz-Signature=***&jwt=***#***'),
 		);
 		expect(JSON.stringify(hidden.run)).not.toMatch(/f00d|eyJhbGc|ya29/);
+		// Another caption: not a repeat of the first send (Skip Repeats Within).
 		const shown = await runMessaging(
 			sandbox,
-			sendFromUrl(url, { downloadOptions: { showFullUrl: true } }),
+			sendFromUrl(url, { caption: 'again', downloadOptions: { showFullUrl: true } }),
 		);
 		expect(shown.output('Node')[0].json.fileUrl).toBe(url);
 	});

@@ -267,8 +267,10 @@ describe('a send that may have been delivered says so in the words people read',
 			const settings: Array<Partial<INode>> = [{ onError: 'continueRegularOutput' }, {}];
 			for (const nodeSettings of settings) {
 				sandbox.addFaults([{ ...fault, match: { rpcMethod: 'sendMessage' }, times: 1 }]);
+				// Another text per run: the second is not a repeat of the first (Skip Repeats Within).
+				const text = `Hi (${nodeSettings.onError ?? 'stop'})`;
 				const run = await runWorkflow(
-					singleNodeWorkflow('messaging', sendText(PHONE_PASTED), [{}], nodeSettings),
+					singleNodeWorkflow('messaging', sendText(PHONE_PASTED, { text }), [{}], nodeSettings),
 					sandboxCredential(sandbox.url, credential),
 				);
 				if (nodeSettings.onError) {

@@ -28,10 +28,8 @@ const sandbox = useSandbox();
 useVirtualTime();
 
 // Version 2: Skip Repeats Within is on by default.
-const V2: Partial<INode> = { typeVersion: 2 };
-const CONTINUE: Partial<INode> = { ...V2, onError: 'continueRegularOutput' };
+const CONTINUE: Partial<INode> = { onError: 'continueRegularOutput' };
 const RETRY_ON_FAIL: Partial<INode> = {
-	...V2,
 	retryOnFail: true,
 	maxTries: 3,
 	waitBetweenTries: 0,
@@ -89,7 +87,7 @@ describe('an answer after the gateway acted: the message may have been delivered
 
 	it("n8n's Stop while the answer is awaited: a re-run does not send it again", async () => {
 		sandbox.addFaults([{ kind: 'slow', delayMs: 1_500, match: { rpcMethod: 'sendMessage' } }]);
-		const workflow = singleNodeWorkflow('messaging', mappedSendText(), orderItems(1), V2);
+		const workflow = singleNodeWorkflow('messaging', mappedSendText(), orderItems(1));
 		const stopped = await runWorkflow(workflow, sandboxCredential(sandbox.url), {
 			onRunning: (stop) => {
 				const poll = setInterval(() => {
@@ -101,7 +99,7 @@ describe('an answer after the gateway acted: the message may have been delivered
 		});
 		expect(stopped.run.status).toBe('canceled');
 		sandbox.clearFaults();
-		const again = await runMessaging(sandbox, mappedSendText(), orderItems(1), V2);
+		const again = await runMessaging(sandbox, mappedSendText(), orderItems(1));
 		expect(again.output('Node')[0].json.skipped).toBe(true);
 		expect(recorded()[0]).toBe(1);
 	});
@@ -161,7 +159,7 @@ describe('an answer showing the gateway did not act: sent later, once', () => {
 	});
 
 	it('HTTP 401 (a token the gateway no longer knows): a new token, the send once', async () => {
-		await runMessaging(sandbox, mappedSendText(), [{ phone: PHONE, text: 'Hello' }], V2);
+		await runMessaging(sandbox, mappedSendText(), [{ phone: PHONE, text: 'Hello' }]);
 		// The gateway forgets every token; this process still holds the one it was given.
 		sandbox.reset();
 		const run = await runMessaging(sandbox, mappedSendText(), orderItems(3), CONTINUE);
