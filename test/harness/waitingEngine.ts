@@ -98,6 +98,49 @@ interface Stored {
 
 let executionCounter = 0;
 
+/** A page's form as a browser reads it: its text fields and its submit button, unescaped. */
+export interface PageForm {
+	fields: Array<{ name: string; maxLength?: number }>;
+	button: { name: string; value: string; label: string };
+}
+
+/** The form a page posts to its own address, or undefined when it has none (nothing to press). */
+export function pageForm(html: string): PageForm | undefined {
+	const form = /<form method="post">([\s\S]*?)<\/form>/.exec(html)?.[1];
+	const button = form && /<button type="submit"([^>]*)>([\s\S]*?)<\/button>/.exec(form);
+	if (!form || !button) return undefined;
+	const fields = [...form.matchAll(/<(?:textarea|input)([^>]*)>/g)].map(([, attributes]) => {
+		const maxLength = /\smaxlength="(\d+)"/.exec(attributes)?.[1];
+		return {
+			name: unescapeHtml(/\sname="([^"]*)"/.exec(attributes)?.[1] ?? ''),
+			...(maxLength ? { maxLength: Number(maxLength) } : {}),
+		};
+	});
+	return {
+		fields,
+		button: {
+			name: unescapeHtml(/\sname="([^"]*)"/.exec(button[1])?.[1] ?? ''),
+			value: unescapeHtml(/\svalue="([^"]*)"/.exec(button[1])?.[1] ?? ''),
+			label: unescapeHtml(button[2]),
+		},
+	};
+}
+
+const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** Text as a browser shows it: character references (`&#60;`, `&#x3c;`, `&lt;`) read. */
+function unescapeHtml(text: string): string {
+	return text.replace(
+		/&(?:#(\d+)|#x([\da-f]+)|([a-z]+));/gi,
+		(reference, decimal?: string, hex?: string, name?: string) =>
+			decimal
+				? String.fromCodePoint(Number(decimal))
+				: hex
+					? String.fromCodePoint(parseInt(hex, 16))
+					: (NAMED_ENTITIES[name?.toLowerCase() ?? ''] ?? reference),
+	);
+}
+
 export class WaitingHarness {
 	readonly calls: ResumeCall[] = [];
 	private readonly executions = new Map<string, Stored>();
@@ -201,10 +244,9 @@ export class WaitingHarness {
 	 */
 	async press(url: string, fields: Record<string, string> = {}): Promise<ResumeCall> {
 		const page = await this.open(url);
-		const form = /<form method="post">([\s\S]*?)<\/form>/.exec(page.text)?.[1];
-		const button = form && /<button type="submit" name="([^"]*)" value="([^"]*)">/.exec(form);
+		const button = pageForm(page.text)?.button;
 		if (!button) throw new Error(`The page of ${url} has no button to press:\n${page.text}`);
-		return await this.open(url, { form: { ...fields, [button[1]]: button[2] } });
+		return await this.open(url, { form: { ...fields, [button.name]: button.value } });
 	}
 
 	/** A GET (or POST with a form body) to a link, as a phone's browser would send it. */

@@ -9,7 +9,7 @@ import type { IConnections } from 'n8n-workflow';
 import { RECEIVED_NAME, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
 import { PHONE_PASTED } from '../harness/messagingNode';
 import { useSandbox } from '../harness/useSandbox';
-import { WaitingHarness } from '../harness/waitingEngine';
+import { WaitingHarness, pageForm, type PageForm } from '../harness/waitingEngine';
 
 const sandbox = useSandbox();
 let harness: WaitingHarness;
@@ -61,28 +61,52 @@ const AGENTS = [
 	'',
 ];
 
-/** What is not a press of the button: [content type, body]. */
-const NOT_A_PRESS: Array<[string, string]> = [
-	['application/x-www-form-urlencoded', ''],
-	['application/x-www-form-urlencoded', 'approved=true'],
-	['application/x-www-form-urlencoded', 'decision=APPROVE'],
-	['application/x-www-form-urlencoded', 'decision=approve&decision=approve'],
-	['application/x-www-form-urlencoded', 'decision=%20approve'],
-	['application/x-www-form-urlencoded', 'decision=send'],
-	['application/json', '{"decision":"approve","text":"yes"}'],
-	['text/plain', 'decision=approve'],
-];
+/**
+ * What is not a press of the button, made from the page's own form: [content type, body]. Every
+ * form post carries a typed answer, so that only the button makes it no press (a free-text page
+ * refuses an empty answer anyway).
+ */
+function notAPress(link: string, form: PageForm): Array<[string, string]> {
+	const [name, value] = [form.button.name, form.button.value].map(encodeURIComponent);
+	const answer = new URLSearchParams(
+		Object.fromEntries(form.fields.map((field) => [field.name, 'yes'])),
+	).toString();
+	const posted = (fields: string): [string, string] => [
+		'application/x-www-form-urlencoded',
+		[fields, answer].filter(Boolean).join('&'),
+	];
+	const ofLink = new URL(link).searchParams;
+	ofLink.delete('signature');
+	return [
+		posted(''),
+		posted(ofLink.toString()),
+		posted(`${name}=${value.toUpperCase()}`),
+		posted(`${name}=${value}&${name}=${value}`),
+		posted(`${name}=%20${value}`),
+		posted(`${name}=${value}x`),
+		[
+			'application/json',
+			JSON.stringify({
+				...Object.fromEntries(new URLSearchParams(answer)),
+				[form.button.name]: form.button.value,
+			}),
+		],
+		['text/plain', [`${name}=${value}`, answer].filter(Boolean).join('&')],
+	];
+}
 
 describe.each(['approval', 'freeText'] as const)('%s links', (responseType) => {
 	it('no GET, HEAD or post without the button decides, from any agent; the press then does', async () => {
 		const execution = await harness.run(askWorkflow(responseType));
 		expect(execution.status).toBe('waiting');
 		for (const link of links()) {
+			const form = pageForm((await harness.open(link)).text);
+			if (!form) throw new Error(`The page of ${link} has no form`);
 			for (const agent of AGENTS) {
 				const headers = { 'user-agent': agent };
 				expect((await harness.open(link, { headers })).resumed).toBe(false);
 				expect((await harness.open(link, { method: 'HEAD', headers })).resumed).toBe(false);
-				for (const [type, body] of NOT_A_PRESS) {
+				for (const [type, body] of notAPress(link, form)) {
 					const response = await fetch(link, {
 						method: 'POST',
 						headers: { ...headers, 'content-type': type },
@@ -97,7 +121,12 @@ describe.each(['approval', 'freeText'] as const)('%s links', (responseType) => {
 		}
 		expect(harness.execution(execution.id).status).toBe('waiting');
 		const [first] = links();
-		const fields: Record<string, string> = responseType === 'freeText' ? { text: 'Yes' } : {};
+		const fields = Object.fromEntries(
+			(pageForm((await harness.open(first)).text)?.fields ?? []).map((field) => [
+				field.name,
+				'Yes',
+			]),
+		);
 		expect(await harness.press(first, fields)).toMatchObject({ status: 200, resumed: true });
 		const [answer] = (await harness.settled(execution.id)).output(RECEIVED_NAME);
 		expect(answer.json).toMatchObject(
