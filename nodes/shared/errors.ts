@@ -1,7 +1,6 @@
 import {
 	NodeApiError,
 	NodeOperationError,
-	type IDataObject,
 	type IExecuteFunctions,
 	type INode,
 	type JsonObject,
@@ -148,13 +147,6 @@ export function errorItemJson(error: NodeApiError | NodeOperationError): JsonObj
 	// false for bad input and for every failure the gateway cannot have processed.
 	details.deliveryUnknown = apiError?.deliveryUnknown ?? false;
 	return { error: error.message, details };
-}
-
-export function isErrorItemJson(json: IDataObject): boolean {
-	return (
-		Boolean(json.error) &&
-		Object.keys(json).every((key) => key === 'error' || key === 'message' || key === 'details')
-	);
 }
 
 export function listInWords(items: readonly string[]): string {

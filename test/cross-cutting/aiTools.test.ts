@@ -124,13 +124,11 @@ describe('Currency Rate Tool with $fromAI values (Provider and Rate too)', () =>
 			to_currency: 'IDR',
 			rate: 'Sell',
 		});
+		// Convert's default: the tool's input, the converted amount and the rate used beside it.
 		expect(out).toMatchObject([
 			{
-				provider: 'bni',
-				rateType: 'sell',
-				fromCurrency: 'USD',
-				toCurrency: 'IDR',
 				convertedAmount: Math.round(100 * sell * 100) / 100,
+				conversion: { provider: 'bni', rateType: 'sell', fromCurrency: 'USD', toCurrency: 'IDR' },
 			},
 		]);
 	});
@@ -259,10 +257,8 @@ describe('examples/ai-agent-rates-and-messages.json', () => {
 		const usd = sandboxQuote('kmk', 'USD').average;
 		expect(out).toMatchObject([
 			{
-				provider: 'kmk',
-				fromCurrency: 'EUR',
-				toCurrency: 'USD',
 				convertedAmount: Math.round(((2 * eur) / usd) * 100) / 100,
+				conversion: { provider: 'kmk', fromCurrency: 'EUR', toCurrency: 'USD' },
 			},
 		]);
 	});

@@ -9,12 +9,14 @@ import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
 import { resources as rateResources } from '../../nodes/CurrencyRate/CurrencyRate.node';
 import { resources as messagingResources } from '../../nodes/Messaging/Messaging.node';
-import { RunMemory } from '../../nodes/shared/execution/retryMemory';
 import type { FaultRule } from '../../sandbox/types';
 import { apiRequests, PHONE } from '../harness/messagingNode';
 import { useSandbox } from '../harness/useSandbox';
+import { useVirtualTime } from '../harness/virtualTime';
 
 const sandbox = useSandbox();
+// The pause between messages (a new node's default) takes virtual time.
+useVirtualTime();
 
 type NodeType = 'messaging' | 'currencyRate';
 
@@ -317,14 +319,19 @@ describe('Retry On Fail', () => {
 				'6281288776710',
 				'6281288776711',
 			]);
+			// n8n's second try: what the first sent is skipped, and says which try sent it.
 			const all = [...result.output('Node', 0), ...result.output('Node', 1)];
-			expect(all.filter((item) => item.json.sent === true)).toHaveLength(2);
+			const skipped = all.filter((item) => item.json.skipped === true);
+			expect(skipped).toHaveLength(2);
+			for (const item of skipped)
+				expect(item.json.reason).toMatch(
+					/^Not sent again: the same message was sent by an earlier try of this execution \(Retry On Fail\) at /,
+				);
 			expect(all.filter((item) => item.json.error)).toHaveLength(1);
-			expect(RunMemory.usage()).toEqual({ runs: 0, bytes: 0 });
 		},
 	);
 
-	it("a refused third send, On Error → Stop: n8n's second try sends only the third; each message once, ids kept", async () => {
+	it("a refused third send, On Error → Stop: n8n's second try sends only the third; each message once", async () => {
 		const items = threeItems.map((item, n) => ({ ...item, phone: `+62 812-8877-671${n}` }));
 		sandbox.addFaults([
 			{
@@ -343,81 +350,60 @@ describe('Retry On Fail', () => {
 			'6281288776711',
 			'6281288776712',
 		]);
-		expect(result.output('Node').map((item) => item.json.id)).toEqual(
-			ledger.map((entry) => entry.id),
-		);
-		// Two tries: the sends of the first, then the third alone.
+		const output = result.output('Node').map((item) => item.json);
+		expect(output.map((json) => json.skipped ?? false)).toEqual([true, true, false]);
+		expect(output[2]).toMatchObject({ sent: true, id: ledger[2].id });
+		// Two tries: the three sends of the first, then the third alone.
 		expect(
 			apiRequests(sandbox).filter(
 				(r) => r.params && (r.params as IDataObject).method === 'sendMessage',
 			),
 		).toHaveLength(4);
-		expect(RunMemory.usage()).toEqual({ runs: 0, bytes: 0 });
 	});
 
-	it("a send that may have been delivered is never sent again by n8n's tries", async () => {
+	it("a send that may have been delivered is never sent again by n8n's tries, and says so", async () => {
 		const items = threeItems.map((item, n) => ({ ...item, phone: `+62 812-8877-671${n}` }));
 		sandbox.addFaults([
 			{ kind: 'dropAfterProcessing', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
 		]);
 		const result = await run('messaging', sendText(), items, retry);
-		expect(result.error?.message).toMatch(/\[item 1\]$/);
-		expect(result.error?.description).toMatch(/may have been processed/);
-		// Three tries failed the same item: its description says what became of the items once.
-		expect(result.error?.description?.match(/Set Settings → On Error/g)).toHaveLength(1);
-		// Item 1 reached the gateway once; Stop means item 2 is never started.
+		// Item 1 reached the gateway once; the next try skips it, in its place, and sends item 2.
 		expect(sandbox.ledger().map((entry) => entry.phone)).toEqual([
 			'6281288776710',
 			'6281288776711',
+			'6281288776712',
 		]);
+		expect(result.output('Node')[1].json).toMatchObject({
+			skipped: true,
+			reason: expect.stringMatching(
+				/may have been delivered by an earlier try of this execution \(Retry On Fail\)/,
+			),
+		});
 		expect(
 			apiRequests(sandbox).filter(
 				(r) => r.params && (r.params as IDataObject).method === 'sendMessage',
 			),
-		).toHaveLength(2);
-		expect(RunMemory.usage()).toEqual({ runs: 0, bytes: 0 });
+		).toHaveLength(3);
 	});
 
-	it('a run larger than the memory bound: earlier tries are kept only as done, and nothing is sent twice', async () => {
-		const maxBytes = RunMemory.maxBytes;
-		RunMemory.maxBytes = 16 * 1024;
-		const peak = { bytes: 0 };
-		// The bound holds while the run is in progress: measured after every item remembered.
-		const original = RunMemory.prototype.rememberOutput;
-		const spy = jest.spyOn(RunMemory.prototype, 'rememberOutput').mockImplementation(function (
-			this: RunMemory,
-			itemIndex,
-			output,
-		) {
-			original.call(this, itemIndex, output);
-			peak.bytes = Math.max(peak.bytes, RunMemory.usage().bytes);
-		});
-		try {
-			const items = Array.from({ length: 300 }, (_, n) => ({
-				phone: `+62 812-8877-${String(6000 + n)}`,
-				n,
-			}));
-			sandbox.addFaults([
-				{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 299, times: 1 },
-			]);
-			const result = await run('messaging', sendText(), items, retry);
-			expect(result.error).toBeUndefined();
-			const ledger = sandbox.ledger();
-			expect(ledger).toHaveLength(300);
-			expect(new Set(ledger.map((entry) => entry.phone)).size).toBe(300);
-			const output = result.output('Node').map((item) => item.json);
-			expect(output).toHaveLength(300);
-			// The first try's items come back from the memory only as done.
-			expect(new Set(output.slice(0, 299).map((json) => json.retryOutput))).toEqual(
-				new Set(['dropped']),
-			);
-			expect(output[299]).toMatchObject({ sent: true, phone: ledger[299].phone });
-			expect(peak.bytes).toBeLessThanOrEqual(16 * 1024 + 2048);
-			expect(RunMemory.usage()).toEqual({ runs: 0, bytes: 0 });
-		} finally {
-			spy.mockRestore();
-			RunMemory.maxBytes = maxBytes;
-		}
+	it("with Skip Repeats Within at 0, a try sends again what an earlier try sent (as n8n's own nodes do)", async () => {
+		const items = threeItems.map((item, n) => ({ ...item, phone: `+62 812-8877-671${n}` }));
+		sandbox.addFaults([
+			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
+		]);
+		const result = await run(
+			'messaging',
+			sendText({ options: { skipRepeatsHours: 0 } }),
+			items,
+			retry,
+		);
+		expect(result.error).toBeUndefined();
+		expect(sandbox.ledger().map((entry) => entry.phone)).toEqual([
+			'6281288776710',
+			'6281288776710',
+			'6281288776711',
+			'6281288776712',
+		]);
 	});
 
 	it("a persistent 502 on Number Check: n8n's 3 tries make 3 requests, not 3 × 4", async () => {
@@ -482,7 +468,16 @@ describe('Options per item', () => {
 	// Mapped per item, each is refused before any request; the docs name it, so a user knows why.
 	const runWide: Array<[string, NodeType, INodeParameters]> = [
 		['Parallel Requests', 'messaging', sendText({ options: { parallel: '={{ $json.n + 1 }}' } })],
-		['Delay Between Requests', 'messaging', sendText({ options: { delayMs: '={{ $json.n }}' } })],
+		[
+			'Delay Between Requests',
+			'messaging',
+			{
+				resource: 'number',
+				operation: 'check',
+				phone: '={{ $json.phone }}',
+				options: { delayMs: '={{ $json.n }}' },
+			},
+		],
 		[
 			'Skip Repeats Within',
 			'messaging',

@@ -261,8 +261,8 @@ describe('visible hints where a first run goes wrong', () => {
 });
 
 describe('the delays a send offers', () => {
-	/** The Options a Messaging node of this version shows for an operation, by display name. */
-	function optionsShown(typeVersion: number, resource: string, operation: string): string[] {
+	/** The Options a Messaging node shows for an operation, by display name. */
+	function optionsShown(resource: string, operation: string, typeVersion = 1): string[] {
 		const { description } = nodeTypes.getByNameAndVersion(`${PACKAGE}.messaging`, typeVersion);
 		const values = { resource, operation, options: {} };
 		return description.properties
@@ -279,17 +279,13 @@ describe('the delays a send offers', () => {
 	}
 	const delays = (names: string[]) => names.filter((name) => name.startsWith('Delay'));
 
-	it('a new Send Text shows one delay: Delay Between Messages', () => {
-		expect(delays(optionsShown(2, 'message', 'sendText'))).toEqual(['Delay Between Messages']);
-		expect(delays(optionsShown(2, 'message', 'sendFile'))).toEqual(['Delay Between Messages']);
+	it('a send shows one delay: Delay Between Messages', () => {
+		expect(delays(optionsShown('message', 'sendText'))).toEqual(['Delay Between Messages']);
+		expect(delays(optionsShown('message', 'sendFile'))).toEqual(['Delay Between Messages']);
 	});
 
-	it('a read keeps Delay Between Requests; a version 1 send keeps both, as it was saved', () => {
-		expect(delays(optionsShown(2, 'number', 'check'))).toEqual(['Delay Between Requests (Ms)']);
-		expect(delays(optionsShown(1, 'message', 'sendText'))).toEqual([
-			'Delay Between Requests (Ms)',
-			'Delay Between Messages',
-		]);
+	it('a read shows Delay Between Requests', () => {
+		expect(delays(optionsShown('number', 'check'))).toEqual(['Delay Between Requests (Ms)']);
 	});
 });
 

@@ -89,10 +89,12 @@ function question() {
 	return { entry, links };
 }
 
-async function askForApproval() {
+/** A request to the example's webhook; `requestId` tells two requests with the same text apart. */
+async function askForApproval(requestId = 1) {
+	const body = { ...webhookItem.json.body, requestId };
 	const execution = await harness.run(approvalWorkflow, {
 		startNode: request.name,
-		startItems: [webhookItem],
+		startItems: [{ json: { ...webhookItem.json, body } }],
 	});
 	expect(execution.status).toBe('waiting');
 	return execution;
@@ -140,7 +142,8 @@ describe('examples/approval-before-broadcast.json', () => {
 		expect(next(decision, 1)).toEqual([]);
 
 		sandbox.reset();
-		const unanswered = await askForApproval();
+		// Another request (the same question again for the same request is refused: Skip Repeats Within).
+		const unanswered = await askForApproval(2);
 		// The wait has an end (n8n's "never" is the year 3000), then n8n runs the execution on.
 		expect(unanswered.waitTill!.getTime()).toBeLessThan(Date.UTC(3000, 0, 1));
 		const timedOut = await harness.timeOut(unanswered.id);

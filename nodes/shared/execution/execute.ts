@@ -10,10 +10,9 @@ import {
 import { compactForTool } from '../aiTool';
 import { clock } from '../clock';
 import { readCredential } from '../credential';
-import { errorItemJson, isErrorItemJson, itemList, shown, toNodeError } from '../errors';
+import { errorItemJson, itemList, shown, toNodeError } from '../errors';
 import { ApiClient, DEFAULT_RETRY_POLICY, sharedTokenCache, type RetryPolicy } from '../transport';
 import type { OperationRun } from './operationRun';
-import { retryMemoryFor, type RunMemory } from './retryMemory';
 import { findOperation, type ItemCall, type NodeDefinition } from './router';
 
 type ItemError = NodeApiError | NodeOperationError;
@@ -102,15 +101,12 @@ function checkRunWideOptions<O, C extends OperationRun<O>>(
 	}
 }
 
-/** Each item's output or error; with Retry On Fail, what an earlier try of this run completed. */
+/** Each item's output or error. */
 class ItemResults {
 	private readonly node: INode;
 	private readonly continueOnFail: boolean;
-	private readonly memory: RunMemory | undefined;
 	private readonly results: Array<INodeExecutionData[] | undefined>;
 	readonly failures: Array<{ itemIndex: number; error: ItemError }> = [];
-	/** An earlier try's maybe-delivered sends fail again: part of the run, not bad input. */
-	private recalledFailure = false;
 
 	constructor(
 		ctx: IExecuteFunctions,
@@ -118,7 +114,6 @@ class ItemResults {
 	) {
 		this.node = ctx.getNode();
 		this.continueOnFail = ctx.continueOnFail();
-		this.memory = retryMemoryFor(ctx, this.node);
 		this.results = new Array(count);
 	}
 
@@ -137,17 +132,10 @@ class ItemResults {
 				await clock.pause();
 				turnStart = performance.now();
 			}
-			const recalled = this.memory?.recall(itemIndex);
-			if (recalled && 'output' in recalled) this.results[itemIndex] = recalled.output;
-			else if (recalled) {
-				this.recalledFailure = true;
-				this.fail(itemIndex, recalled.error);
-			} else {
-				try {
-					calls[itemIndex] = await execute(itemIndex);
-				} catch (error) {
-					this.fail(itemIndex, toNodeError(this.node, error, { itemIndex }));
-				}
+			try {
+				calls[itemIndex] = await execute(itemIndex);
+			} catch (error) {
+				this.fail(itemIndex, toNodeError(this.node, error, { itemIndex }));
 			}
 		}
 		return calls;
@@ -181,11 +169,8 @@ class ItemResults {
 						pairedItem: item.pairedItem ?? { item: itemIndex },
 					}));
 					this.results[itemIndex] = items;
-					this.memory?.rememberOutput(itemIndex, items);
 				} catch (error) {
-					const nodeError = toNodeError(this.node, error, { itemIndex });
-					if (isDeliveryUnknown(nodeError)) this.memory?.rememberError(itemIndex, nodeError);
-					this.fail(itemIndex, nodeError);
+					this.fail(itemIndex, toNodeError(this.node, error, { itemIndex }));
 				}
 				if (this.stopped) return;
 			}
@@ -195,12 +180,7 @@ class ItemResults {
 	}
 
 	output(): INodeExecutionData[] {
-		const output = this.results.flat().filter((item) => item !== undefined);
-		// n8n tries again in the Continue modes only when the first output item is an error item.
-		this.memory?.finish(
-			this.continueOnFail && output.length > 0 && isErrorItemJson(output[0].json),
-		);
-		return output;
+		return this.results.flat().filter((item) => item !== undefined);
 	}
 
 	private fail(itemIndex: number, error: ItemError): void {
@@ -211,14 +191,9 @@ class ItemResults {
 
 	/** The first error, its description followed by what happened to every item. */
 	stop(phase: 'input' | 'run', rerunNote?: string): ItemError {
-		this.memory?.finish(true);
-		if (phase === 'input' && this.recalledFailure) phase = 'run';
 		this.failures.sort((a, b) => a.itemIndex - b.itemIndex);
 		const first = this.failures[0].error;
-		// With Retry On Fail a remembered error fails again on the next try: its summary replaces the
-		// previous try's instead of being added to it.
-		if (!ownDescriptions.has(first)) ownDescriptions.set(first, first.description);
-		first.description = [ownDescriptions.get(first), this.summary(phase, rerunNote)]
+		first.description = [first.description, this.summary(phase, rerunNote)]
 			.filter(Boolean)
 			.join('\n\n');
 		return first;
@@ -233,12 +208,9 @@ class ItemResults {
 			else if (!failed.includes(i)) notStarted.push(i);
 		}
 		const lines = [`Failed: ${itemList(failed)}.`];
-		if (phase === 'input') {
-			const earlier = done.length ? ` (${itemList(done)} completed in an earlier try)` : '';
-			lines.push(
-				`Nothing ${done.length ? 'new ' : ''}was sent: every item's input is checked before the first request${earlier}.`,
-			);
-		} else {
+		if (phase === 'input')
+			lines.push("Nothing was sent: every item's input is checked before the first request.");
+		else {
 			if (done.length) {
 				const ids = done.flatMap((i) => this.results[i] ?? []).map((item) => item.json.id);
 				const known = ids.filter((id) => typeof id === 'string');
@@ -256,10 +228,4 @@ class ItemResults {
 		);
 		return lines.join(' ');
 	}
-}
-
-const ownDescriptions = new WeakMap<ItemError, string | null | undefined>();
-
-function isDeliveryUnknown(error: ItemError): boolean {
-	return (error as { apiError?: { deliveryUnknown?: boolean } }).apiError?.deliveryUnknown === true;
 }

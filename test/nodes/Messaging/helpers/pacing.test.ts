@@ -54,7 +54,7 @@ describe('Delay Between Messages', () => {
 		expect(out.slice(1).map((item) => item.waitedMs)).toEqual(between);
 	});
 
-	it('a range of its own (0.5–1 s); version 1 nodes do not wait unless set', async () => {
+	it('a range of its own (0.5–1 s); 0 and 0: no pause', async () => {
 		await runMessaging(
 			sandbox,
 			mappedSendText({ messageDelay: { range: { minSeconds: 0.5, maxSeconds: 1 } } }),
@@ -65,9 +65,13 @@ describe('Delay Between Messages', () => {
 			expect(gap).toBeLessThanOrEqual(1000);
 		}
 		sandbox.reset();
-		const v1 = await runMessaging(sandbox, mappedSendText(), orderItems(4, 10));
+		const none = await runMessaging(
+			sandbox,
+			mappedSendText({ messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } } }),
+			orderItems(4, 10),
+		);
 		expect(gaps(sendTimes())).toEqual([0, 0, 0]);
-		expect(v1.output('Node').map((item) => item.json.waitedMs)).toEqual([0, 0, 0, 0]);
+		expect(none.output('Node').map((item) => item.json.waitedMs)).toEqual([0, 0, 0, 0]);
 	});
 
 	it('does not pace other operations (Number → Check)', async () => {

@@ -6,8 +6,11 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { PHONE, apiRequests, runMessaging } from '../../../harness/messagingNode';
 import { useSandbox } from '../../../harness/useSandbox';
+import { useVirtualTime } from '../../../harness/virtualTime';
 
 const sandbox = useSandbox();
+// The pause between messages (a new node's default) takes virtual time.
+useVirtualTime();
 
 const items = (count: number) =>
 	Array.from({ length: count }, (_, index) => ({ text: `Message ${index}` }));
@@ -127,6 +130,8 @@ describe('Stop at the Usage Limit', () => {
 				phone: PHONE,
 				fileSource: 'url',
 				fileUrl: url,
+				// Two messages, not one repeated (Skip Repeats Within): each its own caption.
+				caption: '={{ "copy " + $itemIndex }}',
 				options: { stopAtUsageLimit: true },
 			},
 			[{}, {}],

@@ -280,10 +280,12 @@ describe('Send and Wait: approval', () => {
 	});
 
 	it('a link signed for another wait of the node (same execution and node) is refused by the node itself', async () => {
-		await harness.run(approvalWorkflow());
+		// The same question twice on purpose: Skip Repeats Within off.
+		const again = { options: { skipRepeatsHours: 0 } };
+		await harness.run(approvalWorkflow(again));
 		const earlier = new URL(linksOf().Approve);
 		sandbox.reset();
-		const execution = await harness.run(approvalWorkflow());
+		const execution = await harness.run(approvalWorkflow(again));
 		// What n8n would sign for another wait of this node in this execution: this execution's
 		// address with the other wait's values.
 		const other = new URL(linksOf().Approve);
