@@ -11,9 +11,10 @@ import {
 	readRateOptions,
 } from '../shared/rates/rateFields';
 import type { RateType } from '../shared/rates/rateTable';
-import { MAX_WATCHED_CURRENCIES } from './rateWatch';
 
 export type WatchMode = 'change' | 'threshold' | 'publication';
+
+export const MAX_WATCHED_CURRENCIES = 64;
 export type WatchSettings = ReturnType<typeof readTriggerSettings>;
 
 const forMode = (...modes: WatchMode[]) => ({ show: { event: modes } });

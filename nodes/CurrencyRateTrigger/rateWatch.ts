@@ -1,5 +1,5 @@
 import type { CurrencyQuote, RateTable, RateType } from '../shared/rates/rateTable';
-import type { WatchMode, WatchSettings } from './parameters';
+import { MAX_WATCHED_CURRENCIES, type WatchMode, type WatchSettings } from './parameters';
 
 // Which currencies fire: no I/O and no clock, so that every rule is testable.
 
@@ -23,7 +23,6 @@ interface WatchMemory {
 
 export type RateEvent = ReturnType<typeof eventOf>;
 
-export const MAX_WATCHED_CURRENCIES = 64;
 /** A currency missing from the answers is remembered this long, so a move across the gap fires. */
 const MISSING_KEPT_MS = 30 * 86_400_000;
 

@@ -21,17 +21,16 @@ import { operationSubtitle } from '../shared/subtitle';
 import { account } from './actions/account/account.resource';
 import { auth } from './actions/auth/auth.resource';
 import { message } from './actions/message/message.resource';
-import { SEND_AND_WAIT } from './actions/message/sendAndWait.operation';
 import { number } from './actions/number/number.resource';
 import { session } from './actions/session/session.resource';
-import { answerWebhook, answerWebhooks, waitForAnswers, waitLimit } from './helpers/waitAndResume';
+import { answerWebhook, answerWebhooks } from './helpers/waitAndResume';
 import {
 	messagingOptionsProperties,
 	readMessagingOptions,
 	sendPauseNotice,
-	MessagingRun,
 	type MessagingOptions,
-} from './parameters';
+} from './options';
+import { MessagingRun } from './run';
 
 export const resources: ReadonlyArray<ResourceDefinition<MessagingRun>> = [
 	message,
@@ -89,10 +88,6 @@ export class Messaging implements INodeType {
 	webhook = answerWebhook;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		if (this.getNodeParameter('operation', 0) !== SEND_AND_WAIT)
-			return await executeNode(this, messagingNode);
-		const waitTill = waitLimit(this);
-		const [sent] = await executeNode(this, messagingNode);
-		return [await waitForAnswers(this, sent, waitTill)];
+		return await executeNode(this, messagingNode);
 	}
 }

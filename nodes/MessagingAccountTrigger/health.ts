@@ -2,7 +2,6 @@ import { createHash } from 'crypto';
 
 import { readAccountAnswer, readSessionAnswer } from '../shared/gateway';
 import { readUsageLimit } from '../shared/transport';
-import type { Settings } from './parameters';
 
 /** Each event, and the part of the account it watches. */
 const PART_OF = {
@@ -14,6 +13,16 @@ const PART_OF = {
 	gatewayUnreachable: undefined,
 } as const;
 export type WatchedEvent = keyof typeof PART_OF;
+
+/** What the table of events reads of the trigger's settings. */
+interface Settings {
+	events: ReadonlySet<WatchedEvent>;
+	usageRule: { kind: 'percent' | 'count' | 'blocked'; below: number };
+	failedPolls: number;
+	qrCodesPerDisconnection: number;
+	minutesBetweenQrCodes: number;
+	reportProblemsAtStart: boolean;
+}
 export type Part = 'session' | 'webhook' | 'usage';
 type Level = 'ok' | 'low' | 'blocked';
 type Session = { connected: boolean; status: string; hint?: string; qr?: Qr };

@@ -182,7 +182,7 @@ export function readSettings(ctx: IPollFunctions) {
 	return {
 		events,
 		accountNumber: account.phone,
-		usageRule: { kind, below },
+		usageRule: { kind: kind as 'percent' | 'count' | 'blocked', below },
 		failedPolls: events.has('gatewayUnreachable') ? number('failedPolls', 3) : 1,
 		qrCodesPerDisconnection: number('options.qrCodesPerDisconnection', 3),
 		minutesBetweenQrCodes: number('options.minutesBetweenQrCodes', 5),

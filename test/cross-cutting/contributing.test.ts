@@ -14,7 +14,7 @@ import * as n8nCore from 'n8n-core';
 import * as n8nWorkflow from 'n8n-workflow';
 import ts from 'typescript';
 
-import { ROOT, closureOf } from '../harness/importGraph';
+import { ROOT, sendTextClosure } from '../harness/importGraph';
 
 const CONTRIBUTING = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
 const TRACKED = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' })
@@ -126,7 +126,7 @@ function hasMember(type: string, member: string, seen = new Set<string>()): bool
 
 /** What the receivers CONTRIBUTING writes stand for. */
 const RECEIVERS: Record<string, string[]> = {
-	run: ['OperationRun', 'CurrencyRateRun'],
+	run: ['OperationRun', 'MessagingRun', 'CurrencyRateRun'],
 	client: ['ApiClient'],
 	sandbox: ['Sandbox', 'UsedSandbox'],
 	t: ['ScenarioContext'],
@@ -206,7 +206,9 @@ describe('CONTRIBUTING.md', () => {
 	});
 
 	it('would notice a name that no longer exists (run.text(), prepare())', () => {
-		expect(codeNameProblem('run.text()')).toBe('OperationRun / CurrencyRateRun has no "text"');
+		expect(codeNameProblem('run.text()')).toBe(
+			'OperationRun / MessagingRun / CurrencyRateRun has no "text"',
+		);
 		expect(codeNameProblem('prepare(this, itemIndex, run)')).toBe(
 			'no exported function or method "prepare"',
 		);
@@ -231,9 +233,7 @@ describe('CONTRIBUTING.md → Follow Send Text', () => {
 	});
 
 	it('names every file Send Text loads at run time inside the Messaging node and nodes/shared/execution/', () => {
-		const loaded = [
-			...closureOf('nodes/Messaging/actions/message/sendText.operation.ts', { runtimeOnly: true }),
-		].filter(
+		const loaded = [...sendTextClosure()].filter(
 			(file) => file.startsWith('nodes/Messaging/') || file.startsWith('nodes/shared/execution/'),
 		);
 		expect(loaded.length).toBeGreaterThan(3);

@@ -99,3 +99,13 @@ export function closureOf(file: string, { runtimeOnly = false } = {}): Set<strin
 	}
 	return seen;
 }
+
+export const SEND_TEXT = 'nodes/Messaging/actions/message/sendText.operation.ts';
+
+/** What Send Text loads at run time: its operation file and the run the node hands it. */
+export function sendTextClosure(): Set<string> {
+	return new Set([
+		...closureOf(SEND_TEXT, { runtimeOnly: true }),
+		...closureOf('nodes/Messaging/run.ts', { runtimeOnly: true }),
+	]);
+}

@@ -5,7 +5,8 @@ import { readAccountAnswer, type AccountParams } from '../../shared/gateway';
 import { REDACTED, Redactor } from '../../shared/transport';
 import { textParameter } from '../../shared/execution/operationRun';
 import { urlProblem } from './download';
-import { PHONE_NUMBER_HINT, phoneParameter, type MessagingRun } from '../parameters';
+import type { MessagingRun } from '../run';
+import { PHONE_NUMBER_HINT, phoneParameter } from './recipient';
 
 export const accountFields: INodeProperties[] = [
 	{

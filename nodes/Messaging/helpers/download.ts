@@ -7,7 +7,7 @@ import { clock, timerDelay } from '../../shared/clock';
 import { onFirstUse } from '../../shared/onFirstUse';
 import { statusText, type DataUriParam } from '../../shared/transport';
 import { privateAddressProblem } from './privateAddresses';
-import type { MessagingRun } from '../parameters';
+import type { MessagingRun } from '../run';
 
 /** The Content-Disposition reader: loaded by the first download. */
 const contentDisposition = onFirstUse(

@@ -12,7 +12,7 @@ import {
 	shown,
 } from '../../shared/errors';
 import { ApiError } from '../../shared/transport';
-import type { MessagingRun } from '../parameters';
+import type { RunContext } from '../../shared/execution/operationRun';
 import { Causes } from './cause';
 import { SendClaims, type Holder } from './sendClaims';
 
@@ -37,44 +37,21 @@ export interface IdentifiedSend {
 	given?: { key: string; content: () => unknown[] | Promise<unknown[]> };
 }
 
-export async function identifyRepeat(
-	run: MessagingRun,
-	itemIndex: number,
-	send: SendIdentity,
-): Promise<void> {
-	const options = run.options(itemIndex);
-	if (!(options.skipRepeatsHours > 0)) return;
-	run.repeats ??= new Repeats(run, options.skipRepeatsHours);
-	const { idempotencyKey } = options;
-	run.sends.set(itemIndex, {
-		key: await repeatKeyOf(run, itemIndex, send.operation, send.phone, idempotencyKey, () =>
-			send.content(),
-		),
-		phone: send.phone,
-		repeatIsError: send.repeatIsError === true,
-		given: idempotencyKey ? { key: idempotencyKey, content: send.content } : undefined,
-	});
+export interface RepeatSettings {
+	skipRepeatsHours: number;
+	idempotencyKey: string;
 }
 
 /**
  * What makes two messages the same: the Idempotency Key; else the recipient, the content and the
  * cause (the event the item comes from).
  */
-async function repeatKeyOf(
-	run: MessagingRun,
-	itemIndex: number,
+function repeatKeyOf(
+	{ baseUrl, clientId, clientSecret }: RunContext<unknown>['credentials'],
 	operation: string,
 	phone: string,
-	idempotencyKey: string,
-	content: () => unknown[] | Promise<unknown[]>,
-): Promise<string> {
-	const { baseUrl, clientId, clientSecret } = run.credentials;
-	let what: unknown[];
-	if (idempotencyKey) what = ['key', idempotencyKey];
-	else {
-		const cause = (run.causes ??= new Causes(run.ctx)).of(itemIndex);
-		what = ['content', ...(await content()).map(sameText), cause ?? null];
-	}
+	what: unknown[],
+): string {
 	return createHmac('sha256', clientSecret)
 		.update(JSON.stringify(['v2', operation, baseUrl, clientId, phone, ...what]))
 		.digest('hex')
@@ -104,6 +81,8 @@ type Repeat = { duplicateOf: number } | { holder: Holder };
 
 /** Skip Repeats Within for one run: what its items found, took and left. */
 export class Repeats {
+	private readonly sends = new Map<number, IdentifiedSend>();
+	private readonly causes: Causes;
 	private readonly claims: SendClaims;
 	private known: Promise<Map<number, Repeat>> | undefined;
 	private readonly taken = new Set<number>();
@@ -112,10 +91,25 @@ export class Repeats {
 	private notGivenBack = 0;
 
 	constructor(
-		private readonly run: MessagingRun,
+		private readonly run: RunContext<RepeatSettings>,
 		private readonly hours: number,
 	) {
+		this.causes = new Causes(run.ctx);
 		this.claims = new SendClaims(run.ctx, hours * 3_600_000);
+	}
+
+	/** At the check of an item: its message's key. */
+	async identify(itemIndex: number, send: SendIdentity): Promise<void> {
+		const { idempotencyKey } = this.run.options(itemIndex);
+		const what = idempotencyKey
+			? ['key', idempotencyKey]
+			: ['content', ...(await send.content()).map(sameText), this.causes.of(itemIndex) ?? null];
+		this.sends.set(itemIndex, {
+			key: repeatKeyOf(this.run.credentials, send.operation, send.phone, what),
+			phone: send.phone,
+			repeatIsError: send.repeatIsError === true,
+			given: idempotencyKey ? { key: idempotencyKey, content: send.content } : undefined,
+		});
 	}
 
 	/** Before the item waits its turn: the output of a known repeat, else undefined. */
@@ -132,7 +126,7 @@ export class Repeats {
 
 	/** Just before the request: the output of a repeat found only now, else undefined. */
 	async take(itemIndex: number): Promise<INodeExecutionData | undefined> {
-		const send = this.run.sends.get(itemIndex);
+		const send = this.sends.get(itemIndex);
 		if (!send) return undefined;
 		let holder: Holder | undefined;
 		try {
@@ -155,7 +149,7 @@ export class Repeats {
 				: 'release';
 		if (settlement !== 'release') this.outcome.set(itemIndex, settlement);
 		try {
-			await this.claims.settle(this.run.sends.get(itemIndex)!.key, settlement);
+			await this.claims.settle(this.sends.get(itemIndex)!.key, settlement);
 		} catch {
 			if (settlement === 'release') this.notGivenBack++;
 		}
@@ -168,7 +162,7 @@ export class Repeats {
 	 */
 	async refusals(): Promise<Map<number, NodeOperationError>> {
 		const refused = new Map<number, NodeOperationError>();
-		const sends = [...this.run.sends].sort(([a], [b]) => a - b);
+		const sends = [...this.sends].sort(([a], [b]) => a - b);
 		const keys = new Set(sends.map(([, send]) => send.given?.key));
 		// One key for every item (an expression over a missing field, say) while messages to one
 		// number differ: all but the first would be skipped.
@@ -182,17 +176,17 @@ export class Repeats {
 					refused.set(itemIndex, this.sharedKey(itemIndex, first.itemIndex, given!.key));
 			}
 		}
-		if (![...this.run.sends.values()].some((send) => send.repeatIsError)) return refused;
+		if (![...this.sends.values()].some((send) => send.repeatIsError)) return refused;
 		let known: Map<number, Repeat>;
 		try {
 			known = await (this.known ??= this.findKnown());
 		} catch (error) {
-			for (const itemIndex of this.run.sends.keys())
+			for (const itemIndex of this.sends.keys())
 				refused.set(itemIndex, notAttempted(this.run, itemIndex, error));
 			return refused;
 		}
 		for (const [itemIndex, why] of known)
-			if (this.run.sends.get(itemIndex)?.repeatIsError && !refused.has(itemIndex))
+			if (this.sends.get(itemIndex)?.repeatIsError && !refused.has(itemIndex))
 				refused.set(itemIndex, this.repeatedQuestion(itemIndex, why));
 		return refused;
 	}
@@ -211,7 +205,7 @@ export class Repeats {
 	private async findKnown(): Promise<Map<number, Repeat>> {
 		const known = new Map<number, Repeat>();
 		const firstWithKey = new Map<string, number>();
-		for (const [itemIndex, { key }] of [...this.run.sends].sort(([a], [b]) => a - b)) {
+		for (const [itemIndex, { key }] of [...this.sends].sort(([a], [b]) => a - b)) {
 			const first = firstWithKey.get(key);
 			if (first === undefined) firstWithKey.set(key, itemIndex);
 			else known.set(itemIndex, { duplicateOf: first });
@@ -222,7 +216,7 @@ export class Repeats {
 	}
 
 	private skip(itemIndex: number, why: Repeat): INodeExecutionData {
-		const send = this.run.sends.get(itemIndex)!;
+		const send = this.sends.get(itemIndex)!;
 		if (send.repeatIsError) {
 			this.outcome.set(itemIndex, 'refused');
 			throw this.repeatedQuestion(itemIndex, why);
@@ -280,7 +274,7 @@ export class Repeats {
 			refused: [] as number[],
 			none: [] as number[],
 		};
-		for (const itemIndex of [...this.run.sends.keys()].sort((a, b) => a - b))
+		for (const itemIndex of [...this.sends.keys()].sort((a, b) => a - b))
 			by[this.outcome.get(itemIndex) ?? 'none'].push(itemIndex);
 		const skips = [
 			by.sent.length ? `${itemList(by.sent)} (sent)` : '',
@@ -316,7 +310,7 @@ export class Repeats {
 				'warning',
 			);
 		const skipped = [...this.outcome.values()].filter((o) => o === 'skipped').length;
-		const total = this.run.sends.size;
+		const total = this.sends.size;
 		const by = this.skippedBy();
 		if (skipped === total && total > 0)
 			hint(
@@ -389,7 +383,11 @@ function mayHaveBeenDelivered(error: unknown): boolean {
 	return known?.notAttempted !== true && known?.sourceFailure !== true;
 }
 
-function notAttempted(run: MessagingRun, itemIndex: number, error: unknown): NotAttemptedError {
+function notAttempted(
+	run: RunContext<unknown>,
+	itemIndex: number,
+	error: unknown,
+): NotAttemptedError {
 	if (error instanceof NotAttemptedError) return error;
 	const reason = error instanceof Error ? error.message : String(error);
 	return new NotAttemptedError(

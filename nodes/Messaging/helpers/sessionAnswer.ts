@@ -6,7 +6,7 @@ import { readSessionAnswer } from '../../shared/gateway';
 import { qrImage } from '../../shared/qrImage';
 import type { Endpoint } from '../../shared/transport';
 import { textParameter } from '../../shared/execution/operationRun';
-import type { MessagingRun } from '../parameters';
+import type { MessagingRun } from '../run';
 
 const qrImageField: INodeProperties = {
 	displayName: 'Put QR Image in Field',

@@ -1,5 +1,6 @@
 import {
 	NodeOperationError,
+	WAIT_INDEFINITELY,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
@@ -9,7 +10,8 @@ import {
 } from 'n8n-workflow';
 
 import { shown } from '../../shared/errors';
-import type { ResponseType } from '../actions/message/sendAndWait.operation';
+
+export type ResponseType = 'approval' | 'freeText';
 
 // n8n checks the links' signature, then runs the node disabled: it passes on the webhook's items on
 // an answer, else what is stored as its execute data when the wait ends. So the "timed out" items
@@ -30,8 +32,6 @@ export const answerWebhooks: IWebhookDescription[] = (['GET', 'POST'] as const).
 
 const MAX_TEXT_ANSWER = 4000;
 const UNITS_MS: Record<string, number> = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
-/** n8n-workflow's WAIT_INDEFINITELY. */
-const WAIT_INDEFINITELY = new Date(Date.UTC(3000, 0, 1, 0, 0, 0));
 
 export async function waitForAnswers(
 	ctx: IExecuteFunctions,

@@ -65,6 +65,7 @@ export async function executeNode<O, C extends OperationRun<O>>(
 		const every: IPairedItemData[] = Array.from({ length: inputCount }, (_, item) => ({ item }));
 		output = output.map((item) => ({ ...item, pairedItem: every }));
 	}
+	if (module.finish) output = await module.finish.call(ctx, output);
 	return [compactForTool(ctx, output)];
 }
 

@@ -12,6 +12,23 @@ export interface RunBasics<O> {
 	readonly readOptions: (itemIndex: number) => O;
 }
 
+/**
+ * What a helper needs of a run, typed by the settings it reads (`S`): so that a helper never
+ * imports the run of a node, nor the run its helpers.
+ */
+export type RunContext<S> = Pick<
+	OperationRun<S>,
+	| 'ctx'
+	| 'node'
+	| 'credentials'
+	| 'client'
+	| 'signal'
+	| 'runOptions'
+	| 'options'
+	| 'parameter'
+	| 'fail'
+>;
+
 // Built once per execution, so per-run work is done once. Operations read through `parameter()` and
 // `options()`, never `getNodeParameter`: one place where reading changes, for every operation.
 export class OperationRun<O = unknown> {
@@ -88,7 +105,7 @@ export function describeValue(value: unknown): string {
 }
 
 export function textParameter(
-	run: OperationRun<unknown>,
+	run: RunContext<unknown>,
 	itemIndex: number,
 	name: string,
 	field: string,
@@ -98,7 +115,7 @@ export function textParameter(
 }
 
 export function textValue(
-	run: OperationRun<unknown>,
+	run: RunContext<unknown>,
 	itemIndex: number,
 	value: unknown,
 	field: string,
@@ -124,7 +141,7 @@ function name(field: string): string {
 }
 
 export function codeValue(
-	run: OperationRun<unknown>,
+	run: RunContext<unknown>,
 	itemIndex: number,
 	value: unknown,
 	field: string,

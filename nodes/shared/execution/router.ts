@@ -19,6 +19,8 @@ export interface OperationModule<C> {
 	readonly endpoint?: Endpoint;
 	readonly once?: boolean;
 	execute(this: IExecuteFunctions, itemIndex: number, run: C): ItemCall | Promise<ItemCall>;
+	/** After the run, with its output (Send and Wait: the wait for the answers). */
+	finish?(this: IExecuteFunctions, output: INodeExecutionData[]): Promise<INodeExecutionData[]>;
 }
 
 interface OperationEntry<C> extends INodePropertyOptions {

@@ -3,7 +3,7 @@ import type { IDataObject, IDisplayOptions, INodeProperties } from 'n8n-workflow
 import { shown } from '../errors';
 import { describeValue } from '../execution/operationRun';
 import { optionText } from '../properties';
-import type { RateTable } from './rateTable';
+import { currencyCode, type RateTable } from './rateTable';
 
 /** How a node turns a bad field into its error (with or without an item). */
 export type FieldError = (field: string, problem: string, fix: string) => Error;
@@ -86,10 +86,6 @@ export function providerCode(read: (name: string) => unknown, fail: FieldError):
 			`Provider codes are single words such as ${KNOWN_PROVIDER_CODES}.`,
 		);
 	return code;
-}
-
-export function currencyCode(value: unknown): string {
-	return typeof value === 'string' ? value.trim().toUpperCase() : '';
 }
 
 /** "Currencies": codes separated by commas, spaces or semicolons, or an array; empty is none. */

@@ -1,6 +1,5 @@
 import { clock } from '../clock';
 import { ApiError, endpoints, type ApiClient } from '../transport';
-import { currencyCode } from './rateFields';
 
 export type NumberFormat = 'auto' | 'point' | 'comma';
 export type RateType = 'buy' | 'sell' | 'average';
@@ -93,4 +92,8 @@ export function parseRateAnswer(provider: string, answer: unknown, fetchedAtMs: 
 function readRate(value: unknown): number | null {
 	const number = typeof value === 'string' ? parseDecimal(value) : value;
 	return typeof number === 'number' && Number.isFinite(number) && number > 0 ? number : null;
+}
+
+export function currencyCode(value: unknown): string {
+	return typeof value === 'string' ? value.trim().toUpperCase() : '';
 }

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { ItemCall } from '../../../shared/execution/router';
 import { endpoints, usageLimitJson } from '../../../shared/transport';
-import type { MessagingRun } from '../../parameters';
+import type { MessagingRun } from '../../run';
 
 export const description: INodeProperties[] = [];
 

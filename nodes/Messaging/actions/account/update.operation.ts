@@ -4,7 +4,7 @@ import { updateAccount } from '../../../shared/gateway';
 import type { ItemCall } from '../../../shared/execution/router';
 import { forOperation } from '../../../shared/properties';
 import { endpoints } from '../../../shared/transport';
-import type { MessagingRun } from '../../parameters';
+import type { MessagingRun } from '../../run';
 import { accountFields, accountJson, accountParams } from '../../helpers/accountFields';
 
 export const description: INodeProperties[] = forOperation('account', 'update', accountFields);

@@ -1,6 +1,6 @@
 import { getTokenOperation } from '../../../shared/getToken.operation';
 import type { ResourceDefinition } from '../../../shared/execution/router';
-import type { MessagingRun } from '../../parameters';
+import type { MessagingRun } from '../../run';
 import * as verifyToken from './verifyToken.operation';
 
 export const auth: ResourceDefinition<MessagingRun> = {

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import type { ItemCall } from '../../../shared/execution/router';
 
 import { endpoints } from '../../../shared/transport';
-import type { MessagingRun } from '../../parameters';
+import type { MessagingRun } from '../../run';
 
 export const description: INodeProperties[] = [];
 

@@ -1,5 +1,7 @@
+import { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
+
 import type { ResourceDefinition } from '../../../shared/execution/router';
-import type { MessagingRun } from '../../parameters';
+import type { MessagingRun } from '../../run';
 import * as sendAndWait from './sendAndWait.operation';
 import * as sendFile from './sendFile.operation';
 import * as sendText from './sendText.operation';
@@ -25,14 +27,14 @@ export const message: ResourceDefinition<MessagingRun> = {
 		},
 		{
 			name: 'Send and Wait for Response',
-			value: sendAndWait.SEND_AND_WAIT,
+			value: SEND_AND_WAIT_OPERATION,
 			action: 'Send a message and wait for response',
 			description: 'Send a question with answer links and wait until the person answers',
 			module: sendAndWait,
 		},
 		{
 			name: 'Wait for Send Window',
-			value: waitForSendWindow.WAIT_FOR_SEND_WINDOW,
+			value: 'waitForSendWindow',
 			action: 'Wait for the send window',
 			description:
 				'Hold the items until the hours in which messages may go out (no worker held while waiting), then pass them on',

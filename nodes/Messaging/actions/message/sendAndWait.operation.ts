@@ -1,8 +1,10 @@
 import { randomBytes } from 'crypto';
 import {
 	NodeOperationError,
+	SEND_AND_WAIT_OPERATION,
 	type IDataObject,
 	type IExecuteFunctions,
+	type INodeExecutionData,
 	type INodeProperties,
 } from 'n8n-workflow';
 
@@ -10,19 +12,15 @@ import type { ItemCall } from '../../../shared/execution/router';
 import { showFor } from '../../../shared/properties';
 import { textParameter } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';
-import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
-import { identifySend, send } from '../../helpers/sending';
-import { labelOf } from '../../helpers/waitAndResume';
+import type { MessagingRun } from '../../run';
+import { phoneProperty, recipientPhone } from '../../helpers/recipient';
+import { labelOf, waitForAnswers, waitLimit, type ResponseType } from '../../helpers/waitAndResume';
 
-/** n8n-workflow's SEND_AND_WAIT_OPERATION: n8n checks the signature of such nodes' links. */
-export const SEND_AND_WAIT = 'sendAndWait';
-
-const show = showFor('message', SEND_AND_WAIT);
+// n8n checks the signature of the links of a node whose operation is SEND_AND_WAIT_OPERATION.
+const show = showFor('message', SEND_AND_WAIT_OPERATION);
 const showFor2 = (extra: Record<string, Array<string | boolean>>) => ({
 	show: { ...show.show, ...extra },
 });
-
-export type ResponseType = 'approval' | 'freeText';
 
 const choices = (...pairs: Array<[string, string]>) =>
 	pairs.map(([name, value]) => ({ name, value }));
@@ -200,21 +198,23 @@ export async function execute(
 			'is empty',
 			'Enter the question to ask, or map a field that holds it.',
 		);
+	// Checked with the item, before any question is sent: the wait itself begins after the run.
+	waitLimit(this);
 	const responseType = run.parameter('responseType', 0, 'approval') as ResponseType;
-	const waitId = (run.waitId ??= randomBytes(6).toString('hex'));
+	// The links of this question only: an answer finds its question by it.
+	const waitId = randomBytes(6).toString('hex');
 	const links = answerLinks(this, run, itemIndex, responseType, waitId);
 	const body = [question, '', ...links.map(({ label, url }) => `${label}: ${url}`)].join('\n');
 	const { version } = run.options(itemIndex);
 	// The links differ per run (signed, with the run's id): the question and its labels are the message.
-	await identifySend(run, itemIndex, {
-		operation: SEND_AND_WAIT,
+	await run.sender.identify(itemIndex, {
+		operation: SEND_AND_WAIT_OPERATION,
 		phone,
 		content: () => [question, responseType, ...links.map(({ label }) => label)],
 		repeatIsError: true,
 	});
 	return async () =>
-		await send(
-			run,
+		await run.sender.send(
 			itemIndex,
 			phone,
 			async () => await run.client.call(endpoint, { version, phone, body }, { signal: run.signal }),
@@ -229,6 +229,14 @@ export async function execute(
 				waitId,
 			}),
 		);
+}
+
+/** After the run: the execution waits for the answers (or the limit). */
+export async function finish(
+	this: IExecuteFunctions,
+	output: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
+	return await waitForAnswers(this, output, waitLimit(this));
 }
 
 function answerLinks(

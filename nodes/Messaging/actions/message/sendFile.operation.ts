@@ -12,7 +12,8 @@ import type { ItemCall } from '../../../shared/execution/router';
 import { showFor } from '../../../shared/properties';
 import { textParameter, textValue } from '../../../shared/execution/operationRun';
 import { endpoints, type DataUriParam } from '../../../shared/transport';
-import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
+import type { MessagingRun } from '../../run';
+import { phoneProperty, recipientPhone } from '../../helpers/recipient';
 import {
 	downloadToSend,
 	readUrlSource,
@@ -20,7 +21,6 @@ import {
 	urlSourceProperties,
 } from '../../helpers/download';
 import { base64Digest, streamDigest } from '../../helpers/idempotency';
-import { identifySend, send } from '../../helpers/sending';
 
 const show = showFor('message', 'sendFile');
 const showForSource = (source: FileSource) => ({ show: { ...show.show, fileSource: [source] } });
@@ -151,15 +151,14 @@ export async function execute(
 				: await fileFromBinaryField(this, run, itemIndex, given);
 	const caption = textParameter(run, itemIndex, 'caption', 'Caption');
 	const { version } = run.options(itemIndex);
-	await identifySend(run, itemIndex, {
+	await run.sender.identify(itemIndex, {
 		operation: 'sendFile',
 		phone,
 		content: async () => [...(await file.identity()), caption],
 	});
 	return async () => {
 		let sending: FileToSend | undefined;
-		return await send(
-			run,
+		return await run.sender.send(
 			itemIndex,
 			phone,
 			async () => {

@@ -4,8 +4,8 @@ import type { ItemCall } from '../../../shared/execution/router';
 import { forOperation } from '../../../shared/properties';
 import { textParameter } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';
-import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
-import { identifySend, send } from '../../helpers/sending';
+import type { MessagingRun } from '../../run';
+import { phoneProperty, recipientPhone } from '../../helpers/recipient';
 
 export const description: INodeProperties[] = forOperation('message', 'sendText', [
 	phoneProperty('Recipient, with country code (or set "Default Country" in the options)'),
@@ -37,10 +37,9 @@ export async function execute(
 			'Enter the message text, or map a field that holds it.',
 		);
 	const { version } = run.options(itemIndex);
-	await identifySend(run, itemIndex, { operation: 'sendText', phone, content: () => [text] });
+	await run.sender.identify(itemIndex, { operation: 'sendText', phone, content: () => [text] });
 	return async () =>
-		await send(
-			run,
+		await run.sender.send(
 			itemIndex,
 			phone,
 			async () =>

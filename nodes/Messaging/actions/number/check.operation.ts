@@ -3,7 +3,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import type { ItemCall } from '../../../shared/execution/router';
 import { forOperation } from '../../../shared/properties';
 import { ApiError, endpoints } from '../../../shared/transport';
-import { phoneProperty, recipientPhone, type MessagingRun } from '../../parameters';
+import type { MessagingRun } from '../../run';
+import { phoneProperty, recipientPhone } from '../../helpers/recipient';
 
 export const description: INodeProperties[] = forOperation('number', 'check', [
 	phoneProperty('Number to look up, with country code (or set "Default Country" in the options)'),

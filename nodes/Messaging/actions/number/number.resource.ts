@@ -1,5 +1,5 @@
 import type { ResourceDefinition } from '../../../shared/execution/router';
-import type { MessagingRun } from '../../parameters';
+import type { MessagingRun } from '../../run';
 import * as check from './check.operation';
 
 export const number: ResourceDefinition<MessagingRun> = {

@@ -1,5 +1,5 @@
 import type { ResourceDefinition } from '../../../shared/execution/router';
-import type { MessagingRun } from '../../parameters';
+import type { MessagingRun } from '../../run';
 import { endpoints } from '../../../shared/transport';
 import { sessionOperation } from '../../helpers/sessionAnswer';
 

@@ -9,33 +9,21 @@ import {
 	optionsCollection,
 } from '../shared/properties';
 import { timerDelay } from '../shared/clock';
+import type { AccountCap } from './helpers/pacing';
+import type { SendSettings } from './helpers/sending';
 import {
 	readSendWindow,
 	sendWindowFields,
-	type AccountCap,
-	type SendPacer,
 	type SendWindow,
 	type WindowProblem,
-} from './helpers/pacing';
-import { normalizePhone } from '../shared/phone';
-import { OperationRun, textValue } from '../shared/execution/operationRun';
-import type { Causes } from './helpers/cause';
-import type { IdentifiedSend, Repeats } from './helpers/idempotency';
-import type { Allowance } from './helpers/sending';
+} from './helpers/sendWindow';
 
-export interface MessagingOptions {
+export type MessagingOptions = SendSettings & {
 	version: string;
 	defaultCountry: string;
 	parallel: number;
 	delayMs: number;
-	stopAtUsageLimit: boolean;
-	skipRepeatsHours: number;
-	idempotencyKey: string;
-	messageDelay: { minMs: number; maxMs: number };
-	accountCap: AccountCap | undefined;
-	sendWindow: SendWindow | WindowProblem | undefined;
-	maxWaitMs: number;
-}
+};
 
 // Why these defaults: docs/delivery-and-scale.md (8 hours) and docs/account-safety.md (2–6 s).
 const SKIP_REPEATS_HOURS_DEFAULT = 8;
@@ -55,33 +43,6 @@ const MAX_SKIP_REPEATS_HOURS = 720;
 
 /** Enforced again when read: an expression (`={{ 100000 }}`) bypasses the editor's bound. */
 const MAX_PARALLEL_REQUESTS = 50;
-
-export class MessagingRun extends OperationRun<MessagingOptions> {
-	pacer: SendPacer | undefined;
-	repeats: Repeats | undefined;
-	readonly sends = new Map<number, IdentifiedSend>();
-	causes: Causes | undefined;
-	allowance: Promise<Allowance> | undefined;
-	waitId: string | undefined;
-	/** Wait for Send Window: each distinct window and its items; the one wait for them all. */
-	readonly sendWindows = new Map<string, { window: SendWindow; items: number[] }>();
-	windowsOpen: Promise<void> | undefined;
-
-	async checkRun(): Promise<Map<number, Error>> {
-		return (await this.repeats?.refusals()) ?? new Map();
-	}
-
-	/** At the end of the run, stopped or not: its hints. */
-	async finish(): Promise<void> {
-		this.pacer?.finish();
-		await this.repeats?.finish();
-	}
-
-	/** What running the same input again does, for a stopped run's error. */
-	rerunNote(): string {
-		return this.repeats?.rerunNote() ?? '';
-	}
-}
 
 const showForSends = {
 	show: { '/resource': ['message'], '/operation': SENDING_OPERATIONS },
@@ -306,39 +267,4 @@ function sendWindowOption(
 	const window = asOptions(value).window;
 	if (!window || typeof window !== 'object') return undefined;
 	return readSendWindow(asOptions(window), ctx.getTimezone());
-}
-
-export const PHONE_NUMBER_HINT =
-	'Include the country code, e.g. +62 812-8877-6713, or add the "Default Country" option for local numbers such as 0812…';
-
-export function phoneProperty(description: string): INodeProperties {
-	return {
-		displayName: 'Phone Number',
-		name: 'phone',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: '+62 812-8877-6713',
-		hint: PHONE_NUMBER_HINT,
-		description,
-	};
-}
-
-export function recipientPhone(run: MessagingRun, itemIndex: number): string {
-	return phoneParameter(run, itemIndex, {
-		name: 'phone',
-		field: 'Phone Number',
-		fix: 'Use digits with the country code, e.g. +62 812-8877-6713, or set "Default Country" in the options for local numbers.',
-	});
-}
-
-export function phoneParameter(
-	run: MessagingRun,
-	itemIndex: number,
-	{ name, field, fix }: { name: string; field: string; fix: string },
-): string {
-	const text = textValue(run, itemIndex, run.parameter(name, itemIndex, ''), field, fix);
-	const parsed = normalizePhone(text, run.options(itemIndex).defaultCountry);
-	if ('problem' in parsed) throw run.fail(itemIndex, field, parsed.problem, fix);
-	return parsed.phone;
 }
