@@ -158,3 +158,41 @@ export function codeValue(
 			: `Write the code as text, e.g. ${example}.`,
 	);
 }
+
+/** How a reader turns a bad field into its error: the field, what is wrong, the fix. */
+export type FieldError = (field: string, problem: string, fix: string) => Error;
+
+export interface NumberRule {
+	field: string;
+	min: number;
+	max?: number;
+	whole?: boolean;
+}
+
+/**
+ * Every number parameter and option is read this one way: left out, its default; a number or
+ * numeric text within its range, that number; anything else is refused with the field, the value
+ * and the range, never bent into the range.
+ */
+export function numberValue(
+	value: unknown,
+	fallback: number,
+	{ field, min, max = Infinity, whole = false }: NumberRule,
+	fail: FieldError,
+): number {
+	if (value === undefined || value === null || value === '') return fallback;
+	const n =
+		typeof value === 'number'
+			? value
+			: typeof value === 'string' && value.trim() !== ''
+				? Number(value)
+				: NaN;
+	if (Number.isFinite(n) && n >= min && n <= max && (!whole || Number.isInteger(n))) return n;
+	const kind = whole ? 'a whole number' : 'a number';
+	const range = max === Infinity ? `of at least ${min}` : `from ${min} to ${max}`;
+	throw fail(
+		field,
+		`is ${shown(value)}, not ${kind} ${range}`,
+		`Enter ${kind} ${range}, or leave it out for the default (${fallback}).`,
+	);
+}

@@ -1,12 +1,10 @@
 import type { IDataObject, IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 import { shown } from '../errors';
-import { describeValue } from '../execution/operationRun';
+import { describeValue, type FieldError } from '../execution/operationRun';
 import { optionText } from '../properties';
 import { currencyCode, type RateTable } from './rateTable';
 
-/** How a node turns a bad field into its error (with or without an item). */
-export type FieldError = (field: string, problem: string, fix: string) => Error;
 
 const KNOWN_PROVIDERS: ReadonlyArray<{ code: string; name: string }> = [
 	{ code: 'bca', name: 'Bank Central Asia (BCA)' },
