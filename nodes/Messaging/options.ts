@@ -8,8 +8,9 @@ import {
 	optionText,
 	optionsCollection,
 } from '../shared/properties';
-import { timerDelay } from '../shared/clock';
-import type { AccountCap } from './helpers/pacing';
+import { MAX_TIMER_MS } from '../shared/clock';
+import { inputError } from '../shared/errors';
+import { numberValue, type NumberRule } from '../shared/execution/operationRun';
 import type { SendSettings } from './helpers/sending';
 import {
 	readSendWindow,
@@ -208,55 +209,75 @@ export function messagingOptionsProperties(versionSentBy: string): INodeProperti
 
 export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number): MessagingOptions {
 	const options = asOptions(ctx.getNodeParameter('options', itemIndex, {}));
+	const number = (value: unknown, fallback: number, rule: NumberRule) =>
+		numberValue(value, fallback, rule, (field, problem, fix) =>
+			inputError(ctx.getNode(), itemIndex, `Options → ${field}`, problem, fix),
+		);
+	const delay = asOptions(asOptions(options.messageDelay).range);
+	const seconds = (name: string, field: string, fallback: number) =>
+		number(delay[name], fallback, { field, min: 0, max: MAX_MESSAGE_DELAY_SECONDS });
+	const minSeconds = seconds(
+		'minSeconds',
+		'Delay Between Messages → Min',
+		MESSAGE_DELAY_DEFAULT.min,
+	);
+	const maxSeconds = seconds(
+		'maxSeconds',
+		'Delay Between Messages → Max',
+		Math.max(minSeconds, MESSAGE_DELAY_DEFAULT.max),
+	);
+	if (maxSeconds < minSeconds)
+		throw inputError(
+			ctx.getNode(),
+			itemIndex,
+			'Options → Delay Between Messages → Max',
+			`is ${maxSeconds}, below Min (${minSeconds})`,
+			'Enter a Max of at least Min, or the same for a fixed pause.',
+		);
+	// Added with its defaults, the Cap may be stored empty: still a cap.
+	const capGiven = asOptions(options.accountCap).cap;
+	const cap = asOptions(capGiven);
 	return {
 		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),
 		defaultCountry: optionText(options, 'defaultCountry', ''),
-		parallel: Math.min(
-			MAX_PARALLEL_REQUESTS,
-			Math.max(1, Math.floor(Number(options.parallel ?? 1)) || 1),
-		),
-		delayMs: timerDelay(Number(options.delayMs ?? 0) || 0),
+		parallel: number(options.parallel, 1, {
+			field: 'Parallel Requests',
+			min: 1,
+			max: MAX_PARALLEL_REQUESTS,
+			whole: true,
+		}),
+		delayMs: number(options.delayMs, 0, {
+			field: 'Delay Between Requests (Ms)',
+			min: 0,
+			max: MAX_TIMER_MS,
+		}),
 		stopAtUsageLimit: options.stopAtUsageLimit === true,
-		skipRepeatsHours: boundedNumber(
-			options.skipRepeatsHours,
-			0,
-			MAX_SKIP_REPEATS_HOURS,
-			SKIP_REPEATS_HOURS_DEFAULT,
-		),
+		skipRepeatsHours: number(options.skipRepeatsHours, SKIP_REPEATS_HOURS_DEFAULT, {
+			field: 'Skip Repeats Within (Hours)',
+			min: 0,
+			max: MAX_SKIP_REPEATS_HOURS,
+		}),
 		idempotencyKey: optionText(options, 'idempotencyKey', ''),
-		messageDelay: messageDelayOption(options.messageDelay, MESSAGE_DELAY_DEFAULT),
-		accountCap: accountCapOption(options.accountCap),
+		messageDelay: { minMs: Math.round(minSeconds * 1000), maxMs: Math.round(maxSeconds * 1000) },
+		accountCap:
+			capGiven === undefined || capGiven === null || typeof capGiven !== 'object'
+				? undefined
+				: {
+						messages: number(cap.messages, 20, {
+							field: 'Account Cap → Messages',
+							min: 1,
+							max: MAX_CAP_MESSAGES,
+							whole: true,
+						}),
+						periodMs: cap.per === 'hour' ? 3_600_000 : 60_000,
+					},
 		sendWindow: sendWindowOption(ctx, options.sendWindow),
 		maxWaitMs:
-			boundedNumber(options.maxWaitMinutes, 0, MAX_WAIT_MINUTES, DEFAULT_MAX_WAIT_MINUTES) * 60_000,
-	};
-}
-
-function boundedNumber(value: unknown, min: number, max: number, fallback: number): number {
-	const n = value === undefined || value === '' || value === null ? NaN : Number(value);
-	return Number.isFinite(n) ? Math.min(max, Math.max(min, n)) : fallback;
-}
-
-function messageDelayOption(
-	value: unknown,
-	fallback: { min: number; max: number },
-): MessagingOptions['messageDelay'] {
-	const range = asOptions(asOptions(value).range);
-	const seconds = (name: string, dflt: number) =>
-		boundedNumber(range[name], 0, MAX_MESSAGE_DELAY_SECONDS, dflt);
-	const min = seconds('minSeconds', fallback.min);
-	// A Max below Min is read as Min: the pause is never shorter than the user asked.
-	const max = Math.max(min, seconds('maxSeconds', Math.max(min, fallback.max)));
-	return { minMs: Math.round(min * 1000), maxMs: Math.round(max * 1000) };
-}
-
-function accountCapOption(value: unknown): AccountCap | undefined {
-	const cap = asOptions(value).cap;
-	if (!cap || typeof cap !== 'object') return undefined;
-	const fields = asOptions(cap);
-	return {
-		messages: Math.floor(boundedNumber(fields.messages, 1, MAX_CAP_MESSAGES, 20)),
-		periodMs: fields.per === 'hour' ? 3_600_000 : 60_000,
+			number(options.maxWaitMinutes, DEFAULT_MAX_WAIT_MINUTES, {
+				field: 'Max Wait (Minutes)',
+				min: 0,
+				max: MAX_WAIT_MINUTES,
+			}) * 60_000,
 	};
 }
 

@@ -449,6 +449,40 @@ describe('Options per item', () => {
 		]);
 	});
 
+	it.each([
+		[{ parallel: 100_000 }, 'Parallel Requests', '100000', 'a whole number from 1 to 50'],
+		[{ parallel: 2.5 }, 'Parallel Requests', '2.5', 'a whole number from 1 to 50'],
+		[{ skipRepeatsHours: -1 }, 'Skip Repeats Within (Hours)', '-1', 'a number from 0 to 720'],
+		[{ maxWaitMinutes: '90' }, 'Max Wait (Minutes)', '"90"', 'a number from 0 to 60'],
+		[
+			{ accountCap: { cap: { messages: 0, per: 'minute' } } },
+			'Account Cap → Messages',
+			'0',
+			'a whole number from 1 to 1000',
+		],
+	])(
+		'an option out of its range, %j, is refused before any send, naming the field, the value and the range',
+		async (options, field, value, range) => {
+			const result = await run('messaging', sendText({ options }), [{ phone: PHONE, n: 0 }]);
+			expect(result.error?.message).toBe(
+				`Field "Options → ${field}" is ${value}, not ${range} [item 0]`,
+			);
+			expect(apiRequests(sandbox)).toEqual([]);
+		},
+	);
+
+	it('Delay Between Messages with Max below Min is refused, not read as Min', async () => {
+		const result = await run(
+			'messaging',
+			sendText({ options: { messageDelay: { range: { minSeconds: 5, maxSeconds: 2 } } } }),
+			[{ phone: PHONE, n: 0 }],
+		);
+		expect(result.error?.message).toBe(
+			'Field "Options → Delay Between Messages → Max" is 2, below Min (5) [item 0]',
+		);
+		expect(apiRequests(sandbox)).toEqual([]);
+	});
+
 	it('an option that applies to the whole run, differing per item, refuses the run before any send', async () => {
 		const items = [
 			{ phone: PHONE, p: 1, n: 0 },
@@ -487,7 +521,7 @@ describe('Options per item', () => {
 			'Delay Between Messages',
 			'messaging',
 			sendText({
-				options: { messageDelay: { range: { minSeconds: '={{ $json.n }}', maxSeconds: 0 } } },
+				options: { messageDelay: { range: { minSeconds: '={{ $json.n }}', maxSeconds: 5 } } },
 			}),
 		],
 		[

@@ -1,13 +1,13 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { fileIdentity, isMimeType } from '../../shared/dataUri';
-import { causeInWords, cutShort, shown } from '../../shared/errors';
+import { causeInWords, cutShort } from '../../shared/errors';
 import { cleanFileName, decoded } from '../../shared/fileName';
 import { clock, timerDelay } from '../../shared/clock';
 import { onFirstUse } from '../../shared/onFirstUse';
 import { statusText, type DataUriParam } from '../../shared/transport';
 import { privateAddressProblem } from './privateAddresses';
-import type { MessagingRun } from '../run';
+import { numberValue, type RunContext } from '../../shared/execution/operationRun';
 
 /** The Content-Disposition reader: loaded by the first download. */
 const contentDisposition = onFirstUse(
@@ -461,7 +461,7 @@ const MIB = 1024 * 1024;
 const DEADLINE_MS_PER_MIB = 1000;
 
 /** The item's URL and download settings, checked; no request is made. */
-export function readUrlSource(run: MessagingRun, itemIndex: number) {
+export function readUrlSource(run: RunContext<unknown>, itemIndex: number) {
 	const fail = (field: string, problem: string, fix: string) =>
 		run.fail(itemIndex, field, problem, fix);
 	const value = run.parameter('fileUrl', itemIndex, '');
@@ -480,14 +480,8 @@ export function readUrlSource(run: MessagingRun, itemIndex: number) {
 		throw fail('File URL', `${problem}: "${quoted}"`, fix);
 	}
 	const raw = (run.parameter('downloadOptions', itemIndex, {}) ?? {}) as Record<string, unknown>;
-	const number = (name: string, field: string, fallback: number, min: number) => {
-		const given = raw[name];
-		if (given === undefined || given === '') return fallback;
-		const parsed = Number(given);
-		if (Number.isFinite(parsed) && parsed >= min) return parsed;
-		const problem = `must be a number of at least ${min}, not ${shown(given)}`;
-		throw fail(field, problem, 'Correct it in Download Options, or remove it to use the default.');
-	};
+	const number = (name: string, field: string, fallback: number, min: number) =>
+		numberValue(raw[name], fallback, { field: `Download Options → ${field}`, min }, fail);
 	const maxBytes = Math.floor(
 		number('maxSizeMb', 'Max File Size (MB)', DEFAULT_MAX_FILE_SIZE_MB, 0.001) * MIB,
 	);
