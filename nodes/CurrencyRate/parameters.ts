@@ -125,7 +125,7 @@ export class CurrencyRateRun extends OperationRun<CurrencyRateOptions> {
 		if (minutes === 0) return await fetchRateTable(this.client, provider, version, this.signal);
 		// Only the public parts of the credential name the kept tables: never the secret.
 		const key = `${this.credentials.baseUrl}|${this.credentials.clientId}|${provider}|${version}`;
-		const kept = keptTables.get(key, clock.now());
+		const kept = keptTables.get(key);
 		if (kept && clock.now() - kept.fetchedAtMs < minutes * 60_000) return kept;
 		const table = await fetchRateTable(this.client, provider, version, this.signal);
 		keptTables.set(key, table, table.fetchedAtMs + MAX_KEEP_MINUTES * 60_000);

@@ -209,7 +209,7 @@ async function claim(ctx: IWebhookFunctions, tables: Tables, messageId: string, 
 		// Claimed before anything is awaited: deliveries racing into this process start one execution.
 		const table = mode === 'manual' ? tables.manual : tables.production;
 		const key = `${scope}\n${id}`;
-		if (table.get(key, clock.now())) return undefined;
+		if (table.get(key)) return undefined;
 		table.set(key, true, clock.now() + windowMs);
 		return async () => table.delete(key);
 	}

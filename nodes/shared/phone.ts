@@ -15,7 +15,7 @@ export function normalizePhone(input: string, defaultCountry?: string): PhoneRes
 	// Parsing is most of a send's own CPU, and bulk sends repeat numbers. Only numbers are cached,
 	// never refusals.
 	const key = input.length <= MAX_CACHED_INPUT ? `${defaultCountry ?? ''}|${input}` : undefined;
-	const known = key === undefined ? undefined : recent.get(key, 0);
+	const known = key === undefined ? undefined : recent.get(key);
 	if (known !== undefined) return { phone: known };
 	const result = parsePhone(input, defaultCountry);
 	if (key !== undefined && 'phone' in result) recent.set(key, result.phone, Infinity);

@@ -1,6 +1,8 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 
+import { clock } from './clock';
 import { commandLine, envSetting, environment } from './environment';
+import { onFirstUse } from './onFirstUse';
 
 // State shared between executions. Regular mode runs every execution in this process, so its memory
 // is exact and atomic: bounded tables. Queue mode's processes all reach n8n's queue Redis, atomic
@@ -241,75 +243,61 @@ export async function closeQueueRedis(): Promise<void> {
 // heap after a full collection, rounded up: a budget is a bound on the heap, not an estimate.
 const ENTRY_OVERHEAD_BYTES = 256;
 
-interface Slot<V> {
-	value: V;
-	expiresAt: number;
-	bytes: number;
-}
-
 /** Every table of this process. */
-const tables = new Set<MemoryTable<unknown>>();
+const tables = new Set<{ clear(): void }>();
 
-export class MemoryTable<V> {
+const lruCache = onFirstUse(
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
+	() => require('lru-cache') as typeof import('lru-cache'),
+);
+
+/** lru-cache bounded in bytes, each entry expiring at its own time on the nodes' clock. */
+export class MemoryTable<V extends NonNullable<unknown>> {
 	/** What a restart of n8n does to this package's memory (the test harness restarts with it). */
 	static forgetAll(): void {
 		for (const table of tables) table.clear();
 	}
 
-	/** Insertion order is use order: the first entry is the least recently used. */
-	private readonly slots = new Map<string, Slot<V>>();
-	private usedBytes = 0;
+	private entries: import('lru-cache').LRUCache<string, V> | undefined;
 
 	constructor(
 		readonly budgetBytes: number,
 		private readonly sizeOf: (value: V) => number,
 	) {
-		tables.add(this as MemoryTable<unknown>);
+		tables.add(this);
 	}
 
-	get(key: string, now: number): V | undefined {
-		const slot = this.slots.get(key);
-		if (!slot) return undefined;
-		this.slots.delete(key);
-		if (slot.expiresAt <= now) {
-			this.usedBytes -= slot.bytes;
-			return undefined;
-		}
-		this.slots.set(key, slot);
-		return slot.value;
+	get(key: string): V | undefined {
+		return this.cache().get(key);
 	}
 
+	/** `expiresAt` on the nodes' clock; Infinity: only the budget ends it. */
 	set(key: string, value: V, expiresAt: number): void {
-		this.delete(key);
-		const bytes = ENTRY_OVERHEAD_BYTES + 2 * key.length + this.sizeOf(value);
-		this.slots.set(key, { value, expiresAt, bytes });
-		this.usedBytes += bytes;
-		this.evict(key);
+		const left = expiresAt - clock.now();
+		// lru-cache keeps an entry while its age is at most its ttl: gone at `expiresAt` itself.
+		if (left <= 1) this.cache().delete(key);
+		else this.cache().set(key, value, { ttl: left === Infinity ? 0 : left - 1 });
 	}
 
 	delete(key: string): void {
-		const slot = this.slots.get(key);
-		if (!slot) return;
-		this.slots.delete(key);
-		this.usedBytes -= slot.bytes;
+		this.cache().delete(key);
 	}
 
-	/** Expired entries still count until they are met. */
 	size(): { entries: number; bytes: number } {
-		return { entries: this.slots.size, bytes: this.usedBytes };
+		return { entries: this.cache().size, bytes: this.cache().calculatedSize };
 	}
 
 	clear(): void {
-		this.slots.clear();
-		this.usedBytes = 0;
+		this.entries?.clear();
 	}
 
-	private evict(keep: string): void {
-		for (const [key, slot] of this.slots) {
-			if (this.usedBytes <= this.budgetBytes) return;
-			if (key === keep) continue;
-			this.slots.delete(key);
-			this.usedBytes -= slot.bytes;
-		}
+	private cache() {
+		this.entries ??= new (lruCache().LRUCache)<string, V>({
+			maxSize: Math.min(this.budgetBytes, Number.MAX_SAFE_INTEGER),
+			sizeCalculation: (value, key) => ENTRY_OVERHEAD_BYTES + 2 * key.length + this.sizeOf(value),
+			perf: { now: () => clock.now() },
+			ttlResolution: 0,
+		});
+		return this.entries;
 	}
 }

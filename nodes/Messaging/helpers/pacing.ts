@@ -246,9 +246,7 @@ const MEMORY_BUDGET_BYTES = 8 * 1024 * 1024;
 const sendTimes = new MemoryTable<Sent[]>(MEMORY_BUDGET_BYTES, (sends) => 64 * sends.length);
 
 function takeInMemory(account: string, cap: AccountCap, now: number, entry: string): number {
-	const kept = (sendTimes.get(account, now) ?? []).filter(
-		(s) => s.at > now - LONGEST_CAP_PERIOD_MS,
-	);
+	const kept = (sendTimes.get(account) ?? []).filter((s) => s.at > now - LONGEST_CAP_PERIOD_MS);
 	const inWindow = kept.filter((s) => s.at > now - cap.periodMs);
 	if (inWindow.length < cap.messages) {
 		kept.push({ at: now, entry });
@@ -262,7 +260,7 @@ function takeInMemory(account: string, cap: AccountCap, now: number, entry: stri
 }
 
 function endInMemory(account: string, entry: string, now: number): void {
-	const kept = sendTimes.get(account, now);
+	const kept = sendTimes.get(account);
 	const sent = kept?.find((s) => s.entry === entry);
 	if (!kept || !sent) return;
 	sent.at = Math.max(sent.at, now);

@@ -82,7 +82,7 @@ export class SendClaims {
 		}
 		const now = clock.now();
 		for (const key of keys) {
-			const record = heldInMemory(this.memoryKey(key), now);
+			const record = heldInMemory(this.memoryKey(key));
 			if (record) held.set(key, holderOf(record));
 		}
 		if (this.store)
@@ -112,7 +112,7 @@ export class SendClaims {
 			} else {
 				undo.push(...added);
 				// Another run of this process may have taken or settled it while the store answered.
-				const claimed = heldInMemory(this.memoryKey(key), clock.now());
+				const claimed = heldInMemory(this.memoryKey(key));
 				held.set(
 					key,
 					claimed
@@ -141,7 +141,7 @@ export class SendClaims {
 					[this.redisKey(key)],
 					[record, expiresAt - now],
 				)) as ClaimRecord)
-			: takeInMemory(this.memoryKey(key), record, expiresAt, now);
+			: takeInMemory(this.memoryKey(key), record, expiresAt);
 		return held ? holderOf(held) : undefined;
 	}
 
@@ -251,17 +251,12 @@ const sending = new MemoryTable<ClaimRecord>(
 );
 const settled = new MemoryTable<ClaimRecord>(MEMORY_BUDGET_BYTES, (record) => 2 * record.length);
 
-function heldInMemory(id: string, now: number): ClaimRecord | undefined {
-	return sending.get(id, now) ?? settled.get(id, now);
+function heldInMemory(id: string): ClaimRecord | undefined {
+	return sending.get(id) ?? settled.get(id);
 }
 
-function takeInMemory(
-	id: string,
-	record: ClaimRecord,
-	expiresAt: number,
-	now: number,
-): ClaimRecord {
-	const held = heldInMemory(id, now);
+function takeInMemory(id: string, record: ClaimRecord, expiresAt: number): ClaimRecord {
+	const held = heldInMemory(id);
 	if (held) return held;
 	sending.set(id, record, expiresAt);
 	return '';
@@ -273,7 +268,7 @@ function settleInMemory(
 	settlement: Settlement,
 	expiresAt: (takenAt: number) => number,
 ): void {
-	const record = sending.get(id, clock.now());
+	const record = sending.get(id);
 	const [, holder, , at] = record?.split('|') ?? [];
 	if (!record || holder !== owner) return;
 	sending.delete(id);
