@@ -40,7 +40,8 @@ export class OperationRun<O = unknown> {
 	private readonly readOptions: (itemIndex: number) => O;
 	/** Some Option is an expression: items may have Options of their own. */
 	readonly optionsMapped: boolean;
-	private lastItemOptions: { itemIndex: number; options: O } | undefined;
+	/** Mapped Options, read once per item: n8n evaluates an expression each time it is read. */
+	private readonly itemOptions = new Map<number, O>();
 
 	constructor({ ctx, credentials, client, signal, readOptions }: RunBasics<O>) {
 		this.ctx = ctx;
@@ -59,9 +60,9 @@ export class OperationRun<O = unknown> {
 	/** Read once per run unless an option is mapped; then per item, so none gets another's value. */
 	options(itemIndex: number): O {
 		if (!this.optionsMapped || itemIndex === 0) return this.runOptions;
-		if (this.lastItemOptions?.itemIndex !== itemIndex)
-			this.lastItemOptions = { itemIndex, options: this.readOptions(itemIndex) };
-		return this.lastItemOptions.options;
+		let options = this.itemOptions.get(itemIndex);
+		if (!options) this.itemOptions.set(itemIndex, (options = this.readOptions(itemIndex)));
+		return options;
 	}
 
 	/** After every item was checked, before the first request: items the run as a whole refuses. */

@@ -4,6 +4,7 @@
  * and mapped fields (evaluated by n8n; numbers and booleans sent as their text, mapped Options
  * per item).
  */
+import { ExecuteContext } from 'n8n-core';
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
 import type { FaultRule } from '../../../../sandbox/types';
@@ -482,5 +483,45 @@ describe("other expressions keep n8n's results", () => {
 			[{ phone: '+62 812-8877-6713' }],
 		);
 		expect(run.error?.message).toBe('Field "Text" is empty [item 0]');
+	});
+});
+
+describe("n8n's evaluation of mapped fields", () => {
+	it('reads each mapped field and the mapped Options once per item, however the items are run', async () => {
+		// Every read of a parameter goes through n8n-core's own reader, which evaluates expressions.
+		type Read = (name: string, itemIndex: number, ...rest: unknown[]) => unknown;
+		const context = ExecuteContext.prototype as unknown as { _getNodeParameter: Read };
+		const reads = new Map<string, number>();
+		const original = context._getNodeParameter;
+		const spy = jest.spyOn(context, '_getNodeParameter').mockImplementation(function (
+			this: unknown,
+			name,
+			itemIndex,
+			...rest
+		) {
+			const key = `${name}#${itemIndex}`;
+			reads.set(key, (reads.get(key) ?? 0) + 1);
+			return original.call(this, name, itemIndex, ...rest);
+		});
+		try {
+			const items = [0, 1, 2, 3].map((n) => ({ phone: PHONE_PASTED, text: `Hi ${n}`, cc: 'ID' }));
+			const run = await runMessaging(
+				sandbox,
+				{
+					...sendText('={{ $json.phone }}', { text: '={{ $json.text }}' }),
+					options: {
+						defaultCountry: '={{ $json.cc }}',
+						parallel: 2,
+						messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } },
+					},
+				},
+				items,
+			);
+			expect(run.error).toBeUndefined();
+			for (const name of ['phone', 'text', 'options'])
+				for (const itemIndex of [0, 1, 2, 3]) expect(reads.get(`${name}#${itemIndex}`)).toBe(1);
+		} finally {
+			spy.mockRestore();
+		}
 	});
 });
