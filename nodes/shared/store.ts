@@ -259,6 +259,8 @@ export class MemoryTable<V extends NonNullable<unknown>> {
 	}
 
 	private entries: import('lru-cache').LRUCache<string, V> | undefined;
+	/** Since when nothing set here was lost early: cleared or pushed out by the budget. */
+	completeSince = clock.now();
 
 	constructor(
 		readonly budgetBytes: number,
@@ -289,6 +291,7 @@ export class MemoryTable<V extends NonNullable<unknown>> {
 
 	clear(): void {
 		this.entries?.clear();
+		this.completeSince = clock.now();
 	}
 
 	private cache() {
@@ -297,6 +300,9 @@ export class MemoryTable<V extends NonNullable<unknown>> {
 			sizeCalculation: (value, key) => ENTRY_OVERHEAD_BYTES + 2 * key.length + this.sizeOf(value),
 			perf: { now: () => clock.now() },
 			ttlResolution: 0,
+			dispose: (_value, _key, reason) => {
+				if (reason === 'evict') this.completeSince = clock.now();
+			},
 		});
 		return this.entries;
 	}

@@ -13,9 +13,11 @@ import {
 // One message (one key of one node) is sent once per window, whatever runs it. The claim is taken
 // atomically just before the request and settled when the request ends: kept as sent or as
 // may-have-been-delivered, or given back when the message certainly did not leave. It is never
-// taken over: its run may have sent it. Regular mode claims in this process's memory and records
-// the run's messages in n8n's processed-items store beforehand, so that a restart forgets nothing
-// sent; queue mode claims in n8n's queue Redis, which outlives any one process.
+// taken over: its run may have sent it. Regular mode claims in this process's memory and keeps n8n's
+// processed-items store told, so that a restart forgets nothing sent: until memory knows every send
+// of the window (two windows after the process started) each run records its messages there before
+// the first send; after that memory answers alone and what was sent is written afterwards, one
+// write per node for all sends that settled meanwhile. Queue mode claims in n8n's queue Redis.
 
 export interface Holder {
 	/** `sending`: not settled (still sending, or its run stopped); `recorded`: only n8n's store knows. */
@@ -85,7 +87,7 @@ export class SendClaims {
 			const record = heldInMemory(this.memoryKey(key));
 			if (record) held.set(key, holderOf(record));
 		}
-		if (this.store)
+		if (this.store && !memoryKnowsAll(now, this.windowMs))
 			await this.record(
 				keys.filter((key) => !held.has(key)),
 				now,
@@ -99,8 +101,8 @@ export class SendClaims {
 	private async record(keys: string[], now: number, held: Map<string, Holder>): Promise<void> {
 		if (keys.length === 0) return;
 		const store = this.store as ProcessedItems;
+		const entries = keys.flatMap((key) => this.entriesOf(key, now));
 		const bucket = Math.floor(now / this.windowMs);
-		const entries = keys.flatMap((key) => [`${key}:${bucket}`, `${key}:${bucket + 1}`]);
 		const processed = await withLock(this.scope, async () => await store.record(entries));
 		const undo: string[] = [];
 		keys.forEach((key, i) => {
@@ -146,7 +148,11 @@ export class SendClaims {
 	}
 
 	async settle(key: string, settlement: Settlement): Promise<void> {
-		if (settlement !== 'release') this.forget(key);
+		if (settlement !== 'release') {
+			if (this.store && !this.recorded.has(key))
+				writeBehind(this.scope, this.store, this.entriesOf(key, clock.now()));
+			this.forget(key);
+		}
 		if (this.redis) await this.redis.run(SETTLE, [this.redisKey(key)], [this.owner, settlement[0]]);
 		else settleInMemory(this.memoryKey(key), this.owner, settlement, (at) => this.expiresAt(at));
 	}
@@ -163,6 +169,16 @@ export class SendClaims {
 		this.recorded.delete(key);
 		const id = this.memoryKey(key);
 		if (recordedBy.get(id) === this.executionId) recordedBy.delete(id);
+	}
+
+	private entriesOf(key: string, now: number): string[] {
+		const bucket = Math.floor(now / this.windowMs);
+		return [`${key}:${bucket}`, `${key}:${bucket + 1}`];
+	}
+
+	/** Why n8n's store has not recorded some sends of this node yet, if it has not. */
+	storeFailure(): string | undefined {
+		return failedWrites.get(this.scope)?.error;
 	}
 
 	/** The end of the next window bucket, as the store's entries. */
@@ -224,6 +240,39 @@ class ProcessedItems {
 	}
 }
 
+/** Sends to write to the store, per node: one write carries every send that settled meanwhile. */
+const unwritten = new Map<string, { store: ProcessedItems; entries: string[] }>();
+/** What the last write of a node failed with, and its sends: written again with the next send. */
+const failedWrites = new Map<string, { error: string; entries: string[] }>();
+
+function writeBehind(scope: string, store: ProcessedItems, entries: string[]): void {
+	const waiting = unwritten.get(scope);
+	if (waiting) {
+		waiting.entries.push(...entries);
+		return;
+	}
+	const failed = failedWrites.get(scope);
+	unwritten.set(scope, { store, entries: [...(failed?.entries.splice(0) ?? []), ...entries] });
+	void withLock(scope, async () => {
+		const batch = unwritten.get(scope)!;
+		unwritten.delete(scope);
+		try {
+			await batch.store.record(batch.entries);
+			if (failedWrites.get(scope)?.entries.length === 0) failedWrites.delete(scope);
+		} catch (error) {
+			// The store keeps no more than its maximum anyway.
+			const before = failedWrites.get(scope)?.entries ?? [];
+			const entries = [...before, ...batch.entries].slice(-STORE_MAX_ENTRIES);
+			failedWrites.set(scope, { error: (error as Error).message, entries });
+		}
+	});
+}
+
+/** Every write to the store started so far has ended (tests restart n8n after it). */
+export async function storeWritten(): Promise<void> {
+	while (locks.size) await Promise.all(locks.values());
+}
+
 /** Which execution of this process recorded a key in the store and has not settled it yet. */
 const recordedBy = new Map<string, string>();
 
@@ -250,6 +299,12 @@ const sending = new MemoryTable<ClaimRecord>(
 	(record) => 2 * record.length,
 );
 const settled = new MemoryTable<ClaimRecord>(MEMORY_BUDGET_BYTES, (record) => 2 * record.length);
+
+/** No send of the window can be missing from memory: the store need not be asked. */
+function memoryKnowsAll(now: number, windowMs: number): boolean {
+	const since = Math.max(sending.completeSince, settled.completeSince);
+	return now >= (Math.floor(since / windowMs) + 2) * windowMs;
+}
 
 function heldInMemory(id: string): ClaimRecord | undefined {
 	return sending.get(id) ?? settled.get(id);

@@ -66,3 +66,18 @@ it('counts bytes, not entries: one large entry pushes out several small ones', (
 		true,
 	]);
 });
+
+it('knows since when it lost nothing early: an entry pushed out or a clear moves it', () => {
+	const t = table(2 * entryBytes());
+	expect(t.completeSince).toBe(now);
+	now += 10;
+	t.set('a', 'x', Infinity);
+	t.set('b', 'x', Infinity);
+	expect(t.completeSince).toBe(1_000_000);
+	now += 10;
+	t.set('c', 'x', Infinity);
+	expect(t.completeSince).toBe(now);
+	now += 10;
+	t.clear();
+	expect(t.completeSince).toBe(now);
+});

@@ -22,10 +22,11 @@ import { useSandbox } from '../../../harness/useSandbox';
 import { sendOptions } from '../../../harness/sendOptions';
 import { useVirtualTime } from '../../../harness/virtualTime';
 import { MemoryTable } from '../../../../nodes/shared/store';
+import { storeWritten } from '../../../../nodes/Messaging/helpers/sendClaims';
 
 const sandbox = useSandbox();
 // Version 2's pacing (2–6 s between messages) stays on: its waits take virtual time.
-useVirtualTime();
+const time = useVirtualTime();
 
 const HOUR = 3_600_000;
 
@@ -397,6 +398,70 @@ describe('1,000 items', () => {
 		expect(json(again.output('Node')).every((item) => item.skipped === true)).toBe(true);
 		expect(sends().length).toBe(requestsBefore);
 		expect(processedItems.calls).toEqual([{ method: 'checkProcessedAndRecord', items: 2000 }]);
+	});
+});
+
+describe('when memory knows the whole window (n8n has run two windows since it started)', () => {
+	const options = sendOptions({ parallel: 8 });
+	const storeItems = () => processedItems.calls.reduce((sum, call) => sum + call.items, 0);
+	/** Two 8-hour windows after the restart every test starts with. */
+	const later = () => clock.now() + 17 * HOUR;
+
+	it('a send does not wait for the store: sends are written after, in a few writes, and a restart still skips them', async () => {
+		time.set(later());
+		processedItems.queryDelayMs = 20;
+		const first = await runMessaging(sandbox, mappedSendText(options), orderItems(200));
+		expect(first.error).toBeUndefined();
+		expect(texts()).toHaveLength(200);
+		await storeWritten();
+		expect(storeItems()).toBe(400);
+		// One write carries every send that settled while the one before it was under way.
+		expect(processedItems.calls.length).toBeLessThan(200 / 4);
+
+		processedItems.calls.length = 0;
+		const repeat = await runMessaging(sandbox, mappedSendText(options), orderItems(200));
+		expect(json(repeat.output('Node')).every((item) => item.skipped === true)).toBe(true);
+		expect(processedItems.calls).toEqual([]);
+
+		MemoryTable.forgetAll();
+		const afterRestart = await runMessaging(sandbox, mappedSendText(options), orderItems(200));
+		expect(json(afterRestart.output('Node')).every((item) => item.skipped === true)).toBe(true);
+		expect(texts()).toHaveLength(200);
+	});
+
+	it('a store that fails to write: the sends go out, the next run warns, and the next send writes them', async () => {
+		time.set(later());
+		processedItems.failing = Array.from({ length: 50 }, () => new Error('database is locked'));
+		const first = await runMessaging(sandbox, mappedSendText(options), orderItems(2));
+		expect(first.error).toBeUndefined();
+		expect(texts()).toHaveLength(2);
+		await storeWritten();
+
+		// Only repeats: nothing to write, so the failure stands and is told.
+		const warned = await runMessaging(sandbox, mappedSendText(options), orderItems(2));
+		expect(warned.run.data.resultData.runData.Node[0].hints).toEqual(
+			expect.arrayContaining([
+				expect.objectContaining({
+					type: 'warning',
+					message: expect.stringContaining(
+						"n8n's processed-items store could not record earlier sends of this node (n8n's processed-items store (its database) failed: database is locked)",
+					),
+				}),
+			]),
+		);
+		processedItems.failing = [];
+		processedItems.calls.length = 0;
+		await runMessaging(sandbox, mappedSendText(options), orderItems(3));
+		await storeWritten();
+		expect(storeItems()).toBe(6);
+		MemoryTable.forgetAll();
+		const afterRestart = await runMessaging(sandbox, mappedSendText(options), orderItems(3));
+		expect(json(afterRestart.output('Node')).map((item) => item.skipped)).toEqual([
+			true,
+			true,
+			true,
+		]);
+		expect(texts()).toHaveLength(3);
 	});
 });
 
