@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeProperties, NodeOperationError } from 'n8n-workflow';
 
 import { clock } from '../shared/clock';
-import { toNodeError } from '../shared/errors';
-import { OperationRun } from '../shared/execution/operationRun';
+import { inputError, toNodeError } from '../shared/errors';
+import { OperationRun, numberValue } from '../shared/execution/operationRun';
 import { MemoryTable } from '../shared/store';
 import { asOptions, optionsCollection, showFor } from '../shared/properties';
 import {
@@ -75,11 +75,16 @@ export function readCurrencyRateOptions(
 	itemIndex: number,
 ): CurrencyRateOptions {
 	const options = asOptions(ctx.getNodeParameter('options', itemIndex, {}));
-	const keep = Number(options.keepRatesMinutes ?? 0);
 	const { numberFormat } = options;
+	const field = 'Keep Rates For (Minutes)';
 	return {
 		...readRateOptions(options),
-		keepRatesMinutes: Number.isFinite(keep) && keep > 0 ? Math.min(keep, MAX_KEEP_MINUTES) : 0,
+		keepRatesMinutes: numberValue(
+			options.keepRatesMinutes,
+			0,
+			{ field, min: 0, max: MAX_KEEP_MINUTES },
+			(...error) => inputError(ctx.getNode(), itemIndex, ...error),
+		),
 		numberFormat: numberFormat === 'point' || numberFormat === 'comma' ? numberFormat : 'auto',
 	};
 }
