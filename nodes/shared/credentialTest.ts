@@ -11,6 +11,7 @@ import {
 	ApiClient,
 	ApiError,
 	CredentialError,
+	DEFAULT_RETRY_POLICY,
 	TokenCache,
 	endpoints,
 	parseCredentials,
@@ -20,12 +21,7 @@ import {
 } from './transport';
 
 /** The user is waiting on the button: a retry would only delay the same answer. */
-const ONE_ATTEMPT: RetryPolicy = {
-	maxRetries: 0,
-	baseDelayMs: 0,
-	maxDelayMs: 0,
-	maxRetryAfterSeconds: 0,
-};
+const ONE_ATTEMPT: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxRetries: 0 };
 
 /** The credential's Test button, for every node (n8n finds it by this name). */
 export async function messagingRateApiTest(
@@ -56,17 +52,13 @@ export async function messagingRateApiTest(
 }
 
 function sessionResult(session: SessionAnswer | undefined): INodeCredentialTestResult {
+	const accepted = 'Connection successful: a token was issued and accepted';
 	if (!session?.stated)
 		return {
 			status: 'OK',
-			message:
-				"Connection successful: a token was issued and accepted (the gateway did not say the WhatsApp session's state)",
+			message: `${accepted} (the gateway did not say the WhatsApp session's state)`,
 		};
-	if (session.connected)
-		return {
-			status: 'OK',
-			message: 'Connection successful: a token was issued and accepted, and WhatsApp is connected',
-		};
+	if (session.connected) return { status: 'OK', message: `${accepted}, and WhatsApp is connected` };
 	// An Error: n8n shows an OK result as its own "Connection tested successfully", without this.
 	const why =
 		session.qrCode !== undefined || session.status.toLowerCase() === 'got qr code'

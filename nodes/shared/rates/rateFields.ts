@@ -5,7 +5,6 @@ import { describeValue, type FieldError } from '../execution/operationRun';
 import { optionText } from '../properties';
 import { currencyCode, type RateTable } from './rateTable';
 
-
 const KNOWN_PROVIDERS: ReadonlyArray<{ code: string; name: string }> = [
 	{ code: 'bca', name: 'Bank Central Asia (BCA)' },
 	{ code: 'bni', name: 'Bank Negara Indonesia (BNI)' },
