@@ -1,7 +1,7 @@
 import type { INodeProperties, IPollFunctions } from 'n8n-workflow';
 
 import { inputError, shown } from '../shared/errors';
-import { numberValue } from '../shared/execution/operationRun';
+import { numberValue, type FieldError } from '../shared/execution/operationRun';
 import { asOptions, optionsCollection } from '../shared/properties';
 import {
 	baseCurrencyOption,
@@ -112,8 +112,7 @@ export const triggerProperties: INodeProperties[] = [
 ];
 
 export function readTriggerSettings(ctx: IPollFunctions) {
-	const fail = (field: string, problem: string, fix: string) =>
-		inputError(ctx.getNode(), undefined, field, problem, fix);
+	const fail: FieldError = (...error) => inputError(ctx.getNode(), undefined, ...error);
 	const provider = providerCode((name) => ctx.getNodeParameter(name, ''), fail);
 	const fix = 'Write codes separated by commas, e.g. USD, EUR.';
 	const currencies = currencyList(ctx.getNodeParameter('currencies', ''), fail, fix);

@@ -7,7 +7,7 @@ import {
 	messagingVersionOption,
 	optionsCollection,
 } from '../shared/properties';
-import { numberValue, type NumberRule } from '../shared/execution/operationRun';
+import { numberValue, type FieldError, type NumberRule } from '../shared/execution/operationRun';
 import { normalizePhone } from '../shared/phone';
 import { EVENTS, type WatchedEvent } from './health';
 
@@ -136,8 +136,7 @@ const NUMBERS: Record<string, NumberRule> = {
 };
 
 export function readSettings(ctx: IPollFunctions) {
-	const fail = (field: string, problem: string, fix: string) =>
-		inputError(ctx.getNode(), undefined, field, problem, fix);
+	const fail: FieldError = (...error) => inputError(ctx.getNode(), undefined, ...error);
 	const number = (name: string, fallback: number, rule = NUMBERS[name.replace('options.', '')]) =>
 		numberValue(ctx.getNodeParameter(name, fallback), fallback, rule, fail);
 	const text = (name: string, field: string, fallback: string) => {
