@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeProperties, NodeOperationError } from 'n8n
 
 import { clock } from '../shared/clock';
 import { inputError, toNodeError } from '../shared/errors';
-import { OperationRun, numberValue } from '../shared/execution/operationRun';
+import { OperationRun, numberValue, type FieldError } from '../shared/execution/operationRun';
 import { MemoryTable } from '../shared/store';
 import { asOptions, optionsCollection, showFor } from '../shared/properties';
 import {
@@ -76,15 +76,11 @@ export function readCurrencyRateOptions(
 ): CurrencyRateOptions {
 	const options = asOptions(ctx.getNodeParameter('options', itemIndex, {}));
 	const { numberFormat } = options;
-	const field = 'Keep Rates For (Minutes)';
+	const fail: FieldError = (...error) => inputError(ctx.getNode(), itemIndex, ...error);
+	const keep = { field: 'Keep Rates For (Minutes)', min: 0, max: MAX_KEEP_MINUTES };
 	return {
 		...readRateOptions(options),
-		keepRatesMinutes: numberValue(
-			options.keepRatesMinutes,
-			0,
-			{ field, min: 0, max: MAX_KEEP_MINUTES },
-			(...error) => inputError(ctx.getNode(), itemIndex, ...error),
-		),
+		keepRatesMinutes: numberValue(options.keepRatesMinutes, 0, keep, fail),
 		numberFormat: numberFormat === 'point' || numberFormat === 'comma' ? numberFormat : 'auto',
 	};
 }

@@ -20,7 +20,7 @@ const DEFAULT_SECRET_HEADER = 'x-webhook-secret';
 export const DEFAULT_SECRET_QUERY = 'token';
 const DEFAULT_MAX_BODY_MB = 16;
 const DEFAULT_BINARY_PROPERTY = 'data';
-const DEFAULT_REPEAT_WINDOW_MINUTES = 60;
+const REPEAT_MINUTES = 60;
 const MAX_BODY: NumberRule = { field: 'Maximum Body Size (MB)', min: 1 };
 const REPEAT_WINDOW: NumberRule = { field: 'Repeat Window (Minutes)', min: 1, max: 10080 };
 
@@ -169,7 +169,7 @@ export const triggerProperties: INodeProperties[] = [
 			name: 'repeatWindowMinutes',
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: 10080 },
-			default: DEFAULT_REPEAT_WINDOW_MINUTES,
+			default: REPEAT_MINUTES,
 			description: 'How long a message ID is remembered for Skip Repeated Deliveries',
 		},
 		{
@@ -217,7 +217,6 @@ export function readTriggerSettings(ctx: {
 		binaryPropertyName: optionText(options, 'binaryPropertyName', DEFAULT_BINARY_PROPERTY),
 		skipRepeatedDeliveries: options.skipRepeatedDeliveries !== false,
 		repeatWindowMs:
-			numberValue(options.repeatWindowMinutes, DEFAULT_REPEAT_WINDOW_MINUTES, REPEAT_WINDOW, fail) *
-			60_000,
+			numberValue(options.repeatWindowMinutes, REPEAT_MINUTES, REPEAT_WINDOW, fail) * 60_000,
 	};
 }
