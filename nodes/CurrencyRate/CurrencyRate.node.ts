@@ -37,8 +37,8 @@ const currencyRateNode: NodeDefinition<CurrencyRateOptions, CurrencyRateRun> = {
 	runWideOptions: ({ keepRatesMinutes }) => ({ 'Keep Rates For (Minutes)': keepRatesMinutes }),
 };
 
-function currencyRateSubtitle<C>(resources: ReadonlyArray<ResourceDefinition<C>>): string {
-	const body = [
+const SUBTITLE = subtitleExpression(
+	[
 		'(() => {',
 		'const read = (name) => { try { const v = $parameter[name]; const t = typeof v === "string" || typeof v === "number" ? String(v).trim() : ""; return t.startsWith("=") || t.includes("{{") ? "" : t; } catch (e) { return ""; } };',
 		`const name = (${JSON.stringify(operationNames(resources))})[$parameter["resource"] + ":" + $parameter["operation"]] || "";`,
@@ -51,9 +51,8 @@ function currencyRateSubtitle<C>(resources: ReadonlyArray<ResourceDefinition<C>>
 		'if (known && !raw.trim().startsWith("=") && !raw.includes("{{")) { const codes = raw.split(/[\\s,;]+/).filter((c) => c).map((c) => c.toUpperCase()); what = codes.length === 0 ? "all currencies" : codes.length > 3 ? codes.slice(0, 3).join(", ") + " +" + (codes.length - 3) : codes.join(", "); } }',
 		'return provider ? provider + " · " + what : what;',
 		'})()',
-	].join(' ');
-	return subtitleExpression(body);
-}
+	].join(' '),
+);
 
 export class CurrencyRate implements INodeType {
 	description: INodeTypeDescription = {
@@ -65,7 +64,7 @@ export class CurrencyRate implements INodeType {
 		},
 		group: ['transform'],
 		version: 1,
-		subtitle: currencyRateSubtitle(resources),
+		subtitle: SUBTITLE,
 		documentationUrl: nodeDocumentationUrl('currency-rate.md', 'currency-rate'),
 		description:
 			'Get exchange rates of Indonesian banks and the tax office, and convert amounts between currencies',

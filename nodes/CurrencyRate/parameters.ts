@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeProperties, NodeOperationError } from 'n8n-workflow';
 
 import { clock } from '../shared/clock';
-import { toNodeError } from '../shared/errors';
-import { OperationRun } from '../shared/execution/operationRun';
+import { inputError, toNodeError } from '../shared/errors';
+import { OperationRun, numberValue, type FieldError } from '../shared/execution/operationRun';
 import { MemoryTable } from '../shared/store';
 import { asOptions, optionsCollection, showFor } from '../shared/properties';
 import {
@@ -75,11 +75,12 @@ export function readCurrencyRateOptions(
 	itemIndex: number,
 ): CurrencyRateOptions {
 	const options = asOptions(ctx.getNodeParameter('options', itemIndex, {}));
-	const keep = Number(options.keepRatesMinutes ?? 0);
 	const { numberFormat } = options;
+	const fail: FieldError = (...error) => inputError(ctx.getNode(), itemIndex, ...error);
+	const keep = { field: 'Keep Rates For (Minutes)', min: 0, max: MAX_KEEP_MINUTES };
 	return {
 		...readRateOptions(options),
-		keepRatesMinutes: Number.isFinite(keep) && keep > 0 ? Math.min(keep, MAX_KEEP_MINUTES) : 0,
+		keepRatesMinutes: numberValue(options.keepRatesMinutes, 0, keep, fail),
 		numberFormat: numberFormat === 'point' || numberFormat === 'comma' ? numberFormat : 'auto',
 	};
 }

@@ -1,6 +1,7 @@
 import type { INodeProperties, IPollFunctions } from 'n8n-workflow';
 
 import { inputError, shown } from '../shared/errors';
+import { numberValue, type FieldError } from '../shared/execution/operationRun';
 import { asOptions, optionsCollection } from '../shared/properties';
 import {
 	baseCurrencyOption,
@@ -111,8 +112,7 @@ export const triggerProperties: INodeProperties[] = [
 ];
 
 export function readTriggerSettings(ctx: IPollFunctions) {
-	const fail = (field: string, problem: string, fix: string) =>
-		inputError(ctx.getNode(), undefined, field, problem, fix);
+	const fail: FieldError = (...error) => inputError(ctx.getNode(), undefined, ...error);
 	const provider = providerCode((name) => ctx.getNodeParameter(name, ''), fail);
 	const fix = 'Write codes separated by commas, e.g. USD, EUR.';
 	const currencies = currencyList(ctx.getNodeParameter('currencies', ''), fail, fix);
@@ -131,15 +131,11 @@ export function readTriggerSettings(ctx: IPollFunctions) {
 			`is not a rate type: ${shown(field)}`,
 			`Use one of ${RATE_TYPES.join(', ')}.`,
 		);
-	const changePercent = Number(ctx.getNodeParameter('changePercent', 0.5));
-	if (mode === 'change' && !(Number.isFinite(changePercent) && changePercent >= 0))
-		throw fail(
-			'Change (%)',
-			`is not a percentage: ${shown(changePercent)}`,
-			'Enter a number such as 0.5 (percent).',
-		);
-	const threshold = Number(ctx.getNodeParameter('threshold', 0));
-	if (mode === 'threshold' && !(Number.isFinite(threshold) && threshold > 0))
+	const number = (name: string, label: string, fallback: number) =>
+		numberValue(ctx.getNodeParameter(name, fallback), fallback, { field: label, min: 0 }, fail);
+	const changePercent = mode === 'change' ? number('changePercent', 'Change (%)', 0.5) : 0;
+	const threshold = mode === 'threshold' ? number('threshold', 'Threshold', 0) : 0;
+	if (mode === 'threshold' && threshold === 0)
 		throw fail('Threshold', 'is not set', 'Enter the level in IDR per unit, e.g. 16500 for USD.');
 	const options = asOptions(ctx.getNodeParameter('options', {}));
 	return {
@@ -148,8 +144,8 @@ export function readTriggerSettings(ctx: IPollFunctions) {
 		currencies,
 		mode,
 		field,
-		changePercent: mode === 'change' ? changePercent : 0,
-		threshold: mode === 'threshold' ? threshold : 0,
+		changePercent,
+		threshold,
 		direction: (mode === 'threshold' ? ctx.getNodeParameter('direction', 'above') : 'either') as
 			'above' | 'below' | 'either',
 		fireOnFirstPoll: options.fireOnFirstPoll === true,

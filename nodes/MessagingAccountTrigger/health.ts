@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
 
+import { cutShort } from '../shared/errors';
 import { readAccountAnswer, readSessionAnswer } from '../shared/gateway';
 import { readUsageLimit } from '../shared/transport';
 
@@ -72,21 +73,18 @@ export const watches = (settings: Settings, part: Part) =>
 export const shortHash = (...parts: string[]) =>
 	createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 24);
 
-/** A server's words of any length are cut, so that items and the memory stay small. */
-const bounded = (text: string, length: number) =>
-	text.length <= length ? text : `${text.slice(0, length - 1).replace(/[\uD800-\uDBFF]$/, '')}…`;
-
 // The snapshot's parts, read from the gateway's answers
 
 export function sessionOf(answer: unknown): Session {
 	const { stated, connected, status, hint, qrCode } = readSessionAnswer(answer);
-	const message = hint === undefined ? undefined : bounded(hint, 300);
+	// A server's words of any length are cut, so that items and the memory stay small.
+	const message = hint === undefined ? undefined : cutShort(hint, 299);
 	if (!stated)
 		throw new Error(
 			`Get Status answered without a status or a QR code${message ? `: "${message}"` : ''}`,
 		);
 	const qr = qrCode === undefined ? undefined : { code: qrCode, sha: shortHash('qr', qrCode) };
-	return { connected, status: bounded(status, 64), hint: message, qr };
+	return { connected, status: cutShort(status, 63), hint: message, qr };
 }
 
 export function webhookOf(answer: unknown, salt: string): Webhook {

@@ -7,6 +7,7 @@ import {
 	messagingVersionOption,
 	optionsCollection,
 } from '../shared/properties';
+import { numberValue, type FieldError, type NumberRule } from '../shared/execution/operationRun';
 import { normalizePhone } from '../shared/phone';
 import { EVENTS, type WatchedEvent } from './health';
 
@@ -125,24 +126,19 @@ export const triggerProperties: INodeProperties[] = [
 
 export type Settings = ReturnType<typeof readSettings>;
 
-// Expressions skip the editor's bounds: [field, what it must be, whole number, min, max].
-const NUMBERS: Record<string, [string, string, boolean, number, number?]> = {
-	usagePercent: ['Percentage Left', 'a percentage', false, 0, 100],
-	usageCount: ['Messages Left', 'a whole number', true, 0],
-	failedPolls: ['Failed Polls Before Firing', 'a whole number from 1 to 1000', true, 1, 1000],
-	qrCodesPerDisconnection: ['QR Codes per Disconnection', 'a whole number of 1 or more', true, 1],
-	minutesBetweenQrCodes: ['Minutes Between QR Codes', 'a number of minutes', false, 0],
+// Expressions skip the editor's bounds: each number is held to them here.
+const NUMBERS: Record<string, NumberRule> = {
+	usagePercent: { field: 'Percentage Left', min: 0, max: 100 },
+	usageCount: { field: 'Messages Left', min: 0, whole: true },
+	failedPolls: { field: 'Failed Polls Before Firing', min: 1, max: 1000, whole: true },
+	qrCodesPerDisconnection: { field: 'QR Codes per Disconnection', min: 1, max: 100, whole: true },
+	minutesBetweenQrCodes: { field: 'Minutes Between QR Codes', min: 0, max: 1440 },
 };
 
 export function readSettings(ctx: IPollFunctions) {
-	const fail = (field: string, problem: string, fix: string) =>
-		inputError(ctx.getNode(), undefined, field, problem, fix);
-	const number = (name: string, fallback: number) => {
-		const [field, is, whole, min, max = Infinity] = NUMBERS[name.replace('options.', '')];
-		const value = Number(ctx.getNodeParameter(name, fallback));
-		if (value >= min && value <= max && (!whole || Number.isInteger(value))) return value;
-		throw fail(field, `is not ${is}: ${shown(value)}`, `Enter ${is}, e.g. ${fallback}.`);
-	};
+	const fail: FieldError = (...error) => inputError(ctx.getNode(), undefined, ...error);
+	const number = (name: string, fallback: number, rule = NUMBERS[name.replace('options.', '')]) =>
+		numberValue(ctx.getNodeParameter(name, fallback), fallback, rule, fail);
 	const text = (name: string, field: string, fallback: string) => {
 		const value = options[name] ?? '';
 		if (typeof value !== 'string' && typeof value !== 'number')

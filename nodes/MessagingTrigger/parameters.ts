@@ -1,5 +1,7 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INode, INodeProperties } from 'n8n-workflow';
 
+import { inputError } from '../shared/errors';
+import { numberValue, type FieldError, type NumberRule } from '../shared/execution/operationRun';
 import {
 	DEFAULT_MESSAGING_VERSION,
 	messagingVersionOption,
@@ -18,7 +20,9 @@ const DEFAULT_SECRET_HEADER = 'x-webhook-secret';
 export const DEFAULT_SECRET_QUERY = 'token';
 const DEFAULT_MAX_BODY_MB = 16;
 const DEFAULT_BINARY_PROPERTY = 'data';
-const DEFAULT_REPEAT_WINDOW_MINUTES = 60;
+const REPEAT_MINUTES = 60;
+const MAX_BODY: NumberRule = { field: 'Maximum Body Size (MB)', min: 1 };
+const REPEAT_WINDOW: NumberRule = { field: 'Repeat Window (Minutes)', min: 1, max: 10080 };
 
 // The recommended choice first.
 const verificationOptions: INodeProperties['options'] = [
@@ -165,7 +169,7 @@ export const triggerProperties: INodeProperties[] = [
 			name: 'repeatWindowMinutes',
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: 10080 },
-			default: DEFAULT_REPEAT_WINDOW_MINUTES,
+			default: REPEAT_MINUTES,
 			description: 'How long a message ID is remembered for Skip Repeated Deliveries',
 		},
 		{
@@ -183,6 +187,7 @@ export type TriggerSettings = ReturnType<typeof readTriggerSettings>;
 
 /** Takes n8n's hook and webhook functions alike (their signatures differ in details). */
 export function readTriggerSettings(ctx: {
+	getNode(): INode;
 	getNodeParameter(name: string, fallback?: unknown): unknown;
 }) {
 	const text = (name: string, fallback = ''): string => {
@@ -194,8 +199,7 @@ export function readTriggerSettings(ctx: {
 	const verification = text('verification', 'generatedSecret') as Verification;
 	const inQuery = verification === 'querySecret' || verification === 'generatedSecret';
 	const shared = verification === 'headerSecret' || verification === 'querySecret';
-	const positive = (value: unknown, fallback: number) =>
-		Number(value) > 0 && Number.isFinite(Number(value)) ? Number(value) : fallback;
+	const fail: FieldError = (...error) => inputError(ctx.getNode(), undefined, ...error);
 	return {
 		accountNumber: text('accountNumber'),
 		// An unknown type (a mapped value) is ignored: it must not filter every message out.
@@ -209,11 +213,10 @@ export function readTriggerSettings(ctx: {
 		sharedSecret: shared ? text('sharedSecret') : '',
 		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),
 		defaultCountry: optionText(options, 'defaultCountry', ''),
-		maxBodyBytes: Math.round(positive(options.maxBodySizeMb, DEFAULT_MAX_BODY_MB) * 1024 * 1024),
+		maxBodyBytes: numberValue(options.maxBodySizeMb, DEFAULT_MAX_BODY_MB, MAX_BODY, fail) * 2 ** 20,
 		binaryPropertyName: optionText(options, 'binaryPropertyName', DEFAULT_BINARY_PROPERTY),
 		skipRepeatedDeliveries: options.skipRepeatedDeliveries !== false,
 		repeatWindowMs:
-			Math.min(positive(options.repeatWindowMinutes, DEFAULT_REPEAT_WINDOW_MINUTES), 10080) *
-			60_000,
+			numberValue(options.repeatWindowMinutes, REPEAT_MINUTES, REPEAT_WINDOW, fail) * 60_000,
 	};
 }

@@ -4,6 +4,7 @@ import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-w
 import { checkAccount, readAccountAnswer, updateAccount } from '../shared/gateway';
 import { apiClientFor, readCredential, type CredentialContext } from '../shared/credential';
 import { inputError, shown, toNodeError } from '../shared/errors';
+import type { FieldError } from '../shared/execution/operationRun';
 import { normalizePhone } from '../shared/phone';
 import { redact, type ApiClient } from '../shared/transport';
 import { DEFAULT_SECRET_QUERY, readTriggerSettings, type TriggerSettings } from './parameters';
@@ -70,8 +71,7 @@ async function targetOf(ctx: IHookFunctions, registeredNumber?: string) {
 	const webhookUrl = ctx.getNodeWebhookUrl('default');
 	if (!webhookUrl)
 		throw new NodeOperationError(ctx.getNode(), 'n8n gave this trigger no webhook URL');
-	const fail = (field: string, problem: string, fix: string) =>
-		inputError(ctx.getNode(), undefined, field, problem, fix);
+	const fail: FieldError = (...error) => inputError(ctx.getNode(), undefined, ...error);
 	let accountNumber = registeredNumber;
 	if (!accountNumber) {
 		const parsed =
@@ -84,8 +84,7 @@ async function targetOf(ctx: IHookFunctions, registeredNumber?: string) {
 				parsed.problem,
 				'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
 			);
-		const shared =
-			settings.verification === 'querySecret' || settings.verification === 'headerSecret';
+		const shared = ['querySecret', 'headerSecret'].includes(settings.verification);
 		if (shared && settings.sharedSecret === '')
 			throw fail(
 				'Shared Secret',

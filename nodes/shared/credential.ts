@@ -1,13 +1,13 @@
-import {
-	NodeOperationError,
-	type ICredentialDataDecryptedObject,
-	type IExecuteFunctions,
-	type IHookFunctions,
-	type IPollFunctions,
-	type IWebhookFunctions,
+import type {
+	ICredentialDataDecryptedObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	IPollFunctions,
+	IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { ApiClient, CredentialError, parseCredentials, type ApiCredentials } from './transport';
+import { toNodeError } from './errors';
+import { ApiClient, parseCredentials, type ApiCredentials } from './transport';
 
 const CREDENTIAL_TYPE = 'messagingRateApi';
 
@@ -20,11 +20,7 @@ export async function readCredential(ctx: CredentialContext): Promise<ApiCredent
 	try {
 		return parseCredentials(stored);
 	} catch (error) {
-		if (error instanceof CredentialError)
-			throw new NodeOperationError(ctx.getNode(), error.message, {
-				description: 'Open the "Messaging & Rate API" credential and correct the field.',
-			});
-		throw new NodeOperationError(ctx.getNode(), error instanceof Error ? error : String(error));
+		throw toNodeError(ctx.getNode(), error);
 	}
 }
 

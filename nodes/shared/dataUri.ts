@@ -46,12 +46,10 @@ export function parseBase64Text(text: string): Base64Text {
 	if (/[-_]/.test(body) && !/[+/]/.test(body)) body = body.replace(/-/g, '+').replace(/_/g, '/');
 	if (body.length === 0) return { problem: 'holds an empty file' };
 	const complete = padded(body);
-	const problem =
-		complete === undefined
-			? 'is not valid base64 (its length is not possible for base64)'
-			: base64Problem(complete);
-	if (problem || complete === undefined) return { problem: problem ?? 'is not valid base64' };
-	return { mimeType, fileName, base64: complete };
+	if (complete === undefined)
+		return { problem: 'is not valid base64 (its length is not possible for base64)' };
+	const problem = base64Problem(complete);
+	return problem ? { problem } : { mimeType, fileName, base64: complete };
 }
 
 function base64Problem(base64: string): string | undefined {
@@ -90,13 +88,9 @@ export function base64ByteLength(base64: string): number {
 
 // The user's, else the file's own, else each derived from the other. A file that calls itself
 // application/octet-stream (most HTTP Request downloads) says nothing: its name decides then.
-export function fileIdentity(
-	given: { fileName?: string; mimeType?: string },
-	known: { fileName?: string; mimeType?: string },
-): {
-	fileName: string;
-	mimeType: string;
-} {
+type FileIdentity = { fileName?: string; mimeType?: string };
+
+export function fileIdentity(given: FileIdentity, known: FileIdentity): Required<FileIdentity> {
 	// A mapped name can come from a stranger too.
 	const fileNameGiven =
 		cleanFileName(given.fileName ?? '') || cleanFileName(known.fileName ?? '') || undefined;

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { endpoints, type ApiClient } from './transport';
+import { asOptions } from './properties';
+import { endpoints, type ApiClient, type Endpoint } from './transport';
 
 // The gateway account's answers, read the same way by every node: the account (Check/Update
 // Account) and its session (Get Status).
@@ -15,21 +16,13 @@ export interface AccountCall {
 	signal?: AbortSignal;
 }
 
-export async function checkAccount(
-	client: ApiClient,
-	params: AccountParams,
-	{ version, signal }: AccountCall,
-): Promise<unknown> {
-	return await client.call(endpoints.checkAccount, { version, ...params }, { signal });
-}
+const accountCall =
+	(endpoint: Endpoint) =>
+	async (client: ApiClient, params: AccountParams, { version, signal }: AccountCall) =>
+		await client.call(endpoint, { version, ...params }, { signal });
 
-export async function updateAccount(
-	client: ApiClient,
-	params: AccountParams,
-	{ version, signal }: AccountCall,
-): Promise<unknown> {
-	return await client.call(endpoints.updateAccount, { version, ...params }, { signal });
-}
+export const checkAccount = accountCall(endpoints.checkAccount);
+export const updateAccount = accountCall(endpoints.updateAccount);
 
 /** `undefined`: the answer does not say; `null`: the gateway says the field is empty. */
 export interface AccountAnswer {
@@ -50,15 +43,9 @@ const FLAGS = ['registered', 'updated', 'success'] as const;
 // `{"message": {...}}` in the sandbox (the real answer's fields are guessed from the request), or
 // flat; `message` wins. Odoo-style services write an empty field as `false` or `null`.
 export function readAccountAnswer(result: unknown): AccountAnswer {
-	const isObject = (value: unknown): value is IDataObject =>
-		typeof value === 'object' && value !== null && !Array.isArray(value);
-	const sources = isObject(result) ? [result.message, result].filter(isObject) : [];
-	const first = (keys: readonly string[]): unknown => {
-		for (const source of sources) {
-			for (const key of keys) if (key in source && source[key] !== undefined) return source[key];
-		}
-		return undefined;
-	};
+	const sources = [asOptions(asOptions(result).message), asOptions(result)];
+	const first = (keys: readonly string[]): unknown =>
+		sources.flatMap((source) => keys.map((key) => source[key])).find((v) => v !== undefined);
 	const textOrEmpty = (value: unknown): string | null | undefined => {
 		if (typeof value === 'string') return value;
 		if (typeof value === 'number') return String(value);
@@ -96,7 +83,7 @@ export interface SessionAnswer {
 const CONNECTED_WORDS = new Set(['authenticated', 'connected', 'open', 'ready', 'online']);
 
 export function readSessionAnswer(result: unknown): SessionAnswer {
-	const answer = (result && typeof result === 'object' ? result : {}) as IDataObject;
+	const answer = asOptions(result);
 	const accountStatus = text(answer.accountStatus ?? answer.account_status ?? answer.status);
 	const deviceStatus = text(answer.device_status ?? answer.deviceStatus);
 	const qrCode = text(answer.qrCode ?? answer.qr_code ?? answer.qr);
@@ -122,18 +109,7 @@ function text(value: unknown): string | undefined {
 }
 
 function hintOf(answer: IDataObject): string | undefined {
-	const nested =
-		answer.message && typeof answer.message === 'object'
-			? (answer.message as IDataObject)
-			: undefined;
-	const whatsappStatus =
-		nested?.whatsappStatus && typeof nested.whatsappStatus === 'object'
-			? (nested.whatsappStatus as IDataObject)
-			: undefined;
-	return (
-		text(answer.error) ??
-		text(whatsappStatus?.message) ??
-		text(nested?.message) ??
-		text(answer.message)
-	);
+	const { message, whatsappStatus } = asOptions(answer.message);
+	const said = [answer.error, asOptions(whatsappStatus).message, message, answer.message];
+	return said.map(text).find((hint) => hint !== undefined);
 }

@@ -1,7 +1,8 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { ItemCall, OperationModule } from './execution/router';
 import type { OperationRun } from './execution/operationRun';
+import { asOptions } from './properties';
 import { tokenEndpoint, type ApiGroup } from './transport';
 
 const API_NAME: Record<ApiGroup, string> = { wa: 'messaging', rate: 'rates' };
@@ -17,9 +18,7 @@ export function getTokenOperation<C extends OperationRun<unknown>>(
 		execute(this: IExecuteFunctions, _itemIndex: number, run: C): ItemCall {
 			return async () => {
 				const { token, answer } = await run.client.renewToken(api, { signal: run.signal });
-				const response = run.client.redact(
-					(answer && typeof answer === 'object' ? answer : {}) as IDataObject,
-				);
+				const response = run.client.redact(asOptions(answer));
 				return {
 					json: {
 						tokenRenewed: true,

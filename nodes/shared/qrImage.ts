@@ -5,6 +5,8 @@ const qrEncoder = onFirstUse(
 	() => require('qrcode') as typeof import('qrcode'),
 );
 
+// Medium error correction and a 4-module quiet zone: what phone cameras read best from a screen.
+const QR_PNG = { type: 'png', errorCorrectionLevel: 'M', margin: 4, width: 400 } as const;
 const IMAGE_DATA_URI = /^data:(image\/[\w.+-]+)(?:;[^;,]*)*;base64,/i;
 
 /** The server's own image when it sends one as a data URI, else a PNG drawn from the code. */
@@ -17,12 +19,6 @@ export async function qrImage(qrCode: string) {
 		const image = Buffer.from(qrCode.slice(dataUri[0].length), 'base64');
 		return { image, mimeType, fileName: `qr-code.${extension}` };
 	}
-	// Medium error correction and a 4-module quiet zone: what phone cameras read best from a screen.
-	const image = await qrEncoder().toBuffer(qrCode, {
-		type: 'png',
-		errorCorrectionLevel: 'M',
-		margin: 4,
-		width: 400,
-	});
+	const image = await qrEncoder().toBuffer(qrCode, QR_PNG);
 	return { image, mimeType: 'image/png', fileName: 'qr-code.png' };
 }

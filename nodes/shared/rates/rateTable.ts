@@ -1,4 +1,5 @@
 import { clock } from '../clock';
+import { cutShort } from '../errors';
 import { ApiError, endpoints, type ApiClient } from '../transport';
 
 export type NumberFormat = 'auto' | 'point' | 'comma';
@@ -66,11 +67,10 @@ export async function fetchRateTable(
 export function parseRateAnswer(provider: string, answer: unknown, fetchedAtMs: number): RateTable {
 	const rows = (answer as { response?: unknown } | null | undefined)?.response;
 	if (!Array.isArray(rows)) {
-		const shown = JSON.stringify(answer) ?? String(answer);
 		throw new ApiError(endpoints.getKurs, {
 			kind: 'unexpected-answer',
 			reason: 'the answer holds no list of rates ("response")',
-			serverMessage: shown.length > 300 ? `${shown.slice(0, 300)}…` : shown,
+			serverMessage: cutShort(JSON.stringify(answer) ?? String(answer), 300),
 		});
 	}
 	const quotes = new Map<string, CurrencyQuote>();

@@ -257,6 +257,26 @@ describe('Currency Rate Trigger: crosses a threshold', () => {
 	});
 });
 
+describe('Currency Rate Trigger: numbers out of range', () => {
+	it.each([
+		[
+			{ event: 'change', changePercent: -1 },
+			'Field "Change (%)" is -1, not a number of at least 0',
+		],
+		[
+			{ event: 'threshold', threshold: '={{ "high" }}' },
+			'Field "Threshold" is "high", not a number of at least 0',
+		],
+	])(
+		'%j is refused at activation, naming the field, the value and the range, before any request',
+		async (parameters, message) => {
+			const trigger = harness({ provider: 'bca', currencies: 'USD', ...parameters });
+			await expect(trigger.activate()).rejects.toThrow(message);
+			expect(sandbox.requests()).toHaveLength(0);
+		},
+	);
+});
+
 describe('Currency Rate Trigger: every new publication', () => {
 	it('fires for each currency whose buy, sell or average changed', async () => {
 		const trigger = harness({ provider: 'cimb', currencies: '', event: 'publication' });

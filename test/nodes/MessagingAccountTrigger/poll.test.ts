@@ -66,19 +66,23 @@ describe('Messaging Account Trigger: settings', () => {
 		[{ events: ['webhookChanged'] }, /^Field "Account Number" /],
 		[
 			{ events: ['usageLimit'], usagePercent: 120 },
-			/^Field "Percentage Left" is not a percentage: 120$/,
+			/^Field "Percentage Left" is 120, not a number from 0 to 100$/,
 		],
 		[
 			{ events: ['usageLimit'], usageRule: 'count', usageCount: 2.5 },
-			/^Field "Messages Left" is not a whole number: 2.5$/,
+			/^Field "Messages Left" is 2.5, not a whole number of at least 0$/,
 		],
 		[
 			{ events: ['gatewayUnreachable'], failedPolls: 0 },
-			/^Field "Failed Polls Before Firing" is not a whole number from 1 to 1000: 0$/,
+			/^Field "Failed Polls Before Firing" is 0, not a whole number from 1 to 1000$/,
 		],
 		[
-			{ events: ['qrCodeNeeded'], options: { qrCodesPerDisconnection: 0 } },
-			/^Field "QR Codes per Disconnection"/,
+			{ events: ['qrCodeNeeded'], options: { qrCodesPerDisconnection: '={{ 200 }}' } },
+			/^Field "QR Codes per Disconnection" is 200, not a whole number from 1 to 100$/,
+		],
+		[
+			{ events: ['qrCodeNeeded'], options: { minutesBetweenQrCodes: -1 } },
+			/^Field "Minutes Between QR Codes" is -1, not a number from 0 to 1440$/,
 		],
 	])('%j is refused before any request: %s', async (parameters, message) => {
 		const trigger = accountTrigger(sandbox, parameters);

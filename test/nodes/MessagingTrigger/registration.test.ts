@@ -129,6 +129,22 @@ describe('activation', () => {
 		expect(account().whatsappWebhook).toBeUndefined();
 	});
 
+	it.each([
+		[{ maxBodySizeMb: 0 }, 'Field "Maximum Body Size (MB)" is 0, not a number of at least 1'],
+		[
+			{ repeatWindowMinutes: '={{ 20000 }}' },
+			'Field "Repeat Window (Minutes)" is 20000, not a number from 1 to 10080',
+		],
+	])(
+		'refuses the option %j out of its range, naming it, and registers nothing',
+		async (options, message) => {
+			const trigger = await harness({ options });
+			await expect(trigger.activate()).rejects.toThrow(message);
+			expect(accountCalls('update')).toHaveLength(0);
+			expect(account().whatsappWebhook).toBeUndefined();
+		},
+	);
+
 	it('fails clearly when Update Account fails, and leaves the webhook there before untouched', async () => {
 		await registerElsewhere(OTHER_SYSTEM_URL);
 		const trigger = await harness();

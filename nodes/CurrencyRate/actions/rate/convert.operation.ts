@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { shown } from '../../../shared/errors';
-import { codeValue, describeValue } from '../../../shared/execution/operationRun';
+import { codeValue, describeValue, numberValue } from '../../../shared/execution/operationRun';
 import type { ItemCall } from '../../../shared/execution/router';
 import { forOperation, showFor } from '../../../shared/properties';
 import { parseDecimal, type RateType } from '../../../shared/rates/rateTable';
@@ -9,7 +9,6 @@ import { endpoints } from '../../../shared/transport';
 import { providerProperties, type CurrencyRateRun } from '../../parameters';
 
 const MAX_DECIMAL_PLACES = 10;
-const MAX_AMOUNT_FIELDS = 50;
 const UNSAFE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
 // The fields of a Rate → Get item (One Item per Currency).
 const RATE_ROW_FIELDS = new Set(
@@ -25,13 +24,6 @@ const SIDES: Record<string, [RateType, RateType]> = {
 	sell: ['sell', 'sell'],
 };
 
-const forAmount = (source: 'amount' | 'fields') => ({
-	show: { ...showFor('rate', 'convert').show, amountSource: [source] },
-});
-const forAmountSource = (source: 'amount' | 'fields', properties: INodeProperties[]) =>
-	properties.map((property) => ({ ...property, displayOptions: forAmount(source) }));
-const WITH_INPUT = { includeInputFields: [true] };
-
 const currencyField = (displayName: string, name: string, code: string, what: string) =>
 	({
 		displayName,
@@ -43,49 +35,9 @@ const currencyField = (displayName: string, name: string, code: string, what: st
 		description: `Code of the currency ${what}, upper or lower case. May be the base currency (IDR).`,
 	}) satisfies INodeProperties;
 
-const INCLUDE_INPUT_FIELDS: INodeProperties = {
-	displayName: 'Include Input Fields',
-	name: 'includeInputFields',
-	type: 'boolean',
-	default: true,
-	description:
-		"Whether the output keeps the input item's fields and adds the converted amount to them (a Rate → Get item of another currency keeps none of its rates). Off: the output is the conversion (amount, rate, currencies, provider, rates' time).",
-};
-
-const RATE_DETAILS_FIELD: INodeProperties = {
-	displayName: 'Rate Details Field',
-	name: 'rateDetailsField',
-	type: 'string',
-	default: 'conversion',
-	placeholder: 'conversion',
-	description:
-		'Name of the field that gets the rate used, the currencies, the provider and when the rates were fetched (fetchedAt: the rates answer has no date of its own). Empty: only the converted amount is added.',
-};
-
 export const description: INodeProperties[] = [
 	...providerProperties('convert'),
 	...forOperation('rate', 'convert', [
-		{
-			displayName: 'Amounts',
-			name: 'amountSource',
-			type: 'options',
-			noDataExpression: true,
-			options: [
-				{
-					name: 'One Amount',
-					value: 'amount',
-					description: 'Convert the "Amount" (typed in or mapped)',
-				},
-				{
-					name: 'Fields of the Item',
-					value: 'fields',
-					description: 'Convert several amount fields of the input item at once, in place',
-				},
-			],
-			default: 'amount',
-		},
-	]),
-	...forAmountSource('amount', [
 		{
 			displayName: 'Amount',
 			name: 'amount',
@@ -95,29 +47,6 @@ export const description: INodeProperties[] = [
 			description:
 				'The amount to convert, in the "From Currency". Mapped text may be written 1234.56, 1,234.56 or 1.234,56; text that reads two ways (16.250) is refused unless Options → Number Format says which.',
 		},
-	]),
-	...forAmountSource('fields', [
-		{
-			displayName: 'Amount Fields',
-			name: 'amountFields',
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'price, shipping, order.total',
-			description:
-				'Names of the input fields that hold amounts in the "From Currency", separated by commas (dots reach into objects). Each is converted and written back.',
-		},
-		{
-			displayName: 'Output Field Suffix',
-			name: 'outputSuffix',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. Idr',
-			description:
-				"Empty: each field is replaced by its converted amount. Otherwise the converted amount goes to the field's name plus this suffix (price → priceIdr) and the original stays.",
-		},
-	]),
-	...forOperation('rate', 'convert', [
 		currencyField('From Currency', 'fromCurrency', 'USD', 'the amount is in'),
 		currencyField('To Currency', 'toCurrency', 'IDR', 'to convert into'),
 		{
@@ -161,8 +90,6 @@ export const description: INodeProperties[] = [
 			default: 2,
 			description: 'The converted amount is rounded to this many decimals (halves away from zero)',
 		},
-	]),
-	...forAmountSource('amount', [
 		{
 			displayName: 'Output Field',
 			name: 'outputField',
@@ -170,11 +97,26 @@ export const description: INodeProperties[] = [
 			default: 'convertedAmount',
 			description: 'Name of the field the converted amount is written to (dots reach into objects)',
 		},
+		{
+			displayName: 'Include Input Fields',
+			name: 'includeInputFields',
+			type: 'boolean',
+			default: true,
+			description:
+				"Whether the output keeps the input item's fields and adds the converted amount to them (a Rate → Get item of another currency keeps none of its rates). Off: the output is the conversion (amount, rate, currencies, provider, rates' time).",
+		},
 	]),
-	...forAmountSource('amount', [INCLUDE_INPUT_FIELDS]),
 	{
-		...RATE_DETAILS_FIELD,
-		displayOptions: { show: { ...forAmount('amount').show, ...WITH_INPUT } },
+		displayName: 'Rate Details Field',
+		name: 'rateDetailsField',
+		type: 'string',
+		default: 'conversion',
+		placeholder: 'conversion',
+		description:
+			'Name of the field that gets the rate used, the currencies, the provider and when the rates were fetched (fetchedAt: the rates answer has no date of its own). Empty: only the converted amount is added.',
+		displayOptions: {
+			show: { ...showFor('rate', 'convert').show, includeInputFields: [true] },
+		},
 	},
 ];
 
@@ -188,33 +130,14 @@ export function execute(
 	itemIndex: number,
 	run: CurrencyRateRun,
 ): ItemCall {
-	const provider = run.provider(itemIndex);
 	const input = this.getInputData()[itemIndex]?.json ?? {};
-	if (run.parameter('amountSource', itemIndex, 'amount') === 'fields') {
-		const amounts = readAmountFields(run, itemIndex).map((field) => {
-			const label = `Amount Fields → ${field}`;
-			return { field, label, amount: amountOf(run, itemIndex, valueAt(input, field), label) };
-		});
-		const conversion = readConversion(run, itemIndex, provider);
-		const suffix = String(run.parameter('outputSuffix', itemIndex, '') ?? '').trim();
-		return async () => {
-			const { convert } = await converterFor(run, itemIndex, conversion);
-			let json = input;
-			for (const { field, label, amount } of amounts)
-				json = withValueAt(json, `${field}${suffix}`, convert(amount, label));
-			return { json };
-		};
-	}
-
-	const amount = amountOf(run, itemIndex, run.parameter('amount', itemIndex, ''), 'Amount');
-	const conversion = readConversion(run, itemIndex, provider);
+	const conversion = readConversion(run, itemIndex);
 	const outputField = readOutputField(run, itemIndex);
 	const includeInputFields = run.parameter('includeInputFields', itemIndex, false) === true;
 	const detailsField = includeInputFields ? readDetailsField(run, itemIndex, outputField) : '';
 	return async () => {
-		const { convert, fromRate, toRate, fetchedAt } = await converterFor(run, itemIndex, conversion);
-		const convertedAmount = convert(amount, 'Amount');
-		const { fromCurrency, toCurrency, rateType, decimalPlaces, baseCurrency } = conversion;
+		const { convertedAmount, fromRate, toRate, fetchedAt } = await converted(run, conversion);
+		const { amount, fromCurrency, toCurrency, rateType, decimalPlaces, provider } = conversion;
 		const rate = fromRate / toRate;
 		if (includeInputFields) {
 			const json = withValueAt(keptFields(input, conversion), outputField, convertedAmount);
@@ -223,13 +146,15 @@ export function execute(
 		}
 		const details = {
 			...{ rate, amount, fromCurrency, toCurrency, rateType, decimalPlaces, provider },
-			...{ baseCurrency, fromRate, toRate, fetchedAt },
+			...{ baseCurrency: conversion.baseCurrency, fromRate, toRate, fetchedAt },
 		};
 		return { json: withValueAt(details, outputField, convertedAmount, true) };
 	};
 }
 
-function readConversion(run: CurrencyRateRun, itemIndex: number, provider: string) {
+function readConversion(run: CurrencyRateRun, itemIndex: number) {
+	const provider = run.provider(itemIndex);
+	const amount = amountOf(run, itemIndex, run.parameter('amount', itemIndex, ''));
 	const fromCurrency = readCurrency(run, itemIndex, 'fromCurrency', 'From Currency');
 	const toCurrency = readCurrency(run, itemIndex, 'toCurrency', 'To Currency');
 	const rateValue = run.parameter('rateType', itemIndex, 'average');
@@ -238,27 +163,21 @@ function readConversion(run: CurrencyRateRun, itemIndex: number, provider: strin
 		const problem = `is not a rate type: ${shown(rateValue)}`;
 		throw run.fail(itemIndex, 'Rate', problem, `Use one of ${Object.keys(SIDES).join(', ')}.`);
 	}
-	const places = run.parameter('decimalPlaces', itemIndex, 2);
-	const decimalPlaces =
-		typeof places === 'number'
-			? places
-			: typeof places === 'string' && places.trim() !== ''
-				? Number(places)
-				: NaN;
-	if (!Number.isInteger(decimalPlaces) || decimalPlaces < 0 || decimalPlaces > MAX_DECIMAL_PLACES)
-		throw run.fail(
-			itemIndex,
-			'Decimal Places',
-			`is not a whole number from 0 to ${MAX_DECIMAL_PLACES}: ${shown(places)}`,
-			'Enter how many decimals the converted amount keeps, e.g. 2.',
-		);
+	const decimalPlaces = numberValue(
+		run.parameter('decimalPlaces', itemIndex, 2),
+		2,
+		{ field: 'Decimal Places', min: 0, max: MAX_DECIMAL_PLACES, whole: true },
+		run.fail.bind(run, itemIndex),
+	);
 	const { baseCurrency, version } = run.options(itemIndex);
-	return { provider, fromCurrency, toCurrency, rateType, decimalPlaces, baseCurrency, version };
+	const currencies = { fromCurrency, toCurrency, baseCurrency };
+	return { itemIndex, provider, amount, ...currencies, rateType, decimalPlaces, version };
 }
 
 /** amount × rate(from) ÷ rate(to), rounded to the Decimal Places. */
-async function converterFor(run: CurrencyRateRun, itemIndex: number, conversion: Conversion) {
-	const { provider, fromCurrency, toCurrency, rateType, baseCurrency } = conversion;
+async function converted(run: CurrencyRateRun, conversion: Conversion) {
+	const { itemIndex, provider, amount, fromCurrency, toCurrency, rateType, baseCurrency } =
+		conversion;
 	const table = await run.rates(itemIndex, provider, conversion.version);
 	const rateOf = (code: string, field: string, side: RateType): number => {
 		// Rates are amounts of the base currency per unit, so the base itself is worth 1.
@@ -276,17 +195,16 @@ async function converterFor(run: CurrencyRateRun, itemIndex: number, conversion:
 	const [fromSide, toSide] = SIDES[rateType];
 	const fromRate = rateOf(fromCurrency, 'From Currency', fromSide);
 	const toRate = rateOf(toCurrency, 'To Currency', toSide);
-	const convert = (value: number, field: string) => {
-		const converted = (value * fromRate) / toRate;
-		if (Number.isFinite(converted)) return roundTo(converted, conversion.decimalPlaces);
+	const value = (amount * fromRate) / toRate;
+	if (!Number.isFinite(value))
 		throw run.fail(
 			itemIndex,
-			field,
-			`is too large to convert: ${value} ${fromCurrency} is beyond the largest number this node can compute in ${toCurrency}`,
+			'Amount',
+			`is too large to convert: ${amount} ${fromCurrency} is beyond the largest number this node can compute in ${toCurrency}`,
 			'Check the amount (a mapped field may hold a wrong value, e.g. 1e305).',
 		);
-	};
-	return { fromRate, toRate, fetchedAt: table.fetchedAt, convert };
+	const convertedAmount = roundTo(value, conversion.decimalPlaces);
+	return { convertedAmount, fromRate, toRate, fetchedAt: table.fetchedAt };
 }
 
 // Half away from zero. Cut to 15 significant digits first, so that binary noise such as
@@ -298,8 +216,8 @@ function roundTo(value: number, places: number): number {
 	return rounded === 0 ? 0 : rounded;
 }
 
-function amountOf(run: CurrencyRateRun, itemIndex: number, value: unknown, field: string): number {
-	const fail = (problem: string, fix: string) => run.fail(itemIndex, field, problem, fix);
+function amountOf(run: CurrencyRateRun, itemIndex: number, value: unknown): number {
+	const fail = (problem: string, fix: string) => run.fail(itemIndex, 'Amount', problem, fix);
 	if (value === null || value === undefined || (typeof value === 'string' && value.trim() === ''))
 		throw fail('is empty', 'Enter the amount to convert, or map a field that holds it.');
 	if (typeof value === 'number' && Number.isFinite(value)) return value;
@@ -330,29 +248,6 @@ function readCurrency(run: CurrencyRateRun, itemIndex: number, name: string, fie
 	if (code !== '') return code;
 	const fix = 'Enter a currency code such as USD, or map a field that holds it.';
 	throw run.fail(itemIndex, field, 'is empty', fix);
-}
-
-function readAmountFields(run: CurrencyRateRun, itemIndex: number): string[] {
-	const value = run.parameter('amountFields', itemIndex, '');
-	const list = (typeof value === 'string' ? value : Array.isArray(value) ? value.join(',') : '')
-		.split(',')
-		.map((name) => name.trim())
-		.filter(Boolean);
-	const fail = (problem: string, fix: string) => run.fail(itemIndex, 'Amount Fields', problem, fix);
-	if (list.length === 0)
-		throw fail('is empty', 'List the fields that hold amounts, e.g. price, shipping.');
-	if (list.length > MAX_AMOUNT_FIELDS)
-		throw fail(
-			`lists ${list.length} fields, more than ${MAX_AMOUNT_FIELDS}`,
-			'List only the fields that hold amounts.',
-		);
-	const unsafe = list.find((name) => !isFieldPath(name));
-	if (unsafe !== undefined)
-		throw fail(
-			`holds a name that is not a field: ${shown(unsafe)}`,
-			'Use field names such as price or order.total.',
-		);
-	return list;
 }
 
 function readOutputField(run: CurrencyRateRun, itemIndex: number): string {
@@ -392,16 +287,6 @@ function keptFields(input: IDataObject, { fromCurrency, toCurrency }: Conversion
 
 function isFieldPath(name: string): boolean {
 	return name !== '' && name.split('.').every((part) => part !== '' && !UNSAFE_KEYS.has(part));
-}
-
-function valueAt(json: IDataObject, path: string): unknown {
-	let current: unknown = json;
-	for (const part of path.split('.')) {
-		if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part))
-			return undefined;
-		current = (current as IDataObject)[part];
-	}
-	return current;
 }
 
 /** A copy with `value` at the dotted path; `first` puts a new top-level field first. */

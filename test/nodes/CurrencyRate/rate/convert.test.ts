@@ -4,8 +4,8 @@
  * option that keeps rates across executions, the errors of bad inputs; converting in place (the
  * default: the input item's fields, the converted amount under the Output Field and the rate used
  * beside it) or giving the conversion details, after Rate → Get (a row of another currency
- * keeps none of its rates), several amount fields at once, and mapped amount and currencies read
- * straight from the item giving what n8n's evaluation gives.
+ * keeps none of its rates), and mapped amount and currencies read straight from the item giving
+ * what n8n's evaluation gives.
  */
 import {
 	NodeConnectionTypes,
@@ -49,7 +49,6 @@ const inPlace = (parameters: INodeParameters): INodeParameters => ({
 
 const usd = () => sandboxQuote('bca', 'USD').average;
 const eur = () => sandboxQuote('bca', 'EUR').average;
-const round2 = (value: number) => Math.round(value * 100) / 100;
 
 describe('rate → convert', () => {
 	it('converts a currency into the base currency and reports the rate used and the inputs', async () => {
@@ -279,6 +278,28 @@ describe('rate → convert: "Keep Rates For (Minutes)"', () => {
 		).toEqual(['v0']);
 	});
 
+	it('refuses a value out of its range before any request, naming the field, the value and the range', async () => {
+		for (const keepRatesMinutes of ['={{ 2000 }}', '={{ -5 }}', '={{ "soon" }}']) {
+			const { error } = await runCurrencyRate(
+				sandbox,
+				convert({
+					amount: 1,
+					fromCurrency: 'USD',
+					toCurrency: 'IDR',
+					options: { keepRatesMinutes },
+				}),
+			);
+			const value = keepRatesMinutes.slice(4, -3);
+			expect(error?.message).toBe(
+				`Field "Keep Rates For (Minutes)" is ${value}, not a number from 0 to 1440 [item 0]`,
+			);
+			expect(error?.description).toBe(
+				'Enter a number from 0 to 1440, or leave it out for the default (0).',
+			);
+		}
+		expect(sandbox.requests()).toHaveLength(0);
+	});
+
 	describe('measured from the fetch', () => {
 		const time = useVirtualTime();
 
@@ -334,8 +355,12 @@ describe('rate → convert: bad inputs', () => {
 			convert({ amount: 1, fromCurrency: 'USD', toCurrency: 'IDR', decimalPlaces: '={{ 2.5 }}' }),
 		);
 		expect(error?.message).toBe(
-			'Field "Decimal Places" is not a whole number from 0 to 10: 2.5 [item 0]',
+			'Field "Decimal Places" is 2.5, not a whole number from 0 to 10 [item 0]',
 		);
+		expect(error?.description).toMatch(
+			/^Enter a whole number from 0 to 10, or leave it out for the default \(2\)\./,
+		);
+		expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(0);
 	});
 
 	it('with Continue On Fail, gives error items in place and converts the other items', async () => {
@@ -467,22 +492,6 @@ describe('convert beside the rate used (the default)', () => {
 			});
 		}
 		expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(0);
-	});
-
-	it('the in-place mode (Amounts: Fields of the Item) is as before: no details added', async () => {
-		const { output, error } = await runCurrencyRate(
-			sandbox,
-			inPlace({
-				amountSource: 'fields',
-				amountFields: 'total',
-				fromCurrency: 'USD',
-				toCurrency: 'IDR',
-			}),
-			[{ total: 10 }],
-			NEW_NODE,
-		);
-		expect(error).toBeUndefined();
-		expect(jsonOf(output('Node'))).toEqual([{ total: 10 * usd() }]);
 	});
 });
 
@@ -623,94 +632,6 @@ describe('convert in place, without the rate details', () => {
 		});
 		expect(json).not.toHaveProperty('ignored');
 		expect(json).not.toHaveProperty('convertedAmount');
-	});
-});
-
-describe('several amount fields at once', () => {
-	const items: IDataObject[] = [
-		{ invoice: 'A-1', price: 100, shipping: { cost: '12.50' }, currency: 'USD' },
-		{ invoice: 'A-2', price: 3, shipping: { cost: 0 }, currency: 'EUR' },
-	];
-
-	it('converts each listed field in place, with one rates request for the run', async () => {
-		const { output, error } = await runCurrencyRate(
-			sandbox,
-			convert({
-				amountSource: 'fields',
-				amountFields: 'price, shipping.cost',
-				fromCurrency: '={{ $json.currency }}',
-				toCurrency: 'IDR',
-			}),
-			items,
-			NEW_NODE,
-		);
-		expect(error).toBeUndefined();
-		expect(jsonOf(output('Node'))).toEqual([
-			{
-				invoice: 'A-1',
-				price: round2(100 * usd()),
-				shipping: { cost: round2(12.5 * usd()) },
-				currency: 'USD',
-			},
-			{ invoice: 'A-2', price: round2(3 * eur()), shipping: { cost: 0 }, currency: 'EUR' },
-		]);
-		expect(requestsTo(sandbox, RATES_PATH)).toHaveLength(1);
-	});
-
-	it('keeps the originals and adds <field><suffix> when an Output Field Suffix is set', async () => {
-		const { output, error } = await runCurrencyRate(
-			sandbox,
-			convert({
-				amountSource: 'fields',
-				amountFields: 'price,shipping.cost',
-				outputSuffix: 'Idr',
-				fromCurrency: 'USD',
-				toCurrency: 'IDR',
-			}),
-			[items[0]],
-			NEW_NODE,
-		);
-		expect(error).toBeUndefined();
-		expect(jsonOf(output('Node'))).toEqual([
-			{
-				...items[0],
-				priceIdr: round2(100 * usd()),
-				shipping: { cost: '12.50', costIdr: round2(12.5 * usd()) },
-			},
-		]);
-	});
-
-	it('names the item and the field that holds no amount, and converts the other items', async () => {
-		const { output, error } = await runCurrencyRate(
-			sandbox,
-			convert({
-				amountSource: 'fields',
-				amountFields: 'price, tax',
-				fromCurrency: 'USD',
-				toCurrency: 'IDR',
-			}),
-			[{ price: 1, tax: 2 }, { price: 1 }, { price: 1, tax: 'ten' }],
-			{ ...NEW_NODE, continueOnFail: true },
-		);
-		expect(error).toBeUndefined();
-		const json = jsonOf(output('Node'));
-		expect(json[0]).toEqual({ price: round2(usd()), tax: round2(2 * usd()) });
-		expect(json[1].error).toBe('Field "Amount Fields → tax" is empty [item 1]');
-		expect(json[2].error).toBe('Field "Amount Fields → tax" is not a number: "ten" [item 2]');
-	});
-
-	it('refuses an empty list (typed or mapped) and names that are not fields', async () => {
-		for (const amountFields of [' , ', '={{ $json.none }}', 'price, __proto__.x']) {
-			const { error } = await runCurrencyRate(
-				sandbox,
-				convert({ amountSource: 'fields', amountFields, fromCurrency: 'USD', toCurrency: 'IDR' }),
-				[{ price: 1 }],
-				NEW_NODE,
-			);
-			expect(error?.message).toMatch(
-				/^Field "Amount Fields" (is empty|holds a name that is not a field: "__proto__\.x") \[item 0\]$/,
-			);
-		}
 	});
 });
 
