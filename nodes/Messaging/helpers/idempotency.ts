@@ -303,11 +303,10 @@ export class Repeats {
 				`${n} message${n === 1 ? '' : 's'} not sent in this run could not be given back: a Retry within ${this.window} skips ${n === 1 ? 'it' : 'them'} as if sent.`,
 				'warning',
 			);
-		const storeFailure = this.claims.storeFailure();
-		if (storeFailure)
+		if (this.claims.storeFailure)
 			hint(
 				ctx,
-				`n8n's processed-items store could not record earlier sends of this node (${storeFailure}): Skip Repeats Within skips them until n8n restarts, and they are written with the next send.`,
+				`n8n's processed-items store could not record this run's messages (${this.claims.storeFailure}): Skip Repeats Within knows them only until n8n restarts.`,
 				'warning',
 			);
 		if (this.claims.protection === 'process')

@@ -13,11 +13,10 @@ import {
 // One message (one key of one node) is sent once per window, whatever runs it. The claim is taken
 // atomically just before the request and settled when the request ends: kept as sent or as
 // may-have-been-delivered, or given back when the message certainly did not leave. It is never
-// taken over: its run may have sent it. Regular mode claims in this process's memory and keeps n8n's
-// processed-items store told, so that a restart forgets nothing sent: until memory knows every send
-// of the window (two windows after the process started) each run records its messages there before
-// the first send; after that memory answers alone and what was sent is written afterwards, one
-// write per node for all sends that settled meanwhile. Queue mode claims in n8n's queue Redis.
+// taken over: its run may have sent it. Regular mode claims in this process's memory and records
+// the run's messages in n8n's processed-items store, so that a restart forgets nothing sent: before
+// the first send while memory may not know every send of the window (two windows after the process
+// started), alongside the sends once it does. Queue mode claims in n8n's queue Redis.
 
 export interface Holder {
 	/** `sending`: not settled (still sending, or its run stopped); `recorded`: only n8n's store knows. */
@@ -46,8 +45,13 @@ export class SendClaims {
 	private readonly executionId: string;
 	private readonly redis: QueueRedisState | undefined;
 	private readonly store: ProcessedItems | undefined;
-	/** The store entries this run added, per key not yet sent: removed again at its end. */
+	/** The store entries this run added, per key: removed again at its end unless kept. */
 	private readonly recorded = new Map<string, string[]>();
+	/** Sent or may have been delivered: stays recorded. */
+	private readonly kept = new Set<string>();
+	/** The store's record made alongside the sends, and why it failed if it did. */
+	private recording: Promise<void> | undefined;
+	storeFailure: string | undefined;
 
 	constructor(
 		ctx: IExecuteFunctions,
@@ -87,12 +91,14 @@ export class SendClaims {
 			const record = heldInMemory(this.memoryKey(key));
 			if (record) held.set(key, holderOf(record));
 		}
-		if (this.store && !memoryKnowsAll(now, this.windowMs))
-			await this.record(
-				keys.filter((key) => !held.has(key)),
-				now,
-				held,
-			);
+		const unknown = keys.filter((key) => !held.has(key));
+		if (!this.store) return held;
+		if (!memoryKnowsAll(now, this.windowMs)) await this.record(unknown, now, held);
+		// Memory answers; the sends need not wait for the store, the end of the run does.
+		else
+			this.recording = this.record(unknown, now, new Map()).catch((error: unknown) => {
+				this.storeFailure = (error as Error).message;
+			});
 		return held;
 	}
 
@@ -101,8 +107,8 @@ export class SendClaims {
 	private async record(keys: string[], now: number, held: Map<string, Holder>): Promise<void> {
 		if (keys.length === 0) return;
 		const store = this.store as ProcessedItems;
-		const entries = keys.flatMap((key) => this.entriesOf(key, now));
 		const bucket = Math.floor(now / this.windowMs);
+		const entries = keys.flatMap((key) => [`${key}:${bucket}`, `${key}:${bucket + 1}`]);
 		const processed = await withLock(this.scope, async () => await store.record(entries));
 		const undo: string[] = [];
 		keys.forEach((key, i) => {
@@ -149,8 +155,7 @@ export class SendClaims {
 
 	async settle(key: string, settlement: Settlement): Promise<void> {
 		if (settlement !== 'release') {
-			if (this.store && !this.recorded.has(key))
-				writeBehind(this.scope, this.store, this.entriesOf(key, clock.now()));
+			this.kept.add(key);
 			this.forget(key);
 		}
 		if (this.redis) await this.redis.run(SETTLE, [this.redisKey(key)], [this.owner, settlement[0]]);
@@ -160,25 +165,17 @@ export class SendClaims {
 	/** At the end of the run: what it recorded in the store and did not send is removed again. */
 	async finish(): Promise<void> {
 		const store = this.store;
-		const unsent = [...this.recorded.values()].flat();
+		await this.recording;
+		const unsent = [...this.recorded]
+			.filter(([key]) => !this.kept.has(key))
+			.flatMap(([, entries]) => entries);
 		for (const key of this.recorded.keys()) this.forget(key);
 		if (store && unsent.length) await withLock(this.scope, async () => await store.remove(unsent));
 	}
 
 	private forget(key: string): void {
-		this.recorded.delete(key);
 		const id = this.memoryKey(key);
 		if (recordedBy.get(id) === this.executionId) recordedBy.delete(id);
-	}
-
-	private entriesOf(key: string, now: number): string[] {
-		const bucket = Math.floor(now / this.windowMs);
-		return [`${key}:${bucket}`, `${key}:${bucket + 1}`];
-	}
-
-	/** Why n8n's store has not recorded some sends of this node yet, if it has not. */
-	storeFailure(): string | undefined {
-		return failedWrites.get(this.scope)?.error;
 	}
 
 	/** The end of the next window bucket, as the store's entries. */
@@ -238,39 +235,6 @@ class ProcessedItems {
 	async remove(entries: string[]): Promise<void> {
 		await this.ctx.helpers.removeProcessed(entries, 'node', { mode: 'entries' });
 	}
-}
-
-/** Sends to write to the store, per node: one write carries every send that settled meanwhile. */
-const unwritten = new Map<string, { store: ProcessedItems; entries: string[] }>();
-/** What the last write of a node failed with, and its sends: written again with the next send. */
-const failedWrites = new Map<string, { error: string; entries: string[] }>();
-
-function writeBehind(scope: string, store: ProcessedItems, entries: string[]): void {
-	const waiting = unwritten.get(scope);
-	if (waiting) {
-		waiting.entries.push(...entries);
-		return;
-	}
-	const failed = failedWrites.get(scope);
-	unwritten.set(scope, { store, entries: [...(failed?.entries.splice(0) ?? []), ...entries] });
-	void withLock(scope, async () => {
-		const batch = unwritten.get(scope)!;
-		unwritten.delete(scope);
-		try {
-			await batch.store.record(batch.entries);
-			if (failedWrites.get(scope)?.entries.length === 0) failedWrites.delete(scope);
-		} catch (error) {
-			// The store keeps no more than its maximum anyway.
-			const before = failedWrites.get(scope)?.entries ?? [];
-			const entries = [...before, ...batch.entries].slice(-STORE_MAX_ENTRIES);
-			failedWrites.set(scope, { error: (error as Error).message, entries });
-		}
-	});
-}
-
-/** Every write to the store started so far has ended (tests restart n8n after it). */
-export async function storeWritten(): Promise<void> {
-	while (locks.size) await Promise.all(locks.values());
 }
 
 /** Which execution of this process recorded a key in the store and has not settled it yet. */

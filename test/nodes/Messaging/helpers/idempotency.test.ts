@@ -22,7 +22,6 @@ import { useSandbox } from '../../../harness/useSandbox';
 import { sendOptions } from '../../../harness/sendOptions';
 import { useVirtualTime } from '../../../harness/virtualTime';
 import { MemoryTable } from '../../../../nodes/shared/store';
-import { storeWritten } from '../../../../nodes/Messaging/helpers/sendClaims';
 
 const sandbox = useSandbox();
 // Version 2's pacing (2–6 s between messages) stays on: its waits take virtual time.
@@ -403,65 +402,74 @@ describe('1,000 items', () => {
 
 describe('when memory knows the whole window (n8n has run two windows since it started)', () => {
 	const options = sendOptions({ parallel: 8 });
-	const storeItems = () => processedItems.calls.reduce((sum, call) => sum + call.items, 0);
 	/** Two 8-hour windows after the restart every test starts with. */
 	const later = () => clock.now() + 17 * HOUR;
 
-	it('a send does not wait for the store: sends are written after, in a few writes, and a restart still skips them', async () => {
+	it('the send does not wait for the store, the end of the run does; a restart still skips it', async () => {
 		time.set(later());
-		processedItems.queryDelayMs = 20;
-		const first = await runMessaging(sandbox, mappedSendText(options), orderItems(200));
+		processedItems.queryDelayMs = 300;
+		const running = runMessaging(sandbox, mappedSendText(options), orderItems(1));
+		while (texts().length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+		// Sent while the store is still reading its row.
+		expect(processedItems.calls).toEqual([{ method: 'checkProcessedAndRecord', items: 2 }]);
+		expect(processedItems.stored()).toBe(0);
+		const first = await running;
 		expect(first.error).toBeUndefined();
-		expect(texts()).toHaveLength(200);
-		await storeWritten();
-		expect(storeItems()).toBe(400);
-		// One write carries every send that settled while the one before it was under way.
-		expect(processedItems.calls.length).toBeLessThan(200 / 4);
+		expect(processedItems.stored()).toBe(2);
 
+		processedItems.queryDelayMs = 0;
 		processedItems.calls.length = 0;
-		const repeat = await runMessaging(sandbox, mappedSendText(options), orderItems(200));
-		expect(json(repeat.output('Node')).every((item) => item.skipped === true)).toBe(true);
+		const repeat = await runMessaging(sandbox, mappedSendText(options), orderItems(1));
+		expect(repeat.output('Node')[0].json.skipped).toBe(true);
 		expect(processedItems.calls).toEqual([]);
 
 		MemoryTable.forgetAll();
-		const afterRestart = await runMessaging(sandbox, mappedSendText(options), orderItems(200));
-		expect(json(afterRestart.output('Node')).every((item) => item.skipped === true)).toBe(true);
-		expect(texts()).toHaveLength(200);
+		const afterRestart = await runMessaging(sandbox, mappedSendText(options), orderItems(1));
+		expect(afterRestart.output('Node')[0].json.skipped).toBe(true);
+		expect(texts()).toHaveLength(1);
 	});
 
-	it('a store that fails to write: the sends go out, the next run warns, and the next send writes them', async () => {
+	it('what was not sent is removed from the store again, so a later run sends it', async () => {
 		time.set(later());
-		processedItems.failing = Array.from({ length: 50 }, () => new Error('database is locked'));
-		const first = await runMessaging(sandbox, mappedSendText(options), orderItems(2));
-		expect(first.error).toBeUndefined();
-		expect(texts()).toHaveLength(2);
-		await storeWritten();
+		sandbox.addFaults([
+			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
+		]);
+		const first = await runMessaging(sandbox, mappedSendText(options), orderItems(3), {
+			onError: 'continueRegularOutput',
+		});
+		expect(json(first.output('Node')).map((item) => item.sent === true)).toEqual([
+			true,
+			false,
+			true,
+		]);
+		expect(processedItems.stored()).toBe(4);
+		MemoryTable.forgetAll();
+		const retry = await runMessaging(sandbox, mappedSendText(options), orderItems(3));
+		expect(json(retry.output('Node')).map((item) => item.sent === true)).toEqual([
+			false,
+			true,
+			false,
+		]);
+		expect(Object.values(counts())).toEqual([1, 1, 1]);
+	});
 
-		// Only repeats: nothing to write, so the failure stands and is told.
-		const warned = await runMessaging(sandbox, mappedSendText(options), orderItems(2));
-		expect(warned.run.data.resultData.runData.Node[0].hints).toEqual(
+	it('a store that fails: the messages go out, and the run warns that a restart forgets them', async () => {
+		time.set(later());
+		processedItems.failing = [new Error('database is locked'), new Error('database is locked')];
+		const run = await runMessaging(sandbox, mappedSendText(options), orderItems(2));
+		expect(run.error).toBeUndefined();
+		expect(texts()).toHaveLength(2);
+		expect(run.run.data.resultData.runData.Node[0].hints).toEqual(
 			expect.arrayContaining([
 				expect.objectContaining({
 					type: 'warning',
-					message: expect.stringContaining(
-						"n8n's processed-items store could not record earlier sends of this node (n8n's processed-items store (its database) failed: database is locked)",
-					),
+					message:
+						"n8n's processed-items store could not record this run's messages (n8n's processed-items store (its database) failed: database is locked): Skip Repeats Within knows them only until n8n restarts.",
 				}),
 			]),
 		);
-		processedItems.failing = [];
-		processedItems.calls.length = 0;
-		await runMessaging(sandbox, mappedSendText(options), orderItems(3));
-		await storeWritten();
-		expect(storeItems()).toBe(6);
-		MemoryTable.forgetAll();
-		const afterRestart = await runMessaging(sandbox, mappedSendText(options), orderItems(3));
-		expect(json(afterRestart.output('Node')).map((item) => item.skipped)).toEqual([
-			true,
-			true,
-			true,
-		]);
-		expect(texts()).toHaveLength(3);
+		const repeat = await runMessaging(sandbox, mappedSendText(options), orderItems(2));
+		expect(json(repeat.output('Node')).map((item) => item.skipped)).toEqual([true, true]);
 	});
 });
 
