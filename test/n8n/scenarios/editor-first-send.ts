@@ -1,6 +1,6 @@
 /**
  * The first thing a user does (n8n 2.x editor only: its selectors are 2.x's), each with a new
- * Send Text's defaults (version 2: Skip Repeats Within on, a pause between messages):
+ * Send Text's defaults (Skip Repeats Within on, a pause between messages):
  * - a lone Send Text, the only node of its workflow, run with its panel's "Execute step" (a start
  *   node: n8n gives it no source data) sends;
  * - a Send Text behind a Manual Trigger, run with "Execute workflow", sends;
