@@ -466,7 +466,7 @@ export class TriggerHarness {
 		// static data (setTestStaticData) and saves nothing. When the webhook starts an execution,
 		// n8n 2.40.7 builds the execution's workflow from the same static data object first, which
 		// resets its "changed" flag, so what the webhook changed is not saved (seen under n8n start:
-		// test/n8n/scenarios/messaging-trigger-v2.ts).
+		// test/n8n/scenarios/messaging-trigger-defaults.ts).
 		const workflow = this.workflow(
 			mode === 'test' ? (entry.testStaticData ?? {}) : this.savedStaticData,
 		);

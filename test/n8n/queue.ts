@@ -9,8 +9,8 @@
  *      bulk-send workflow (test/n8n/workflows/queue-bulk-send.json) into PostgreSQL,
  *   3. run each example through the queue (REST manual run, offloaded to the workers with
  *      OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS=true),
- *   4. activate the bulk workflow (Webhook → Split Out → Send Text) and call it CALLS times in
- *      parallel with PER_CALL messages each (20 × 50 = 1,000 unique texts),
+ *   4. activate the bulk workflow (Webhook → Split Out → Send Text, no pause between messages)
+ *      and call it CALLS times in parallel with PER_CALL messages each (20 × 50 = 1,000 unique texts),
  *   5. assert: every text in the sandbox's ledger exactly once; all executions succeeded and ran
  *      on a worker (worker logs), both workers took part; the send requests of each worker carry
  *      its own bearer token and each worker fetched at most one token (tokensIssued.wa ≤ workers
@@ -18,7 +18,7 @@
  *   6. activate a Messaging Trigger (test/n8n/workflows/queue-trigger-once.json, replies to each
  *      message) and deliver one message to main and to an `n8n webhook` process at once, then
  *      again: one execution, on a worker, one reply (the ids are in n8n's queue Redis);
- *   7. Skip Repeats Within (test/n8n/workflows/queue-idempotent-send.json, Send Text version 2):
+ *   7. Skip Repeats Within (test/n8n/workflows/queue-idempotent-send.json, Send Text's default 8 h):
  *      the same 200 items executed twice at once, on the two workers: 200 messages;
  *   8. Account Cap (test/n8n/workflows/queue-capped-send.json, 60 per minute): two executions of
  *      50 messages each at once, on the workers: at every capped send the sandbox's ledger holds
@@ -951,7 +951,7 @@ async function oneTokenPerWorker(
 }
 
 /**
- * A Messaging Trigger (version 2), its executions on the workers: one message delivered to main and
+ * A Messaging Trigger with its defaults, its executions on the workers: one message delivered to main and
  * to the `n8n webhook` process at once (a gateway retrying through a load balancer), then once
  * more to the webhook process after its execution, starts one execution, which ran on a worker
  * and sent one reply. The message ids are in n8n's queue Redis, which every receiving process shares.
@@ -1030,7 +1030,7 @@ async function repeatedDeliveryRunsOnce({
 }
 
 /**
- * Runs `work` with the Send Text version 2 workflow active and the sandbox answering each send
+ * Runs `work` with the Skip Repeats Within workflow active and the sandbox answering each send
  * `delayMs` late (so that a run is under way long enough to overlap or be killed).
  */
 async function withIdempotentWorkflow(
@@ -1038,7 +1038,7 @@ async function withIdempotentWorkflow(
 	delayMs: number,
 	work: () => Promise<void>,
 ): Promise<void> {
-	await timed('activate the Send Text version 2 workflow', () =>
+	await timed('activate the Skip Repeats Within workflow', () =>
 		srv.activateWorkflow(idempotent.id),
 	);
 	sb.addFaults([{ kind: 'slow', delayMs, probability: 1, match: { rpcMethod: 'sendMessage' } }]);
@@ -1050,7 +1050,7 @@ async function withIdempotentWorkflow(
 	}
 }
 
-/** Posts `texts` to the Send Text version 2 workflow's webhook (answered at once, run on a worker). */
+/** Posts `texts` to the Skip Repeats Within workflow's webhook (answered at once, run on a worker). */
 async function postIdempotent(srv: N8nServer, texts: string[]): Promise<void> {
 	const res = await fetch(srv.webhookUrl('queue-idempotent-send'), {
 		method: 'POST',

@@ -72,7 +72,8 @@ export function copyWorkingTree(prefix: string): string {
 		},
 	)
 		.split('\0')
-		.filter((file) => file && existsSync(join(REPO_ROOT, file)));
+		// .gitignore's `node_modules/` matches a folder, not a symlink (a worktree sharing another's).
+		.filter((file) => file && file !== 'node_modules' && existsSync(join(REPO_ROOT, file)));
 	for (const file of files) {
 		mkdirSync(dirname(join(copy, file)), { recursive: true });
 		copyFileSync(join(REPO_ROOT, file), join(copy, file));

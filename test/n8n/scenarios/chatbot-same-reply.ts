@@ -1,7 +1,7 @@
 /**
- * A chatbot under `n8n start`: a version 2 Messaging Trigger answers every inbound message with
- * the same words through a version 2 Send Text (defaults, Skip Repeats Within 8 h). Two inbound
- * messages are two causes: two replies. The same message delivered again starts nothing new.
+ * A chatbot under `n8n start`: a Messaging Trigger answers every inbound message with the same
+ * words through a Send Text (defaults, Skip Repeats Within 8 h). Two inbound messages are two
+ * causes: two replies. The same message delivered again starts nothing new.
  */
 import { randomUUID } from 'crypto';
 

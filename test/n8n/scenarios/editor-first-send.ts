@@ -1,6 +1,6 @@
 /**
  * The first thing a user does (n8n 2.x editor only: its selectors are 2.x's), each with a new
- * Send Text's defaults (version 2: Skip Repeats Within on, a pause between messages):
+ * Send Text's defaults (Skip Repeats Within on, a pause between messages):
  * - a lone Send Text, the only node of its workflow, run with its panel's "Execute step" (a start
  *   node: n8n gives it no source data) sends;
  * - a Send Text behind a Manual Trigger, run with "Execute workflow", sends;
@@ -98,9 +98,15 @@ export async function editorFirstSendSends(t: ScenarioContext): Promise<void> {
 			await openNodePanel(page, 'Send Text');
 			await page.getByTestId('node-execute-button').first().click();
 			await page.getByTestId('node-run-status-success').first().waitFor({ timeout: 90_000 });
-			const loneOutput = (
-				(await page.getByTestId('output-panel').first().textContent()) ?? ''
-			).replace(/\s+/g, ' ');
+			// The run's status shows before the output table is drawn: read until it is.
+			let loneOutput = '';
+			for (let i = 0; i < 20 && !/sent\W+true/.test(loneOutput); i++) {
+				if (i > 0) await page.waitForTimeout(500);
+				loneOutput = ((await page.getByTestId('output-panel').first().textContent()) ?? '').replace(
+					/\s+/g,
+					' ',
+				);
+			}
 			await s.screenshot('editor-lone-send-text');
 
 			await openWorkflow(page, srv, manual.id);

@@ -1,28 +1,25 @@
 /**
- * The editor shows Skip Repeats Within (n8n 2.x only: the selectors are 2.x's): in a Messaging
- * node of version 2 and in one saved with version 1, Options → Add option lists "Skip Repeats
- * Within (Hours)" and "Idempotency Key"; added, Skip Repeats Within shows 8 and its hint.
+ * The editor shows Skip Repeats Within (n8n 2.x only: the selectors are 2.x's): in a Send Text,
+ * Options → Add option lists "Skip Repeats Within (Hours)" and "Idempotency Key" and one delay,
+ * Delay Between Messages; added, Skip Repeats Within shows 8 and its hint. A read (Number →
+ * Check) offers Delay Between Requests and none of the send options.
  * Screenshot: docs/.images/messaging-skip-repeats.png (written with --doc-images).
  */
 import { closeNodePanel, docImage, openNodePanel, openWorkflow, withEditor } from '../editor';
 import { NODE_TYPES, log, type ScenarioContext } from '../lib';
 
-const NEW_OPTIONS = ['Skip Repeats Within (Hours)', 'Idempotency Key'];
+const SEND_OPTIONS = ['Skip Repeats Within (Hours)', 'Idempotency Key'];
+const SEND_TEXT = 'Send Text';
+const CHECK_NUMBER = 'Check Number';
 
-function sendText(name: string, typeVersion: number, x: number, credential: unknown) {
+function messagingNode(name: string, x: number, parameters: object, credential: unknown) {
 	return {
-		id: `send-text-v${typeVersion}`,
+		id: name.toLowerCase().replace(/ /g, '-'),
 		name,
 		type: NODE_TYPES.messaging,
-		typeVersion,
+		typeVersion: 1,
 		position: [x, 0],
-		parameters: {
-			resource: 'message',
-			operation: 'sendText',
-			phone: '+62 812-8877-6713',
-			text: 'Your order is ready',
-			options: {},
-		},
+		parameters: { ...parameters, options: {} },
 		credentials: { messagingRateApi: credential },
 	};
 }
@@ -40,18 +37,33 @@ export async function editorShowsSkipRepeatsWithin(t: ScenarioContext): Promise<
 		active: false,
 		settings: {},
 		nodes: [
-			sendText('Send Text (version 2)', 2, 0, { ...t.credential }),
-			sendText('Send Text (version 1)', 1, 300, { ...t.credential }),
+			messagingNode(
+				SEND_TEXT,
+				0,
+				{
+					resource: 'message',
+					operation: 'sendText',
+					phone: '+62 812-8877-6713',
+					text: 'Your order is ready',
+				},
+				{ ...t.credential },
+			),
+			messagingNode(
+				CHECK_NUMBER,
+				300,
+				{ resource: 'number', operation: 'check', phone: '+62 812-8877-6713' },
+				{ ...t.credential },
+			),
 		],
 		connections: {},
 	});
-	const seen = await report.timed('editor: the Options of Send Text, version 2 and version 1', () =>
+	const seen = await report.timed('editor: the Options of Send Text and of Number → Check', () =>
 		withEditor(srv, async (s) => {
 			const { page } = s;
 			await openWorkflow(page, srv, created.id);
 			const listed: Record<string, string[]> = {};
 			let shown = { value: '', description: '' };
-			for (const name of ['Send Text (version 1)', 'Send Text (version 2)']) {
+			for (const name of [CHECK_NUMBER, SEND_TEXT]) {
 				await openNodePanel(page, name);
 				// The Options collection's "Add option" select (n8n 2.x: data-test-id collection-parameter-add).
 				await page.getByTestId('collection-parameter-add').first().click();
@@ -63,7 +75,7 @@ export async function editorShowsSkipRepeatsWithin(t: ScenarioContext): Promise<
 							.filter((e) => (e as HTMLElement).offsetParent !== null)
 							.map((e) => (e.textContent ?? '').trim()),
 					);
-				if (name === 'Send Text (version 2)') {
+				if (name === SEND_TEXT) {
 					await page
 						.locator('.el-select-dropdown__item')
 						.filter({ hasText: 'Skip Repeats Within (Hours)', visible: true })
@@ -88,19 +100,21 @@ export async function editorShowsSkipRepeatsWithin(t: ScenarioContext): Promise<
 			return { listed, shown, errors: s.errors };
 		}),
 	);
-	for (const [name, options] of Object.entries(seen.listed))
-		report.check(
-			`editor: ${name}: Options → Add option lists ${NEW_OPTIONS.join(' and ')}`,
-			NEW_OPTIONS.every((option) => options.includes(option)),
-			options,
-		);
-	const delays = (name: string) =>
-		(seen.listed[name] ?? []).filter((option) => option.startsWith('Delay Between'));
+	const sendOptions = seen.listed[SEND_TEXT] ?? [];
+	const checkOptions = seen.listed[CHECK_NUMBER] ?? [];
+	const delays = (options: string[]) =>
+		options.filter((option) => option.startsWith('Delay Between'));
 	report.check(
-		'editor: a version 2 Send Text offers one delay (Delay Between Messages); version 1 keeps both',
-		JSON.stringify(delays('Send Text (version 2)')) === '["Delay Between Messages"]' &&
-			delays('Send Text (version 1)').length === 2,
-		{ v2: delays('Send Text (version 2)'), v1: delays('Send Text (version 1)') },
+		`editor: Send Text: Options → Add option lists ${SEND_OPTIONS.join(' and ')}`,
+		SEND_OPTIONS.every((option) => sendOptions.includes(option)),
+		sendOptions,
+	);
+	report.check(
+		'editor: Send Text offers one delay (Delay Between Messages); Number → Check offers Delay Between Requests and no send option',
+		JSON.stringify(delays(sendOptions)) === '["Delay Between Messages"]' &&
+			JSON.stringify(delays(checkOptions)) === '["Delay Between Requests (Ms)"]' &&
+			!SEND_OPTIONS.some((option) => checkOptions.includes(option)),
+		{ sendText: delays(sendOptions), check: checkOptions },
 	);
 	report.check(
 		'editor: Skip Repeats Within (Hours), once added, shows 8 and its hint under it',

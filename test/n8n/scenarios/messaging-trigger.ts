@@ -135,7 +135,7 @@ export async function messagingTriggerUnderStart(t: ScenarioContext): Promise<vo
 		sum,
 	);
 
-	// A gateway that writes latin1 and says so: the version 1 trigger reads it in that charset.
+	// A gateway that writes latin1 and says so: the trigger reads it in that charset.
 	const t1 = new Date();
 	const latin1 = await sb.deliverIncoming({
 		type: 'text',
@@ -157,7 +157,7 @@ export async function messagingTriggerUnderStart(t: ScenarioContext): Promise<vo
 		(await getExecution(srv, latin1Exec.id)).data?.resultData.runData[trig.name]?.[0]?.data
 			?.main?.[0]?.[0]?.json ?? {};
 	report.check(
-		'a latin1 body (charset=latin1) reaches the version 1 trigger as written: José, Olá, São Paulo',
+		'a latin1 body (charset=latin1) reaches the trigger as written: José, Olá, São Paulo',
 		latin1.status === 200 &&
 			latin1Item.senderName === 'José' &&
 			latin1Item.text === 'Olá, São Paulo',

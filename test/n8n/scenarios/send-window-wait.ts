@@ -1,7 +1,7 @@
 /**
  * Message → Wait for Send Window under `n8n start`, with a window that opens about two minutes
- * after the run starts: Webhook → Split Out → Wait for Send Window → Send Text (version 2, Send
- * Only Between the same window). The execution shows as "waiting" and nothing is sent; n8n is
+ * after the run starts: Webhook → Split Out → Wait for Send Window → Send Text (its defaults,
+ * Send Only Between the same window). The execution shows as "waiting" and nothing is sent; n8n is
  * restarted during the wait; the execution is still waiting after the restart, n8n's wait
  * tracker resumes it by itself after the opening (it looks once a minute), and Send Text sends
  * every message once, none before the opening.

@@ -1,8 +1,9 @@
 /**
- * A new (version 2) Messaging Trigger under `n8n start`, with nothing set but the account number:
- * activation registers n8n's URL with a generated secret, a post without it is refused, one message
- * delivered twice (the same uuid) starts one execution, the workflow's static data holds no
- * secret, and deactivation puts the account's previous webhook back.
+ * A new Messaging Trigger under `n8n start`, with nothing set but the account number (its
+ * defaults: Verification → Generated Secret, Ignore Own Messages on): activation registers n8n's
+ * URL with a generated secret, a post without it is refused, a message from the account's own
+ * number starts nothing, one message delivered twice (the same uuid) starts one execution, the
+ * workflow's static data holds no secret, and deactivation puts the account's previous webhook back.
  */
 import { randomUUID } from 'crypto';
 
@@ -14,15 +15,15 @@ import {
 	type WorkflowJson,
 } from '../lib';
 
-const WORKFLOW_ID = 'E2eMsgTriggerV2';
+const WORKFLOW_ID = 'E2eTriggerDflts';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function messagingTriggerV2GeneratedSecretOnce(t: ScenarioContext): Promise<void> {
+export async function messagingTriggerDefaults(t: ScenarioContext): Promise<void> {
 	const { report, server: srv, sandbox: sb } = t;
 	const webhookId = randomUUID();
 	const workflow = {
 		id: WORKFLOW_ID,
-		name: 'E2E: Messaging Trigger version 2 defaults',
+		name: 'E2E: Messaging Trigger defaults',
 		active: false,
 		nodes: [
 			{
@@ -43,12 +44,10 @@ export async function messagingTriggerV2GeneratedSecretOnce(t: ScenarioContext):
 	const account = () => sb.accounts().find((a) => a.clientId === t.account.clientId)!;
 	const prodUrl = srv.webhookUrl(`${webhookId}/webhook`);
 
-	await report.timed('activate a version 2 Messaging Trigger', () =>
-		srv.activateWorkflow(WORKFLOW_ID),
-	);
+	await report.timed('activate a new Messaging Trigger', () => srv.activateWorkflow(WORKFLOW_ID));
 	const registered = account().whatsappWebhook ?? '';
 	report.check(
-		"version 2: the account holds n8n's URL with a generated secret (?token=<43 chars>)",
+		"defaults: the account holds n8n's URL with a generated secret (?token=<43 chars>)",
 		/^.+\?token=[\w-]{43}$/.test(registered) && registered.startsWith(prodUrl),
 		{
 			registered,
@@ -62,9 +61,20 @@ export async function messagingTriggerV2GeneratedSecretOnce(t: ScenarioContext):
 		body: JSON.stringify({ params: { message: 'forged' } }),
 	});
 	report.check(
-		'version 2: a post without the generated secret is answered 401',
+		'defaults: a post without the generated secret is answered 401',
 		bare.status === 401,
 		{ status: bare.status, body: await bare.text() },
+	);
+
+	// A message the account itself wrote (an auto-reply) must not start the workflow again.
+	const own = await sb.deliverIncoming({
+		message: 'Thanks, we got your message',
+		sender: `${t.account.number}@c.us`,
+	});
+	report.check(
+		"defaults: a message from the account's own number is answered 200, ignored",
+		own.status === 200 && /sent by the account's own number/.test(own.body),
+		{ status: own.status, body: own.body },
 	);
 
 	const t0 = new Date(Date.now() - 1000);
@@ -91,7 +101,7 @@ export async function messagingTriggerV2GeneratedSecretOnce(t: ScenarioContext):
 	await sleep(3000);
 	const executions = await listExecutions(srv, { workflowId: WORKFLOW_ID });
 	report.check(
-		'one message delivered twice started one execution',
+		"one message delivered twice started one execution (and the account's own message none)",
 		executions.length === 1,
 		executions.map((e) => `${e.id}:${e.status}`),
 	);
@@ -107,7 +117,7 @@ export async function messagingTriggerV2GeneratedSecretOnce(t: ScenarioContext):
 		saved.staticData,
 	);
 
-	await report.timed('deactivate the version 2 trigger', () => srv.deactivateWorkflow(WORKFLOW_ID));
+	await report.timed('deactivate the trigger', () => srv.deactivateWorkflow(WORKFLOW_ID));
 	report.check(
 		'deactivation put the previous webhook back',
 		account().whatsappWebhook === t.account.previousWebhook,
