@@ -38,7 +38,7 @@ const mostInAnyWindow = (times: number[], periodMs: number) =>
 	Math.max(...times.map((t) => times.filter((s) => s > t - periodMs && s <= t).length));
 
 describe('Delay Between Messages', () => {
-	it('version 2 waits 2–6 s, drawn anew for each message, and not before the first', async () => {
+	it('waits 2–6 s by default, drawn anew for each message, and not before the first', async () => {
 		const run = await runMessaging(sandbox, mappedSendText(), orderItems(12));
 		expect(run.error).toBeUndefined();
 		const between = gaps(sendTimes());
