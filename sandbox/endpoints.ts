@@ -483,19 +483,33 @@ export interface OperationRequest {
 	fault?: FiredFault;
 }
 
-/** Validates in wire order (params, bearer, credentials), then runs the handler. */
-export async function runOperation(
-	op: Operation,
-	request: OperationRequest,
-	state: SandboxState,
-	options: ResolvedOptions,
-): Promise<unknown> {
+/** Validates in wire order (params, bearer, credentials). */
+function checkRequest(op: Operation, request: OperationRequest, state: SandboxState) {
 	const params = checkParams(op.params, request.params);
 	const token =
 		op.auth === 'bearer' ? checkBearer(state, op.group, request.bearerToken) : undefined;
 	const account = checkCredentials(op, state, params);
 	// Tokens belong to one client: another client's token is as good as none.
 	if (token && token.clientId !== account?.clientId) throw unauthorized('Invalid token');
+	return { params, account };
+}
+
+/** Validates, then runs the handler. */
+export async function runOperation(
+	op: Operation,
+	request: OperationRequest,
+	state: SandboxState,
+	options: ResolvedOptions,
+): Promise<unknown> {
+	let checked: { params: Record<string, unknown>; account?: AccountState };
+	try {
+		checked = checkRequest(op, request, state);
+	} catch (error) {
+		if (request.fault && ERROR_AFTER_PROCESSING[request.fault.kind])
+			request.fault.refusedFirst = true;
+		throw error;
+	}
+	const { params, account } = checked;
 	const result = await op.handle({ params, account, state, options, fault: request.fault });
 	const after = request.fault && ERROR_AFTER_PROCESSING[request.fault.kind];
 	if (!after) return result;

@@ -65,6 +65,8 @@ export interface FaultTarget {
 export interface FiredFault {
 	kind: FaultKind;
 	rule: FaultRule;
+	/** An error-after-processing fault whose request was refused first (an expired token) never applies. */
+	refusedFirst?: boolean;
 }
 
 /** The params.method of every send (the rows of the API table marked `sends`). */

@@ -332,6 +332,7 @@ async function decideOutcome(core: Core, entry: RequestLogEntry, body: Buffer): 
 		return answerForFault(core, fired, bearerToken, params);
 
 	const outcome = await processOperation(core, route.candidates, params, bearerToken, fired);
+	if (fired?.refusedFirst) delete entry.fault;
 	if (fired?.kind === 'dropAfterProcessing') return { kind: 'drop' };
 	// The caller drops the answer if the client gave up while we waited.
 	if (fired?.kind === 'slow') await core.delays.wait(fired.rule.delayMs ?? DEFAULT_SLOW_MS);

@@ -719,6 +719,16 @@ describe('faults', () => {
 		},
 	);
 
+	it('an error after processing does not apply to a request refused first', async () => {
+		const token = await waToken();
+		sandbox.expireTokens();
+		sandbox.addFaults([{ kind: 'rpcErrorAfterProcessing', match: { rpcMethod: 'sendMessage' } }]);
+		const reply = await sendMessage(token);
+		expect(reply.json.error.code).toBe(100);
+		expect(sandbox.ledger()).toHaveLength(0);
+		expect(sandbox.requests().at(-1)?.fault).toBeUndefined();
+	});
+
 	it('slow answers after the delay', async () => {
 		const token = await waToken();
 		sandbox.addFaults([{ kind: 'slow', delayMs: 300 }]);
