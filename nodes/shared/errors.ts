@@ -70,15 +70,17 @@ export interface ErrorContext {
 	action?: string;
 }
 
+export const messageOf = (error: unknown): string =>
+	error instanceof Error ? error.message : String(error);
+
 export function toNodeError(
 	node: INode,
 	error: unknown,
 	{ itemIndex, action }: ErrorContext = {},
 ): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	const said = error instanceof Error ? error.message : String(error);
 	const message = [
-		action ? `Could not ${action}: ${said}` : said,
+		action ? `Could not ${action}: ${messageOf(error)}` : messageOf(error),
 		itemIndex !== undefined ? itemLabel(itemIndex) : '',
 	]
 		.filter(Boolean)

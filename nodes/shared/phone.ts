@@ -1,13 +1,11 @@
 import type { CountryCode, PhoneNumber } from 'libphonenumber-js/max';
 
 import { shown } from './errors';
-import { onFirstUse } from './onFirstUse';
 import { MemoryTable } from './store';
 
-const phoneNumbers = onFirstUse(
-	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
-	() => require('libphonenumber-js/max') as typeof import('libphonenumber-js/max'),
-);
+const phoneNumbers = () =>
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: start-up (CONTRIBUTING)
+	require('libphonenumber-js/max') as typeof import('libphonenumber-js/max');
 
 // Bare digits with a Default Country are read both ways (a spreadsheet turns 0812… into 812…, also
 // a +81 number): the one valid reading, else the one mobile one, else refused with both.
@@ -28,7 +26,8 @@ const MAX_PHONE_TEXT = 64;
 const MAX_CACHED_INPUT = 40;
 const recent = new MemoryTable<string>(256 * 1024, (phone) => 2 * phone.length);
 
-const countries = onFirstUse((): ReadonlySet<string> => new Set(phoneNumbers().getCountries()));
+let countryCodes: ReadonlySet<string> | undefined;
+const countries = () => (countryCodes ??= new Set(phoneNumbers().getCountries()));
 
 const FORMATTING = /[\s().\-/]/g;
 

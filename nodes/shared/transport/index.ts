@@ -2,8 +2,7 @@ import { createHash } from 'crypto';
 import type { buildConnector, Dispatcher } from 'undici';
 
 import { abortReason, clock } from '../clock';
-import { environment } from '../environment';
-import { onFirstUse } from '../onFirstUse';
+import { environment } from '../store';
 import { TokenCache, tokenExpiry, type ApiCredentials, type Token } from './credentials';
 import {
 	buildBody,
@@ -444,10 +443,8 @@ class Stop {
 	}
 }
 
-const undici = onFirstUse(
-	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
-	() => require('undici') as typeof import('undici'),
-);
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: start-up (CONTRIBUTING)
+const undici = () => require('undici') as typeof import('undici');
 
 // One dispatcher per TLS setting and proxy environment, shared by the process, so the cap on
 // sockets per origin holds whatever the parallelism.
