@@ -140,8 +140,7 @@ export function errorItemJson(error: NodeApiError | NodeOperationError): JsonObj
 		details.description = error.description;
 	const notAttempted = error instanceof NotAttemptedError;
 	details.kind = apiError ? apiError.kind : notAttempted ? 'not-attempted' : 'input';
-	if (notAttempted) details.notAttempted = true;
-	if (error instanceof NotAttemptedError) Object.assign(details, error.itemDetails);
+	if (notAttempted) Object.assign(details, { notAttempted: true }, error.itemDetails);
 	if (apiError) {
 		if (apiError.httpStatus !== undefined) details.httpStatus = apiError.httpStatus;
 		if (apiError.serverMessage !== undefined) details.serverMessage = apiError.serverMessage;

@@ -144,12 +144,8 @@ function asWritten(input: string, text: string, country: CountryCode | undefined
 	} catch (error) {
 		// libphonenumber-js's error codes: INVALID_COUNTRY, NOT_A_NUMBER, TOO_SHORT, TOO_LONG, INVALID_LENGTH.
 		const reason = error instanceof Error ? error.message : '';
-		if (reason === 'INVALID_COUNTRY') {
-			if (/^(\+|00)/.test(text)) return { problem: `has an unknown country code: ${shown(input)}` };
-			return {
-				problem: `has no country code: ${shown(input)}. Write it with its country code (e.g. +62…) or set the "Default Country" option`,
-			};
-		}
+		if (reason === 'INVALID_COUNTRY' && /^(\+|00)/.test(text))
+			return { problem: `has an unknown country code: ${shown(input)}` };
 		return { problem: lengthProblem(input, reason) };
 	}
 }
@@ -157,12 +153,7 @@ function asWritten(input: string, text: string, country: CountryCode | undefined
 function asInternational(input: string, bare: string): PhoneResult {
 	const parsed = tryParse(`+${bare}`);
 	if (parsed?.isPossible()) return { phone: digitsOf(parsed) };
-	const reason = phoneNumbers().validatePhoneNumberLength(`+${bare}`);
-	if (reason === 'INVALID_COUNTRY')
-		return {
-			problem: `has no country code: ${shown(input)}. Write it with its country code (e.g. +62…) or set the "Default Country" option`,
-		};
-	return { problem: lengthProblem(input, reason) };
+	return { problem: lengthProblem(input, phoneNumbers().validatePhoneNumberLength(`+${bare}`)) };
 }
 
 function eitherReading(input: string, bare: string, country: CountryCode): PhoneResult {
@@ -243,6 +234,8 @@ function digitsOf(number: PhoneNumber): string {
 }
 
 function lengthProblem(input: string, reason: string | undefined): string {
+	if (reason === 'INVALID_COUNTRY')
+		return `has no country code: ${shown(input)}. Write it with its country code (e.g. +62…) or set the "Default Country" option`;
 	if (reason === 'TOO_SHORT') return `is too short to be a phone number: ${shown(input)}`;
 	if (reason === 'TOO_LONG') return `is too long to be a phone number: ${shown(input)}`;
 	if (reason === 'INVALID_LENGTH')

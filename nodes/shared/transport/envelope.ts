@@ -32,12 +32,8 @@ const NEW_TOKEN = 'retried once, with a new token';
 const NOT_SENT = 'certainly not sent';
 const MAYBE = 'may have been delivered';
 
-/**
- * What each answer to a write (a POST: a send, Account → Update) shows the gateway did. Only an
- * answer showing it did not act retries the write or has it count as certainly not sent; after
- * any other it may have been done. The retries, `deliveryUnknown`, the token's renewal and the
- * table in docs/delivery-and-scale.md read this one.
- */
+// What each answer to a write (a POST) shows the gateway did: only one showing it did not act
+// retries the write or counts it as certainly not sent (the table in docs/delivery-and-scale.md).
 export const WRITE_ANSWERS = {
 	notWritten: ['A refused connection, or a request never handed to a connected socket', RETRIED],
 	tooManyRequests: ['HTTP 429', RETRIED],
@@ -139,8 +135,8 @@ export interface Answer {
 }
 
 type Fields = Record<string, unknown>;
-const asFields = (value: unknown): Fields | undefined =>
-	value !== null && typeof value === 'object' ? (value as Fields) : undefined;
+const asFields = (value: unknown) =>
+	value && typeof value === 'object' ? (value as Fields) : undefined;
 const numeric = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
 /** The result of a JSON-RPC answer, or an ApiError with the server's words, redacted. */
@@ -332,9 +328,8 @@ export function statusText(status: number): string {
 	return STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : '';
 }
 
-// Secrets are redacted by value, in the forms a server writes a string back in and only those, and
-// by key (a field named like a credential, so that a token the package never saw is too). The
-// forms, and why short secrets count only as whole values: docs/security.md.
+// Secrets are redacted by value, in the forms a server writes a string back in, and by key (a
+// token the package never saw): docs/security.md.
 
 export const REDACTED = '[redacted]';
 
@@ -483,10 +478,8 @@ export function redact(text: string, secrets: Iterable<string | undefined>): str
 	return new Redactor(secrets).text(text);
 }
 
-// The usage limit (Account → Get Usage Limit)
-
-// Seen on the older route: `{"block": <bool>, "block_limit": <int>}`, sometimes `limit_qty`, read
-// as the count used (as the sandbox models it). What is not given is null, never invented.
+// The usage limit (Account → Get Usage Limit), seen as `{"block": <bool>, "block_limit": <int>}`
+// and sometimes `limit_qty`, read as the count used. What is not given is null, never invented.
 export interface UsageLimit {
 	blocked: boolean;
 	limit: number | null;
@@ -496,9 +489,8 @@ export interface UsageLimit {
 }
 
 export function readUsageLimit(result: unknown): UsageLimit {
-	const answer = (result && typeof result === 'object' ? result : {}) as IDataObject;
-	const source =
-		answer.message && typeof answer.message === 'object' ? (answer.message as IDataObject) : answer;
+	const answer = asFields(result) ?? {};
+	const source = asFields(answer.message) ?? answer;
 	const limit = firstNumber(source, ['block_limit', 'limit', 'blockLimit', 'max', 'quota']);
 	const used = firstNumber(source, ['limit_qty', 'used', 'sent', 'count', 'usage']);
 	const stated = firstBoolean(source, ['block', 'blocked', 'is_blocked', 'isBlocked']);
@@ -515,7 +507,7 @@ export function usageLimitJson(result: unknown): IDataObject {
 	return { ...readUsageLimit(result), response: (result ?? null) as IDataObject };
 }
 
-function firstNumber(source: IDataObject, keys: string[]): number | null {
+function firstNumber(source: Fields, keys: string[]): number | null {
 	for (const key of keys) {
 		const value = source[key];
 		// Number('') and Number(' ') are 0: a blank text says no number.
@@ -525,7 +517,7 @@ function firstNumber(source: IDataObject, keys: string[]): number | null {
 	return null;
 }
 
-function firstBoolean(source: IDataObject, keys: string[]): boolean | undefined {
+function firstBoolean(source: Fields, keys: string[]): boolean | undefined {
 	for (const key of keys) {
 		const value = source[key];
 		if (typeof value === 'boolean') return value;

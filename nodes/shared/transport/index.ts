@@ -74,12 +74,12 @@ function retryDelayMs(retry: number, policy: RetryPolicy, retryAfterSeconds?: nu
 	return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
-function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+function parseRetryAfter(value: string | undefined): number | undefined {
 	if (!value) return undefined;
 	const seconds = Number(value);
 	if (Number.isFinite(seconds) && seconds >= 0) return seconds;
 	const date = Date.parse(value);
-	return Number.isFinite(date) ? Math.max(0, (date - now) / 1000) : undefined;
+	return Number.isFinite(date) ? Math.max(0, (date - Date.now()) / 1000) : undefined;
 }
 
 /** A slow uplink's pace: the limit bounds uploads without failing honest ones. */
@@ -125,7 +125,6 @@ export class ApiClient {
 		this.credentialKey = `${credentials.baseUrl}|${credentials.clientId}|${secretHash.slice(0, 16)}`;
 	}
 
-	/** The transport knows no n8n node: toNodeError (nodes/shared/errors.ts) converts its errors. */
 	async call(
 		endpoint: Endpoint,
 		params: Record<string, ParamValue> = {},
@@ -288,7 +287,6 @@ export class ApiClient {
 		let sent = false;
 		const request = this.exchange(endpoint, body, token, limitMs, stop, () => (sent = true));
 		try {
-			// Settles at the abort even while undici still waits for a socket (it then drops the request).
 			return await new Promise<Answer>((resolve, reject) => {
 				stop.addEventListener('abort', () => reject(stop.reason));
 				if (stop.aborted) reject(stop.reason);
@@ -304,7 +302,6 @@ export class ApiClient {
 		}
 	}
 
-	/** One request and its answer, read up to the size cap. */
 	private async exchange(
 		endpoint: Endpoint,
 		body: RequestBody,
@@ -326,7 +323,6 @@ export class ApiClient {
 		this.dispatcher ??= dispatcherFor(allowUnauthorizedCerts, connectTimeoutMs);
 		let url = this.targets.get(endpoint.path);
 		if (!url) this.targets.set(endpoint.path, (url = new URL(`${baseUrl}${endpoint.path}`)));
-		const isWrite = endpoint.httpMethod === 'POST';
 		const options: Dispatcher.RequestOptions & { onSent?: () => void } = {
 			origin: url.origin,
 			path: `${url.pathname}${url.search}`,
@@ -339,7 +335,7 @@ export class ApiClient {
 			headersTimeout: limitMs,
 			bodyTimeout: limitMs,
 			signal: stop as unknown as AbortSignal,
-			onSent: isWrite ? onSent : undefined,
+			onSent: endpoint.httpMethod === 'POST' ? onSent : undefined,
 		};
 		const response = await this.dispatcher.request(options);
 		const { statusCode: status, headers: said } = response;
@@ -418,8 +414,7 @@ export class ApiClient {
 	}
 }
 
-// An AbortController per attempt, with undici listening on it, was a visible share of a send's CPU;
-// undici takes any object with `addEventListener`, `aborted` and `reason` as its signal.
+// Lighter than an AbortController per attempt (CONTRIBUTING: Facts); undici takes it as a signal.
 class Stop {
 	reason: unknown;
 	private listeners: Array<() => void> = [];
@@ -503,8 +498,7 @@ function poolFailingFast(origin: string | URL, options: object): Dispatcher {
 }
 
 // `onSent` runs when undici binds the request to a socket (`onConnect`), before a byte is written:
-// error codes cannot tell if a request left, so a write's retry rests on this. No `compose`: it
-// wraps every handler twice more.
+// error codes cannot tell if a request left, so a write's retry rests on this (CONTRIBUTING: Facts).
 function tellingSent(dispatcher: Dispatcher): Dispatcher {
 	const dispatch: Dispatcher['dispatch'] = (options, handler) => {
 		const onSent = (options as { onSent?: () => void }).onSent;
