@@ -142,7 +142,6 @@ function asWritten(input: string, text: string, country: CountryCode | undefined
 			};
 		return { phone: digitsOf(parsed) };
 	} catch (error) {
-		// libphonenumber-js's error codes: INVALID_COUNTRY, NOT_A_NUMBER, TOO_SHORT, TOO_LONG, INVALID_LENGTH.
 		const reason = error instanceof Error ? error.message : '';
 		if (reason === 'INVALID_COUNTRY' && /^(\+|00)/.test(text))
 			return { problem: `has an unknown country code: ${shown(input)}` };

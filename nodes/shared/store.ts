@@ -77,7 +77,6 @@ export class QueueRedisState {
 				? await command(keys.length, ...keys, ...args)
 				: await command(...keys, ...args);
 		};
-		// Shared state knows no n8n node: its callers fail their items (or answer the request) with it.
 		return await call().catch((error: unknown) => {
 			throw new SharedStateUnavailable(`${this.where} did not answer: ${redisFailure(error)}`);
 		});

@@ -5,7 +5,7 @@ import { clock } from '../../shared/clock';
 import { itemList, shown } from '../../shared/errors';
 import type { RunContext } from '../../shared/execution/operationRun';
 
-// Send Only Between: the hours in which a message may go out, for a send (pacing.ts) and for
+// Send Only Between: the hours in which a message may go out, for a send (sending.ts) and for
 // Wait for Send Window. Time-zone arithmetic is Luxon's, daylight saving included.
 
 export interface SendWindow {

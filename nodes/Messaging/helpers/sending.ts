@@ -22,11 +22,7 @@ export type SendSettings = RepeatSettings & {
 	stopAtUsageLimit: boolean;
 };
 
-/**
- * Every message's way out, for one run: each item is identified when it is checked, then sent,
- * top to bottom: a known repeat is skipped at once; then the pause, the send window and the
- * account cap; the claim; the usage limit; the request; the claim settled.
- */
+/** Every message's way out: identified at the check, then sent top to bottom in `send()`. */
 export class Sender {
 	private readonly pacer: SendPacer;
 	private repeats: Repeats | undefined;
@@ -85,12 +81,10 @@ export class Sender {
 		return { json: describe({ ...fields, sentAt, waitedMs, response }) };
 	}
 
-	/** After every item was checked, before the first send: items the run must not send. */
 	async refusals(): Promise<Map<number, NodeOperationError>> {
 		return (await this.repeats?.refusals()) ?? new Map();
 	}
 
-	/** At the end of the run, stopped or not: its hints. */
 	async finish(): Promise<void> {
 		this.pacer.finish();
 		await this.repeats?.finish();

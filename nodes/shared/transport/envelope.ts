@@ -460,7 +460,6 @@ export class Redactor {
 	private walk(value: unknown, depth: number): unknown {
 		if (typeof value === 'string') return this.text(value);
 		if (value === null || typeof value !== 'object') return value;
-		// No answer of this API nests this deep; what lies below could not be checked, so it is not passed on.
 		if (depth > MAX_DEPTH) return '[nested too deep]';
 		if (Array.isArray(value)) return value.map((v) => this.walk(v, depth + 1));
 		const out: Record<string, unknown> = {};
