@@ -62,7 +62,9 @@ export class QueueRedisState {
 	}
 
 	get where(): string {
-		return `n8n's queue Redis (${describeQueueRedis(this.settings)})`;
+		const { clusterNodes, host, port, db } = this.settings;
+		const nodes = clusterNodes.map((node) => `${node.host}:${node.port}`);
+		return `n8n's queue Redis (${nodes.length ? `cluster ${nodes.join(',')}` : `${host}:${port}`}, database ${db})`;
 	}
 
 	/** Every key of a scope has the same hash tag, so one script may touch several on a cluster. */
@@ -147,13 +149,6 @@ function queueRedisSettings(env: NodeJS.ProcessEnv): QueueRedisSettings {
 			}),
 		dualStack: flag('DUALSTACK', false),
 	};
-}
-
-function describeQueueRedis(settings: QueueRedisSettings): string {
-	const where = settings.clusterNodes.length
-		? `cluster ${settings.clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`
-		: `${settings.host}:${settings.port}`;
-	return `${where}, database ${settings.db}`;
 }
 
 function clientOptions(settings: QueueRedisSettings): RedisOptions {

@@ -1,4 +1,4 @@
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime, IANAZone, Info } from 'luxon';
 import { NodeOperationError, type IDataObject, type INodeProperties } from 'n8n-workflow';
 
 import { clock } from '../../shared/clock';
@@ -19,15 +19,10 @@ export interface SendWindow {
 
 export type WindowState = { open: true; closesAt: number } | { open: false; opensAt: number };
 
-const WEEKDAYS: Array<[string, string]> = [
-	['Monday', 'mon'],
-	['Tuesday', 'tue'],
-	['Wednesday', 'wed'],
-	['Thursday', 'thu'],
-	['Friday', 'fri'],
-	['Saturday', 'sat'],
-	['Sunday', 'sun'],
-];
+/** Monday … Sunday, as Luxon numbers them from 1, with the short form the Days field stores. */
+const WEEKDAYS = Info.weekdays('long', { locale: 'en' }).map(
+	(name) => [name, name.slice(0, 3).toLowerCase()] as const,
+);
 
 export function sendWindowFields(): INodeProperties[] {
 	return [
