@@ -110,21 +110,19 @@ export function toNodeError(
 /** Kept back without a request: running the item again cannot send it twice. */
 export class NotAttemptedError extends NodeOperationError {
 	readonly notAttempted = true;
-	/** What the item needs to be sent later (Send Only Between: `nextWindowOpensAt`). */
-	itemDetails: JsonObject | undefined;
 
 	constructor(
 		node: INode,
 		message: string,
 		itemIndex: number,
 		description: string,
-		itemDetails?: JsonObject,
+		/** What the item needs to be sent later (Send Only Between: `nextWindowOpensAt`). */
+		readonly itemDetails?: JsonObject,
 	) {
 		super(node, message, {
 			itemIndex,
 			description: `${description} This item was not attempted (no request was made), so running it again cannot send it twice.`,
 		});
-		this.itemDetails = itemDetails;
 	}
 }
 

@@ -15,12 +15,9 @@ export function environment(): NodeJS.ProcessEnv {
 
 /** `NAME`, else the file `NAME_FILE` names (Docker secrets), read as @n8n/config's readEnv does. */
 function envSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
-	let value = env[name];
 	const file = env[`${name}_FILE`];
-	if (value === undefined && file) value = readFileSync(file, 'utf8');
-	if (value === undefined) return undefined;
-	const trimmed = value.trim();
-	return /^(['"]).*\1$/s.test(trimmed) ? trimmed.slice(1, -1) : trimmed;
+	const trimmed = (env[name] ?? (file ? readFileSync(file, 'utf8') : undefined))?.trim();
+	return trimmed && /^(['"]).*\1$/s.test(trimmed) ? trimmed.slice(1, -1) : trimmed;
 }
 
 type SharedState = { readonly kind: 'memory'; readonly where: string } | QueueRedisState;
