@@ -23,30 +23,9 @@ import {
 	type Answer,
 } from './envelope';
 
-export {
-	CredentialError,
-	parseCredentials,
-	TokenCache,
-	type ApiCredentials,
-	type StoredCredentials,
-} from './credentials';
-export {
-	describeEndpoint,
-	endpoints,
-	tokenEndpoint,
-	type ApiGroup,
-	type DataUriParam,
-	type Endpoint,
-} from './endpoints';
-export {
-	ApiError,
-	REDACTED,
-	Redactor,
-	redact,
-	readUsageLimit,
-	statusText,
-	usageLimitJson,
-} from './envelope';
+export * from './credentials';
+export * from './endpoints';
+export * from './envelope';
 
 // A read is retried on any transient failure; a write only when the answer shows the server did
 // not act on it (WRITE_ANSWERS): undici never handed it to a socket, or the server said 429.
