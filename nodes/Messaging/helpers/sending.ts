@@ -10,7 +10,7 @@ import {
 	type QueueRedisState,
 	type RedisScript,
 } from '../../shared/store';
-import { endpoints, readUsageLimit } from '../../shared/transport';
+import { endpoints, readUsageLimit, type UsageLimit } from '../../shared/transport';
 import { Repeats, type RepeatSettings, type SendIdentity } from './idempotency';
 import { describeWindow, windowState, type SendWindow, type WindowProblem } from './sendWindow';
 
@@ -128,12 +128,7 @@ function sendResultJson(result: unknown, phone: string): IDataObject {
 	};
 }
 
-interface Allowance {
-	remaining: number | null;
-	limit: number | null;
-	used: number | null;
-	granted: number;
-}
+type Allowance = Omit<UsageLimit, 'blocked'> & { granted: number };
 
 function usageLimitReached(
 	run: RunContext<unknown>,

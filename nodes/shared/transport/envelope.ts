@@ -20,11 +20,9 @@ interface ApiErrorDetails {
 	reason: string;
 	httpStatus?: number;
 	serverMessage?: string;
-	rpcCode?: number;
 	/** Its row of WRITE_ANSWERS: a refused token; for a write, whether it may have been done. */
 	answer?: WriteAnswer;
 	causeCode?: string;
-	retryAfterSeconds?: number;
 }
 
 const RETRIED = 'retried';
@@ -80,12 +78,10 @@ export class ApiError extends Error {
 	declare readonly kind: ApiErrorKind;
 	declare readonly httpStatus?: number;
 	declare readonly serverMessage?: string;
-	declare readonly rpcCode?: number;
 	declare readonly answer?: WriteAnswer;
 	declare readonly authFailure: boolean;
 	declare readonly deliveryUnknown: boolean;
 	declare readonly causeCode?: string;
-	declare readonly retryAfterSeconds?: number;
 	attempts = 1;
 
 	constructor(endpoint: Endpoint, { reason, ...details }: ApiErrorDetails) {
@@ -137,7 +133,6 @@ export interface Answer {
 type Fields = Record<string, unknown>;
 const asFields = (value: unknown) =>
 	value && typeof value === 'object' ? (value as Fields) : undefined;
-const numeric = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
 /** The result of a JSON-RPC answer, or an ApiError with the server's words, redacted. */
 export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Redactor): unknown {
@@ -177,8 +172,6 @@ export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Reda
 	if (byStatus)
 		throw fail('http', `HTTP ${status}${statusText(status)}`, byStatus, {
 			serverMessage: rpc ? clean(rpcText(rpc)) : json === undefined ? cleanPage() : cleanJson(json),
-			rpcCode: numeric(rpc?.code),
-			retryAfterSeconds: answer.retryAfterSeconds,
 		});
 	if (text.trim() === '')
 		throw fail('invalid-response', `HTTP ${status} with an empty body`, 'unclear');
@@ -188,14 +181,11 @@ export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Reda
 		});
 	if (rpc) {
 		const message = rpcText(rpc);
-		const code = numeric(rpc.code);
 		// Odoo answers every server-side failure with code 200, which tells the user nothing.
-		throw fail(
-			'rpc',
-			`the server answered an error${code !== undefined && code !== 200 ? ` (code ${code})` : ''}`,
-			rpcAnswer(rpc, message),
-			{ serverMessage: clean(message), rpcCode: code },
-		);
+		const code = typeof rpc.code === 'number' && rpc.code !== 200 ? ` (code ${rpc.code})` : '';
+		throw fail('rpc', `the server answered an error${code}`, rpcAnswer(rpc, message), {
+			serverMessage: clean(message),
+		});
 	}
 	// Some routes answer a bare object; accept it as the result rather than fail.
 	const result = 'result' in object ? object.result : object;
