@@ -57,15 +57,15 @@ const ALLOWED = [
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-imports',
-		file: /^(nodes|dist\/nodes)\/shared\/environment\.(ts|js)$/,
+		file: /^(nodes|dist\/nodes)\/shared\/store\.(ts|js)$/,
 		module: (path) => path === 'fs',
-		why: "n8n's *_FILE settings (queue mode's Redis password from a Docker secret): no node API gives them; this one file reads the process around the nodes",
+		why: "n8n's *_FILE settings (queue mode's Redis password from a Docker secret): no node API gives them; store.ts is the one file that reads the process",
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-globals',
-		file: /^(nodes|dist\/nodes)\/shared\/environment\.(ts|js)$/,
+		file: /^(nodes|dist\/nodes)\/shared\/store\.(ts|js)$/,
 		global: 'process',
-		why: 'queue mode (EXECUTIONS_MODE, QUEUE_BULL_REDIS_*, `n8n worker`) and the proxy variables for undici: no node API gives them; this one file reads the process',
+		why: 'queue mode (EXECUTIONS_MODE, QUEUE_BULL_REDIS_*, `n8n worker`) and the proxy variables for undici: no node API gives them; store.ts is the one file that reads the process',
 	},
 ];
 

@@ -11,9 +11,8 @@ export const clock = {
 		const until = Date.now() + timerDelay(ms);
 		for (let left = until - Date.now(); left > 0; left = until - Date.now()) {
 			if (signal?.aborted) throw abortReason(signal);
-			await (signal
-				? untilAborted(signal, n8nSleep(Math.min(left, SLICE_MS)))
-				: n8nSleep(Math.min(left, SLICE_MS)));
+			const slice = n8nSleep(Math.min(left, SLICE_MS));
+			await (signal ? untilAborted(signal, slice) : slice);
 		}
 		if (signal?.aborted) throw abortReason(signal);
 	},

@@ -70,15 +70,17 @@ export interface ErrorContext {
 	action?: string;
 }
 
+export const messageOf = (error: unknown): string =>
+	error instanceof Error ? error.message : String(error);
+
 export function toNodeError(
 	node: INode,
 	error: unknown,
 	{ itemIndex, action }: ErrorContext = {},
 ): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	const said = error instanceof Error ? error.message : String(error);
 	const message = [
-		action ? `Could not ${action}: ${said}` : said,
+		action ? `Could not ${action}: ${messageOf(error)}` : messageOf(error),
 		itemIndex !== undefined ? itemLabel(itemIndex) : '',
 	]
 		.filter(Boolean)
@@ -108,21 +110,19 @@ export function toNodeError(
 /** Kept back without a request: running the item again cannot send it twice. */
 export class NotAttemptedError extends NodeOperationError {
 	readonly notAttempted = true;
-	/** What the item needs to be sent later (Send Only Between: `nextWindowOpensAt`). */
-	itemDetails: JsonObject | undefined;
 
 	constructor(
 		node: INode,
 		message: string,
 		itemIndex: number,
 		description: string,
-		itemDetails?: JsonObject,
+		/** What the item needs to be sent later (Send Only Between: `nextWindowOpensAt`). */
+		readonly itemDetails?: JsonObject,
 	) {
 		super(node, message, {
 			itemIndex,
 			description: `${description} This item was not attempted (no request was made), so running it again cannot send it twice.`,
 		});
-		this.itemDetails = itemDetails;
 	}
 }
 
@@ -138,8 +138,7 @@ export function errorItemJson(error: NodeApiError | NodeOperationError): JsonObj
 		details.description = error.description;
 	const notAttempted = error instanceof NotAttemptedError;
 	details.kind = apiError ? apiError.kind : notAttempted ? 'not-attempted' : 'input';
-	if (notAttempted) details.notAttempted = true;
-	if (error instanceof NotAttemptedError) Object.assign(details, error.itemDetails);
+	if (notAttempted) Object.assign(details, { notAttempted: true }, error.itemDetails);
 	if (apiError) {
 		if (apiError.httpStatus !== undefined) details.httpStatus = apiError.httpStatus;
 		if (apiError.serverMessage !== undefined) details.serverMessage = apiError.serverMessage;

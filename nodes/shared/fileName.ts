@@ -1,9 +1,6 @@
-import { onFirstUse } from './onFirstUse';
-
-export const mimeTypes = onFirstUse(
-	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
-	() => require('mime-types') as typeof import('mime-types'),
-);
+export const mimeTypes = () =>
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: start-up (CONTRIBUTING)
+	require('mime-types') as typeof import('mime-types');
 
 // Where mime-types' first extension is not the one people know (`audio/mpeg` → `mpga`), or it
 // knows none for a type phones send; each reads back to its type (fileName.test.ts).

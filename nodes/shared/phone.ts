@@ -1,13 +1,11 @@
 import type { CountryCode, PhoneNumber } from 'libphonenumber-js/max';
 
 import { shown } from './errors';
-import { onFirstUse } from './onFirstUse';
 import { MemoryTable } from './store';
 
-const phoneNumbers = onFirstUse(
-	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
-	() => require('libphonenumber-js/max') as typeof import('libphonenumber-js/max'),
-);
+const phoneNumbers = () =>
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: start-up (CONTRIBUTING)
+	require('libphonenumber-js/max') as typeof import('libphonenumber-js/max');
 
 // Bare digits with a Default Country are read both ways (a spreadsheet turns 0812… into 812…, also
 // a +81 number): the one valid reading, else the one mobile one, else refused with both.
@@ -28,7 +26,8 @@ const MAX_PHONE_TEXT = 64;
 const MAX_CACHED_INPUT = 40;
 const recent = new MemoryTable<string>(256 * 1024, (phone) => 2 * phone.length);
 
-const countries = onFirstUse((): ReadonlySet<string> => new Set(phoneNumbers().getCountries()));
+let countryCodes: ReadonlySet<string> | undefined;
+const countries = () => (countryCodes ??= new Set(phoneNumbers().getCountries()));
 
 const FORMATTING = /[\s().\-/]/g;
 
@@ -143,14 +142,9 @@ function asWritten(input: string, text: string, country: CountryCode | undefined
 			};
 		return { phone: digitsOf(parsed) };
 	} catch (error) {
-		// libphonenumber-js's error codes: INVALID_COUNTRY, NOT_A_NUMBER, TOO_SHORT, TOO_LONG, INVALID_LENGTH.
 		const reason = error instanceof Error ? error.message : '';
-		if (reason === 'INVALID_COUNTRY') {
-			if (/^(\+|00)/.test(text)) return { problem: `has an unknown country code: ${shown(input)}` };
-			return {
-				problem: `has no country code: ${shown(input)}. Write it with its country code (e.g. +62…) or set the "Default Country" option`,
-			};
-		}
+		if (reason === 'INVALID_COUNTRY' && /^(\+|00)/.test(text))
+			return { problem: `has an unknown country code: ${shown(input)}` };
 		return { problem: lengthProblem(input, reason) };
 	}
 }
@@ -158,12 +152,7 @@ function asWritten(input: string, text: string, country: CountryCode | undefined
 function asInternational(input: string, bare: string): PhoneResult {
 	const parsed = tryParse(`+${bare}`);
 	if (parsed?.isPossible()) return { phone: digitsOf(parsed) };
-	const reason = phoneNumbers().validatePhoneNumberLength(`+${bare}`);
-	if (reason === 'INVALID_COUNTRY')
-		return {
-			problem: `has no country code: ${shown(input)}. Write it with its country code (e.g. +62…) or set the "Default Country" option`,
-		};
-	return { problem: lengthProblem(input, reason) };
+	return { problem: lengthProblem(input, phoneNumbers().validatePhoneNumberLength(`+${bare}`)) };
 }
 
 function eitherReading(input: string, bare: string, country: CountryCode): PhoneResult {
@@ -244,6 +233,8 @@ function digitsOf(number: PhoneNumber): string {
 }
 
 function lengthProblem(input: string, reason: string | undefined): string {
+	if (reason === 'INVALID_COUNTRY')
+		return `has no country code: ${shown(input)}. Write it with its country code (e.g. +62…) or set the "Default Country" option`;
 	if (reason === 'TOO_SHORT') return `is too short to be a phone number: ${shown(input)}`;
 	if (reason === 'TOO_LONG') return `is too long to be a phone number: ${shown(input)}`;
 	if (reason === 'INVALID_LENGTH')

@@ -1,9 +1,9 @@
-import type { IDataObject, IDisplayOptions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions, type IDataObject, type INodeProperties } from 'n8n-workflow';
 
 // Where an operation's fields show, and the Options collection: apart from the router, so that an
 // operation's file loads only what describes it.
 
-export function showFor(resource: string, operation: string | string[]): IDisplayOptions {
+export function showFor(resource: string, operation: string | string[]) {
 	return {
 		show: { resource: [resource], operation: Array.isArray(operation) ? operation : [operation] },
 	};
@@ -14,10 +14,7 @@ export function forOperation(
 	operation: string,
 	properties: INodeProperties[],
 ): INodeProperties[] {
-	return properties.map((property) => ({
-		...property,
-		displayOptions: showFor(resource, operation),
-	}));
+	return updateDisplayOptions(showFor(resource, operation), properties);
 }
 
 export function optionsCollection(

@@ -1,9 +1,5 @@
-import { onFirstUse } from './onFirstUse';
-
-const qrEncoder = onFirstUse(
-	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
-	() => require('qrcode') as typeof import('qrcode'),
-);
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: start-up (CONTRIBUTING)
+const qrEncoder = () => require('qrcode') as typeof import('qrcode');
 
 // Medium error correction and a 4-module quiet zone: what phone cameras read best from a screen.
 const QR_PNG = { type: 'png', errorCorrectionLevel: 'M', margin: 4, width: 400 } as const;

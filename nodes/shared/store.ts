@@ -1,27 +1,40 @@
+import { readFileSync } from 'fs';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 
 import { clock } from './clock';
-import { commandLine, envSetting, environment } from './environment';
-import { onFirstUse } from './onFirstUse';
 
 // State shared between executions. Regular mode runs every execution in this process, so its memory
 // is exact and atomic: bounded tables. Queue mode's processes all reach n8n's queue Redis, atomic
 // through Lua scripts, under this package's own key prefix. Callers bring their tables and scripts.
 
-type SharedState = ProcessMemory | QueueRedisState;
-
-interface ProcessMemory {
-	readonly kind: 'memory';
-	readonly where: string;
+// The one place that reads the process: no node API tells a node the queue mode or the proxy
+// variables, and n8n's package scanner allows it only here.
+export function environment(): NodeJS.ProcessEnv {
+	return process.env;
 }
 
-const PROCESS_MEMORY: ProcessMemory = { kind: 'memory', where: "this n8n process's memory" };
+/** `NAME`, else the file `NAME_FILE` names (Docker secrets), read as @n8n/config's readEnv does. */
+function envSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
+	const file = env[`${name}_FILE`];
+	const trimmed = (env[name] ?? (file ? readFileSync(file, 'utf8') : undefined))?.trim();
+	return trimmed && /^(['"]).*\1$/s.test(trimmed) ? trimmed.slice(1, -1) : trimmed;
+}
 
+type SharedState = { readonly kind: 'memory'; readonly where: string } | QueueRedisState;
+
+const PROCESS_MEMORY = { kind: 'memory', where: "this n8n process's memory" } as const;
+
+// As n8n decides: `EXECUTIONS_MODE=queue`, or the process is `n8n worker` / `n8n webhook`, which
+// force queue mode whatever the variable says.
 export function sharedState(
-	env: NodeJS.ProcessEnv = environment(),
-	argv: readonly string[] = commandLine(),
+	env = environment(),
+	argv: readonly string[] = process.argv,
 ): SharedState {
-	return inQueueMode(env, argv) ? new QueueRedisState(env) : PROCESS_MEMORY;
+	const [script = '', command = ''] = argv.slice(1);
+	const queueMode =
+		envSetting(env, 'EXECUTIONS_MODE') === 'queue' ||
+		(script.split(/[\\/]/).pop() === 'n8n' && (command === 'worker' || command === 'webhook'));
+	return queueMode ? new QueueRedisState(env) : PROCESS_MEMORY;
 }
 
 export interface RedisScript {
@@ -41,12 +54,14 @@ export class QueueRedisState {
 	readonly kind = 'redis';
 	readonly settings: QueueRedisSettings;
 
-	constructor(env: NodeJS.ProcessEnv = environment()) {
+	constructor(env: NodeJS.ProcessEnv) {
 		this.settings = queueRedisSettings(env);
 	}
 
 	get where(): string {
-		return `n8n's queue Redis (${describeQueueRedis(this.settings)})`;
+		const { clusterNodes, host, port, db } = this.settings;
+		const nodes = clusterNodes.map((node) => `${node.host}:${node.port}`);
+		return `n8n's queue Redis (${nodes.length ? `cluster ${nodes.join(',')}` : `${host}:${port}`}, database ${db})`;
 	}
 
 	/** Every key of a scope has the same hash tag, so one script may touch several on a cluster. */
@@ -55,10 +70,8 @@ export class QueueRedisState {
 	}
 
 	async run(script: RedisScript, keys: string[], args: Array<string | number>): Promise<unknown> {
-		// Shared state knows no n8n node: its callers fail their items (or answer the request) with it.
 		const call = async () => {
-			const client = await queueRedis(this.settings);
-			const command = scriptCommand(client, script);
+			const command = scriptCommand(await queueRedis(this.settings), script);
 			return script.keys === undefined
 				? await command(keys.length, ...keys, ...args)
 				: await command(...keys, ...args);
@@ -71,38 +84,17 @@ export class QueueRedisState {
 
 type ScriptCommand = (...keysThenArgs: Array<string | number>) => Promise<unknown>;
 
-const defined = new WeakMap<Redis | Cluster, Set<string>>();
-
+/** ioredis defines a script as a method of the client, once per client. */
 function scriptCommand(client: Redis | Cluster, script: RedisScript): ScriptCommand {
-	let names = defined.get(client);
-	if (!names) {
-		names = new Set();
-		defined.set(client, names);
-	}
-	if (!names.has(script.name)) {
+	const methods = client as unknown as Record<string, ScriptCommand | undefined>;
+	if (!methods[script.name])
 		client.defineCommand(script.name, { numberOfKeys: script.keys, lua: script.lua });
-		names.add(script.name);
-	}
-	const command = (client as unknown as Record<string, ScriptCommand>)[script.name];
-	return command.bind(client);
+	return (methods[script.name] as ScriptCommand).bind(client);
 }
 
-// As n8n decides: `EXECUTIONS_MODE=queue`, or the process is `n8n worker` / `n8n webhook`, which
-// force queue mode whatever the variable says. No node API tells a node the mode.
-function inQueueMode(
-	env: NodeJS.ProcessEnv = environment(),
-	argv: readonly string[] = commandLine(),
-): boolean {
-	if (envSetting(env, 'EXECUTIONS_MODE') === 'queue') return true;
-	const [script = '', command = ''] = argv.slice(1);
-	return script.split(/[\\/]/).pop() === 'n8n' && (command === 'worker' || command === 'webhook');
-}
-
-// n8n's queue Redis
-
-// n8n's own queue Redis, from its settings, under this package's key prefix. Unlike n8n's client it
-// gives up quickly: a node fails closed (nothing is sent unprotected) instead of hanging, and it
-// never ends the process. ioredis loads only here, so only in queue mode.
+// n8n's own queue Redis, from its settings. Unlike n8n's client it gives up quickly: a node fails
+// closed (nothing is sent unprotected) instead of hanging, and it never ends the process. ioredis
+// loads only here, so only in queue mode.
 
 const COMMAND_TIMEOUT_MS = 5_000;
 
@@ -124,7 +116,7 @@ interface QueueRedisSettings {
 	dualStack: boolean;
 }
 
-function queueRedisSettings(env: NodeJS.ProcessEnv = environment()): QueueRedisSettings {
+function queueRedisSettings(env: NodeJS.ProcessEnv): QueueRedisSettings {
 	const text = (name: string, fallback = '') =>
 		envSetting(env, `QUEUE_BULL_REDIS_${name}`) ?? fallback;
 	const number = (name: string, fallback: number) => {
@@ -133,11 +125,7 @@ function queueRedisSettings(env: NodeJS.ProcessEnv = environment()): QueueRedisS
 	};
 	const flag = (name: string, fallback: boolean) => {
 		const value = text(name).toLowerCase();
-		return value === 'true' || value === '1'
-			? true
-			: value === 'false' || value === '0'
-				? false
-				: fallback;
+		return ['true', '1'].includes(value) || (fallback && !['false', '0'].includes(value));
 	};
 	return {
 		host: text('HOST', 'localhost'),
@@ -160,18 +148,18 @@ function queueRedisSettings(env: NodeJS.ProcessEnv = environment()): QueueRedisS
 	};
 }
 
-function describeQueueRedis(settings: QueueRedisSettings): string {
-	const where = settings.clusterNodes.length
-		? `cluster ${settings.clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`
-		: `${settings.host}:${settings.port}`;
-	return `${where}, database ${settings.db}`;
-}
-
 function clientOptions(settings: QueueRedisSettings): RedisOptions {
-	const options: RedisOptions = {
+	return {
 		username: settings.username || undefined,
 		password: settings.password || undefined,
 		db: settings.db,
+		family: settings.dualStack ? 0 : undefined,
+		tls: settings.tls
+			? {
+					servername: settings.tlsServerName || undefined,
+					rejectUnauthorized: settings.tlsValidateCertificate,
+				}
+			: undefined,
 		lazyConnect: true,
 		connectTimeout: COMMAND_TIMEOUT_MS,
 		commandTimeout: COMMAND_TIMEOUT_MS,
@@ -180,18 +168,9 @@ function clientOptions(settings: QueueRedisSettings): RedisOptions {
 		// Keeps reconnecting in the background (n8n's own client would end the process instead).
 		retryStrategy: (times) => Math.min(times * 200, 2_000),
 	};
-	if (settings.dualStack) options.family = 0;
-	if (settings.tls)
-		options.tls = {
-			servername: settings.tlsServerName || undefined,
-			rejectUnauthorized: settings.tlsValidateCertificate,
-		};
-	return options;
 }
 
-async function queueRedis(
-	settings: QueueRedisSettings = queueRedisSettings(),
-): Promise<Redis | Cluster> {
+async function queueRedis(settings: QueueRedisSettings): Promise<Redis | Cluster> {
 	const key = JSON.stringify(settings);
 	if (current?.settings !== key) {
 		const previous = current?.client;
@@ -246,10 +225,8 @@ const ENTRY_OVERHEAD_BYTES = 256;
 /** Every table of this process. */
 const tables = new Set<{ clear(): void }>();
 
-const lruCache = onFirstUse(
-	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
-	() => require('lru-cache') as typeof import('lru-cache'),
-);
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: start-up (CONTRIBUTING)
+const lruCache = () => require('lru-cache') as typeof import('lru-cache');
 
 /** lru-cache bounded in bytes, each entry expiring at its own time on the nodes' clock. */
 export class MemoryTable<V extends NonNullable<unknown>> {

@@ -2,7 +2,7 @@
  * Start-up: n8n loads every installed node at each start (and each queue worker does). Loading
  * the package's five nodes and its credential loads no library an operation needs only when it
  * runs (undici, the phone metadata, the QR encoder, the MIME and Content-Disposition readers,
- * ioredis): those load on first use (nodes/shared/onFirstUse.ts). `npm run bench:startup`
+ * ioredis): those load on first use (a `require` inside the function). `npm run bench:startup`
  * measures the time and heap; this test checks what is loaded, in a fresh process.
  */
 import { execFileSync } from 'child_process';

@@ -23,7 +23,7 @@ function heapAfterGc(): number {
 }
 
 describe('the phone-number cache', () => {
-	// The phone metadata loads with the first number read (onFirstUse.ts): loaded before any
+	// The phone metadata loads with the first number read: loaded before any
 	// measurement, so that what is measured is what the numbers leave behind.
 	beforeAll(() => {
 		expect('phone' in normalizePhone('+62 812 8877 6713')).toBe(true);

@@ -4,16 +4,13 @@ import { fileIdentity, isMimeType } from '../../shared/dataUri';
 import { causeInWords, cutShort } from '../../shared/errors';
 import { cleanFileName, decoded } from '../../shared/fileName';
 import { clock, timerDelay } from '../../shared/clock';
-import { onFirstUse } from '../../shared/onFirstUse';
 import { statusText, type DataUriParam } from '../../shared/transport';
 import { privateAddressProblem } from './privateAddresses';
 import { numberValue, type RunContext } from '../../shared/execution/operationRun';
 
-/** The Content-Disposition reader: loaded by the first download. */
-const contentDisposition = onFirstUse(
-	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
-	() => require('content-disposition') as typeof import('content-disposition'),
-);
+const contentDisposition = () =>
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: start-up (CONTRIBUTING)
+	require('content-disposition') as typeof import('content-disposition');
 
 /**
  * Send File with File Source "URL": its parameters, checked before any request, and the download

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { textValue, type RunContext } from '../../shared/execution/operationRun';
+import { textParameter, type RunContext } from '../../shared/execution/operationRun';
 import { normalizePhone } from '../../shared/phone';
 
 // A number as people write it, read in the API's form: digits with the country code.
@@ -36,7 +36,7 @@ export function phoneParameter(
 	itemIndex: number,
 	{ name, field, fix }: { name: string; field: string; fix: string },
 ): string {
-	const text = textValue(run, itemIndex, run.parameter(name, itemIndex, ''), field, fix);
+	const text = textParameter(run, itemIndex, name, field, fix);
 	const parsed = normalizePhone(text, run.options(itemIndex).defaultCountry);
 	if ('problem' in parsed) throw run.fail(itemIndex, field, parsed.problem, fix);
 	return parsed.phone;

@@ -1,11 +1,11 @@
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime, IANAZone, Info } from 'luxon';
 import { NodeOperationError, type IDataObject, type INodeProperties } from 'n8n-workflow';
 
 import { clock } from '../../shared/clock';
 import { itemList, shown } from '../../shared/errors';
 import type { RunContext } from '../../shared/execution/operationRun';
 
-// Send Only Between: the hours in which a message may go out, for a send (pacing.ts) and for
+// Send Only Between: the hours in which a message may go out, for a send (sending.ts) and for
 // Wait for Send Window. Time-zone arithmetic is Luxon's, daylight saving included.
 
 export interface SendWindow {
@@ -19,15 +19,10 @@ export interface SendWindow {
 
 export type WindowState = { open: true; closesAt: number } | { open: false; opensAt: number };
 
-const WEEKDAYS: Array<[string, string]> = [
-	['Monday', 'mon'],
-	['Tuesday', 'tue'],
-	['Wednesday', 'wed'],
-	['Thursday', 'thu'],
-	['Friday', 'fri'],
-	['Saturday', 'sat'],
-	['Sunday', 'sun'],
-];
+/** Monday … Sunday, as Luxon numbers them from 1, with the short form the Days field stores. */
+const WEEKDAYS = Info.weekdays('long', { locale: 'en' }).map(
+	(name) => [name, name.slice(0, 3).toLowerCase()] as const,
+);
 
 export function sendWindowFields(): INodeProperties[] {
 	return [

@@ -12,22 +12,8 @@ export interface RunBasics<O> {
 	readonly readOptions: (itemIndex: number) => O;
 }
 
-/**
- * What a helper needs of a run, typed by the settings it reads (`S`): so that a helper never
- * imports the run of a node, nor the run its helpers.
- */
-export type RunContext<S> = Pick<
-	OperationRun<S>,
-	| 'ctx'
-	| 'node'
-	| 'credentials'
-	| 'client'
-	| 'signal'
-	| 'runOptions'
-	| 'options'
-	| 'parameter'
-	| 'fail'
->;
+/** A run as a helper takes it, typed by the settings it reads: no helper imports a node's run. */
+export type RunContext<S> = OperationRun<S>;
 
 // Built once per execution, so per-run work is done once. Operations read through `parameter()` and
 // `options()`, never `getNodeParameter`: one place where reading changes, for every operation.
@@ -170,11 +156,7 @@ export interface NumberRule {
 	whole?: boolean;
 }
 
-/**
- * Every number parameter and option is read this one way: left out, its default; a number or
- * numeric text within its range, that number; anything else is refused with the field, the value
- * and the range, never bent into the range.
- */
+/** Every number parameter and option is read so: out of range is refused, never bent into it. */
 export function numberValue(
 	value: unknown,
 	fallback: number,

@@ -22,7 +22,6 @@ export interface StoredCredentials {
 	maxResponseMegabytes?: unknown;
 }
 
-const DEFAULT_MAX_RESPONSE_MEGABYTES = 16;
 const MAX_BASE_URL = 2048;
 /** A longer one would not fit a timer and would fire at once. */
 const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
@@ -81,11 +80,7 @@ export function parseCredentials(stored: StoredCredentials): ApiCredentials {
 			MAX_TIMEOUT_SECONDS,
 		),
 		allowUnauthorizedCerts: stored.ignoreSSLIssues === true,
-		maxResponseMegabytes: positive(
-			stored.maxResponseMegabytes,
-			DEFAULT_MAX_RESPONSE_MEGABYTES,
-			'Max Response Size (MB)',
-		),
+		maxResponseMegabytes: positive(stored.maxResponseMegabytes, 16, 'Max Response Size (MB)'),
 	};
 }
 

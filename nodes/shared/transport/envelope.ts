@@ -20,11 +20,9 @@ interface ApiErrorDetails {
 	reason: string;
 	httpStatus?: number;
 	serverMessage?: string;
-	rpcCode?: number;
 	/** Its row of WRITE_ANSWERS: a refused token; for a write, whether it may have been done. */
 	answer?: WriteAnswer;
 	causeCode?: string;
-	retryAfterSeconds?: number;
 }
 
 const RETRIED = 'retried';
@@ -32,12 +30,8 @@ const NEW_TOKEN = 'retried once, with a new token';
 const NOT_SENT = 'certainly not sent';
 const MAYBE = 'may have been delivered';
 
-/**
- * What each answer to a write (a POST: a send, Account → Update) shows the gateway did. Only an
- * answer showing it did not act retries the write or has it count as certainly not sent; after
- * any other it may have been done. The retries, `deliveryUnknown`, the token's renewal and the
- * table in docs/delivery-and-scale.md read this one.
- */
+// What each answer to a write (a POST) shows the gateway did: only one showing it did not act
+// retries the write or counts it as certainly not sent (the table in docs/delivery-and-scale.md).
 export const WRITE_ANSWERS = {
 	notWritten: ['A refused connection, or a request never handed to a connected socket', RETRIED],
 	tooManyRequests: ['HTTP 429', RETRIED],
@@ -84,12 +78,10 @@ export class ApiError extends Error {
 	declare readonly kind: ApiErrorKind;
 	declare readonly httpStatus?: number;
 	declare readonly serverMessage?: string;
-	declare readonly rpcCode?: number;
 	declare readonly answer?: WriteAnswer;
 	declare readonly authFailure: boolean;
 	declare readonly deliveryUnknown: boolean;
 	declare readonly causeCode?: string;
-	declare readonly retryAfterSeconds?: number;
 	attempts = 1;
 
 	constructor(endpoint: Endpoint, { reason, ...details }: ApiErrorDetails) {
@@ -139,9 +131,8 @@ export interface Answer {
 }
 
 type Fields = Record<string, unknown>;
-const asFields = (value: unknown): Fields | undefined =>
-	value !== null && typeof value === 'object' ? (value as Fields) : undefined;
-const numeric = (value: unknown) => (typeof value === 'number' ? value : undefined);
+const asFields = (value: unknown) =>
+	value && typeof value === 'object' ? (value as Fields) : undefined;
 
 /** The result of a JSON-RPC answer, or an ApiError with the server's words, redacted. */
 export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Redactor): unknown {
@@ -181,8 +172,6 @@ export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Reda
 	if (byStatus)
 		throw fail('http', `HTTP ${status}${statusText(status)}`, byStatus, {
 			serverMessage: rpc ? clean(rpcText(rpc)) : json === undefined ? cleanPage() : cleanJson(json),
-			rpcCode: numeric(rpc?.code),
-			retryAfterSeconds: answer.retryAfterSeconds,
 		});
 	if (text.trim() === '')
 		throw fail('invalid-response', `HTTP ${status} with an empty body`, 'unclear');
@@ -192,14 +181,11 @@ export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Reda
 		});
 	if (rpc) {
 		const message = rpcText(rpc);
-		const code = numeric(rpc.code);
 		// Odoo answers every server-side failure with code 200, which tells the user nothing.
-		throw fail(
-			'rpc',
-			`the server answered an error${code !== undefined && code !== 200 ? ` (code ${code})` : ''}`,
-			rpcAnswer(rpc, message),
-			{ serverMessage: clean(message), rpcCode: code },
-		);
+		const code = typeof rpc.code === 'number' && rpc.code !== 200 ? ` (code ${rpc.code})` : '';
+		throw fail('rpc', `the server answered an error${code}`, rpcAnswer(rpc, message), {
+			serverMessage: clean(message),
+		});
 	}
 	// Some routes answer a bare object; accept it as the result rather than fail.
 	const result = 'result' in object ? object.result : object;
@@ -332,9 +318,8 @@ export function statusText(status: number): string {
 	return STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : '';
 }
 
-// Secrets are redacted by value, in the forms a server writes a string back in and only those, and
-// by key (a field named like a credential, so that a token the package never saw is too). The
-// forms, and why short secrets count only as whole values: docs/security.md.
+// Secrets are redacted by value, in the forms a server writes a string back in, and by key (a
+// token the package never saw): docs/security.md.
 
 export const REDACTED = '[redacted]';
 
@@ -465,7 +450,6 @@ export class Redactor {
 	private walk(value: unknown, depth: number): unknown {
 		if (typeof value === 'string') return this.text(value);
 		if (value === null || typeof value !== 'object') return value;
-		// No answer of this API nests this deep; what lies below could not be checked, so it is not passed on.
 		if (depth > MAX_DEPTH) return '[nested too deep]';
 		if (Array.isArray(value)) return value.map((v) => this.walk(v, depth + 1));
 		const out: Record<string, unknown> = {};
@@ -483,10 +467,8 @@ export function redact(text: string, secrets: Iterable<string | undefined>): str
 	return new Redactor(secrets).text(text);
 }
 
-// The usage limit (Account → Get Usage Limit)
-
-// Seen on the older route: `{"block": <bool>, "block_limit": <int>}`, sometimes `limit_qty`, read
-// as the count used (as the sandbox models it). What is not given is null, never invented.
+// The usage limit (Account → Get Usage Limit), seen as `{"block": <bool>, "block_limit": <int>}`
+// and sometimes `limit_qty`, read as the count used. What is not given is null, never invented.
 export interface UsageLimit {
 	blocked: boolean;
 	limit: number | null;
@@ -496,9 +478,8 @@ export interface UsageLimit {
 }
 
 export function readUsageLimit(result: unknown): UsageLimit {
-	const answer = (result && typeof result === 'object' ? result : {}) as IDataObject;
-	const source =
-		answer.message && typeof answer.message === 'object' ? (answer.message as IDataObject) : answer;
+	const answer = asFields(result) ?? {};
+	const source = asFields(answer.message) ?? answer;
 	const limit = firstNumber(source, ['block_limit', 'limit', 'blockLimit', 'max', 'quota']);
 	const used = firstNumber(source, ['limit_qty', 'used', 'sent', 'count', 'usage']);
 	const stated = firstBoolean(source, ['block', 'blocked', 'is_blocked', 'isBlocked']);
@@ -515,7 +496,7 @@ export function usageLimitJson(result: unknown): IDataObject {
 	return { ...readUsageLimit(result), response: (result ?? null) as IDataObject };
 }
 
-function firstNumber(source: IDataObject, keys: string[]): number | null {
+function firstNumber(source: Fields, keys: string[]): number | null {
 	for (const key of keys) {
 		const value = source[key];
 		// Number('') and Number(' ') are 0: a blank text says no number.
@@ -525,7 +506,7 @@ function firstNumber(source: IDataObject, keys: string[]): number | null {
 	return null;
 }
 
-function firstBoolean(source: IDataObject, keys: string[]): boolean | undefined {
+function firstBoolean(source: Fields, keys: string[]): boolean | undefined {
 	for (const key of keys) {
 		const value = source[key];
 		if (typeof value === 'boolean') return value;

@@ -2,8 +2,7 @@ import { createHash } from 'crypto';
 import type { buildConnector, Dispatcher } from 'undici';
 
 import { abortReason, clock } from '../clock';
-import { environment } from '../environment';
-import { onFirstUse } from '../onFirstUse';
+import { environment } from '../store';
 import { TokenCache, tokenExpiry, type ApiCredentials, type Token } from './credentials';
 import {
 	buildBody,
@@ -24,30 +23,9 @@ import {
 	type Answer,
 } from './envelope';
 
-export {
-	CredentialError,
-	parseCredentials,
-	TokenCache,
-	type ApiCredentials,
-	type StoredCredentials,
-} from './credentials';
-export {
-	describeEndpoint,
-	endpoints,
-	tokenEndpoint,
-	type ApiGroup,
-	type DataUriParam,
-	type Endpoint,
-} from './endpoints';
-export {
-	ApiError,
-	REDACTED,
-	Redactor,
-	redact,
-	readUsageLimit,
-	statusText,
-	usageLimitJson,
-} from './envelope';
+export * from './credentials';
+export * from './endpoints';
+export * from './envelope';
 
 // A read is retried on any transient failure; a write only when the answer shows the server did
 // not act on it (WRITE_ANSWERS): undici never handed it to a socket, or the server said 429.
@@ -75,12 +53,12 @@ function retryDelayMs(retry: number, policy: RetryPolicy, retryAfterSeconds?: nu
 	return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
-function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+function parseRetryAfter(value: string | undefined): number | undefined {
 	if (!value) return undefined;
 	const seconds = Number(value);
 	if (Number.isFinite(seconds) && seconds >= 0) return seconds;
 	const date = Date.parse(value);
-	return Number.isFinite(date) ? Math.max(0, (date - now) / 1000) : undefined;
+	return Number.isFinite(date) ? Math.max(0, (date - Date.now()) / 1000) : undefined;
 }
 
 /** A slow uplink's pace: the limit bounds uploads without failing honest ones. */
@@ -126,7 +104,6 @@ export class ApiClient {
 		this.credentialKey = `${credentials.baseUrl}|${credentials.clientId}|${secretHash.slice(0, 16)}`;
 	}
 
-	/** The transport knows no n8n node: toNodeError (nodes/shared/errors.ts) converts its errors. */
 	async call(
 		endpoint: Endpoint,
 		params: Record<string, ParamValue> = {},
@@ -289,7 +266,6 @@ export class ApiClient {
 		let sent = false;
 		const request = this.exchange(endpoint, body, token, limitMs, stop, () => (sent = true));
 		try {
-			// Settles at the abort even while undici still waits for a socket (it then drops the request).
 			return await new Promise<Answer>((resolve, reject) => {
 				stop.addEventListener('abort', () => reject(stop.reason));
 				if (stop.aborted) reject(stop.reason);
@@ -305,7 +281,6 @@ export class ApiClient {
 		}
 	}
 
-	/** One request and its answer, read up to the size cap. */
 	private async exchange(
 		endpoint: Endpoint,
 		body: RequestBody,
@@ -327,7 +302,6 @@ export class ApiClient {
 		this.dispatcher ??= dispatcherFor(allowUnauthorizedCerts, connectTimeoutMs);
 		let url = this.targets.get(endpoint.path);
 		if (!url) this.targets.set(endpoint.path, (url = new URL(`${baseUrl}${endpoint.path}`)));
-		const isWrite = endpoint.httpMethod === 'POST';
 		const options: Dispatcher.RequestOptions & { onSent?: () => void } = {
 			origin: url.origin,
 			path: `${url.pathname}${url.search}`,
@@ -340,7 +314,7 @@ export class ApiClient {
 			headersTimeout: limitMs,
 			bodyTimeout: limitMs,
 			signal: stop as unknown as AbortSignal,
-			onSent: isWrite ? onSent : undefined,
+			onSent: endpoint.httpMethod === 'POST' ? onSent : undefined,
 		};
 		const response = await this.dispatcher.request(options);
 		const { statusCode: status, headers: said } = response;
@@ -419,8 +393,7 @@ export class ApiClient {
 	}
 }
 
-// An AbortController per attempt, with undici listening on it, was a visible share of a send's CPU;
-// undici takes any object with `addEventListener`, `aborted` and `reason` as its signal.
+// Lighter than an AbortController per attempt (CONTRIBUTING: Facts); undici takes it as a signal.
 class Stop {
 	reason: unknown;
 	private listeners: Array<() => void> = [];
@@ -444,10 +417,8 @@ class Stop {
 	}
 }
 
-const undici = onFirstUse(
-	// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (onFirstUse.ts)
-	() => require('undici') as typeof import('undici'),
-);
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: start-up (CONTRIBUTING)
+const undici = () => require('undici') as typeof import('undici');
 
 // One dispatcher per TLS setting and proxy environment, shared by the process, so the cap on
 // sockets per origin holds whatever the parallelism.
@@ -506,8 +477,7 @@ function poolFailingFast(origin: string | URL, options: object): Dispatcher {
 }
 
 // `onSent` runs when undici binds the request to a socket (`onConnect`), before a byte is written:
-// error codes cannot tell if a request left, so a write's retry rests on this. No `compose`: it
-// wraps every handler twice more.
+// error codes cannot tell if a request left, so a write's retry rests on this (CONTRIBUTING: Facts).
 function tellingSent(dispatcher: Dispatcher): Dispatcher {
 	const dispatch: Dispatcher['dispatch'] = (options, handler) => {
 		const onSent = (options as { onSent?: () => void }).onSent;

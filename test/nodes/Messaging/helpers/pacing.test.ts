@@ -1,5 +1,5 @@
 /**
- * Keeping the account safe (nodes/Messaging/helpers/pacing.ts, accountCap.ts, sendWindow.ts and
+ * Keeping the account safe (the pacer in nodes/Messaging/helpers/sending.ts, sendWindow.ts and
  * Message → Wait for Send Window) through n8n's real engine, on a virtual clock: the nodes' waits
  * move it on (test/harness/virtualTime.ts) and the sandbox stamps its ledger with it, so the
  * ledger's times prove each limit without a wall-clock assertion.
