@@ -1,6 +1,5 @@
 /**
- * 2,000 Send Text items (Messaging version 2) through n8n's engine (the Messaging node, its
- * transport, its token cache) against two bare undici loops sending the same requests with the
+ * 2,000 Send Text items through n8n's engine (the Messaging node, its transport, its token cache) against two bare undici loops sending the same requests with the
  * same parallelism, all against the same sandbox, in one run: one with undici's `request` (what a
  * bare client usually writes; the goal is set against it) and one with its `dispatch` and a
  * minimal handler (the transport's own path: the cheapest the same HTTP calls get in undici, so
@@ -11,10 +10,9 @@
  *   - token requests the engine run made (goal: 1);
  *   - for mapped fields: plain `{{ $json.x }}` mappings against `{{ ($json.x) }}`, both evaluated
  *     by n8n, as a ratio.
- * Skip Repeats Within is off (0) in every variant but `mapped, skip repeats on` (version 2's
- * default, 8 h; claims in this process's memory and the processed-items store of
- * test/harness/processedItems.ts): the two are reported separately. Pacing, when the node has it,
- * is off (bench/sendOptions.ts).
+ * Skip Repeats Within is off (0) in every variant but `mapped, skip repeats on` (8 h, the default;
+ * claims in this process's memory and the processed-items store of test/harness/processedItems.ts):
+ * the two are reported separately. Pacing is off (test/harness/sendOptions.ts).
  *
  * The sandbox runs in a child process, so its CPU (parsing, answering) is not spent on this
  * process's event loop, where it would slow whichever side happened to be running. Both sides
@@ -137,7 +135,7 @@ async function bareLoop(
  *   before the reader;
  * - `fixed`: the same phone and text typed into the node, so the time is the node's own
  *   (parameters, phone parsing, transport) and the engine's per-item bookkeeping;
- * - `mapped, skip repeats on`: `mapped` with Skip Repeats Within at version 2's default (8 h),
+ * - `mapped, skip repeats on`: `mapped` with Skip Repeats Within at its default (8 h),
  *   every run's texts new (a repeat would be skipped, not sent).
  */
 type Variant = 'fixed' | 'mapped' | 'mapped, skip repeats on' | 'evaluated';
@@ -211,7 +209,7 @@ async function main(): Promise<void> {
 		`Send Text throughput: ${ITEMS} items, sandbox in a child process at ${sandbox.url}, median of ${ROUNDS} rounds`,
 	);
 	console.log(
-		`engine = the Messaging node's (version 2) execution time as n8n records it (whole workflow in brackets); ${pacingNote()}\n`,
+		`engine = the Messaging node's execution time as n8n records it (whole workflow in brackets); ${pacingNote()}\n`,
 	);
 	try {
 		// Warm-up: JIT, the engine's first-run costs, keep-alive connections.

@@ -1,8 +1,8 @@
 /**
  * Pacing off, in one place, for every bench, the soak and the tests that turn it off. The Options
  * every sending bench gives the Messaging node: the bench's own (parallel, Skip
- * Repeats Within) and the pacing turned off (Delay Between Messages 0–0; version 2 pauses 2–6 s
- * by default): a bench measures the node's cost, not a wait chosen to keep the account safe.
+ * Repeats Within) and the pacing turned off (Delay Between Messages 0–0; the node pauses 2–6 s
+ * between messages by default): a bench measures the node's cost, not a wait chosen to keep the account safe.
  */
 import type { INodeParameters } from 'n8n-workflow';
 
