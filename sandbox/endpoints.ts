@@ -501,7 +501,7 @@ export async function runOperation(
 	state: SandboxState,
 	options: ResolvedOptions,
 ): Promise<unknown> {
-	let checked: { params: Record<string, unknown>; account?: AccountState };
+	let checked: ReturnType<typeof checkRequest>;
 	try {
 		checked = checkRequest(op, request, state);
 	} catch (error) {
