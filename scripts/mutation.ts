@@ -10,16 +10,22 @@ import { join } from 'path';
 
 const ROOT = join(__dirname, '..');
 
+const REPEAT_TESTS = [
+	'test/nodes/Messaging/helpers/idempotency.test.ts',
+	'test/nodes/Messaging/helpers/repeats.test.ts',
+	'test/nodes/Messaging/shapes.test.ts',
+	'test/nodes/Messaging/message/sendAndWait.test.ts',
+];
+
 /** What each hold is, its files, and the tests that pin it. */
 export const MODULES: Record<string, { mutate: string[]; tests: string[] }> = {
 	repeats: {
-		mutate: ['nodes/Messaging/helpers/idempotency.ts', 'nodes/Messaging/helpers/cause.ts'],
-		tests: [
-			'test/nodes/Messaging/helpers/idempotency.test.ts',
-			'test/nodes/Messaging/helpers/repeats.test.ts',
-			'test/nodes/Messaging/shapes.test.ts',
-			'test/nodes/Messaging/message/sendAndWait.test.ts',
-		],
+		mutate: ['nodes/Messaging/helpers/idempotency.ts'],
+		tests: REPEAT_TESTS,
+	},
+	cause: {
+		mutate: ['nodes/Messaging/helpers/cause.ts'],
+		tests: REPEAT_TESTS,
 	},
 	claims: {
 		mutate: ['nodes/Messaging/helpers/sendClaims.ts'],
