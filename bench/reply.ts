@@ -8,7 +8,9 @@
  *      Messages pauses only before each message of a run but the first: a one-item reply never
  *      waits, so there is no variant with the pause off;
  *   B. Webhook → HTTP Request (the gateway's token endpoint, as a user would) → HTTP Request (the
- *      gateway's send endpoint with that token).
+ *      gateway's send endpoint with that token);
+ *   C. B with a credential (HTTP Header Auth, a header the gateway ignores) on its token request:
+ *      what n8n itself spends on a workflow that uses a credential, which A always does.
  *
  * The gateway is a sandbox in a child process (bench/reply-gateway.ts): it posts the inbound event
  * to the account's webhook as the gateway does (pointed at A's registered URL or B's), and notes
@@ -67,15 +69,21 @@ const CUSTOMERS = 50;
 const CREDENTIAL = { id: 'benchReplyCred01', name: 'Sandbox (bench:reply)' };
 const VERSION = '16.0.1.3';
 const NATIVE_PATH = 'bench-reply-native';
+const HEADER_CREDENTIAL = { id: 'benchReplyHdr001', name: 'Header (bench:reply)' };
 
-type Bot = 'A' | 'B';
-const BOTS = (['A', 'B'] as Bot[]).filter((bot) => (argText('only') ?? bot) === bot);
+type Bot = 'A' | 'B' | 'C';
+const BOTS = (['A', 'B', 'C'] as Bot[]).filter((bot) => (argText('only') ?? bot) === bot);
 const CPU_PROFILE_DIR = argText('cpu-prof');
 const BOT_NAMES: Record<Bot, string> = {
 	A: 'A: Messaging Trigger → Send Text (defaults)',
 	B: "B: Webhook → HTTP Request (token) → HTTP Request (send), n8n's own nodes",
+	C: 'C: B with a credential (HTTP Header Auth) on its token request',
 };
-const WORKFLOW_IDS: Record<Bot, string> = { A: 'benchReplyPkg', B: 'benchReplyNative' };
+const WORKFLOW_IDS: Record<Bot, string> = {
+	A: 'benchReplyPkg',
+	B: 'benchReplyNative',
+	C: 'benchReplyNativeCred',
+};
 const MODES = [1, 8] as const;
 type Mode = (typeof MODES)[number];
 
@@ -115,11 +123,18 @@ function packageChatbot(): WorkflowJson {
 	};
 }
 
-function nativeChatbot(gatewayUrl: string): WorkflowJson {
+/**
+ * B, or with `credential` C: the same with a credential on its token request (the gateway ignores
+ * the header), which shows what n8n spends on any workflow that uses a credential.
+ */
+function nativeChatbot(gatewayUrl: string, credential = false): WorkflowJson {
 	const inbound = "$('Webhook').item.json.body.params";
+	const auth = credential
+		? { authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth' }
+		: {};
 	return {
-		id: WORKFLOW_IDS.B,
-		name: "bench: chatbot, n8n's own nodes",
+		id: WORKFLOW_IDS[credential ? 'C' : 'B'],
+		name: `bench: chatbot, n8n's own nodes${credential ? ', a credential' : ''}`,
 		nodes: [
 			{
 				id: randomUUID(),
@@ -128,7 +143,7 @@ function nativeChatbot(gatewayUrl: string): WorkflowJson {
 				typeVersion: 2,
 				position: [0, 0],
 				webhookId: randomUUID(),
-				parameters: { httpMethod: 'POST', path: NATIVE_PATH, options: {} },
+				parameters: { httpMethod: 'POST', path: nativePath(credential), options: {} },
 			},
 			{
 				id: randomUUID(),
@@ -136,9 +151,11 @@ function nativeChatbot(gatewayUrl: string): WorkflowJson {
 				type: 'n8n-nodes-base.httpRequest',
 				typeVersion: 4.2,
 				position: [240, 0],
+				...(credential ? { credentials: { httpHeaderAuth: HEADER_CREDENTIAL } } : {}),
 				parameters: {
 					method: 'GET',
 					url: `${gatewayUrl}/api/wa/authentication`,
+					...auth,
 					sendBody: true,
 					specifyBody: 'json',
 					jsonBody: JSON.stringify({
@@ -177,6 +194,8 @@ function nativeChatbot(gatewayUrl: string): WorkflowJson {
 		settings: { executionOrder: 'v1' },
 	};
 }
+
+const nativePath = (credential: boolean) => `${NATIVE_PATH}${credential ? '-credential' : ''}`;
 
 /** The gateway child and what it tells: replies by their text, deliveries by their id. */
 class Gateway {
@@ -300,7 +319,16 @@ async function main(): Promise<void> {
 				clientSecret: GATEWAY_ACCOUNT.clientSecret,
 			}),
 		);
-		await importWorkflows(userFolder, [packageChatbot(), nativeChatbot(gateway.url)]);
+		await importCredential(userFolder, {
+			...HEADER_CREDENTIAL,
+			type: 'httpHeaderAuth',
+			data: { name: 'X-Bench', value: 'bench' },
+		});
+		await importWorkflows(userFolder, [
+			packageChatbot(),
+			nativeChatbot(gateway.url),
+			nativeChatbot(gateway.url, true),
+		]);
 		server = await startN8n(userFolder, {
 			env: CPU_PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROFILE_DIR}` } : {},
 		});
@@ -309,7 +337,12 @@ async function main(): Promise<void> {
 		const registered = await gateway.webhook();
 		if (!registered) throw new Error("activating A registered no webhook at the gateway's account");
 		await srv.activateWorkflow(WORKFLOW_IDS.B);
-		const webhooks: Record<Bot, string> = { A: registered, B: srv.webhookUrl(NATIVE_PATH) };
+		await srv.activateWorkflow(WORKFLOW_IDS.C);
+		const webhooks: Record<Bot, string> = {
+			A: registered,
+			B: srv.webhookUrl(nativePath(false)),
+			C: srv.webhookUrl(nativePath(true)),
+		};
 
 		const all: Sent[] = [];
 		let serial = 0;
@@ -344,6 +377,7 @@ async function main(): Promise<void> {
 		const measured: Record<Bot, Record<Mode, Sent[][]>> = {
 			A: { 1: [], 8: [] },
 			B: { 1: [], 8: [] },
+			C: { 1: [], 8: [] },
 		};
 		for (let round = 1; round <= ROUNDS; round++) {
 			for (const parallel of MODES)
@@ -367,7 +401,7 @@ async function main(): Promise<void> {
 			`\nbench:reply: real n8n 2.40.7 (Node 24, \`n8n start\`, SQLite), gateway (sandbox) in a child process; latency = from the gateway posting the inbound message to it recording the reply`,
 		);
 		console.log(
-			`${perRound} messages per chatbot, mode and round, ${ROUNDS} rounds, A and B interleaved; ${CUSTOMERS} customers; Delay Between Messages never applies to a one-item reply\n`,
+			`${perRound} messages per chatbot, mode and round, ${ROUNDS} rounds, ${BOTS.join(', ')} interleaved; ${CUSTOMERS} customers; Delay Between Messages never applies to a one-item reply\n`,
 		);
 		console.log('| Chatbot | In flight | Messages | p50 ms | p99 ms | p50 per round |');
 		console.log('|---|---|---|---|---|---|');
@@ -390,7 +424,7 @@ async function main(): Promise<void> {
 			}
 		}
 		console.log('');
-		for (const parallel of BOTS.length === 2 ? MODES : []) {
+		for (const parallel of BOTS.includes('A') && BOTS.includes('B') ? MODES : []) {
 			const p50 = stats.A[parallel].p50 / stats.B[parallel].p50;
 			const p99 = stats.A[parallel].p99 / stats.B[parallel].p99;
 			console.log(
@@ -399,6 +433,10 @@ async function main(): Promise<void> {
 					: `A ÷ B, ${parallel} at a time: p50 ${p50.toFixed(2)}x, p99 ${p99.toFixed(2)}x (no goal set)`,
 			);
 		}
+		if (BOTS.length === 3)
+			console.log(
+				`A ÷ C, one at a time: p50 ${(stats.A[1].p50 / stats.C[1].p50).toFixed(2)}x, p99 ${(stats.A[1].p99 / stats.C[1].p99).toFixed(2)}x; C ÷ B: p50 ${(stats.C[1].p50 / stats.B[1].p50).toFixed(2)}x (what a credential costs n8n's own nodes)`,
+			);
 		console.log(
 			`Replies: ${all.length} messages (warm-up and timeline included), ${problems.length ? `${problems.length} problems` : 'each answered exactly once, to its sender'}`,
 		);
