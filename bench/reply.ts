@@ -82,7 +82,7 @@ const BOT_NAMES: Record<Bot, string> = {
 const WORKFLOW_IDS: Record<Bot, string> = {
 	A: 'benchReplyPkg',
 	B: 'benchReplyNative',
-	C: 'benchReplyNativeCred',
+	C: 'benchReplyCred',
 };
 const MODES = [1, 8] as const;
 type Mode = (typeof MODES)[number];
