@@ -23,7 +23,7 @@
  * Goals (issue: a reply 1.5–1.8x slower than n8n's own nodes): with A's defaults, one at a time,
  * p50 ≤ 1.2x and p99 ≤ 1.3x B's; no reply lost or doubled.
  *
- * Run: npm run bench:reply [-- --messages 1000 --rounds 5 --only A --cpu-prof <dir> --keep]
+ * Run: npm run bench:reply [-- --messages 1000 --rounds 5 --only A --cpu-prof <dir> --n8n-env NAME=value --keep]
  * (messages: per chatbot and per mode, split over the rounds; `--only A` or `B` runs one chatbot;
  * `--cpu-prof <dir>`: n8n runs under Node's CPU profiler and writes its profile there at the end)
  */
@@ -74,6 +74,12 @@ const HEADER_CREDENTIAL = { id: 'benchReplyHdr001', name: 'Header (bench:reply)'
 type Bot = 'A' | 'B' | 'C';
 const BOTS = (['A', 'B', 'C'] as Bot[]).filter((bot) => (argText('only') ?? bot) === bot);
 const CPU_PROFILE_DIR = argText('cpu-prof');
+/** `--n8n-env NAME=value` (repeatable): n8n's settings for this run, e.g. its expression engine's. */
+const N8N_ENV = Object.fromEntries(
+	args.flatMap((arg, at) =>
+		args[at - 1] === '--n8n-env' ? [[arg.split('=')[0], arg.split('=').slice(1).join('=')]] : [],
+	),
+);
 const BOT_NAMES: Record<Bot, string> = {
 	A: 'A: Messaging Trigger → Send Text (defaults)',
 	B: "B: Webhook → HTTP Request (token) → HTTP Request (send), n8n's own nodes",
@@ -330,7 +336,12 @@ async function main(): Promise<void> {
 			nativeChatbot(gateway.url, true),
 		]);
 		server = await startN8n(userFolder, {
-			env: CPU_PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROFILE_DIR}` } : {},
+			env: {
+				...N8N_ENV,
+				...(CPU_PROFILE_DIR
+					? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROFILE_DIR}` }
+					: {}),
+			},
 		});
 		const srv = server;
 		await srv.activateWorkflow(WORKFLOW_IDS.A);
