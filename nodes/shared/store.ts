@@ -102,21 +102,9 @@ let current: { settings: string; client: Promise<Redis | Cluster> } | undefined;
 /** What a command that gave up waiting is about. */
 let lastConnectionError: string | undefined;
 
-interface QueueRedisSettings {
-	host: string;
-	port: number;
-	db: number;
-	username: string;
-	password: string;
-	tls: boolean;
-	tlsServerName: string;
-	tlsValidateCertificate: boolean;
-	/** When set, a cluster client; host and port are then ignored, as by n8n. */
-	clusterNodes: Array<{ host: string; port: number }>;
-	dualStack: boolean;
-}
+type QueueRedisSettings = ReturnType<typeof queueRedisSettings>;
 
-function queueRedisSettings(env: NodeJS.ProcessEnv): QueueRedisSettings {
+function queueRedisSettings(env: NodeJS.ProcessEnv) {
 	const text = (name: string, fallback = '') =>
 		envSetting(env, `QUEUE_BULL_REDIS_${name}`) ?? fallback;
 	const number = (name: string, fallback: number) => {
@@ -136,6 +124,7 @@ function queueRedisSettings(env: NodeJS.ProcessEnv): QueueRedisSettings {
 		tls: flag('TLS', false),
 		tlsServerName: text('TLS_SERVERNAME'),
 		tlsValidateCertificate: flag('TLS_VALIDATE_CERTIFICATE', true),
+		// When set, a cluster client; host and port are then ignored, as by n8n.
 		clusterNodes: text('CLUSTER_NODES')
 			.split(',')
 			.map((pair) => pair.trim())
