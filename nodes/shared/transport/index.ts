@@ -81,10 +81,6 @@ class NoAnswer {
 	) {}
 }
 
-interface CallOptions {
-	readonly signal?: AbortSignal;
-}
-
 export const sharedTokenCache = new TokenCache();
 const sessionCookies = new Map<string, string>();
 
@@ -107,7 +103,7 @@ export class ApiClient {
 	async call(
 		endpoint: Endpoint,
 		params: Record<string, ParamValue> = {},
-		{ signal }: CallOptions = {},
+		{ signal }: { signal?: AbortSignal } = {},
 	): Promise<unknown> {
 		const body = buildBody(this.fullParams(endpoint, params));
 		if (!endpoint.bearer) return await this.send(endpoint, body, undefined, signal);
@@ -120,7 +116,7 @@ export class ApiClient {
 		});
 	}
 
-	async token(group: ApiGroup, { signal }: CallOptions = {}): Promise<Token> {
+	async token(group: ApiGroup, { signal }: { signal?: AbortSignal } = {}): Promise<Token> {
 		return await this.tokens.get(
 			this.tokenKey(group),
 			async () => await this.fetchToken(group, signal),
@@ -129,7 +125,7 @@ export class ApiClient {
 
 	async renewToken(
 		group: ApiGroup,
-		{ signal }: CallOptions = {},
+		{ signal }: { signal?: AbortSignal } = {},
 	): Promise<{ token: Token; answer: unknown }> {
 		this.tokens.invalidate(this.tokenKey(group));
 		let answer: unknown;
@@ -367,21 +363,15 @@ export class ApiClient {
 		const code = err.code ?? (err.cause as { code?: string } | undefined)?.code;
 		// Sent (even in part) and then no answer: the server may have processed it.
 		const answer = failure.sent ? 'lost' : 'notWritten';
-		if (signal?.aborted)
-			return new ApiError(endpoint, {
-				kind: 'aborted',
-				reason: 'the execution was cancelled',
-				answer,
-			});
+		if (signal?.aborted) {
+			const reason = 'the execution was cancelled';
+			return new ApiError(endpoint, { kind: 'aborted', reason, answer });
+		}
 		const seconds = this.credentials.timeoutSeconds;
 		if (failure.timedOut) {
 			const reason = `no complete answer within ${seconds} s (Request Timeout)`;
-			return new ApiError(endpoint, {
-				kind: 'timeout',
-				reason,
-				causeCode: 'REQUEST_TIMEOUT',
-				answer,
-			});
+			const causeCode = 'REQUEST_TIMEOUT';
+			return new ApiError(endpoint, { kind: 'timeout', reason, causeCode, answer });
 		}
 		if (code && TIMEOUT_CODES.has(code)) {
 			const reason = `no answer within ${seconds} s (${code})`;
