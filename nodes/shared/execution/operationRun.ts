@@ -106,18 +106,12 @@ export function textValue(
 	itemIndex: number,
 	value: unknown,
 	field: string,
-	fix?: string,
+	fix = `Map a field that holds text, or turn the value into text in the expression, e.g. {{ JSON.stringify($json.${name(field)}) }}.`,
 ): string {
 	if (value === undefined || value === null) return '';
 	if (typeof value === 'string') return value;
 	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-	throw run.fail(
-		itemIndex,
-		field,
-		`is ${describeValue(value)}, not text`,
-		fix ??
-			`Map a field that holds text, or turn the value into text in the expression, e.g. {{ JSON.stringify($json.${name(field)}) }}.`,
-	);
+	throw run.fail(itemIndex, field, `is ${describeValue(value)}, not text`, fix);
 }
 
 function name(field: string): string {
@@ -136,14 +130,9 @@ export function codeValue(
 ): string {
 	if (value === undefined || value === null) return '';
 	if (typeof value === 'string') return value.trim().toUpperCase();
-	throw run.fail(
-		itemIndex,
-		field,
-		`is ${describeValue(value)}, not a code`,
-		Array.isArray(value)
-			? `This field takes one code, e.g. ${example}.`
-			: `Write the code as text, e.g. ${example}.`,
-	);
+	const problem = `is ${describeValue(value)}, not a code`;
+	const advice = Array.isArray(value) ? 'This field takes one code' : 'Write the code as text';
+	throw run.fail(itemIndex, field, problem, `${advice}, e.g. ${example}.`);
 }
 
 /** How a reader turns a bad field into its error: the field, what is wrong, the fix. */
@@ -164,18 +153,11 @@ export function numberValue(
 	fail: FieldError,
 ): number {
 	if (value === undefined || value === null || value === '') return fallback;
-	const n =
-		typeof value === 'number'
-			? value
-			: typeof value === 'string' && value.trim() !== ''
-				? Number(value)
-				: NaN;
+	const isText = typeof value === 'string' && value.trim() !== '';
+	const n = typeof value === 'number' ? value : isText ? Number(value) : NaN;
 	if (Number.isFinite(n) && n >= min && n <= max && (!whole || Number.isInteger(n))) return n;
 	const kind = whole ? 'a whole number' : 'a number';
 	const range = max === Infinity ? `of at least ${min}` : `from ${min} to ${max}`;
-	throw fail(
-		field,
-		`is ${shown(value)}, not ${kind} ${range}`,
-		`Enter ${kind} ${range}, or leave it out for the default (${fallback}).`,
-	);
+	const fix = `Enter ${kind} ${range}, or leave it out for the default (${fallback}).`;
+	throw fail(field, `is ${shown(value)}, not ${kind} ${range}`, fix);
 }
