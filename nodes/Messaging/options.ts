@@ -45,9 +45,7 @@ const MAX_SKIP_REPEATS_HOURS = 720;
 /** Enforced again when read: an expression (`={{ 100000 }}`) bypasses the editor's bound. */
 const MAX_PARALLEL_REQUESTS = 50;
 
-const showForSends = {
-	show: { '/resource': ['message'], '/operation': SENDING_OPERATIONS },
-};
+const showForSends = { show: { '/resource': ['message'], '/operation': SENDING_OPERATIONS } };
 
 /** An option left out is invisible in the editor, so a send says that it pauses. */
 export const sendPauseNotice: INodeProperties = {

@@ -35,13 +35,10 @@ export class Sender {
 	/** At the check of an item, before any request: its window is readable, its key known. */
 	async identify(itemIndex: number, identity: SendIdentity): Promise<void> {
 		const { sendWindow, skipRepeatsHours } = this.run.options(itemIndex);
-		if (sendWindow && 'problem' in sendWindow)
-			throw this.run.fail(
-				itemIndex,
-				`Send Only Between → ${sendWindow.field}`,
-				sendWindow.problem,
-				sendWindow.fix,
-			);
+		if (sendWindow && 'problem' in sendWindow) {
+			const { field, problem, fix } = sendWindow;
+			throw this.run.fail(itemIndex, `Send Only Between → ${field}`, problem, fix);
+		}
 		if (!(skipRepeatsHours > 0)) return;
 		this.repeats ??= new Repeats(this.run, skipRepeatsHours);
 		await this.repeats.identify(itemIndex, identity);

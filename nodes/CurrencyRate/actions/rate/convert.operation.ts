@@ -114,9 +114,7 @@ export const description: INodeProperties[] = [
 		placeholder: 'conversion',
 		description:
 			'Name of the field that gets the rate used, the currencies, the provider and when the rates were fetched (fetchedAt: the rates answer has no date of its own). Empty: only the converted amount is added.',
-		displayOptions: {
-			show: { ...showFor('rate', 'convert').show, includeInputFields: [true] },
-		},
+		displayOptions: { show: { ...showFor('rate', 'convert').show, includeInputFields: [true] } },
 	},
 ];
 

@@ -198,10 +198,7 @@ type FileIdentity = { fileName?: string; mimeType?: string };
 
 /** A file at hand: its SHA-256 is read only when Skip Repeats Within is on. */
 function fileAtHand(file: FileToSend, digest: () => Promise<string>): FileSourced {
-	return {
-		identity: async () => [await digest(), file.fileName],
-		open: async () => file,
-	};
+	return { identity: async () => [await digest(), file.fileName], open: async () => file };
 }
 
 /**
