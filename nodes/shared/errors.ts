@@ -65,26 +65,18 @@ export function causeInWords(cause: string): string {
 		.replace(/\bEHOSTUNREACH\b/g, 'host unreachable');
 }
 
-export interface ErrorContext {
-	itemIndex?: number;
-	action?: string;
-}
-
 export const messageOf = (error: unknown): string =>
 	error instanceof Error ? error.message : String(error);
 
 export function toNodeError(
 	node: INode,
 	error: unknown,
-	{ itemIndex, action }: ErrorContext = {},
+	{ itemIndex, action }: { itemIndex?: number; action?: string } = {},
 ): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	const message = [
-		action ? `Could not ${action}: ${messageOf(error)}` : messageOf(error),
-		itemIndex !== undefined ? itemLabel(itemIndex) : '',
-	]
-		.filter(Boolean)
-		.join(' ');
+	const said = action ? `Could not ${action}: ${messageOf(error)}` : messageOf(error);
+	const label = itemIndex === undefined ? '' : itemLabel(itemIndex);
+	const message = [said, label].filter(Boolean).join(' ');
 	if (error instanceof ApiError) {
 		const response: JsonObject = { message: error.message, kind: error.kind };
 		if (error.httpStatus !== undefined) response.httpStatus = error.httpStatus;

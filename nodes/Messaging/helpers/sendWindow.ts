@@ -168,13 +168,8 @@ function atMinutes(day: DateTime, minutes: number): number {
 export function describeWindow(window: SendWindow): string {
 	const time = (m: number) =>
 		`${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
-	const days =
-		window.days.size === 7
-			? 'every day'
-			: [...window.days]
-					.sort((a, b) => a - b)
-					.map((d) => WEEKDAYS[d - 1][0].slice(0, 3))
-					.join(', ');
+	const named = [...window.days].sort((a, b) => a - b).map((d) => WEEKDAYS[d - 1][0].slice(0, 3));
+	const days = window.days.size === 7 ? 'every day' : named.join(', ');
 	return `${time(window.start)}–${time(window.end)} ${days} (${window.timeZone})`;
 }
 
