@@ -12,12 +12,8 @@ import { MAX_TIMER_MS } from '../shared/clock';
 import { inputError } from '../shared/errors';
 import { numberValue, type NumberRule } from '../shared/execution/operationRun';
 import type { SendSettings } from './helpers/sending';
-import {
-	readSendWindow,
-	sendWindowFields,
-	type SendWindow,
-	type WindowProblem,
-} from './helpers/sendWindow';
+import type { SendWindow } from './helpers/sendWindow';
+import { readSendWindow, sendWindowFields, type WindowProblem } from './helpers/sendWindowFields';
 
 export type MessagingOptions = SendSettings & {
 	version: string;

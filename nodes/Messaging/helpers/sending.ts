@@ -12,7 +12,8 @@ import {
 } from '../../shared/store';
 import { endpoints, readUsageLimit, type UsageLimit } from '../../shared/transport';
 import { Repeats, type RepeatSettings, type SendIdentity } from './idempotency';
-import { describeWindow, windowState, type SendWindow, type WindowProblem } from './sendWindow';
+import { describeWindow, windowState, type SendWindow } from './sendWindow';
+import type { WindowProblem } from './sendWindowFields';
 
 export type SendSettings = RepeatSettings & {
 	messageDelay: { minMs: number; maxMs: number };
