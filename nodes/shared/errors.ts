@@ -118,28 +118,6 @@ export class NotAttemptedError extends NodeOperationError {
 	}
 }
 
-// n8n moves an item to the error output only when `json.error` is set and `json` has no keys but
-// error, message and details (WorkflowExecute.handleNodeErrorOutput); its own `item.error` would
-// get the whole json replaced, losing `deliveryUnknown`.
-export function errorItemJson(error: NodeApiError | NodeOperationError): JsonObject {
-	const apiError = (error as { apiError?: ApiError }).apiError;
-	const details: JsonObject = {};
-	if (error.context.itemIndex !== undefined) details.item = error.context.itemIndex as number;
-	// n8n fills an API error's description with its message when there is no hint: not repeated.
-	if (error.description && !error.message.startsWith(error.description))
-		details.description = error.description;
-	const notAttempted = error instanceof NotAttemptedError;
-	details.kind = apiError ? apiError.kind : notAttempted ? 'not-attempted' : 'input';
-	if (notAttempted) Object.assign(details, { notAttempted: true }, error.itemDetails);
-	if (apiError) {
-		if (apiError.httpStatus !== undefined) details.httpStatus = apiError.httpStatus;
-		if (apiError.serverMessage !== undefined) details.serverMessage = apiError.serverMessage;
-	}
-	// false for bad input and for every failure the gateway cannot have processed.
-	details.deliveryUnknown = apiError?.deliveryUnknown ?? false;
-	return { error: error.message, details };
-}
-
 export function listInWords(items: readonly string[]): string {
 	return items.length <= 1
 		? (items[0] ?? '')

@@ -4,14 +4,21 @@ import {
 	type INode,
 	type INodeExecutionData,
 	type IPairedItemData,
+	type JsonObject,
 	type NodeApiError,
 } from 'n8n-workflow';
 
 import { compactForTool } from '../aiTool';
 import { clock } from '../clock';
 import { readCredential } from '../credential';
-import { errorItemJson, itemList, shown, toNodeError } from '../errors';
-import { ApiClient, DEFAULT_RETRY_POLICY, sharedTokenCache, type RetryPolicy } from '../transport';
+import { NotAttemptedError, itemList, shown, toNodeError } from '../errors';
+import {
+	ApiClient,
+	DEFAULT_RETRY_POLICY,
+	sharedTokenCache,
+	type ApiError,
+	type RetryPolicy,
+} from '../transport';
 import type { OperationRun } from './operationRun';
 import { findOperation, type ItemCall, type NodeDefinition } from './router';
 
@@ -229,4 +236,26 @@ class ItemResults {
 		);
 		return lines.join(' ');
 	}
+}
+
+// n8n moves an item to the error output only when `json.error` is set and `json` has no keys but
+// error, message and details (WorkflowExecute.handleNodeErrorOutput); its own `item.error` would
+// get the whole json replaced, losing `deliveryUnknown`.
+function errorItemJson(error: NodeApiError | NodeOperationError): JsonObject {
+	const apiError = (error as { apiError?: ApiError }).apiError;
+	const details: JsonObject = {};
+	if (error.context.itemIndex !== undefined) details.item = error.context.itemIndex as number;
+	// n8n fills an API error's description with its message when there is no hint: not repeated.
+	if (error.description && !error.message.startsWith(error.description))
+		details.description = error.description;
+	const notAttempted = error instanceof NotAttemptedError;
+	details.kind = apiError ? apiError.kind : notAttempted ? 'not-attempted' : 'input';
+	if (notAttempted) Object.assign(details, { notAttempted: true }, error.itemDetails);
+	if (apiError) {
+		if (apiError.httpStatus !== undefined) details.httpStatus = apiError.httpStatus;
+		if (apiError.serverMessage !== undefined) details.serverMessage = apiError.serverMessage;
+	}
+	// false for bad input and for every failure the gateway cannot have processed.
+	details.deliveryUnknown = apiError?.deliveryUnknown ?? false;
+	return { error: error.message, details };
 }

@@ -121,20 +121,6 @@ function name(field: string): string {
 		.join('');
 }
 
-export function codeValue(
-	run: RunContext<unknown>,
-	itemIndex: number,
-	value: unknown,
-	field: string,
-	example: string,
-): string {
-	if (value === undefined || value === null) return '';
-	if (typeof value === 'string') return value.trim().toUpperCase();
-	const problem = `is ${describeValue(value)}, not a code`;
-	const advice = Array.isArray(value) ? 'This field takes one code' : 'Write the code as text';
-	throw run.fail(itemIndex, field, problem, `${advice}, e.g. ${example}.`);
-}
-
 /** How a reader turns a bad field into its error: the field, what is wrong, the fix. */
 export type FieldError = (field: string, problem: string, fix: string) => Error;
 

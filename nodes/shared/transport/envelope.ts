@@ -1,5 +1,3 @@
-import type { IDataObject } from 'n8n-workflow';
-
 import { describeEndpoint, type Endpoint } from './endpoints';
 
 // `rpc`: an error in the JSON-RPC envelope; `rejected`: answered but not done (`sent: false`);
@@ -490,10 +488,6 @@ export function readUsageLimit(result: unknown): UsageLimit {
 		used,
 		remaining: limit !== null && used !== null ? Math.max(0, limit - used) : null,
 	};
-}
-
-export function usageLimitJson(result: unknown): IDataObject {
-	return { ...readUsageLimit(result), response: (result ?? null) as IDataObject };
 }
 
 function firstNumber(source: Fields, keys: string[]): number | null {

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { shown } from '../../../shared/errors';
-import { codeValue, describeValue, numberValue } from '../../../shared/execution/operationRun';
+import { describeValue, numberValue } from '../../../shared/execution/operationRun';
 import type { ItemCall } from '../../../shared/execution/router';
 import { forOperation, showFor } from '../../../shared/properties';
 import { parseDecimal, type RateType } from '../../../shared/rates/rateTable';
@@ -241,9 +241,16 @@ function amountOf(run: CurrencyRateRun, itemIndex: number, value: unknown): numb
 	);
 }
 
+/** A code is text; anything else is refused rather than turned into one. */
 function readCurrency(run: CurrencyRateRun, itemIndex: number, name: string, field: string) {
-	const code = codeValue(run, itemIndex, run.parameter(name, itemIndex, ''), field, 'USD');
+	const value = run.parameter(name, itemIndex, '');
+	const code = typeof value === 'string' ? value.trim().toUpperCase() : '';
 	if (code !== '') return code;
+	if (value !== undefined && value !== null && typeof value !== 'string') {
+		const problem = `is ${describeValue(value)}, not a code`;
+		const advice = Array.isArray(value) ? 'This field takes one code' : 'Write the code as text';
+		throw run.fail(itemIndex, field, problem, `${advice}, e.g. USD.`);
+	}
 	const fix = 'Enter a currency code such as USD, or map a field that holds it.';
 	throw run.fail(itemIndex, field, 'is empty', fix);
 }
