@@ -97,14 +97,9 @@ function checkRunWideOptions<O, C extends OperationRun<O>>(
 		const own = node.runWideOptions(run.options(itemIndex));
 		for (const [name, value] of Object.entries(first)) {
 			if (own[name] === value) continue;
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`Option "${name}" is ${shown(value)} for item 0 but ${shown(own[name])} for item ${itemIndex}: it applies to the whole run`,
-				{
-					itemIndex,
-					description: `Give "${name}" one value for all items (a fixed value, or an expression that gives every item the same), or split the items into separate runs.`,
-				},
-			);
+			const message = `Option "${name}" is ${shown(value)} for item 0 but ${shown(own[name])} for item ${itemIndex}: it applies to the whole run`;
+			const description = `Give "${name}" one value for all items (a fixed value, or an expression that gives every item the same), or split the items into separate runs.`;
+			throw new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
 		}
 	}
 }

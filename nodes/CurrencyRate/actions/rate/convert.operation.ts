@@ -183,24 +183,18 @@ async function converted(run: CurrencyRateRun, conversion: Conversion) {
 		const quote = table.quotes.get(code);
 		if (!quote) throw run.unknownCurrency(itemIndex, field, code, table, baseCurrency);
 		if (quote[side] !== null) return quote[side];
-		throw run.fail(
-			itemIndex,
-			'Rate',
-			`is "${side}", but provider "${provider}" gives no usable ${side} rate for ${code} at the moment (none, zero, or text that reads two ways)`,
-			'Choose another rate, or another provider.',
-		);
+		const problem = `is "${side}", but provider "${provider}" gives no usable ${side} rate for ${code} at the moment (none, zero, or text that reads two ways)`;
+		throw run.fail(itemIndex, 'Rate', problem, 'Choose another rate, or another provider.');
 	};
 	const [fromSide, toSide] = SIDES[rateType];
 	const fromRate = rateOf(fromCurrency, 'From Currency', fromSide);
 	const toRate = rateOf(toCurrency, 'To Currency', toSide);
 	const value = (amount * fromRate) / toRate;
-	if (!Number.isFinite(value))
-		throw run.fail(
-			itemIndex,
-			'Amount',
-			`is too large to convert: ${amount} ${fromCurrency} is beyond the largest number this node can compute in ${toCurrency}`,
-			'Check the amount (a mapped field may hold a wrong value, e.g. 1e305).',
-		);
+	if (!Number.isFinite(value)) {
+		const problem = `is too large to convert: ${amount} ${fromCurrency} is beyond the largest number this node can compute in ${toCurrency}`;
+		const fix = 'Check the amount (a mapped field may hold a wrong value, e.g. 1e305).';
+		throw run.fail(itemIndex, 'Amount', problem, fix);
+	}
 	const convertedAmount = roundTo(value, conversion.decimalPlaces);
 	return { convertedAmount, fromRate, toRate, fetchedAt: table.fetchedAt };
 }
