@@ -137,8 +137,19 @@ function queueRedisSettings(env: NodeJS.ProcessEnv) {
 	};
 }
 
-function clientOptions(settings: QueueRedisSettings): RedisOptions {
-	return {
+async function queueRedis(settings: QueueRedisSettings): Promise<Redis | Cluster> {
+	const key = JSON.stringify(settings);
+	if (current?.settings !== key) {
+		const previous = current?.client;
+		current = { settings: key, client: connect(settings) };
+		previous?.then((client) => client.disconnect()).catch(() => undefined);
+	}
+	return await current.client;
+}
+
+async function connect(settings: QueueRedisSettings): Promise<Redis | Cluster> {
+	const { default: IORedis, Cluster: IOCluster } = await import('ioredis');
+	const options: RedisOptions = {
 		username: settings.username || undefined,
 		password: settings.password || undefined,
 		db: settings.db,
@@ -157,21 +168,6 @@ function clientOptions(settings: QueueRedisSettings): RedisOptions {
 		// Keeps reconnecting in the background (n8n's own client would end the process instead).
 		retryStrategy: (times) => Math.min(times * 200, 2_000),
 	};
-}
-
-async function queueRedis(settings: QueueRedisSettings): Promise<Redis | Cluster> {
-	const key = JSON.stringify(settings);
-	if (current?.settings !== key) {
-		const previous = current?.client;
-		current = { settings: key, client: connect(settings) };
-		previous?.then((client) => client.disconnect()).catch(() => undefined);
-	}
-	return await current.client;
-}
-
-async function connect(settings: QueueRedisSettings): Promise<Redis | Cluster> {
-	const { default: IORedis, Cluster: IOCluster } = await import('ioredis');
-	const options = clientOptions(settings);
 	const client = settings.clusterNodes.length
 		? new IOCluster(settings.clusterNodes, {
 				redisOptions: options,

@@ -105,12 +105,8 @@ export class WindowWait {
 		}
 		const items = windows.flatMap(({ items }) => items).sort((a, b) => a - b);
 		const shownWindows = windows.slice(0, 3).map(({ window }) => describeWindow(window));
-		throw new NodeOperationError(
-			this.run.node,
-			`The items' send windows are never open at the same time (${shownWindows.join('; ')}${windows.length > 3 ? '; …' : ''})`,
-			{
-				description: `This step passes all its items on together, so it waits until every item's window is open, and the windows of ${itemList(items)} do not overlap within a week. Split the items by time zone first (an If or Switch node), with one Wait for Send Window per branch.`,
-			},
-		);
+		const message = `The items' send windows are never open at the same time (${shownWindows.join('; ')}${windows.length > 3 ? '; …' : ''})`;
+		const description = `This step passes all its items on together, so it waits until every item's window is open, and the windows of ${itemList(items)} do not overlap within a week. Split the items by time zone first (an If or Switch node), with one Wait for Send Window per branch.`;
+		throw new NodeOperationError(this.run.node, message, { description });
 	}
 }

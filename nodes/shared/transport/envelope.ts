@@ -158,11 +158,8 @@ export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Reda
 	if (byStatus === 'redirect') {
 		// Never followed (a redirect could carry the secret elsewhere), whatever the body says.
 		const to = answer.location ? ` to ${clean(answer.location)}` : '';
-		throw fail(
-			'http',
-			`HTTP ${status}: the server redirects${to}, and redirects are not followed. Check the Base URL (http:// vs https://, the host name, no path after it)`,
-			byStatus,
-		);
+		const reason = `HTTP ${status}: the server redirects${to}, and redirects are not followed. Check the Base URL (http:// vs https://, the host name, no path after it)`;
+		throw fail('http', reason, byStatus);
 	}
 	const error = object?.error ?? undefined;
 	const rpc: RpcError | undefined =

@@ -29,20 +29,15 @@ export * from './envelope';
 
 // A read is retried on any transient failure; a write only when the answer shows the server did
 // not act on it (WRITE_ANSWERS): undici never handed it to a socket, or the server said 429.
-export interface RetryPolicy {
-	readonly maxRetries: number;
-	readonly baseDelayMs: number;
-	readonly maxDelayMs: number;
-	/** A Retry-After longer than this is not waited for: the call fails and says so. */
-	readonly maxRetryAfterSeconds: number;
-}
-
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+export const DEFAULT_RETRY_POLICY = {
 	maxRetries: 3,
 	baseDelayMs: 300,
 	maxDelayMs: 5_000,
+	// A Retry-After longer than this is not waited for: the call fails and says so.
 	maxRetryAfterSeconds: 60,
 };
+
+export type RetryPolicy = Readonly<typeof DEFAULT_RETRY_POLICY>;
 
 const READ_RETRY_STATUSES = new Set([429, 502, 503, 504]);
 
@@ -152,11 +147,9 @@ export class ApiClient {
 		const { token: value, ...answer } = fields;
 		if (typeof value !== 'string' || value === '') {
 			const said = JSON.stringify(this.redact({ token: value, ...answer }));
-			throw new ApiError(endpoint, {
-				kind: 'unexpected-answer',
-				reason: 'the answer holds no token',
-				serverMessage: said.length > 300 ? `${said.slice(0, 300)}…` : said,
-			});
+			const serverMessage = said.length > 300 ? `${said.slice(0, 300)}…` : said;
+			const reason = 'the answer holds no token';
+			throw new ApiError(endpoint, { kind: 'unexpected-answer', reason, serverMessage });
 		}
 		const fallbackMs = this.credentials.tokenLifetimeMinutes * 60_000;
 		return { value, expiresAt: tokenExpiry(answer, Date.now(), fallbackMs), answer };
@@ -343,11 +336,8 @@ export class ApiClient {
 			if (size <= maxBytes) return Buffer.concat(chunks, size).toString('utf8');
 		}
 		body.destroy();
-		throw new ApiError(endpoint, {
-			kind: 'invalid-response',
-			reason: `the answer is larger than ${this.credentials.maxResponseMegabytes} MB, the credential's "Max Response Size (MB)"; it was not read`,
-			answer: 'tooLarge',
-		});
+		const reason = `the answer is larger than ${this.credentials.maxResponseMegabytes} MB, the credential's "Max Response Size (MB)"; it was not read`;
+		throw new ApiError(endpoint, { kind: 'invalid-response', reason, answer: 'tooLarge' });
 	}
 
 	/** The service may set a `session_id` cookie; later requests of this credential send it back. */
