@@ -158,12 +158,11 @@ export function readSettings(ctx: IPollFunctions) {
 	const account = events.has('webhookChanged')
 		? normalizePhone(String(ctx.getNodeParameter('accountNumber', '')))
 		: { phone: '' };
-	if ('problem' in account)
-		throw fail(
-			'Account Number',
-			account.problem,
-			'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
-		);
+	if ('problem' in account) {
+		const fix =
+			'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.';
+		throw fail('Account Number', account.problem, fix);
+	}
 	const kind = events.has('usageLimit') ? ctx.getNodeParameter('usageRule', 'percent') : 'blocked';
 	if (kind !== 'percent' && kind !== 'count' && kind !== 'blocked') {
 		const fix = 'Pick one of the listed choices.';

@@ -78,12 +78,11 @@ async function targetOf(ctx: IHookFunctions, registeredNumber?: string) {
 			settings.accountNumber.trim() === ''
 				? await heldNumber(ctx, settings)
 				: normalizePhone(settings.accountNumber, settings.defaultCountry);
-		if ('problem' in parsed)
-			throw fail(
-				'Account Number',
-				parsed.problem,
-				'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
-			);
+		if ('problem' in parsed) {
+			const fix =
+				'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.';
+			throw fail('Account Number', parsed.problem, fix);
+		}
 		const shared = ['querySecret', 'headerSecret'].includes(settings.verification);
 		const fix = 'Enter a long random string, or choose another Verification.';
 		if (shared && settings.sharedSecret === '') throw fail('Shared Secret', 'is empty', fix);

@@ -51,11 +51,8 @@ export async function messagingRateApiTest(
 
 function sessionResult(session: SessionAnswer | undefined): INodeCredentialTestResult {
 	const accepted = 'Connection successful: a token was issued and accepted';
-	if (!session?.stated)
-		return {
-			status: 'OK',
-			message: `${accepted} (the gateway did not say the WhatsApp session's state)`,
-		};
+	const unsaid = `${accepted} (the gateway did not say the WhatsApp session's state)`;
+	if (!session?.stated) return { status: 'OK', message: unsaid };
 	if (session.connected) return { status: 'OK', message: `${accepted}, and WhatsApp is connected` };
 	// An Error: n8n shows an OK result as its own "Connection tested successfully", without this.
 	const why =

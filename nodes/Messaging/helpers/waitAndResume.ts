@@ -81,10 +81,8 @@ const NOT_RECORDED = 'Nothing was recorded: press the button to answer.';
 
 function pressed(ctx: IWebhookFunctions, value: string): boolean {
 	const request = ctx.getRequestObject();
-	const type = String(request.headers['content-type'] ?? '')
-		.split(';')[0]
-		.trim()
-		.toLowerCase();
+	const contentType = String(request.headers['content-type'] ?? '');
+	const type = contentType.split(';')[0].trim().toLowerCase();
 	if (request.method !== 'POST' || type !== 'application/x-www-form-urlencoded') return false;
 	return ((ctx.getBodyData() ?? {}) as IDataObject)[DECISION] === value;
 }

@@ -38,11 +38,8 @@ export async function executeNode<O, C extends OperationRun<O>>(
 	const resource = ctx.getNodeParameter('resource', 0) as string;
 	const operation = ctx.getNodeParameter('operation', 0) as string;
 	const module = findOperation(node.resources, resource, operation);
-	if (!module)
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`The operation "${operation}" of "${resource}" is not known`,
-		);
+	const unknown = `The operation "${operation}" of "${resource}" is not known`;
+	if (!module) throw new NodeOperationError(ctx.getNode(), unknown);
 	const inputCount = ctx.getInputData().length;
 	const credentials = await readCredential(ctx);
 	const run = node.startRun({
