@@ -37,11 +37,7 @@ export function sharedState(
 	return queueMode ? new QueueRedisState(env) : PROCESS_MEMORY;
 }
 
-export interface RedisScript {
-	readonly name: string;
-	readonly keys?: number;
-	readonly lua: string;
-}
+export type RedisScript = { readonly name: string; readonly keys?: number; readonly lua: string };
 
 /** The caller fails closed: it sends nothing unprotected. */
 export class SharedStateUnavailable extends Error {

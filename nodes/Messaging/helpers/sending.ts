@@ -133,13 +133,12 @@ function usageLimitReached(
 	itemIndex: number,
 	{ remaining, limit, used, granted }: Allowance,
 ): NotAttemptedError {
-	const left = remaining ?? 0;
 	const counts = limit !== null && used !== null ? ` (limit ${limit}, ${used} used)` : '';
 	const sentNow =
 		granted === 0
 			? 'so nothing was sent in this run'
 			: `and ${granted === 1 ? 'it went to an earlier item' : `they went to ${granted} earlier items`}`;
-	const why = `the account's usage limit is reached. It had ${messages(left)} left when this run started${counts}, ${sentNow}`;
+	const why = `the account's usage limit is reached. It had ${messages(remaining ?? 0)} left when this run started${counts}, ${sentNow}`;
 	// The limit answer says nothing of when the count starts again (service notes).
 	const fix =
 		'The gateway does not say when the count starts again: check Account → Get Usage Limit before running the remaining items.';
@@ -304,10 +303,7 @@ function rangeInSeconds(minMs: number, maxMs: number): string {
 // Account Cap: one sliding window per account, shared by every workflow and execution that sends
 // from it; only nodes with a cap record their sends, so others make no extra round trip.
 
-interface AccountCap {
-	messages: number;
-	periodMs: number;
-}
+type AccountCap = { messages: number; periodMs: number };
 
 const LONGEST_CAP_PERIOD_MS = 3_600_000;
 

@@ -3,14 +3,10 @@ import type { IExecuteFunctions, INode, NodeOperationError } from 'n8n-workflow'
 import { inputError, shown } from '../errors';
 import type { ApiClient, ApiCredentials } from '../transport';
 
-export interface RunBasics<O> {
-	readonly ctx: IExecuteFunctions;
-	readonly credentials: ApiCredentials;
-	readonly client: ApiClient;
-	/** n8n's cancel signal: a cancelled run stops waiting and retrying. */
-	readonly signal?: AbortSignal;
+/** What a node's execute starts its run with. */
+export type RunBasics<O> = Pick<OperationRun<O>, 'ctx' | 'credentials' | 'client' | 'signal'> & {
 	readonly readOptions: (itemIndex: number) => O;
-}
+};
 
 /** A run as a helper takes it, typed by the settings it reads: no helper imports a node's run. */
 export type RunContext<S> = OperationRun<S>;
@@ -20,6 +16,7 @@ export type RunContext<S> = OperationRun<S>;
 export class OperationRun<O = unknown> {
 	readonly client: ApiClient;
 	readonly credentials: ApiCredentials;
+	/** n8n's cancel signal: a cancelled run stops waiting and retrying. */
 	readonly signal?: AbortSignal;
 	readonly runOptions: O;
 	readonly ctx: IExecuteFunctions;

@@ -76,10 +76,7 @@ export function parseCredentials(stored: StoredCredentials) {
 	};
 }
 
-export interface Token {
-	readonly value: string;
-	readonly expiresAt: number;
-}
+export type Token = { readonly value: string; readonly expiresAt: number };
 
 const EXPIRY_MARGIN_MS = 30_000;
 // An `expires_at` in the past (a server clock behind ours, a wrong unit) would otherwise make every

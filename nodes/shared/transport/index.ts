@@ -112,10 +112,8 @@ export class ApiClient {
 	}
 
 	async token(group: ApiGroup, { signal }: { signal?: AbortSignal } = {}): Promise<Token> {
-		return await this.tokens.get(
-			this.tokenKey(group),
-			async () => await this.fetchToken(group, signal),
-		);
+		const fetchToken = async () => await this.fetchToken(group, signal);
+		return await this.tokens.get(this.tokenKey(group), fetchToken);
 	}
 
 	async renewToken(

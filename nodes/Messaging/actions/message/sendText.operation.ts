@@ -33,11 +33,7 @@ export async function execute(
 	if (text.trim() === '') throw run.fail(itemIndex, 'Text', 'is empty', fix);
 	const { version } = run.options(itemIndex);
 	await run.sender.identify(itemIndex, { operation: 'sendText', phone, content: () => [text] });
-	return async () =>
-		await run.sender.send(
-			itemIndex,
-			phone,
-			async () =>
-				await run.client.call(endpoint, { version, phone, body: text }, { signal: run.signal }),
-		);
+	const request = async () =>
+		await run.client.call(endpoint, { version, phone, body: text }, { signal: run.signal });
+	return async () => await run.sender.send(itemIndex, phone, request);
 }
