@@ -8,9 +8,7 @@ import {
 
 import { ApiError, CredentialError } from './transport';
 
-export function itemLabel(itemIndex: number): string {
-	return `[item ${itemIndex}]`;
-}
+export const itemLabel = (itemIndex: number): string => `[item ${itemIndex}]`;
 
 /** `items 0–3, 7`: runs of indexes as ranges. */
 export function itemList(indexes: number[]): string {

@@ -103,19 +103,21 @@ export function textValue(
 	itemIndex: number,
 	value: unknown,
 	field: string,
-	fix = `Map a field that holds text, or turn the value into text in the expression, e.g. {{ JSON.stringify($json.${name(field)}) }}.`,
+	fix?: string,
 ): string {
 	if (value === undefined || value === null) return '';
 	if (typeof value === 'string') return value;
 	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-	throw run.fail(itemIndex, field, `is ${describeValue(value)}, not text`, fix);
+	const problem = `is ${describeValue(value)}, not text`;
+	throw run.fail(itemIndex, field, problem, fix ?? notTextFix(field));
 }
 
-function name(field: string): string {
-	return field
+function notTextFix(field: string): string {
+	const name = field
 		.split(' ')
 		.map((word, i) => (i === 0 ? word.toLowerCase() : word.charAt(0).toUpperCase() + word.slice(1)))
 		.join('');
+	return `Map a field that holds text, or turn the value into text in the expression, e.g. {{ JSON.stringify($json.${name}) }}.`;
 }
 
 /** How a reader turns a bad field into its error: the field, what is wrong, the fix. */
