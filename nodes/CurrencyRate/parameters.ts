@@ -140,10 +140,8 @@ export class CurrencyRateRun extends OperationRun<CurrencyRateOptions> {
 		table: RateTable,
 		baseCurrency?: string,
 	): NodeOperationError {
-		const offered = [
-			...(baseCurrency ? [`${baseCurrency} (base currency)`] : []),
-			...table.quotes.keys(),
-		];
+		const base = baseCurrency ? [`${baseCurrency} (base currency)`] : [];
+		const offered = [...base, ...table.quotes.keys()];
 		const fix = 'Use one of the listed codes (upper or lower case).';
 		return this.fail(itemIndex, field, notOffered([code], table, offered), fix);
 	}

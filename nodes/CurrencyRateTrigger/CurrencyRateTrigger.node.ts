@@ -71,14 +71,10 @@ export class CurrencyRateTrigger implements INodeType {
 		const unknown = settings.currencies.filter(
 			(code) => !table.quotes.has(code) && !known?.rates[code],
 		);
-		if (unknown.length > 0)
-			throw inputError(
-				this.getNode(),
-				undefined,
-				'Currencies',
-				notOffered(unknown, table),
-				'Use the listed codes, or another provider.',
-			);
+		if (unknown.length > 0) {
+			const fix = 'Use the listed codes, or another provider.';
+			throw inputError(this.getNode(), undefined, 'Currencies', notOffered(unknown, table), fix);
+		}
 		if (this.getMode() === 'manual') return [toItems(sampleEvents(settings, table, known))];
 
 		const { events, memory, mustSave } = decide(settings, table, known);

@@ -116,21 +116,14 @@ export function readTriggerSettings(ctx: IPollFunctions) {
 	const provider = providerCode((name) => ctx.getNodeParameter(name, ''), fail);
 	const fix = 'Write codes separated by commas, e.g. USD, EUR.';
 	const currencies = currencyList(ctx.getNodeParameter('currencies', ''), fail, fix);
+	const most = `Watch at most ${MAX_WATCHED_CURRENCIES}.`;
 	if (currencies.length > MAX_WATCHED_CURRENCIES)
-		throw fail(
-			'Currencies',
-			`lists ${currencies.length} codes`,
-			`Watch at most ${MAX_WATCHED_CURRENCIES}.`,
-		);
+		throw fail('Currencies', `lists ${currencies.length} codes`, most);
 
 	const mode = ctx.getNodeParameter('event', 'change') as WatchMode;
 	const field = String(ctx.getNodeParameter('field', 'average')).trim().toLowerCase() as RateType;
-	if (!RATE_TYPES.includes(field))
-		throw fail(
-			'Rate',
-			`is not a rate type: ${shown(field)}`,
-			`Use one of ${RATE_TYPES.join(', ')}.`,
-		);
+	const oneOf = `Use one of ${RATE_TYPES.join(', ')}.`;
+	if (!RATE_TYPES.includes(field)) throw fail('Rate', `is not a rate type: ${shown(field)}`, oneOf);
 	const number = (name: string, label: string, fallback: number) =>
 		numberValue(ctx.getNodeParameter(name, fallback), fallback, { field: label, min: 0 }, fail);
 	const changePercent = mode === 'change' ? number('changePercent', 'Change (%)', 0.5) : 0;

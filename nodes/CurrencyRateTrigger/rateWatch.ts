@@ -114,10 +114,8 @@ const MODE_RULES: Record<WatchMode, (seen: SeenRate, before: RememberedRate) => 
 		const crossed = before.side !== undefined && side !== undefined && side !== before.side;
 		if (!crossed || (settings.direction !== 'either' && settings.direction !== side))
 			return { next };
-		return {
-			next,
-			event: eventOf(seen, side === 'above' ? 'crossedAbove' : 'crossedBelow', before),
-		};
+		const event = eventOf(seen, side === 'above' ? 'crossedAbove' : 'crossedBelow', before);
+		return { next, event };
 	},
 	publication(seen, before) {
 		const { quote } = seen;

@@ -10,14 +10,10 @@ import {
 } from '../shared/properties';
 import { MAX_TIMER_MS } from '../shared/clock';
 import { inputError } from '../shared/errors';
-import { numberValue, type NumberRule } from '../shared/execution/operationRun';
+import { numberValue, type FieldError, type NumberRule } from '../shared/execution/operationRun';
 import type { SendSettings } from './helpers/sending';
-import {
-	readSendWindow,
-	sendWindowFields,
-	type SendWindow,
-	type WindowProblem,
-} from './helpers/sendWindow';
+import type { SendWindow } from './helpers/sendWindow';
+import { readSendWindow, sendWindowFields, type WindowProblem } from './helpers/sendWindowFields';
 
 export type MessagingOptions = SendSettings & {
 	version: string;
@@ -45,9 +41,7 @@ const MAX_SKIP_REPEATS_HOURS = 720;
 /** Enforced again when read: an expression (`={{ 100000 }}`) bypasses the editor's bound. */
 const MAX_PARALLEL_REQUESTS = 50;
 
-const showForSends = {
-	show: { '/resource': ['message'], '/operation': SENDING_OPERATIONS },
-};
+const showForSends = { show: { '/resource': ['message'], '/operation': SENDING_OPERATIONS } };
 
 /** An option left out is invisible in the editor, so a send says that it pauses. */
 export const sendPauseNotice: INodeProperties = {
@@ -207,77 +201,53 @@ export function messagingOptionsProperties(versionSentBy: string): INodeProperti
 	]);
 }
 
+// Expressions skip the editor's bounds: each number is held to them here.
+const NUMBERS: Record<string, NumberRule> = {
+	parallel: { field: 'Parallel Requests', min: 1, max: MAX_PARALLEL_REQUESTS, whole: true },
+	delayMs: { field: 'Delay Between Requests (Ms)', min: 0, max: MAX_TIMER_MS },
+	skipRepeatsHours: { field: 'Skip Repeats Within (Hours)', min: 0, max: MAX_SKIP_REPEATS_HOURS },
+	maxWaitMinutes: { field: 'Max Wait (Minutes)', min: 0, max: MAX_WAIT_MINUTES },
+	minSeconds: { field: 'Delay Between Messages → Min', min: 0, max: MAX_MESSAGE_DELAY_SECONDS },
+	maxSeconds: { field: 'Delay Between Messages → Max', min: 0, max: MAX_MESSAGE_DELAY_SECONDS },
+	capMessages: { field: 'Account Cap → Messages', min: 1, max: MAX_CAP_MESSAGES, whole: true },
+};
+
 export function readMessagingOptions(ctx: IExecuteFunctions, itemIndex: number): MessagingOptions {
 	const options = asOptions(ctx.getNodeParameter('options', itemIndex, {}));
-	const number = (value: unknown, fallback: number, rule: NumberRule) =>
-		numberValue(value, fallback, rule, (field, problem, fix) =>
-			inputError(ctx.getNode(), itemIndex, `Options → ${field}`, problem, fix),
-		);
+	const fail: FieldError = (field, problem, fix) =>
+		inputError(ctx.getNode(), itemIndex, `Options → ${field}`, problem, fix);
+	const number = (value: unknown, fallback: number, name: string) =>
+		numberValue(value, fallback, NUMBERS[name], fail);
+	const option = (name: string, fallback: number) => number(options[name], fallback, name);
 	const delay = asOptions(asOptions(options.messageDelay).range);
-	const seconds = (name: string, field: string, fallback: number) =>
-		number(delay[name], fallback, { field, min: 0, max: MAX_MESSAGE_DELAY_SECONDS });
-	const minSeconds = seconds(
-		'minSeconds',
-		'Delay Between Messages → Min',
-		MESSAGE_DELAY_DEFAULT.min,
-	);
-	const maxSeconds = seconds(
-		'maxSeconds',
-		'Delay Between Messages → Max',
-		Math.max(minSeconds, MESSAGE_DELAY_DEFAULT.max),
-	);
-	if (maxSeconds < minSeconds)
-		throw inputError(
-			ctx.getNode(),
-			itemIndex,
-			'Options → Delay Between Messages → Max',
-			`is ${maxSeconds}, below Min (${minSeconds})`,
-			'Enter a Max of at least Min, or the same for a fixed pause.',
-		);
+	const minSeconds = number(delay.minSeconds, MESSAGE_DELAY_DEFAULT.min, 'minSeconds');
+	const maxDefault = Math.max(minSeconds, MESSAGE_DELAY_DEFAULT.max);
+	const maxSeconds = number(delay.maxSeconds, maxDefault, 'maxSeconds');
+	if (maxSeconds < minSeconds) {
+		const fix = 'Enter a Max of at least Min, or the same for a fixed pause.';
+		throw fail('Delay Between Messages → Max', `is ${maxSeconds}, below Min (${minSeconds})`, fix);
+	}
 	// Added with its defaults, the Cap may be stored empty: still a cap.
 	const capGiven = asOptions(options.accountCap).cap;
 	const cap = asOptions(capGiven);
 	return {
 		version: optionText(options, 'version', DEFAULT_MESSAGING_VERSION),
 		defaultCountry: optionText(options, 'defaultCountry', ''),
-		parallel: number(options.parallel, 1, {
-			field: 'Parallel Requests',
-			min: 1,
-			max: MAX_PARALLEL_REQUESTS,
-			whole: true,
-		}),
-		delayMs: number(options.delayMs, 0, {
-			field: 'Delay Between Requests (Ms)',
-			min: 0,
-			max: MAX_TIMER_MS,
-		}),
+		parallel: option('parallel', 1),
+		delayMs: option('delayMs', 0),
 		stopAtUsageLimit: options.stopAtUsageLimit === true,
-		skipRepeatsHours: number(options.skipRepeatsHours, SKIP_REPEATS_HOURS_DEFAULT, {
-			field: 'Skip Repeats Within (Hours)',
-			min: 0,
-			max: MAX_SKIP_REPEATS_HOURS,
-		}),
+		skipRepeatsHours: option('skipRepeatsHours', SKIP_REPEATS_HOURS_DEFAULT),
 		idempotencyKey: optionText(options, 'idempotencyKey', ''),
 		messageDelay: { minMs: Math.round(minSeconds * 1000), maxMs: Math.round(maxSeconds * 1000) },
 		accountCap:
 			capGiven === undefined || capGiven === null || typeof capGiven !== 'object'
 				? undefined
 				: {
-						messages: number(cap.messages, 20, {
-							field: 'Account Cap → Messages',
-							min: 1,
-							max: MAX_CAP_MESSAGES,
-							whole: true,
-						}),
+						messages: number(cap.messages, 20, 'capMessages'),
 						periodMs: cap.per === 'hour' ? 3_600_000 : 60_000,
 					},
 		sendWindow: sendWindowOption(ctx, options.sendWindow),
-		maxWaitMs:
-			number(options.maxWaitMinutes, DEFAULT_MAX_WAIT_MINUTES, {
-				field: 'Max Wait (Minutes)',
-				min: 0,
-				max: MAX_WAIT_MINUTES,
-			}) * 60_000,
+		maxWaitMs: option('maxWaitMinutes', DEFAULT_MAX_WAIT_MINUTES) * 60_000,
 	};
 }
 

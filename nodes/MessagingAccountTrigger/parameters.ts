@@ -150,28 +150,24 @@ export function readSettings(ctx: IPollFunctions) {
 	const picked = ctx.getNodeParameter('events', []) as unknown;
 	const events: ReadonlySet<WatchedEvent> = new Set(Array.isArray(picked) ? picked : []);
 	const unknown = [...events].filter((event) => !EVENT_OPTIONS.some((o) => o.value === event));
-	if (events.size === 0 || unknown.length > 0)
-		throw fail(
-			'Events to Watch',
-			events.size === 0 ? 'is empty' : `holds unknown events: ${shown(unknown)}`,
-			`Pick one or more of: ${EVENT_OPTIONS.map((option) => option.name).join(', ')}.`,
-		);
+	if (events.size === 0 || unknown.length > 0) {
+		const problem = events.size === 0 ? 'is empty' : `holds unknown events: ${shown(unknown)}`;
+		const fix = `Pick one or more of: ${EVENT_OPTIONS.map((option) => option.name).join(', ')}.`;
+		throw fail('Events to Watch', problem, fix);
+	}
 	const account = events.has('webhookChanged')
 		? normalizePhone(String(ctx.getNodeParameter('accountNumber', '')))
 		: { phone: '' };
-	if ('problem' in account)
-		throw fail(
-			'Account Number',
-			account.problem,
-			'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
-		);
+	if ('problem' in account) {
+		const fix =
+			'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.';
+		throw fail('Account Number', account.problem, fix);
+	}
 	const kind = events.has('usageLimit') ? ctx.getNodeParameter('usageRule', 'percent') : 'blocked';
-	if (kind !== 'percent' && kind !== 'count' && kind !== 'blocked')
-		throw fail(
-			'Usage Limit Fires When',
-			`is not a known choice: ${shown(kind)}`,
-			'Pick one of the listed choices.',
-		);
+	if (kind !== 'percent' && kind !== 'count' && kind !== 'blocked') {
+		const fix = 'Pick one of the listed choices.';
+		throw fail('Usage Limit Fires When', `is not a known choice: ${shown(kind)}`, fix);
+	}
 	const threshold = kind === 'percent' ? 'usagePercent' : 'usageCount';
 	const below = kind === 'blocked' ? 0 : number(threshold, kind === 'percent' ? 10 : 100);
 

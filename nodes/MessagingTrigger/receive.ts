@@ -3,7 +3,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { clock } from '../shared/clock';
 import { readCredential } from '../shared/credential';
-import { shown } from '../shared/errors';
+import { messageOf, shown } from '../shared/errors';
 import { normalizePhone } from '../shared/phone';
 import { MemoryTable, sharedState, type RedisScript } from '../shared/store';
 import { boundedCopy, ignoreReason, isPlainObject, messageItem, readEvent } from './message';
@@ -173,8 +173,6 @@ async function readJsonBody(
 		? { value: copy.value }
 		: { problem: 'The body must be a JSON object' };
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 // Gateways retry: one message (one `uuid`) delivered twice starts one execution. Not in static
 // data: n8n does not save what a webhook writes there when that webhook starts an execution.

@@ -3,7 +3,7 @@ import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-w
 
 import { checkAccount, readAccountAnswer, updateAccount } from '../shared/gateway';
 import { apiClientFor, readCredential, type CredentialContext } from '../shared/credential';
-import { inputError, shown, toNodeError } from '../shared/errors';
+import { inputError, messageOf, shown, toNodeError } from '../shared/errors';
 import type { FieldError } from '../shared/execution/operationRun';
 import { normalizePhone } from '../shared/phone';
 import { redact, type ApiClient } from '../shared/transport';
@@ -78,19 +78,14 @@ async function targetOf(ctx: IHookFunctions, registeredNumber?: string) {
 			settings.accountNumber.trim() === ''
 				? await heldNumber(ctx, settings)
 				: normalizePhone(settings.accountNumber, settings.defaultCountry);
-		if ('problem' in parsed)
-			throw fail(
-				'Account Number',
-				parsed.problem,
-				'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.',
-			);
+		if ('problem' in parsed) {
+			const fix =
+				'Enter the WhatsApp number of the gateway account with its country code, e.g. +62 812-8877-6713.';
+			throw fail('Account Number', parsed.problem, fix);
+		}
 		const shared = ['querySecret', 'headerSecret'].includes(settings.verification);
-		if (shared && settings.sharedSecret === '')
-			throw fail(
-				'Shared Secret',
-				'is empty',
-				'Enter a long random string, or choose another Verification.',
-			);
+		const fix = 'Enter a long random string, or choose another Verification.';
+		if (shared && settings.sharedSecret === '') throw fail('Shared Secret', 'is empty', fix);
 		accountNumber = parsed.phone;
 	}
 	const generated = settings.verification === 'generatedSecret';
@@ -245,7 +240,7 @@ export async function unregisterWebhook(this: IHookFunctions): Promise<boolean> 
 	} catch (error) {
 		// Without a record this workflow registered nothing (e.g. its activation failed on this).
 		if (!found && !RECORD_KEYS.some((key) => readRecord(staticData, key))) return true;
-		const message = redact(error instanceof Error ? error.message : String(error), secrets);
+		const message = redact(messageOf(error), secrets);
 		this.logger.warn(
 			`Messaging Trigger: could not restore or clear the account's webhook: ${message}`,
 		);

@@ -5,7 +5,7 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import { causeInWords } from './errors';
+import { causeInWords, messageOf } from './errors';
 import { readSessionAnswer, type SessionAnswer } from './gateway';
 import {
 	ApiClient,
@@ -45,19 +45,14 @@ export async function messagingRateApiTest(
 	} catch (error) {
 		if (error instanceof CredentialError) return failed(error.message);
 		if (error instanceof ApiError && credentials) return failed(explain(error, credentials));
-		return failed(
-			`The test failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
-		);
+		return failed(`The test failed unexpectedly: ${messageOf(error)}`);
 	}
 }
 
 function sessionResult(session: SessionAnswer | undefined): INodeCredentialTestResult {
 	const accepted = 'Connection successful: a token was issued and accepted';
-	if (!session?.stated)
-		return {
-			status: 'OK',
-			message: `${accepted} (the gateway did not say the WhatsApp session's state)`,
-		};
+	const unsaid = `${accepted} (the gateway did not say the WhatsApp session's state)`;
+	if (!session?.stated) return { status: 'OK', message: unsaid };
 	if (session.connected) return { status: 'OK', message: `${accepted}, and WhatsApp is connected` };
 	// An Error: n8n shows an OK result as its own "Connection tested successfully", without this.
 	const why =
@@ -78,9 +73,7 @@ function explain(error: ApiError, { baseUrl, timeoutSeconds }: ApiCredentials): 
 	const { host, hostname, origin, pathname } = new URL(baseUrl);
 	const { kind, httpStatus: status, serverMessage } = error;
 	const code = error.causeCode ?? '';
-	const login = Object.values(tokenEndpoint).some((endpoint) =>
-		error.endpoint.includes(endpoint.path),
-	);
+	const login = Object.values(tokenEndpoint).some(({ path }) => error.endpoint.includes(path));
 	if (login && (kind === 'rpc' || status === 401 || status === 403))
 		return `The gateway refused the Client ID or Client Secret (${serverMessage ? `"${serverMessage}"` : `HTTP ${status}`}): copy both again from your gateway account (the secret is case-sensitive).`;
 	if (kind === 'timeout')

@@ -8,9 +8,7 @@ import {
 
 import { ApiError, CredentialError } from './transport';
 
-export function itemLabel(itemIndex: number): string {
-	return `[item ${itemIndex}]`;
-}
+export const itemLabel = (itemIndex: number): string => `[item ${itemIndex}]`;
 
 /** `items 0–3, 7`: runs of indexes as ranges. */
 export function itemList(indexes: number[]): string {
@@ -65,26 +63,18 @@ export function causeInWords(cause: string): string {
 		.replace(/\bEHOSTUNREACH\b/g, 'host unreachable');
 }
 
-export interface ErrorContext {
-	itemIndex?: number;
-	action?: string;
-}
-
 export const messageOf = (error: unknown): string =>
 	error instanceof Error ? error.message : String(error);
 
 export function toNodeError(
 	node: INode,
 	error: unknown,
-	{ itemIndex, action }: ErrorContext = {},
+	{ itemIndex, action }: { itemIndex?: number; action?: string } = {},
 ): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	const message = [
-		action ? `Could not ${action}: ${messageOf(error)}` : messageOf(error),
-		itemIndex !== undefined ? itemLabel(itemIndex) : '',
-	]
-		.filter(Boolean)
-		.join(' ');
+	const said = action ? `Could not ${action}: ${messageOf(error)}` : messageOf(error);
+	const label = itemIndex === undefined ? '' : itemLabel(itemIndex);
+	const message = [said, label].filter(Boolean).join(' ');
 	if (error instanceof ApiError) {
 		const response: JsonObject = { message: error.message, kind: error.kind };
 		if (error.httpStatus !== undefined) response.httpStatus = error.httpStatus;
@@ -124,28 +114,6 @@ export class NotAttemptedError extends NodeOperationError {
 			description: `${description} This item was not attempted (no request was made), so running it again cannot send it twice.`,
 		});
 	}
-}
-
-// n8n moves an item to the error output only when `json.error` is set and `json` has no keys but
-// error, message and details (WorkflowExecute.handleNodeErrorOutput); its own `item.error` would
-// get the whole json replaced, losing `deliveryUnknown`.
-export function errorItemJson(error: NodeApiError | NodeOperationError): JsonObject {
-	const apiError = (error as { apiError?: ApiError }).apiError;
-	const details: JsonObject = {};
-	if (error.context.itemIndex !== undefined) details.item = error.context.itemIndex as number;
-	// n8n fills an API error's description with its message when there is no hint: not repeated.
-	if (error.description && !error.message.startsWith(error.description))
-		details.description = error.description;
-	const notAttempted = error instanceof NotAttemptedError;
-	details.kind = apiError ? apiError.kind : notAttempted ? 'not-attempted' : 'input';
-	if (notAttempted) Object.assign(details, { notAttempted: true }, error.itemDetails);
-	if (apiError) {
-		if (apiError.httpStatus !== undefined) details.httpStatus = apiError.httpStatus;
-		if (apiError.serverMessage !== undefined) details.serverMessage = apiError.serverMessage;
-	}
-	// false for bad input and for every failure the gateway cannot have processed.
-	details.deliveryUnknown = apiError?.deliveryUnknown ?? false;
-	return { error: error.message, details };
 }
 
 export function listInWords(items: readonly string[]): string {

@@ -90,13 +90,11 @@ export function readSessionAnswer(result: unknown): SessionAnswer {
 	const connected =
 		(accountStatus !== undefined && CONNECTED_WORDS.has(accountStatus.toLowerCase())) ||
 		(deviceStatus !== undefined && CONNECTED_WORDS.has(deviceStatus.toLowerCase()));
-	const session: SessionAnswer = {
-		status:
-			accountStatus ??
-			(connected ? 'authenticated' : qrCode ? 'got qr code' : (deviceStatus ?? 'unknown')),
-		connected,
-		stated: accountStatus !== undefined || deviceStatus !== undefined || qrCode !== undefined,
-	};
+	const status =
+		accountStatus ??
+		(connected ? 'authenticated' : qrCode ? 'got qr code' : (deviceStatus ?? 'unknown'));
+	const stated = accountStatus !== undefined || deviceStatus !== undefined || qrCode !== undefined;
+	const session: SessionAnswer = { status, connected, stated };
 	if (deviceStatus !== undefined) session.deviceStatus = deviceStatus;
 	if (qrCode !== undefined) session.qrCode = qrCode;
 	const hint = hintOf(answer);

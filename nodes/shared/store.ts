@@ -37,11 +37,7 @@ export function sharedState(
 	return queueMode ? new QueueRedisState(env) : PROCESS_MEMORY;
 }
 
-export interface RedisScript {
-	readonly name: string;
-	readonly keys?: number;
-	readonly lua: string;
-}
+export type RedisScript = { readonly name: string; readonly keys?: number; readonly lua: string };
 
 /** The caller fails closed: it sends nothing unprotected. */
 export class SharedStateUnavailable extends Error {
@@ -102,21 +98,9 @@ let current: { settings: string; client: Promise<Redis | Cluster> } | undefined;
 /** What a command that gave up waiting is about. */
 let lastConnectionError: string | undefined;
 
-interface QueueRedisSettings {
-	host: string;
-	port: number;
-	db: number;
-	username: string;
-	password: string;
-	tls: boolean;
-	tlsServerName: string;
-	tlsValidateCertificate: boolean;
-	/** When set, a cluster client; host and port are then ignored, as by n8n. */
-	clusterNodes: Array<{ host: string; port: number }>;
-	dualStack: boolean;
-}
+type QueueRedisSettings = ReturnType<typeof queueRedisSettings>;
 
-function queueRedisSettings(env: NodeJS.ProcessEnv): QueueRedisSettings {
+function queueRedisSettings(env: NodeJS.ProcessEnv) {
 	const text = (name: string, fallback = '') =>
 		envSetting(env, `QUEUE_BULL_REDIS_${name}`) ?? fallback;
 	const number = (name: string, fallback: number) => {
@@ -136,6 +120,7 @@ function queueRedisSettings(env: NodeJS.ProcessEnv): QueueRedisSettings {
 		tls: flag('TLS', false),
 		tlsServerName: text('TLS_SERVERNAME'),
 		tlsValidateCertificate: flag('TLS_VALIDATE_CERTIFICATE', true),
+		// When set, a cluster client; host and port are then ignored, as by n8n.
 		clusterNodes: text('CLUSTER_NODES')
 			.split(',')
 			.map((pair) => pair.trim())
@@ -148,8 +133,19 @@ function queueRedisSettings(env: NodeJS.ProcessEnv): QueueRedisSettings {
 	};
 }
 
-function clientOptions(settings: QueueRedisSettings): RedisOptions {
-	return {
+async function queueRedis(settings: QueueRedisSettings): Promise<Redis | Cluster> {
+	const key = JSON.stringify(settings);
+	if (current?.settings !== key) {
+		const previous = current?.client;
+		current = { settings: key, client: connect(settings) };
+		previous?.then((client) => client.disconnect()).catch(() => undefined);
+	}
+	return await current.client;
+}
+
+async function connect(settings: QueueRedisSettings): Promise<Redis | Cluster> {
+	const { default: IORedis, Cluster: IOCluster } = await import('ioredis');
+	const options: RedisOptions = {
 		username: settings.username || undefined,
 		password: settings.password || undefined,
 		db: settings.db,
@@ -168,21 +164,6 @@ function clientOptions(settings: QueueRedisSettings): RedisOptions {
 		// Keeps reconnecting in the background (n8n's own client would end the process instead).
 		retryStrategy: (times) => Math.min(times * 200, 2_000),
 	};
-}
-
-async function queueRedis(settings: QueueRedisSettings): Promise<Redis | Cluster> {
-	const key = JSON.stringify(settings);
-	if (current?.settings !== key) {
-		const previous = current?.client;
-		current = { settings: key, client: connect(settings) };
-		previous?.then((client) => client.disconnect()).catch(() => undefined);
-	}
-	return await current.client;
-}
-
-async function connect(settings: QueueRedisSettings): Promise<Redis | Cluster> {
-	const { default: IORedis, Cluster: IOCluster } = await import('ioredis');
-	const options = clientOptions(settings);
 	const client = settings.clusterNodes.length
 		? new IOCluster(settings.clusterNodes, {
 				redisOptions: options,

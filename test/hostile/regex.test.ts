@@ -18,7 +18,7 @@ import * as ts from 'typescript';
 
 import { expectLinearTime } from '../harness/hostile';
 import { isMimeType, parseBase64Text } from '../../nodes/shared/dataUri';
-import { readSendWindow } from '../../nodes/Messaging/helpers/sendWindow';
+import { readSendWindow } from '../../nodes/Messaging/helpers/sendWindowFields';
 import { normalizePhone } from '../../nodes/shared/phone';
 import { parseDecimal } from '../../nodes/shared/rates/rateTable';
 import { endpoints, parseCredentials } from '../../nodes/shared/transport';

@@ -40,21 +40,16 @@ export function accountParams(run: MessagingRun, itemIndex: number): AccountPara
 		fix: 'Use the number of the WhatsApp account connected to the gateway, with its country code, e.g. +62 812-8877-6713.',
 	});
 	const url = textParameter(run, itemIndex, 'webhookUrl', 'Webhook URL').trim();
+	const fail = (problem: string, fix: string) => run.fail(itemIndex, 'Webhook URL', problem, fix);
 	if (!url)
-		throw run.fail(
-			itemIndex,
-			'Webhook URL',
+		throw fail(
 			'is empty',
 			"Paste the Production URL of a Messaging Trigger node (or of any endpoint that receives the gateway's posts).",
 		);
-	const problem = urlProblem(url);
-	if (problem)
-		throw run.fail(
-			itemIndex,
-			'Webhook URL',
-			`is not an absolute http(s) URL: ${shown(url)}`,
-			'Write it in full, starting with https:// (or http://).',
-		);
+	if (urlProblem(url)) {
+		const fix = 'Write it in full, starting with https:// (or http://).';
+		throw fail(`is not an absolute http(s) URL: ${shown(url)}`, fix);
+	}
 	return { whatsapp_number: phone, whatsapp_webhook: url };
 }
 

@@ -22,19 +22,8 @@ const contentDisposition = () =>
 
 type HttpRequest = IExecuteFunctions['helpers']['httpRequest'];
 
-interface UrlFileOptions {
-	readonly maxBytes: number;
-	/** Longest wait for the answer's headers, and between two pieces of its body. */
-	readonly timeoutMs: number;
-	/** The whole download, from its first request to its last byte. */
-	readonly deadlineMs: number;
-	readonly maxRedirects: number;
-	readonly blockPrivateAddresses: boolean;
-	/** Show the URL's query values and fragment in outputs and errors (they often hold credentials). */
-	readonly showFullUrl: boolean;
-	/** n8n's cancel signal of the execution (Stop). */
-	readonly signal?: AbortSignal;
-}
+/** The item's download settings, and n8n's cancel signal of the execution (Stop). */
+type UrlFileOptions = ReturnType<typeof readUrlSource>['options'] & { signal?: AbortSignal };
 
 /** `sourceFailure`: the transport's request stopped before its end, so the gateway got nothing. */
 class UrlFileError extends Error {
@@ -273,7 +262,6 @@ function failure(cause: unknown, stopper: Stopper): string {
  * (`X-Amz-Signature`, `jwt`, `code`, `#access_token`). The names stay, so the link is recognisable.
  */
 function redactUrl(text: URL | string, showFullUrl = false): string {
-	if (!URL.canParse(String(text))) return '(an invalid URL)';
 	const url = new URL(text);
 	if (url.username || url.password) [url.username, url.password] = ['***', ''];
 	if (!showFullUrl) {
@@ -463,17 +451,15 @@ export function readUrlSource(run: RunContext<unknown>, itemIndex: number) {
 		run.fail(itemIndex, field, problem, fix);
 	const value = run.parameter('fileUrl', itemIndex, '');
 	const url = typeof value === 'string' ? value.trim() : '';
-	const fix = 'Write the full address, starting with https:// (or http://).';
-	if (!url)
-		throw fail(
-			'File URL',
-			'is empty',
-			'Enter the http(s) address of the file, or map a field that holds it.',
-		);
+	if (!url) {
+		const fix = 'Enter the http(s) address of the file, or map a field that holds it.';
+		throw fail('File URL', 'is empty', fix);
+	}
 	const problem = urlProblem(url);
 	// Shown without credentials, query values and fragment: hidden before the cut, parsed or not.
 	if (problem) {
 		const quoted = cutShort(redactText(URL.canParse(url) ? redactUrl(url) : url), 200);
+		const fix = 'Write the full address, starting with https:// (or http://).';
 		throw fail('File URL', `${problem}: "${quoted}"`, fix);
 	}
 	const raw = (run.parameter('downloadOptions', itemIndex, {}) ?? {}) as Record<string, unknown>;
@@ -489,25 +475,23 @@ export function readUrlSource(run: RunContext<unknown>, itemIndex: number) {
 		1,
 	);
 	const timeoutMs = timerDelay(Math.round(timeoutSeconds * 1000));
-	const block = raw.blockPrivateAddresses;
 	const said = (value: unknown, word: string) =>
 		typeof value === 'string' && value.trim().toLowerCase() === word;
+	const block = raw.blockPrivateAddresses;
+	const blockUnset = block === undefined || block === null || block === false || block === '';
 	return {
 		url,
 		options: {
 			maxBytes,
+			// Longest wait for the answer's headers, and between two pieces of its body.
 			timeoutMs,
+			// The whole download, from its first request to its last byte.
 			deadlineMs: timerDelay(timeoutMs + Math.ceil((maxBytes / MIB) * DEADLINE_MS_PER_MIB)),
 			maxRedirects: Math.floor(number('maxRedirects', 'Max Redirects', DEFAULT_MAX_REDIRECTS, 0)),
 			// A guard fails closed: only false, "false" or no value turn it off.
-			blockPrivateAddresses: !(
-				block === undefined ||
-				block === null ||
-				block === false ||
-				block === '' ||
-				said(block, 'false')
-			),
-			// A switch that shows more is on only for true and "true".
+			blockPrivateAddresses: !(blockUnset || said(block, 'false')),
+			// The URL's query values and fragment in outputs and errors (they often hold credentials);
+			// a switch that shows more is on only for true and "true".
 			showFullUrl: raw.showFullUrl === true || said(raw.showFullUrl, 'true'),
 		},
 	};

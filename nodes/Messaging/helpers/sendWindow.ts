@@ -1,12 +1,13 @@
-import { DateTime, IANAZone, Info } from 'luxon';
-import { NodeOperationError, type IDataObject, type INodeProperties } from 'n8n-workflow';
+import { DateTime, Info } from 'luxon';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { clock } from '../../shared/clock';
-import { itemList, shown } from '../../shared/errors';
+import { itemList } from '../../shared/errors';
 import type { RunContext } from '../../shared/execution/operationRun';
 
 // Send Only Between: the hours in which a message may go out, for a send (sending.ts) and for
-// Wait for Send Window. Time-zone arithmetic is Luxon's, daylight saving included.
+// Wait for Send Window (its fields and their reader: sendWindowFields.ts). Time-zone arithmetic is
+// Luxon's, daylight saving included.
 
 export interface SendWindow {
 	/** Minutes after midnight, `end` exclusive (1440: midnight); `end <= start` runs overnight. */
@@ -20,128 +21,9 @@ export interface SendWindow {
 export type WindowState = { open: true; closesAt: number } | { open: false; opensAt: number };
 
 /** Monday … Sunday, as Luxon numbers them from 1, with the short form the Days field stores. */
-const WEEKDAYS = Info.weekdays('long', { locale: 'en' }).map(
+export const WEEKDAYS = Info.weekdays('long', { locale: 'en' }).map(
 	(name) => [name, name.slice(0, 3).toLowerCase()] as const,
 );
-
-export function sendWindowFields(): INodeProperties[] {
-	return [
-		{
-			displayName: 'Start',
-			name: 'start',
-			type: 'string',
-			default: '08:00',
-			placeholder: '08:00',
-			description: 'When the window opens each day, as HH:MM (24-hour clock) in the time zone',
-		},
-		{
-			displayName: 'End',
-			name: 'end',
-			type: 'string',
-			default: '20:00',
-			placeholder: '20:00',
-			description:
-				'When the window closes, as HH:MM; earlier than Start means the next day (22:00 to 06:00 runs overnight)',
-		},
-		{
-			displayName: 'Days',
-			name: 'days',
-			type: 'multiOptions',
-			options: WEEKDAYS.map(([name, value]) => ({ name, value })),
-			default: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'],
-			description: 'The days on which the window opens',
-		},
-		{
-			displayName: 'Time Zone',
-			name: 'timeZone',
-			type: 'string',
-			default: '',
-			placeholder: 'Asia/Jakarta',
-			description:
-				"An IANA time zone such as Asia/Jakarta or Europe/Berlin. Empty: the workflow's time zone (Settings), else n8n's (GENERIC_TIMEZONE).",
-		},
-	];
-}
-
-export type WindowProblem = { field: string; problem: string; fix: string };
-
-export function readSendWindow(
-	fields: IDataObject,
-	fallbackZone: string,
-): SendWindow | WindowProblem {
-	const start = minutesOf(fields.start ?? '08:00');
-	if (start === undefined)
-		return {
-			field: 'Start',
-			problem: `is not a time of day (${shown(fields.start)})`,
-			fix: 'Write it as HH:MM on a 24-hour clock, e.g. 08:00.',
-		};
-	const end = minutesOf(fields.end ?? '20:00');
-	if (end === undefined)
-		return {
-			field: 'End',
-			problem: `is not a time of day (${shown(fields.end)})`,
-			fix: 'Write it as HH:MM on a 24-hour clock, e.g. 20:00 (24:00 for midnight).',
-		};
-	if (start % 1440 === end % 1440 && !(start === 0 && end === 1440))
-		return {
-			field: 'End',
-			problem: 'is the same as Start, so the window never opens',
-			fix: 'Give the window a length, or remove Send Only Between to send at any time.',
-		};
-	const dayValues = daysGiven(fields.days);
-	if (!dayValues)
-		return {
-			field: 'Days',
-			problem: `is not a list of days (${shown(fields.days)})`,
-			fix: 'Pick days from the list, or map text such as "mon,tue,wed".',
-		};
-	const days = new Set<number>();
-	for (const value of dayValues) {
-		const index = WEEKDAYS.findIndex(
-			([name, day]) =>
-				typeof value === 'string' && [day, name.toLowerCase()].includes(value.toLowerCase()),
-		);
-		if (index < 0)
-			return {
-				field: 'Days',
-				problem: `holds ${shown(value)}, which is no day`,
-				fix: `Pick days from the list (${WEEKDAYS.map(([, day]) => day).join(', ')}).`,
-			};
-		days.add(index + 1);
-	}
-	if (days.size === 0)
-		return {
-			field: 'Days',
-			problem: 'is empty, so the window never opens',
-			fix: 'Pick at least one day.',
-		};
-	const given = typeof fields.timeZone === 'string' ? fields.timeZone.trim() : '';
-	const timeZone = given || fallbackZone;
-	if (!IANAZone.isValidZone(timeZone))
-		return {
-			field: 'Time Zone',
-			problem: `is not a known time zone (${shown(timeZone)})`,
-			fix: 'Use an IANA name such as Asia/Jakarta, Europe/Berlin or UTC.',
-		};
-	return { start: start % 1440, end, days, timeZone };
-}
-
-/** Not given: every day. Text (a mapped "mon,tue,wed") is split, never taken as every day. */
-function daysGiven(value: unknown): unknown[] | undefined {
-	if (value === undefined || value === null) return WEEKDAYS.map(([, day]) => day);
-	if (Array.isArray(value)) return value;
-	if (typeof value === 'string') return value.split(/[\s,]+/).filter(Boolean);
-	return undefined;
-}
-
-function minutesOf(value: unknown): number | undefined {
-	if (typeof value !== 'string') return undefined;
-	const match = /^([01]?\d|2[0-4]):([0-5]\d)$/.exec(value.trim());
-	if (!match) return undefined;
-	const minutes = Number(match[1]) * 60 + Number(match[2]);
-	return minutes <= 1440 ? minutes : undefined;
-}
 
 /** A window belongs to the day it opens on: 22:00–06:00 on Fridays runs into Saturday morning. */
 export function windowState(window: SendWindow, now: number): WindowState {
@@ -168,13 +50,8 @@ function atMinutes(day: DateTime, minutes: number): number {
 export function describeWindow(window: SendWindow): string {
 	const time = (m: number) =>
 		`${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
-	const days =
-		window.days.size === 7
-			? 'every day'
-			: [...window.days]
-					.sort((a, b) => a - b)
-					.map((d) => WEEKDAYS[d - 1][0].slice(0, 3))
-					.join(', ');
+	const named = [...window.days].sort((a, b) => a - b).map((d) => WEEKDAYS[d - 1][0].slice(0, 3));
+	const days = window.days.size === 7 ? 'every day' : named.join(', ');
 	return `${time(window.start)}–${time(window.end)} ${days} (${window.timeZone})`;
 }
 
@@ -228,12 +105,8 @@ export class WindowWait {
 		}
 		const items = windows.flatMap(({ items }) => items).sort((a, b) => a - b);
 		const shownWindows = windows.slice(0, 3).map(({ window }) => describeWindow(window));
-		throw new NodeOperationError(
-			this.run.node,
-			`The items' send windows are never open at the same time (${shownWindows.join('; ')}${windows.length > 3 ? '; …' : ''})`,
-			{
-				description: `This step passes all its items on together, so it waits until every item's window is open, and the windows of ${itemList(items)} do not overlap within a week. Split the items by time zone first (an If or Switch node), with one Wait for Send Window per branch.`,
-			},
-		);
+		const message = `The items' send windows are never open at the same time (${shownWindows.join('; ')}${windows.length > 3 ? '; …' : ''})`;
+		const description = `This step passes all its items on together, so it waits until every item's window is open, and the windows of ${itemList(items)} do not overlap within a week. Split the items by time zone first (an If or Switch node), with one Wait for Send Window per branch.`;
+		throw new NodeOperationError(this.run.node, message, { description });
 	}
 }

@@ -12,7 +12,8 @@ import {
 } from '../../shared/store';
 import { endpoints, readUsageLimit, type UsageLimit } from '../../shared/transport';
 import { Repeats, type RepeatSettings, type SendIdentity } from './idempotency';
-import { describeWindow, windowState, type SendWindow, type WindowProblem } from './sendWindow';
+import { describeWindow, windowState, type SendWindow } from './sendWindow';
+import type { WindowProblem } from './sendWindowFields';
 
 export type SendSettings = RepeatSettings & {
 	messageDelay: { minMs: number; maxMs: number };
@@ -35,13 +36,10 @@ export class Sender {
 	/** At the check of an item, before any request: its window is readable, its key known. */
 	async identify(itemIndex: number, identity: SendIdentity): Promise<void> {
 		const { sendWindow, skipRepeatsHours } = this.run.options(itemIndex);
-		if (sendWindow && 'problem' in sendWindow)
-			throw this.run.fail(
-				itemIndex,
-				`Send Only Between → ${sendWindow.field}`,
-				sendWindow.problem,
-				sendWindow.fix,
-			);
+		if (sendWindow && 'problem' in sendWindow) {
+			const { field, problem, fix } = sendWindow;
+			throw this.run.fail(itemIndex, `Send Only Between → ${field}`, problem, fix);
+		}
 		if (!(skipRepeatsHours > 0)) return;
 		this.repeats ??= new Repeats(this.run, skipRepeatsHours);
 		await this.repeats.identify(itemIndex, identity);
@@ -135,19 +133,16 @@ function usageLimitReached(
 	itemIndex: number,
 	{ remaining, limit, used, granted }: Allowance,
 ): NotAttemptedError {
-	const left = remaining ?? 0;
 	const counts = limit !== null && used !== null ? ` (limit ${limit}, ${used} used)` : '';
 	const sentNow =
 		granted === 0
 			? 'so nothing was sent in this run'
 			: `and ${granted === 1 ? 'it went to an earlier item' : `they went to ${granted} earlier items`}`;
+	const why = `the account's usage limit is reached. It had ${messages(remaining ?? 0)} left when this run started${counts}, ${sentNow}`;
 	// The limit answer says nothing of when the count starts again (service notes).
-	return notSent(
-		run,
-		itemIndex,
-		`the account's usage limit is reached. It had ${messages(left)} left when this run started${counts}, ${sentNow}`,
-		'The gateway does not say when the count starts again: check Account → Get Usage Limit before running the remaining items.',
-	);
+	const fix =
+		'The gateway does not say when the count starts again: check Account → Get Usage Limit before running the remaining items.';
+	return notSent(run, itemIndex, why, fix);
 }
 
 /** Kept back without a request: its claim is given back, and a re-run sends it. */
@@ -194,11 +189,8 @@ class SendPacer {
 			if (turnAt > began) await this.wait(itemIndex, turnAt - began);
 			held = await this.hold(itemIndex);
 		} catch (error) {
-			held = notSent(
-				this.run,
-				itemIndex,
-				`the run was stopped while waiting (${messageOf(error)})`,
-			);
+			const why = `the run was stopped while waiting (${messageOf(error)})`;
+			held = notSent(this.run, itemIndex, why);
 		}
 		if (held instanceof Error) {
 			// No message went out: the next item does not wait for this one's pause.
@@ -230,12 +222,10 @@ class SendPacer {
 			try {
 				slot = await takeCapSlot(this.account, accountCap);
 			} catch (error) {
-				return notSent(
-					this.run,
-					itemIndex,
-					`Account Cap could not count the account's messages: ${causeInWords(messageOf(error))}`,
-					'Check that n8n reaches its Redis (queue mode), or remove Account Cap to send without it.',
-				);
+				const why = `Account Cap could not count the account's messages: ${causeInWords(messageOf(error))}`;
+				const fix =
+					'Check that n8n reaches its Redis (queue mode), or remove Account Cap to send without it.';
+				return notSent(this.run, itemIndex, why, fix);
 			}
 			if (slot.waitMs === 0) return { entry: slot.entry };
 			if (slot.waitMs > this.budgetMs) return this.overCap(itemIndex, accountCap, slot.waitMs);
@@ -259,25 +249,18 @@ class SendPacer {
 		this.refused.window++;
 		this.nextOpening = opensAt;
 		const at = new Date(opensAt).toISOString();
-		return notSent(
-			this.run,
-			itemIndex,
-			`outside Send Only Between (${describeWindow(window)}); it opens next at ${at}`,
-			`Run it again once the window is open, or put Message → Wait for Send Window before this node: the execution then waits for the opening without holding n8n.`,
-			{ nextWindowOpensAt: at },
-		);
+		const why = `outside Send Only Between (${describeWindow(window)}); it opens next at ${at}`;
+		const fix = `Run it again once the window is open, or put Message → Wait for Send Window before this node: the execution then waits for the opening without holding n8n.`;
+		return notSent(this.run, itemIndex, why, fix, { nextWindowOpensAt: at });
 	}
 
 	private overCap(itemIndex: number, cap: AccountCap, waitMs: number): Error {
 		this.refused.cap++;
 		const per = cap.periodMs === 60_000 ? 'minute' : 'hour';
-		return notSent(
-			this.run,
-			itemIndex,
-			`the account sent ${cap.messages} messages in the last ${per} (Account Cap), and its next turn is in ${seconds(waitMs)}, beyond what Max Wait leaves`,
-			'Run it again later, raise Max Wait, or send fewer messages per run.',
-			{ capFreesAt: new Date(clock.now() + waitMs).toISOString() },
-		);
+		const why = `the account sent ${cap.messages} messages in the last ${per} (Account Cap), and its next turn is in ${seconds(waitMs)}, beyond what Max Wait leaves`;
+		const fix = 'Run it again later, raise Max Wait, or send fewer messages per run.';
+		const capFreesAt = new Date(clock.now() + waitMs).toISOString();
+		return notSent(this.run, itemIndex, why, fix, { capFreesAt });
 	}
 
 	async requestEnded(entry: string | undefined): Promise<void> {
@@ -320,10 +303,7 @@ function rangeInSeconds(minMs: number, maxMs: number): string {
 // Account Cap: one sliding window per account, shared by every workflow and execution that sends
 // from it; only nodes with a cap record their sends, so others make no extra round trip.
 
-interface AccountCap {
-	messages: number;
-	periodMs: number;
-}
+type AccountCap = { messages: number; periodMs: number };
 
 const LONGEST_CAP_PERIOD_MS = 3_600_000;
 
@@ -345,17 +325,9 @@ async function takeCapSlot(
 	const now = clock.now();
 	const entry = `${now}:${processTag}:${++sendCounter}`;
 	const state = sharedState();
-	const waitMs =
-		state.kind === 'redis'
-			? Number(
-					await state.run(
-						TAKE,
-						[sendsKey(state, account)],
-						[now, cap.periodMs, cap.messages, LONGEST_CAP_PERIOD_MS, entry],
-					),
-				)
-			: takeInMemory(account, cap, now, entry);
-	return { waitMs, entry };
+	if (state.kind !== 'redis') return { waitMs: takeInMemory(account, cap, now, entry), entry };
+	const args = [now, cap.periodMs, cap.messages, LONGEST_CAP_PERIOD_MS, entry];
+	return { waitMs: Number(await state.run(TAKE, [sendsKey(state, account)], args)), entry };
 }
 
 // From the request's end: counted from its start, a slow request would leave the window before the

@@ -81,10 +81,8 @@ const NOT_RECORDED = 'Nothing was recorded: press the button to answer.';
 
 function pressed(ctx: IWebhookFunctions, value: string): boolean {
 	const request = ctx.getRequestObject();
-	const type = String(request.headers['content-type'] ?? '')
-		.split(';')[0]
-		.trim()
-		.toLowerCase();
+	const contentType = String(request.headers['content-type'] ?? '');
+	const type = contentType.split(';')[0].trim().toLowerCase();
 	if (request.method !== 'POST' || type !== 'application/x-www-form-urlencoded') return false;
 	return ((ctx.getBodyData() ?? {}) as IDataObject)[DECISION] === value;
 }
@@ -97,12 +95,9 @@ export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	const stored = itemIndex >= 0 ? storedItems(this) : [];
 	const question = stored[itemIndex];
 	if (!question || !isStoredQuestion(question) || question.waitId !== query.w) {
-		sendPage(res, 410, {
-			title: 'This link is no longer valid',
-			lines: [
-				'It belongs to a question that was answered, replaced or ended. Nothing was recorded.',
-			],
-		});
+		const why =
+			'It belongs to a question that was answered, replaced or ended. Nothing was recorded.';
+		sendPage(res, 410, { title: 'This link is no longer valid', lines: [why] });
 		return { noWebhookResponse: true };
 	}
 	const responseType = this.getNodeParameter('responseType', 'approval') as ResponseType;
@@ -179,14 +174,10 @@ function approvalAnswer(
 			? labelOf(options.approveLabel, 'Approve')
 			: labelOf(options.declineLabel, 'Decline');
 		const posted = ctx.getRequestObject().method === 'POST';
-		sendPage(res, posted ? 400 : 200, {
-			title: label,
-			lines: ['Press the button to record your answer. Opening this page records nothing.'],
-			form: {
-				button: { label, name: DECISION, value: decision },
-				error: posted ? NOT_RECORDED : undefined,
-			},
-		});
+		const button = { label, name: DECISION, value: decision };
+		const form = { button, error: posted ? NOT_RECORDED : undefined };
+		const lines = ['Press the button to record your answer. Opening this page records nothing.'];
+		sendPage(res, posted ? 400 : 200, { title: label, lines, form });
 		return undefined;
 	}
 	const [title, said] = approved

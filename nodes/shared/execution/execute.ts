@@ -4,14 +4,21 @@ import {
 	type INode,
 	type INodeExecutionData,
 	type IPairedItemData,
+	type JsonObject,
 	type NodeApiError,
 } from 'n8n-workflow';
 
 import { compactForTool } from '../aiTool';
 import { clock } from '../clock';
 import { readCredential } from '../credential';
-import { errorItemJson, itemList, shown, toNodeError } from '../errors';
-import { ApiClient, DEFAULT_RETRY_POLICY, sharedTokenCache, type RetryPolicy } from '../transport';
+import { NotAttemptedError, itemList, shown, toNodeError } from '../errors';
+import {
+	ApiClient,
+	DEFAULT_RETRY_POLICY,
+	sharedTokenCache,
+	type ApiError,
+	type RetryPolicy,
+} from '../transport';
 import type { OperationRun } from './operationRun';
 import { findOperation, type ItemCall, type NodeDefinition } from './router';
 
@@ -31,11 +38,8 @@ export async function executeNode<O, C extends OperationRun<O>>(
 	const resource = ctx.getNodeParameter('resource', 0) as string;
 	const operation = ctx.getNodeParameter('operation', 0) as string;
 	const module = findOperation(node.resources, resource, operation);
-	if (!module)
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`The operation "${operation}" of "${resource}" is not known`,
-		);
+	const unknown = `The operation "${operation}" of "${resource}" is not known`;
+	if (!module) throw new NodeOperationError(ctx.getNode(), unknown);
 	const inputCount = ctx.getInputData().length;
 	const credentials = await readCredential(ctx);
 	const run = node.startRun({
@@ -90,14 +94,9 @@ function checkRunWideOptions<O, C extends OperationRun<O>>(
 		const own = node.runWideOptions(run.options(itemIndex));
 		for (const [name, value] of Object.entries(first)) {
 			if (own[name] === value) continue;
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`Option "${name}" is ${shown(value)} for item 0 but ${shown(own[name])} for item ${itemIndex}: it applies to the whole run`,
-				{
-					itemIndex,
-					description: `Give "${name}" one value for all items (a fixed value, or an expression that gives every item the same), or split the items into separate runs.`,
-				},
-			);
+			const message = `Option "${name}" is ${shown(value)} for item 0 but ${shown(own[name])} for item ${itemIndex}: it applies to the whole run`;
+			const description = `Give "${name}" one value for all items (a fixed value, or an expression that gives every item the same), or split the items into separate runs.`;
+			throw new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
 		}
 	}
 }
@@ -229,4 +228,26 @@ class ItemResults {
 		);
 		return lines.join(' ');
 	}
+}
+
+// n8n moves an item to the error output only when `json.error` is set and `json` has no keys but
+// error, message and details (WorkflowExecute.handleNodeErrorOutput); its own `item.error` would
+// get the whole json replaced, losing `deliveryUnknown`.
+function errorItemJson(error: NodeApiError | NodeOperationError): JsonObject {
+	const apiError = (error as { apiError?: ApiError }).apiError;
+	const details: JsonObject = {};
+	if (error.context.itemIndex !== undefined) details.item = error.context.itemIndex as number;
+	// n8n fills an API error's description with its message when there is no hint: not repeated.
+	if (error.description && !error.message.startsWith(error.description))
+		details.description = error.description;
+	const notAttempted = error instanceof NotAttemptedError;
+	details.kind = apiError ? apiError.kind : notAttempted ? 'not-attempted' : 'input';
+	if (notAttempted) Object.assign(details, { notAttempted: true }, error.itemDetails);
+	if (apiError) {
+		if (apiError.httpStatus !== undefined) details.httpStatus = apiError.httpStatus;
+		if (apiError.serverMessage !== undefined) details.serverMessage = apiError.serverMessage;
+	}
+	// false for bad input and for every failure the gateway cannot have processed.
+	details.deliveryUnknown = apiError?.deliveryUnknown ?? false;
+	return { error: error.message, details };
 }

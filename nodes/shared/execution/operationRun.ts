@@ -3,14 +3,10 @@ import type { IExecuteFunctions, INode, NodeOperationError } from 'n8n-workflow'
 import { inputError, shown } from '../errors';
 import type { ApiClient, ApiCredentials } from '../transport';
 
-export interface RunBasics<O> {
-	readonly ctx: IExecuteFunctions;
-	readonly credentials: ApiCredentials;
-	readonly client: ApiClient;
-	/** n8n's cancel signal: a cancelled run stops waiting and retrying. */
-	readonly signal?: AbortSignal;
+/** What a node's execute starts its run with. */
+export type RunBasics<O> = Pick<OperationRun<O>, 'ctx' | 'credentials' | 'client' | 'signal'> & {
 	readonly readOptions: (itemIndex: number) => O;
-}
+};
 
 /** A run as a helper takes it, typed by the settings it reads: no helper imports a node's run. */
 export type RunContext<S> = OperationRun<S>;
@@ -20,6 +16,7 @@ export type RunContext<S> = OperationRun<S>;
 export class OperationRun<O = unknown> {
 	readonly client: ApiClient;
 	readonly credentials: ApiCredentials;
+	/** n8n's cancel signal: a cancelled run stops waiting and retrying. */
 	readonly signal?: AbortSignal;
 	readonly runOptions: O;
 	readonly ctx: IExecuteFunctions;
@@ -111,39 +108,16 @@ export function textValue(
 	if (value === undefined || value === null) return '';
 	if (typeof value === 'string') return value;
 	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-	throw run.fail(
-		itemIndex,
-		field,
-		`is ${describeValue(value)}, not text`,
-		fix ??
-			`Map a field that holds text, or turn the value into text in the expression, e.g. {{ JSON.stringify($json.${name(field)}) }}.`,
-	);
+	const problem = `is ${describeValue(value)}, not text`;
+	throw run.fail(itemIndex, field, problem, fix ?? notTextFix(field));
 }
 
-function name(field: string): string {
-	return field
+function notTextFix(field: string): string {
+	const name = field
 		.split(' ')
 		.map((word, i) => (i === 0 ? word.toLowerCase() : word.charAt(0).toUpperCase() + word.slice(1)))
 		.join('');
-}
-
-export function codeValue(
-	run: RunContext<unknown>,
-	itemIndex: number,
-	value: unknown,
-	field: string,
-	example: string,
-): string {
-	if (value === undefined || value === null) return '';
-	if (typeof value === 'string') return value.trim().toUpperCase();
-	throw run.fail(
-		itemIndex,
-		field,
-		`is ${describeValue(value)}, not a code`,
-		Array.isArray(value)
-			? `This field takes one code, e.g. ${example}.`
-			: `Write the code as text, e.g. ${example}.`,
-	);
+	return `Map a field that holds text, or turn the value into text in the expression, e.g. {{ JSON.stringify($json.${name}) }}.`;
 }
 
 /** How a reader turns a bad field into its error: the field, what is wrong, the fix. */
@@ -164,18 +138,11 @@ export function numberValue(
 	fail: FieldError,
 ): number {
 	if (value === undefined || value === null || value === '') return fallback;
-	const n =
-		typeof value === 'number'
-			? value
-			: typeof value === 'string' && value.trim() !== ''
-				? Number(value)
-				: NaN;
+	const isText = typeof value === 'string' && value.trim() !== '';
+	const n = typeof value === 'number' ? value : isText ? Number(value) : NaN;
 	if (Number.isFinite(n) && n >= min && n <= max && (!whole || Number.isInteger(n))) return n;
 	const kind = whole ? 'a whole number' : 'a number';
 	const range = max === Infinity ? `of at least ${min}` : `from ${min} to ${max}`;
-	throw fail(
-		field,
-		`is ${shown(value)}, not ${kind} ${range}`,
-		`Enter ${kind} ${range}, or leave it out for the default (${fallback}).`,
-	);
+	const fix = `Enter ${kind} ${range}, or leave it out for the default (${fallback}).`;
+	throw fail(field, `is ${shown(value)}, not ${kind} ${range}`, fix);
 }

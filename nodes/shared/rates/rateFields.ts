@@ -66,22 +66,16 @@ export function providerCode(read: (name: string) => unknown, fail: FieldError):
 		throw fail(field, `is ${describeValue(value)}, not a provider code`, fix);
 	}
 	const text = value.trim().toLowerCase();
-	if (text === '')
-		throw fail(
-			field,
-			'is empty',
-			`Choose a provider, or enter its code (${KNOWN_PROVIDER_CODES}).`,
-		);
+	const choose = `Choose a provider, or enter its code (${KNOWN_PROVIDER_CODES}).`;
+	if (text === '') throw fail(field, 'is empty', choose);
 	const known = KNOWN_PROVIDERS.find(
 		({ name }) => text === name.toLowerCase() || name.toLowerCase().startsWith(`${text} (`),
 	);
 	const code = known?.code ?? text;
-	if (code.length > 64 || !/^[a-z0-9][a-z0-9_.-]*$/.test(code))
-		throw fail(
-			field,
-			`is not a provider code: ${shown(value.trim())}`,
-			`Provider codes are single words such as ${KNOWN_PROVIDER_CODES}.`,
-		);
+	if (code.length > 64 || !/^[a-z0-9][a-z0-9_.-]*$/.test(code)) {
+		const fix = `Provider codes are single words such as ${KNOWN_PROVIDER_CODES}.`;
+		throw fail(field, `is not a provider code: ${shown(value.trim())}`, fix);
+	}
 	return code;
 }
 

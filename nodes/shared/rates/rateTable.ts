@@ -67,11 +67,9 @@ export async function fetchRateTable(
 export function parseRateAnswer(provider: string, answer: unknown, fetchedAtMs: number): RateTable {
 	const rows = (answer as { response?: unknown } | null | undefined)?.response;
 	if (!Array.isArray(rows)) {
-		throw new ApiError(endpoints.getKurs, {
-			kind: 'unexpected-answer',
-			reason: 'the answer holds no list of rates ("response")',
-			serverMessage: cutShort(JSON.stringify(answer) ?? String(answer), 300),
-		});
+		const reason = 'the answer holds no list of rates ("response")';
+		const serverMessage = cutShort(JSON.stringify(answer) ?? String(answer), 300);
+		throw new ApiError(endpoints.getKurs, { kind: 'unexpected-answer', reason, serverMessage });
 	}
 	const quotes = new Map<string, CurrencyQuote>();
 	for (const row of rows) {

@@ -1,16 +1,7 @@
 import { MAX_TIMER_MS } from '../clock';
 
-/** The credential as the transport uses it, checked (`parseCredentials`). */
-export interface ApiCredentials {
-	readonly baseUrl: string;
-	readonly clientId: string;
-	readonly clientSecret: string;
-	/** Used when a token answer states no expiry (the real service states none). */
-	readonly tokenLifetimeMinutes: number;
-	readonly timeoutSeconds: number;
-	readonly allowUnauthorizedCerts: boolean;
-	readonly maxResponseMegabytes: number;
-}
+/** The credential as the transport uses it, checked. */
+export type ApiCredentials = Readonly<ReturnType<typeof parseCredentials>>;
 
 export interface StoredCredentials {
 	baseUrl?: unknown;
@@ -31,7 +22,7 @@ export class CredentialError extends Error {
 	override readonly name = 'CredentialError';
 }
 
-export function parseCredentials(stored: StoredCredentials): ApiCredentials {
+export function parseCredentials(stored: StoredCredentials) {
 	const baseUrl = String(stored.baseUrl ?? '').trim();
 	const refuse = (problem: string) => {
 		throw new CredentialError(`Credential field ${problem}`);
@@ -72,6 +63,7 @@ export function parseCredentials(stored: StoredCredentials): ApiCredentials {
 		baseUrl: `${url.origin}${url.pathname.slice(0, end)}`,
 		clientId,
 		clientSecret,
+		// Used when a token answer states no expiry (the real service states none).
 		tokenLifetimeMinutes: positive(stored.bearerLifetimeMinutes, 60, 'Token Lifetime (Minutes)'),
 		timeoutSeconds: positive(
 			stored.timeoutSeconds,
@@ -84,10 +76,7 @@ export function parseCredentials(stored: StoredCredentials): ApiCredentials {
 	};
 }
 
-export interface Token {
-	readonly value: string;
-	readonly expiresAt: number;
-}
+export type Token = { readonly value: string; readonly expiresAt: number };
 
 const EXPIRY_MARGIN_MS = 30_000;
 // An `expires_at` in the past (a server clock behind ours, a wrong unit) would otherwise make every

@@ -1,5 +1,3 @@
-import type { IDataObject } from 'n8n-workflow';
-
 import { describeEndpoint, type Endpoint } from './endpoints';
 
 // `rpc`: an error in the JSON-RPC envelope; `rejected`: answered but not done (`sent: false`);
@@ -160,11 +158,8 @@ export function parseEnvelope(endpoint: Endpoint, answer: Answer, redactor: Reda
 	if (byStatus === 'redirect') {
 		// Never followed (a redirect could carry the secret elsewhere), whatever the body says.
 		const to = answer.location ? ` to ${clean(answer.location)}` : '';
-		throw fail(
-			'http',
-			`HTTP ${status}: the server redirects${to}, and redirects are not followed. Check the Base URL (http:// vs https://, the host name, no path after it)`,
-			byStatus,
-		);
+		const reason = `HTTP ${status}: the server redirects${to}, and redirects are not followed. Check the Base URL (http:// vs https://, the host name, no path after it)`;
+		throw fail('http', reason, byStatus);
 	}
 	const error = object?.error ?? undefined;
 	const rpc: RpcError | undefined =
@@ -490,10 +485,6 @@ export function readUsageLimit(result: unknown): UsageLimit {
 		used,
 		remaining: limit !== null && used !== null ? Math.max(0, limit - used) : null,
 	};
-}
-
-export function usageLimitJson(result: unknown): IDataObject {
-	return { ...readUsageLimit(result), response: (result ?? null) as IDataObject };
 }
 
 function firstNumber(source: Fields, keys: string[]): number | null {

@@ -29,20 +29,15 @@ export * from './envelope';
 
 // A read is retried on any transient failure; a write only when the answer shows the server did
 // not act on it (WRITE_ANSWERS): undici never handed it to a socket, or the server said 429.
-export interface RetryPolicy {
-	readonly maxRetries: number;
-	readonly baseDelayMs: number;
-	readonly maxDelayMs: number;
-	/** A Retry-After longer than this is not waited for: the call fails and says so. */
-	readonly maxRetryAfterSeconds: number;
-}
-
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+export const DEFAULT_RETRY_POLICY = {
 	maxRetries: 3,
 	baseDelayMs: 300,
 	maxDelayMs: 5_000,
+	// A Retry-After longer than this is not waited for: the call fails and says so.
 	maxRetryAfterSeconds: 60,
 };
+
+export type RetryPolicy = Readonly<typeof DEFAULT_RETRY_POLICY>;
 
 const READ_RETRY_STATUSES = new Set([429, 502, 503, 504]);
 
@@ -81,10 +76,6 @@ class NoAnswer {
 	) {}
 }
 
-interface CallOptions {
-	readonly signal?: AbortSignal;
-}
-
 export const sharedTokenCache = new TokenCache();
 const sessionCookies = new Map<string, string>();
 
@@ -107,7 +98,7 @@ export class ApiClient {
 	async call(
 		endpoint: Endpoint,
 		params: Record<string, ParamValue> = {},
-		{ signal }: CallOptions = {},
+		{ signal }: { signal?: AbortSignal } = {},
 	): Promise<unknown> {
 		const body = buildBody(this.fullParams(endpoint, params));
 		if (!endpoint.bearer) return await this.send(endpoint, body, undefined, signal);
@@ -120,16 +111,14 @@ export class ApiClient {
 		});
 	}
 
-	async token(group: ApiGroup, { signal }: CallOptions = {}): Promise<Token> {
-		return await this.tokens.get(
-			this.tokenKey(group),
-			async () => await this.fetchToken(group, signal),
-		);
+	async token(group: ApiGroup, { signal }: { signal?: AbortSignal } = {}): Promise<Token> {
+		const fetchToken = async () => await this.fetchToken(group, signal);
+		return await this.tokens.get(this.tokenKey(group), fetchToken);
 	}
 
 	async renewToken(
 		group: ApiGroup,
-		{ signal }: CallOptions = {},
+		{ signal }: { signal?: AbortSignal } = {},
 	): Promise<{ token: Token; answer: unknown }> {
 		this.tokens.invalidate(this.tokenKey(group));
 		let answer: unknown;
@@ -156,11 +145,9 @@ export class ApiClient {
 		const { token: value, ...answer } = fields;
 		if (typeof value !== 'string' || value === '') {
 			const said = JSON.stringify(this.redact({ token: value, ...answer }));
-			throw new ApiError(endpoint, {
-				kind: 'unexpected-answer',
-				reason: 'the answer holds no token',
-				serverMessage: said.length > 300 ? `${said.slice(0, 300)}…` : said,
-			});
+			const serverMessage = said.length > 300 ? `${said.slice(0, 300)}…` : said;
+			const reason = 'the answer holds no token';
+			throw new ApiError(endpoint, { kind: 'unexpected-answer', reason, serverMessage });
 		}
 		const fallbackMs = this.credentials.tokenLifetimeMinutes * 60_000;
 		return { value, expiresAt: tokenExpiry(answer, Date.now(), fallbackMs), answer };
@@ -347,11 +334,8 @@ export class ApiClient {
 			if (size <= maxBytes) return Buffer.concat(chunks, size).toString('utf8');
 		}
 		body.destroy();
-		throw new ApiError(endpoint, {
-			kind: 'invalid-response',
-			reason: `the answer is larger than ${this.credentials.maxResponseMegabytes} MB, the credential's "Max Response Size (MB)"; it was not read`,
-			answer: 'tooLarge',
-		});
+		const reason = `the answer is larger than ${this.credentials.maxResponseMegabytes} MB, the credential's "Max Response Size (MB)"; it was not read`;
+		throw new ApiError(endpoint, { kind: 'invalid-response', reason, answer: 'tooLarge' });
 	}
 
 	/** The service may set a `session_id` cookie; later requests of this credential send it back. */
@@ -367,21 +351,15 @@ export class ApiClient {
 		const code = err.code ?? (err.cause as { code?: string } | undefined)?.code;
 		// Sent (even in part) and then no answer: the server may have processed it.
 		const answer = failure.sent ? 'lost' : 'notWritten';
-		if (signal?.aborted)
-			return new ApiError(endpoint, {
-				kind: 'aborted',
-				reason: 'the execution was cancelled',
-				answer,
-			});
+		if (signal?.aborted) {
+			const reason = 'the execution was cancelled';
+			return new ApiError(endpoint, { kind: 'aborted', reason, answer });
+		}
 		const seconds = this.credentials.timeoutSeconds;
 		if (failure.timedOut) {
 			const reason = `no complete answer within ${seconds} s (Request Timeout)`;
-			return new ApiError(endpoint, {
-				kind: 'timeout',
-				reason,
-				causeCode: 'REQUEST_TIMEOUT',
-				answer,
-			});
+			const causeCode = 'REQUEST_TIMEOUT';
+			return new ApiError(endpoint, { kind: 'timeout', reason, causeCode, answer });
 		}
 		if (code && TIMEOUT_CODES.has(code)) {
 			const reason = `no answer within ${seconds} s (${code})`;

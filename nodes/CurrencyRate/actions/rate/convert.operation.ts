@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { shown } from '../../../shared/errors';
-import { codeValue, describeValue, numberValue } from '../../../shared/execution/operationRun';
+import { describeValue, numberValue } from '../../../shared/execution/operationRun';
 import type { ItemCall } from '../../../shared/execution/router';
 import { forOperation, showFor } from '../../../shared/properties';
 import { parseDecimal, type RateType } from '../../../shared/rates/rateTable';
@@ -114,9 +114,7 @@ export const description: INodeProperties[] = [
 		placeholder: 'conversion',
 		description:
 			'Name of the field that gets the rate used, the currencies, the provider and when the rates were fetched (fetchedAt: the rates answer has no date of its own). Empty: only the converted amount is added.',
-		displayOptions: {
-			show: { ...showFor('rate', 'convert').show, includeInputFields: [true] },
-		},
+		displayOptions: { show: { ...showFor('rate', 'convert').show, includeInputFields: [true] } },
 	},
 ];
 
@@ -185,24 +183,18 @@ async function converted(run: CurrencyRateRun, conversion: Conversion) {
 		const quote = table.quotes.get(code);
 		if (!quote) throw run.unknownCurrency(itemIndex, field, code, table, baseCurrency);
 		if (quote[side] !== null) return quote[side];
-		throw run.fail(
-			itemIndex,
-			'Rate',
-			`is "${side}", but provider "${provider}" gives no usable ${side} rate for ${code} at the moment (none, zero, or text that reads two ways)`,
-			'Choose another rate, or another provider.',
-		);
+		const problem = `is "${side}", but provider "${provider}" gives no usable ${side} rate for ${code} at the moment (none, zero, or text that reads two ways)`;
+		throw run.fail(itemIndex, 'Rate', problem, 'Choose another rate, or another provider.');
 	};
 	const [fromSide, toSide] = SIDES[rateType];
 	const fromRate = rateOf(fromCurrency, 'From Currency', fromSide);
 	const toRate = rateOf(toCurrency, 'To Currency', toSide);
 	const value = (amount * fromRate) / toRate;
-	if (!Number.isFinite(value))
-		throw run.fail(
-			itemIndex,
-			'Amount',
-			`is too large to convert: ${amount} ${fromCurrency} is beyond the largest number this node can compute in ${toCurrency}`,
-			'Check the amount (a mapped field may hold a wrong value, e.g. 1e305).',
-		);
+	if (!Number.isFinite(value)) {
+		const problem = `is too large to convert: ${amount} ${fromCurrency} is beyond the largest number this node can compute in ${toCurrency}`;
+		const fix = 'Check the amount (a mapped field may hold a wrong value, e.g. 1e305).';
+		throw run.fail(itemIndex, 'Amount', problem, fix);
+	}
 	const convertedAmount = roundTo(value, conversion.decimalPlaces);
 	return { convertedAmount, fromRate, toRate, fetchedAt: table.fetchedAt };
 }
@@ -243,9 +235,16 @@ function amountOf(run: CurrencyRateRun, itemIndex: number, value: unknown): numb
 	);
 }
 
+/** A code is text; anything else is refused rather than turned into one. */
 function readCurrency(run: CurrencyRateRun, itemIndex: number, name: string, field: string) {
-	const code = codeValue(run, itemIndex, run.parameter(name, itemIndex, ''), field, 'USD');
+	const value = run.parameter(name, itemIndex, '');
+	const code = typeof value === 'string' ? value.trim().toUpperCase() : '';
 	if (code !== '') return code;
+	if (value !== undefined && value !== null && typeof value !== 'string') {
+		const problem = `is ${describeValue(value)}, not a code`;
+		const advice = Array.isArray(value) ? 'This field takes one code' : 'Write the code as text';
+		throw run.fail(itemIndex, field, problem, `${advice}, e.g. USD.`);
+	}
 	const fix = 'Enter a currency code such as USD, or map a field that holds it.';
 	throw run.fail(itemIndex, field, 'is empty', fix);
 }

@@ -61,13 +61,11 @@ export function execute(
 	return async () => {
 		const table = await run.rates(itemIndex, provider, version);
 		const missing = codes.find((code) => !table.quotes.has(code));
-		if (missing === baseCurrency)
-			throw run.fail(
-				itemIndex,
-				'Currencies',
-				`holds "${missing}", the base currency: every rate is an amount of ${missing}`,
-				`Remove ${missing}, or use the Convert operation to turn ${missing} amounts into other currencies.`,
-			);
+		if (missing === baseCurrency) {
+			const problem = `holds "${missing}", the base currency: every rate is an amount of ${missing}`;
+			const fix = `Remove ${missing}, or use the Convert operation to turn ${missing} amounts into other currencies.`;
+			throw run.fail(itemIndex, 'Currencies', problem, fix);
+		}
 		if (missing) throw run.unknownCurrency(itemIndex, 'Currencies', missing, table);
 		const shown = codes.length > 0 ? codes : [...table.quotes.keys()];
 		const { fetchedAt } = table;

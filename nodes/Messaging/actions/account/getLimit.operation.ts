@@ -1,7 +1,7 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { ItemCall } from '../../../shared/execution/router';
-import { endpoints, usageLimitJson } from '../../../shared/transport';
+import { endpoints, readUsageLimit } from '../../../shared/transport';
 import type { MessagingRun } from '../../run';
 
 export const description: INodeProperties[] = [];
@@ -13,6 +13,6 @@ export const once = true;
 export function execute(this: IExecuteFunctions, _itemIndex: number, run: MessagingRun): ItemCall {
 	return async () => {
 		const result = await run.client.call(endpoint, {}, { signal: run.signal });
-		return { json: usageLimitJson(result) };
+		return { json: { ...readUsageLimit(result), response: (result ?? null) as IDataObject } };
 	};
 }

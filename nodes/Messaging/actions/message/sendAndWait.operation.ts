@@ -191,13 +191,8 @@ export async function execute(
 	(this as { setSignatureValidationRequired?: () => void }).setSignatureValidationRequired?.();
 	const phone = recipientPhone(run, itemIndex);
 	const question = textParameter(run, itemIndex, 'message', 'Message').trim();
-	if (question === '')
-		throw run.fail(
-			itemIndex,
-			'Message',
-			'is empty',
-			'Enter the question to ask, or map a field that holds it.',
-		);
+	const fix = 'Enter the question to ask, or map a field that holds it.';
+	if (question === '') throw run.fail(itemIndex, 'Message', 'is empty', fix);
 	// Checked with the item, before any question is sent: the wait itself begins after the run.
 	waitLimit(this);
 	const responseType = run.parameter('responseType', 0, 'approval') as ResponseType;

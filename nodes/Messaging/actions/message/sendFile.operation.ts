@@ -198,10 +198,7 @@ type FileIdentity = { fileName?: string; mimeType?: string };
 
 /** A file at hand: its SHA-256 is read only when Skip Repeats Within is on. */
 function fileAtHand(file: FileToSend, digest: () => Promise<string>): FileSourced {
-	return {
-		identity: async () => [await digest(), file.fileName],
-		open: async () => file,
-	};
+	return { identity: async () => [await digest(), file.fileName], open: async () => file };
 }
 
 /**
@@ -240,13 +237,9 @@ function fileFromBase64Text(
 		throw run.fail(itemIndex, 'File Content', 'is empty', fix + other);
 	}
 	const parsed = parseBase64Text(text);
-	if ('problem' in parsed)
-		throw run.fail(
-			itemIndex,
-			'File Content',
-			parsed.problem,
-			'Give base64 text (A–Z, a–z, 0–9, +, /, = padding) or a data URI such as data:application/pdf;base64,JVBERi0…, or choose "Binary Field" as File Source.',
-		);
+	const give =
+		'Give base64 text (A–Z, a–z, 0–9, +, /, = padding) or a data URI such as data:application/pdf;base64,JVBERi0…, or choose "Binary Field" as File Source.';
+	if ('problem' in parsed) throw run.fail(itemIndex, 'File Content', parsed.problem, give);
 	return fileFromBase64(parsed.base64, fileIdentity(given, parsed));
 }
 
@@ -323,12 +316,9 @@ function givenIdentity(run: MessagingRun, itemIndex: number): FileIdentity {
 	const fields = (run.parameter('fileFields', itemIndex, {}) ?? {}) as Record<string, unknown>;
 	const fileName = textValue(run, itemIndex, fields.fileName, 'File Name') || undefined;
 	const mimeType = textValue(run, itemIndex, fields.mimeType, 'MIME Type') || undefined;
-	if (mimeType?.trim() && !isMimeType(mimeType.trim()))
-		throw run.fail(
-			itemIndex,
-			'MIME Type',
-			`is not a mime type: ${shown(mimeType)}`,
-			'Write it as type/subtype, e.g. application/pdf or image/png, or leave it empty.',
-		);
+	if (mimeType?.trim() && !isMimeType(mimeType.trim())) {
+		const fix = 'Write it as type/subtype, e.g. application/pdf or image/png, or leave it empty.';
+		throw run.fail(itemIndex, 'MIME Type', `is not a mime type: ${shown(mimeType)}`, fix);
+	}
 	return { fileName, mimeType };
 }

@@ -29,20 +29,11 @@ export async function execute(
 ): Promise<ItemCall> {
 	const phone = recipientPhone(run, itemIndex);
 	const text = textParameter(run, itemIndex, 'text', 'Text');
-	if (text.trim() === '')
-		throw run.fail(
-			itemIndex,
-			'Text',
-			'is empty',
-			'Enter the message text, or map a field that holds it.',
-		);
+	const fix = 'Enter the message text, or map a field that holds it.';
+	if (text.trim() === '') throw run.fail(itemIndex, 'Text', 'is empty', fix);
 	const { version } = run.options(itemIndex);
 	await run.sender.identify(itemIndex, { operation: 'sendText', phone, content: () => [text] });
-	return async () =>
-		await run.sender.send(
-			itemIndex,
-			phone,
-			async () =>
-				await run.client.call(endpoint, { version, phone, body: text }, { signal: run.signal }),
-		);
+	const request = async () =>
+		await run.client.call(endpoint, { version, phone, body: text }, { signal: run.signal });
+	return async () => await run.sender.send(itemIndex, phone, request);
 }

@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import type { ItemCall } from '../../../shared/execution/router';
 import { asOptions, forOperation } from '../../../shared/properties';
 import type { MessagingRun } from '../../run';
-import { readSendWindow, sendWindowFields } from '../../helpers/sendWindow';
+import { readSendWindow, sendWindowFields } from '../../helpers/sendWindowFields';
 
 // A step of its own: n8n resumes a waiting execution with the node that put it to wait disabled,
 // passing its input on, so a send that waited would never send.
