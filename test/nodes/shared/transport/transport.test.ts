@@ -175,7 +175,10 @@ describe('token cache', () => {
 			Array.from({ length: 1000 }, async () => await client.call(endpoints.status)),
 		);
 		expect(sandbox.stats().tokensIssued.wa).toBe(1);
-		expect(sandbox.requests().filter((r) => r.path === '/api/wa/2.0/get')).toHaveLength(1000);
+		// A loaded machine may time a read out and retry it: every request still carries the one token.
+		const reads = sandbox.requests().filter((r) => r.path === '/api/wa/2.0/get');
+		expect(reads.length).toBeGreaterThanOrEqual(1000);
+		expect(new Set(reads.map((r) => r.authorization)).size).toBe(1);
 	});
 
 	test('messaging and rate groups have their own tokens', async () => {
