@@ -97,6 +97,13 @@ describe("n8n's Retry of a stopped run", () => {
 	});
 });
 
+/** A schedule's firing split into items: every item comes from the one event. */
+async function runFromOneEvent(parameters: INodeParameters, items: object[]) {
+	const workflow = singleNodeWorkflow('messaging', parameters, items as INodeExecutionData[]);
+	workflow.nodes[0].type = 'n8n-nodes-base.scheduleTrigger';
+	return await runWorkflow(workflow, sandboxCredential(sandbox.url));
+}
+
 describe('two executions at once', () => {
 	it("n8n's store alone would let both send (it reads, then writes): the race the claim closes", async () => {
 		const context = { workflow: { id: 'wf', active: true }, node: { id: 'n' } as INode };
@@ -201,6 +208,29 @@ describe('what makes two messages the same', () => {
 			'6281288776714',
 			'6281288776715',
 		]);
+	});
+
+	it('one event, two texts to one number: both are sent (two messages, not a repeat)', async () => {
+		const parts = [
+			{ phone: PHONE, text: 'Your order shipped.' },
+			{ phone: PHONE, text: 'Track it at example.com/t/1' },
+		];
+		const run = await runFromOneEvent(mappedSendText(), parts);
+		expect(json(run.output('Node')).map((item) => item.sent)).toEqual([true, true]);
+		expect(texts()).toEqual(['Your order shipped.', 'Track it at example.com/t/1']);
+	});
+
+	it('an Idempotency Key shared by two equal rows skips the second, refusing nothing', async () => {
+		const rows = [1, 2].map(() => ({ phone: PHONE, text: 'Order 7 shipped', orderId: 7 }));
+		const run = await runMessaging(
+			sandbox,
+			mappedSendText({ idempotencyKey: '={{ $json.orderId }}' }),
+			rows,
+		);
+		expect(run.error).toBeUndefined();
+		expect(json(run.output('Node')).map((item) => item.sent ?? item.skipped)).toEqual([true, true]);
+		expect(run.output('Node')[1].json.skipped).toBe(true);
+		expect(texts()).toEqual(['Order 7 shipped']);
 	});
 
 	it('the same text to another number, or another text, is another message', async () => {
@@ -506,6 +536,25 @@ describe('Send File', () => {
 		);
 		expect(again.output('Node')[0].json.skipped).toBe(true);
 		expect(sandbox.ledger()).toHaveLength(1);
+	});
+
+	it('one event, two files to one number: both are sent', async () => {
+		const files = ['%PDF-1.7 invoice 1', '%PDF-1.7 invoice 2'].map((text) => ({
+			file: Buffer.from(text).toString('base64'),
+		}));
+		const run = await runFromOneEvent(
+			{
+				resource: 'message',
+				operation: 'sendFile',
+				phone: PHONE,
+				fileSource: 'base64',
+				fileContent: '={{ $json.file }}',
+				fileFields: { fileName: 'invoice.pdf' },
+			},
+			files,
+		);
+		expect(json(run.output('Node')).map((item) => item.sent)).toEqual([true, true]);
+		expect(sandbox.ledger()).toHaveLength(2);
 	});
 
 	const sendFromUrl = (fileUrl: string) => ({
