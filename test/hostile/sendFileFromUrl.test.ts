@@ -11,6 +11,7 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { expectNoSecret } from '../harness/hostile';
 import { PHONE, runMessaging } from '../harness/messagingNode';
+import { sendOptions } from '../harness/sendOptions';
 import { useSandbox } from '../harness/useSandbox';
 
 const sandbox = useSandbox();
@@ -83,7 +84,8 @@ describe('time and connections', () => {
 				sandbox,
 				{
 					...sendFromUrl(`${server.url}/f.pdf`, { timeoutSeconds: '={{ $json.timeout }}' }),
-					options: { parallel: 50 },
+					// Pacing off: the test is about connections at once.
+					options: sendOptions({ parallel: 50 }),
 				},
 				items,
 			);

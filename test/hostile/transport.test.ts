@@ -5,6 +5,7 @@
  */
 import { subscribe, unsubscribe } from 'diagnostics_channel';
 import net, { type AddressInfo, type Socket } from 'net';
+import type { IDataObject } from 'n8n-workflow';
 
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
 import {
@@ -22,6 +23,7 @@ import {
 	type ConnectProxy,
 	type DroppingProxy,
 } from '../harness/connectProxy';
+import { sendOptions } from '../harness/sendOptions';
 import { useSandbox } from '../harness/useSandbox';
 
 const sandbox = useSandbox();
@@ -251,12 +253,8 @@ describe('a network lost after the request left vs before', () => {
 });
 
 describe('fan-out', () => {
-	it('Parallel Requests from an expression (={{100000}}) is clamped: at most 50 sends at once', async () => {
-		sandbox.addFaults([
-			{ kind: 'slow', delayMs: 150, match: { rpcMethod: 'sendMessage' }, times: 1000 },
-		]);
-		const items = Array.from({ length: 150 }, (_, i) => ({ text: `m${i}` }));
-		const run = await runWorkflow(
+	const fanOut = (parallel: string, items: IDataObject[]) =>
+		runWorkflow(
 			singleNodeWorkflow(
 				'messaging',
 				{
@@ -264,11 +262,29 @@ describe('fan-out', () => {
 					operation: 'sendText',
 					phone: SEND.phone,
 					text: '={{ $json.text }}',
-					options: { parallel: '={{ 100000 }}' },
+					// Pacing off: the test is about how many sends are in flight.
+					options: sendOptions({ parallel }),
 				},
 				items,
 			),
 			sandboxCredential(sandbox.url),
+		);
+
+	it('Parallel Requests from an expression above 50 (={{100000}}) is refused before any send', async () => {
+		const run = await fanOut('={{ 100000 }}', [{ text: 'm0' }, { text: 'm1' }]);
+		expect(run.error?.message).toBe(
+			'Field "Options → Parallel Requests" is 100000, not a whole number from 1 to 50 [item 0]',
+		);
+		expect(sandbox.ledger()).toHaveLength(0);
+	});
+
+	it('Parallel Requests 50 from an expression: at most 50 sends at once', async () => {
+		sandbox.addFaults([
+			{ kind: 'slow', delayMs: 150, match: { rpcMethod: 'sendMessage' }, times: 1000 },
+		]);
+		const run = await fanOut(
+			'={{ 50 }}',
+			Array.from({ length: 150 }, (_, i) => ({ text: `m${i}` })),
 		);
 		expect(run.error).toBeUndefined();
 		expect(sandbox.ledger()).toHaveLength(150);
