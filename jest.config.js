@@ -15,5 +15,7 @@ module.exports = {
 	],
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 60000,
+	// Most of a test waits on HTTP or timers, not the CPU: more workers than cores shortens the run.
+	maxWorkers: '150%',
 	setupFiles: ['<rootDir>/test/harness/env.ts'],
 };

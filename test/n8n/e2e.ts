@@ -3,14 +3,15 @@
  *
  * Once: `npm run build` + `npm pack`. Then for every n8n install under test/n8n/installs/ (n8n 2.x
  * on Node 24, n8n 1.x on Node 20):
- *   (the installs side by side)
+ *   (the installs side by side, each in two lanes: the scenarios that mostly wait for n8n's clock in
+ *   a second n8n of the same version, beside the others)
  *   1. the install (scripts/n8n-install.sh, cached), a fresh user folder, the tarball installed into
  *      <userFolder>/.n8n/nodes the way n8n's GUI installer does it;
  *   2. a sandbox gateway (127.0.0.1), the "Sandbox" credential pointing at it, every workflow in
  *      examples/ and test/n8n/workflows/ imported with the n8n CLI;
  *   3. `n8n start`, once;
- *   4. every scenario in test/n8n/scenarios/ (each file exports one named async function that gets
- *      a ScenarioContext, see lib/scenario.ts), in file-name order;
+ *   4. the lane's scenarios in test/n8n/scenarios/ (each file exports one named async function that
+ *      gets a ScenarioContext, see lib/scenario.ts), in file-name order;
  *   5. n8n stopped, its log in test-artifacts/n8n/.
  *
  * Run from the repository root:
@@ -76,20 +77,30 @@ function loadScenarios(): Array<{ file: string; name: string; run: Scenario }> {
 	return out;
 }
 
-/** One n8n version: install, prepare the user folder, start n8n once, run every scenario. */
+// Scenarios that mostly wait for n8n's clock (a poll's minute, the wait tracker, a restart): they run
+// in a second n8n of the same version, beside the others, so that their waiting overlaps.
+const CLOCK_LANE = [
+	'currency-rate-trigger.ts',
+	'messaging-account-trigger.ts',
+	'send-and-wait-timeout.ts',
+	'send-window-wait.ts',
+];
+
+/** One n8n of a version: install, prepare the user folder, start n8n once, run the lane's scenarios. */
 async function runTarget(
 	key: string,
+	lane: 'main' | 'clock',
 	tgz: string,
 	scenarios: Array<{ file: string; name: string; run: Scenario }>,
 ): Promise<void> {
 	const install = ensureInstall(key);
-	const r = report.scoped(`[${install.target.label}] `);
+	const r = report.scoped(`[${install.target.label}${lane === 'clock' ? ', clock lane' : ''}] `);
 	r.check(
 		'install: its Node, n8n and chromium present (the installer checked that n8n starts)',
 		[install.node, install.n8nBin, install.chromium].every((p) => existsSync(p)),
 		install,
 	);
-	const userFolder = makeUserFolder(`n8n-e2e-${key}-`, install);
+	const userFolder = makeUserFolder(`n8n-e2e-${key}-${lane}-`, install);
 	log(`${install.target.label}: user folder ${userFolder}`);
 	let sandbox: Sandbox | undefined;
 	let server: N8nServer | undefined;
@@ -190,7 +201,7 @@ async function runTarget(
 	} finally {
 		if (server) {
 			await server.stop();
-			copyFileSync(server.logFile, join(ARTIFACTS_DIR, `e2e-${key}-n8n-start.log`));
+			copyFileSync(server.logFile, join(ARTIFACTS_DIR, `e2e-${key}-${lane}-n8n-start.log`));
 		}
 		if (sandbox) await sandbox.close();
 		if (!flag('keep')) rmSync(userFolder, { recursive: true, force: true });
@@ -242,12 +253,22 @@ async function main(): Promise<void> {
 			missing: shipped.filter((file) => !listing.includes(`package/${file}`)),
 		},
 	);
-	// The installs run side by side: each has its own user folder, sandbox, n8n and ports, and
-	// most of a run is waiting (a send window, n8n's wait tracker, the editor), which overlaps.
+	// The installs and their lanes run side by side: each has its own user folder, sandbox, n8n and
+	// ports, and most of a run is waiting (a send window, n8n's wait tracker, the editor).
+	const lanes = (['main', 'clock'] as const).map((lane) => ({
+		lane,
+		scenarios: scenarios.filter((s) => CLOCK_LANE.includes(s.file) === (lane === 'clock')),
+	}));
 	await Promise.all(
-		targets.map(
-			async (key) =>
-				await report.section(`n8n install ${key}`, () => runTarget(key, tgz, scenarios)),
+		targets.flatMap((key) =>
+			lanes
+				.filter((l) => l.scenarios.length > 0)
+				.map(
+					async ({ lane, scenarios: own }) =>
+						await report.section(`n8n install ${key}, ${lane} lane`, () =>
+							runTarget(key, lane, tgz, own),
+						),
+				),
 		),
 	);
 	report.timings.total = Date.now() - started;
