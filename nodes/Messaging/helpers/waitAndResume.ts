@@ -90,6 +90,7 @@ function pressed(ctx: IWebhookFunctions, value: string): boolean {
 export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const res = this.getResponseObject() as unknown as PageResponse;
 	const query = this.getQueryData() as Record<string, unknown>;
+	const viaChat = query.via === 'chat';
 	const itemIndex =
 		typeof query.item === 'string' && /^\d{1,6}$/.test(query.item) ? Number(query.item) : -1;
 	const stored = itemIndex >= 0 ? storedItems(this) : [];
@@ -97,31 +98,71 @@ export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	if (!question || !isStoredQuestion(question) || question.waitId !== query.w) {
 		const why =
 			'It belongs to a question that was answered, replaced or ended. Nothing was recorded.';
-		sendPage(res, 410, { title: 'This link is no longer valid', lines: [why] });
+		if (viaChat) sendJson(res, 410, { resumed: false, error: why });
+		else sendPage(res, 410, { title: 'This link is no longer valid', lines: [why] });
 		return { noWebhookResponse: true };
 	}
 	const responseType = this.getNodeParameter('responseType', 'approval') as ResponseType;
-	const answer =
-		responseType === 'freeText' ? freeTextAnswer(this, res) : approvalAnswer(this, res, query);
+	const answer = viaChat
+		? chatAnswer(this, res, responseType)
+		: responseType === 'freeText'
+			? freeTextAnswer(this, res)
+			: approvalAnswer(this, res, query);
 	if (!answer) return { noWebhookResponse: true };
-	const respondedAt = new Date().toISOString();
+	const linkAnswer = { respondedBy: question.phone ?? null, respondedAt: new Date().toISOString() };
+	const answered = { answeredBy: viaChat ? 'chat' : 'link', ...linkAnswer, ...answer };
 	const items = stored.map((json, index): INodeExecutionData => {
-		const answered = index === itemIndex;
+		const isAnswer = index === itemIndex;
 		return {
 			json: !isStoredQuestion(json)
 				? json
 				: {
 						...json,
-						...(answered ? answer : {}),
-						answered,
-						respondedBy: answered ? (json.phone ?? null) : null,
-						respondedAt: answered ? respondedAt : null,
+						...(isAnswer ? answered : { respondedBy: null, respondedAt: null }),
+						answered: isAnswer,
 						timedOut: false,
 					},
 			pairedItem: { item: index },
 		};
 	});
 	return { noWebhookResponse: true, workflowData: [items] };
+}
+
+/** The Messaging Trigger posts a reply it read in the chat: JSON in, JSON out. */
+function chatAnswer(
+	ctx: IWebhookFunctions,
+	res: PageResponse,
+	responseType: ResponseType,
+): IDataObject | undefined {
+	const body = (ctx.getBodyData() ?? {}) as IDataObject;
+	const text = typeof body.text === 'string' ? body.text.trim() : '';
+	const at = typeof body.at === 'string' && !Number.isNaN(Date.parse(body.at)) ? body.at : '';
+	const answer =
+		responseType === 'freeText'
+			? text && text.length <= MAX_TEXT_ANSWER && { text }
+			: typeof body.approved === 'boolean' && { approved: body.approved };
+	if (ctx.getRequestObject().method !== 'POST' || !answer || !at) {
+		sendJson(res, 400, { resumed: false, error: 'Not an answer: nothing was recorded' });
+		return undefined;
+	}
+	sendJson(res, 200, { resumed: true });
+	const text64 = (value: unknown) => (typeof value === 'string' ? value.slice(0, 64) : null);
+	return {
+		...answer,
+		respondedBy: text64(body.from),
+		respondedAt: new Date(at).toISOString(),
+		replyMessageId: text64(body.messageId),
+	};
+}
+
+function sendJson(res: PageResponse, status: number, body: IDataObject): void {
+	const json = JSON.stringify(body);
+	res.writeHead(status, {
+		'content-type': 'application/json; charset=utf-8',
+		'content-length': String(Buffer.byteLength(json)),
+		'cache-control': 'no-store',
+	});
+	res.end(json);
 }
 
 /** The page never shows the question: whoever only opens the link learns nothing more. */

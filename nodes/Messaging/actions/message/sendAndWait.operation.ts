@@ -9,6 +9,9 @@ import {
 } from 'n8n-workflow';
 
 import type { ItemCall } from '../../../shared/execution/router';
+import { saveChatWait } from '../../../shared/chatWaits';
+import { readCredential } from '../../../shared/credential';
+import { hint, listInWords } from '../../../shared/errors';
 import { showFor } from '../../../shared/properties';
 import { textParameter } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';
@@ -40,7 +43,7 @@ export const description: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'Approve the broadcast of the March price list to 1,200 customers?',
-		description: 'The question; the answer links are added below it',
+		description: 'The question; the answer links (or how to reply in the chat) are added below it',
 		displayOptions: show,
 	},
 	{
@@ -64,6 +67,35 @@ export const description: INodeProperties[] = [
 		displayOptions: show,
 	},
 	{
+		displayName: 'Response By',
+		name: 'responseBy',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Answer Links',
+				value: 'links',
+				description: 'The message carries signed links to answer',
+			},
+			{
+				name: 'Reply in the Chat',
+				value: 'chatReply',
+				description:
+					"The person replies in WhatsApp (e.g. 1 or 2); the account's active Messaging Trigger resumes the execution",
+			},
+		],
+		default: 'links',
+		displayOptions: show,
+	},
+	{
+		displayName: 'Also Send Answer Links',
+		name: 'alsoSendLinks',
+		type: 'boolean',
+		default: false,
+		description: 'Whether the answer links are sent too, under the line that says how to reply',
+		displayOptions: showFor2({ responseBy: ['chatReply'] }),
+	},
+	{
 		displayName: 'Approval Options',
 		name: 'approvalOptions',
 		type: 'collection',
@@ -83,14 +115,14 @@ export const description: INodeProperties[] = [
 				name: 'approveLabel',
 				type: 'string',
 				default: 'Approve',
-				description: 'Text before the approve link',
+				description: 'Text before the approve link; with Reply in the Chat also a word to reply',
 			},
 			{
 				displayName: 'Decline Label',
 				name: 'declineLabel',
 				type: 'string',
 				default: 'Decline',
-				description: 'Text before the decline link',
+				description: 'Text before the decline link; with Reply in the Chat also a word to reply',
 			},
 		],
 	},
@@ -198,14 +230,25 @@ export async function execute(
 	const responseType = run.parameter('responseType', 0, 'approval') as ResponseType;
 	// The links of this question only: an answer finds its question by it.
 	const waitId = randomBytes(6).toString('hex');
+	const chat = run.parameter('responseBy', 0, 'links') === 'chatReply';
+	const withLinks = !chat || run.parameter('alsoSendLinks', 0, false) === true;
 	const links = answerLinks(this, run, itemIndex, responseType, waitId);
-	const body = [question, '', ...links.map(({ label, url }) => `${label}: ${url}`)].join('\n');
+	const lines = [
+		...(chat ? [replyLine(run, itemIndex, responseType), ...(withLinks ? [''] : [])] : []),
+		...(withLinks ? links.map(({ label, url }) => `${label}: ${url}`) : []),
+	];
+	const body = [question, '', ...lines].join('\n');
 	const { version } = run.options(itemIndex);
 	// The links differ per run (signed, with the run's id): the question and its labels are the message.
 	await run.sender.identify(itemIndex, {
 		operation: SEND_AND_WAIT_OPERATION,
 		phone,
-		content: () => [question, responseType, ...links.map(({ label }) => label)],
+		content: () => [
+			question,
+			responseType,
+			...(chat ? ['chatReply', withLinks] : []),
+			...links.map(({ label }) => label),
+		],
 		repeatIsError: true,
 	});
 	return async () =>
@@ -231,7 +274,57 @@ export async function finish(
 	this: IExecuteFunctions,
 	output: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	return await waitForAnswers(this, output, waitLimit(this));
+	const waitTill = waitLimit(this);
+	if (this.getNodeParameter('responseBy', 0, 'links') === 'chatReply')
+		await rememberChatWaits(this, output, waitTill);
+	return await waitForAnswers(this, output, waitTill);
+}
+
+function approvalLabels(options: IDataObject) {
+	const single = options.approvalType === 'single';
+	const approveLabel = labelOf(options.approveLabel, 'Approve');
+	return { single, approveLabel, declineLabel: labelOf(options.declineLabel, 'Decline') };
+}
+
+function replyLine(run: MessagingRun, itemIndex: number, responseType: ResponseType): string {
+	if (responseType === 'freeText') return 'Reply to this message with your answer';
+	const options = (run.parameter('approvalOptions', itemIndex, {}) ?? {}) as IDataObject;
+	const { single, approveLabel, declineLabel } = approvalLabels(options);
+	return single ? `Reply 1 to ${approveLabel}` : `Reply 1 to ${approveLabel}, 2 to ${declineLabel}`;
+}
+
+/**
+ * For the account's Messaging Trigger: each sent question, by (account, person), with a signed link
+ * of its own that the person never sees. Unsaved, the links (if sent) and the limit still end it.
+ */
+async function rememberChatWaits(
+	ctx: IExecuteFunctions,
+	output: INodeExecutionData[],
+	waitTill: Date,
+): Promise<void> {
+	const responseType = ctx.getNodeParameter('responseType', 0, 'approval') as ResponseType;
+	const account = await readCredential(ctx);
+	const failed: number[] = [];
+	for (const [itemIndex, { json }] of output.entries()) {
+		if (json.sent !== true || typeof json.waitId !== 'string' || typeof json.phone !== 'string')
+			continue;
+		const options = ctx.getNodeParameter('approvalOptions', itemIndex, {}) as IDataObject;
+		const wait = {
+			...approvalLabels(options ?? {}),
+			url: ctx.getSignedResumeUrl({ item: String(itemIndex), w: json.waitId, via: 'chat' }),
+			waitId: json.waitId,
+			itemIndex,
+			responseType,
+			executionId: ctx.getExecutionId(),
+		};
+		await saveChatWait(account, json.phone, wait, waitTill).catch(() => failed.push(itemIndex));
+	}
+	if (failed.length > 0)
+		hint(
+			ctx,
+			`A reply in the chat cannot resume the question of item ${listInWords(failed.map(String))}: the shared state could not be written. The answer links (if sent) and the wait limit still end the wait.`,
+			'warning',
+		);
 }
 
 function answerLinks(
@@ -248,9 +341,10 @@ function answerLinks(
 		return [{ label: labelOf(options.linkLabel, 'Reply'), url: link({}) }];
 	}
 	const options = (run.parameter('approvalOptions', itemIndex, {}) ?? {}) as IDataObject;
+	const { single, approveLabel, declineLabel } = approvalLabels(options);
 	const links = [
-		{ label: labelOf(options.approveLabel, 'Approve'), url: link({ approved: 'true' }) },
-		{ label: labelOf(options.declineLabel, 'Decline'), url: link({ approved: 'false' }) },
+		{ label: approveLabel, url: link({ approved: 'true' }) },
+		{ label: declineLabel, url: link({ approved: 'false' }) },
 	];
-	return options.approvalType === 'single' ? links.slice(0, 1) : links;
+	return single ? links.slice(0, 1) : links;
 }
