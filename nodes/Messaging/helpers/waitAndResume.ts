@@ -9,7 +9,9 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { shown } from '../../shared/errors';
+import { saveChatWait } from '../../shared/chatWaits';
+import { readCredential } from '../../shared/credential';
+import { hint, listInWords, shown } from '../../shared/errors';
 
 export type ResponseType = 'approval' | 'freeText';
 
@@ -39,6 +41,8 @@ export async function waitForAnswers(
 	waitTill: Date,
 ): Promise<INodeExecutionData[]> {
 	if (!items.some((item) => isQuestion(item.json))) return items;
+	if (ctx.getNodeParameter('responseBy', 0, 'links') === 'chatReply')
+		await rememberChatWaits(ctx, items, waitTill);
 	const timedOut = items.map((item) =>
 		isQuestion(item.json) ? { ...item, json: { ...item.json, timedOut: true } } : item,
 	);
@@ -46,6 +50,46 @@ export async function waitForAnswers(
 	if (typeof ctx.getExecuteData === 'function') ctx.getExecuteData().data = { main: [timedOut] };
 	await ctx.putExecutionToWait(waitTill);
 	return items;
+}
+
+/**
+ * For the account's Messaging Trigger: each sent question, by (account, person), with a signed link
+ * of its own that the person never sees. Unsaved, the links (if sent) and the limit still end it.
+ */
+async function rememberChatWaits(
+	ctx: IExecuteFunctions,
+	output: INodeExecutionData[],
+	waitTill: Date,
+): Promise<void> {
+	const responseType = ctx.getNodeParameter('responseType', 0, 'approval') as ResponseType;
+	const account = await readCredential(ctx);
+	const failed: number[] = [];
+	for (const [itemIndex, { json }] of output.entries()) {
+		if (json.sent !== true || typeof json.waitId !== 'string' || typeof json.phone !== 'string')
+			continue;
+		const options = ctx.getNodeParameter('approvalOptions', itemIndex, {}) as IDataObject;
+		const wait = {
+			...approvalLabels(options ?? {}),
+			url: ctx.getSignedResumeUrl({ item: String(itemIndex), w: json.waitId, via: 'chat' }),
+			waitId: json.waitId,
+			itemIndex,
+			responseType,
+			executionId: ctx.getExecutionId(),
+		};
+		await saveChatWait(account, json.phone, wait, waitTill).catch(() => failed.push(itemIndex));
+	}
+	if (failed.length > 0)
+		hint(
+			ctx,
+			`A reply in the chat cannot resume the question of item ${listInWords(failed.map(String))}: the shared state could not be written. The answer links (if sent) and the wait limit still end the wait.`,
+			'warning',
+		);
+}
+
+export function approvalLabels(options: IDataObject) {
+	const single = options.approvalType === 'single';
+	const approveLabel = labelOf(options.approveLabel, 'Approve');
+	return { single, approveLabel, declineLabel: labelOf(options.declineLabel, 'Decline') };
 }
 
 function isQuestion(json: IDataObject | undefined): boolean {

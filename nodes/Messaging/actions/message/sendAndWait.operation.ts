@@ -9,15 +9,18 @@ import {
 } from 'n8n-workflow';
 
 import type { ItemCall } from '../../../shared/execution/router';
-import { saveChatWait } from '../../../shared/chatWaits';
-import { readCredential } from '../../../shared/credential';
-import { hint, listInWords } from '../../../shared/errors';
 import { showFor } from '../../../shared/properties';
 import { textParameter } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';
 import type { MessagingRun } from '../../run';
 import { phoneProperty, recipientPhone } from '../../helpers/recipient';
-import { labelOf, waitForAnswers, waitLimit, type ResponseType } from '../../helpers/waitAndResume';
+import {
+	approvalLabels,
+	labelOf,
+	waitForAnswers,
+	waitLimit,
+	type ResponseType,
+} from '../../helpers/waitAndResume';
 
 // n8n checks the signature of the links of a node whose operation is SEND_AND_WAIT_OPERATION.
 const show = showFor('message', SEND_AND_WAIT_OPERATION);
@@ -81,7 +84,7 @@ export const description: INodeProperties[] = [
 				name: 'Reply in the Chat',
 				value: 'chatReply',
 				description:
-					"The person replies in WhatsApp (e.g. 1 or 2); the account's active Messaging Trigger resumes the execution",
+					"The person replies in WhatsApp (e.g. 1 or 2); the account's published (n8n 1.x: active) Messaging Trigger resumes the execution",
 			},
 		],
 		default: 'links',
@@ -274,16 +277,7 @@ export async function finish(
 	this: IExecuteFunctions,
 	output: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	const waitTill = waitLimit(this);
-	if (this.getNodeParameter('responseBy', 0, 'links') === 'chatReply')
-		await rememberChatWaits(this, output, waitTill);
-	return await waitForAnswers(this, output, waitTill);
-}
-
-function approvalLabels(options: IDataObject) {
-	const single = options.approvalType === 'single';
-	const approveLabel = labelOf(options.approveLabel, 'Approve');
-	return { single, approveLabel, declineLabel: labelOf(options.declineLabel, 'Decline') };
+	return await waitForAnswers(this, output, waitLimit(this));
 }
 
 function replyLine(run: MessagingRun, itemIndex: number, responseType: ResponseType): string {
@@ -291,40 +285,6 @@ function replyLine(run: MessagingRun, itemIndex: number, responseType: ResponseT
 	const options = (run.parameter('approvalOptions', itemIndex, {}) ?? {}) as IDataObject;
 	const { single, approveLabel, declineLabel } = approvalLabels(options);
 	return single ? `Reply 1 to ${approveLabel}` : `Reply 1 to ${approveLabel}, 2 to ${declineLabel}`;
-}
-
-/**
- * For the account's Messaging Trigger: each sent question, by (account, person), with a signed link
- * of its own that the person never sees. Unsaved, the links (if sent) and the limit still end it.
- */
-async function rememberChatWaits(
-	ctx: IExecuteFunctions,
-	output: INodeExecutionData[],
-	waitTill: Date,
-): Promise<void> {
-	const responseType = ctx.getNodeParameter('responseType', 0, 'approval') as ResponseType;
-	const account = await readCredential(ctx);
-	const failed: number[] = [];
-	for (const [itemIndex, { json }] of output.entries()) {
-		if (json.sent !== true || typeof json.waitId !== 'string' || typeof json.phone !== 'string')
-			continue;
-		const options = ctx.getNodeParameter('approvalOptions', itemIndex, {}) as IDataObject;
-		const wait = {
-			...approvalLabels(options ?? {}),
-			url: ctx.getSignedResumeUrl({ item: String(itemIndex), w: json.waitId, via: 'chat' }),
-			waitId: json.waitId,
-			itemIndex,
-			responseType,
-			executionId: ctx.getExecutionId(),
-		};
-		await saveChatWait(account, json.phone, wait, waitTill).catch(() => failed.push(itemIndex));
-	}
-	if (failed.length > 0)
-		hint(
-			ctx,
-			`A reply in the chat cannot resume the question of item ${listInWords(failed.map(String))}: the shared state could not be written. The answer links (if sent) and the wait limit still end the wait.`,
-			'warning',
-		);
 }
 
 function answerLinks(
