@@ -11,6 +11,9 @@ import {
 
 import { saveChatWait } from '../../shared/chatWaits';
 import { readCredential } from '../../shared/credential';
+import { checkAccount, readAccountAnswer } from '../../shared/gateway';
+import { DEFAULT_MESSAGING_VERSION } from '../../shared/properties';
+import { ApiClient, sharedTokenCache, type ApiCredentials } from '../../shared/transport';
 import { hint, listInWords, shown } from '../../shared/errors';
 
 export type ResponseType = 'approval' | 'freeText';
@@ -84,6 +87,25 @@ async function rememberChatWaits(
 			`A reply in the chat cannot resume the question of item ${listInWords(failed.map(String))}: the shared state could not be written. The answer links (if sent) and the wait limit still end the wait.`,
 			'warning',
 		);
+	await warnWithoutTrigger(ctx, account);
+}
+
+/** The account's messages go elsewhere (Check Account): no trigger of this n8n reads the replies. */
+async function warnWithoutTrigger(ctx: IExecuteFunctions, account: ApiCredentials) {
+	const version = String(ctx.getNodeParameter('options.version', 0, DEFAULT_MESSAGING_VERSION));
+	const client = new ApiClient(account, sharedTokenCache);
+	const params = { whatsapp_number: '', whatsapp_webhook: '' };
+	const answer = await checkAccount(client, params, { version }).catch(() => null);
+	const webhook = answer === null ? undefined : readAccountAnswer(answer).webhookUrl;
+	if (webhook === undefined) return;
+	// Compared by host name: n8n serves its webhooks and its resume links under one address.
+	const host = (url: string) => (URL.canParse(url) ? new URL(url).hostname : '');
+	if (webhook && host(webhook) === host(ctx.getSignedResumeUrl({}))) return;
+	hint(
+		ctx,
+		`No active Messaging Trigger of this n8n receives this account's messages (its webhook is ${webhook ? 'elsewhere' : 'empty'}): a reply in the chat cannot resume this wait. The answer links (if sent) and the wait limit still end it.`,
+		'warning',
+	);
 }
 
 export function approvalLabels(options: IDataObject) {

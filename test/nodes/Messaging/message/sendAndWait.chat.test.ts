@@ -240,6 +240,30 @@ describe('Send and Wait: Reply in the Chat, approval', () => {
 	});
 });
 
+describe('Send and Wait: Reply in the Chat, no trigger of this n8n', () => {
+	const hintsOf = (execution: Awaited<ReturnType<typeof ask>>) =>
+		execution.run.data.resultData.runData.Node[0].hints ?? [];
+	const NO_TRIGGER = /^No active Messaging Trigger of this n8n receives this account's messages/;
+
+	it('with the trigger active: no warning', async () => {
+		expect(hintsOf(await ask())).toEqual([]);
+	});
+
+	it("the account's webhook empty or elsewhere: the question waits, with a warning", async () => {
+		await trigger.harness.deactivate();
+		expect(sandbox.accounts()[0].whatsappWebhook ?? '').toBe('');
+		const unregistered = await ask();
+		expect(hintsOf(unregistered)).toEqual([
+			expect.objectContaining({ type: 'warning', message: expect.stringMatching(NO_TRIGGER) }),
+		]);
+		expect(hintsOf(unregistered)[0].message).toContain('its webhook is empty');
+
+		sandbox.setWebhook(undefined, 'https://automation.example.com/webhook/abc/webhook');
+		const elsewhere = await ask({ message: 'Another question?' });
+		expect(hintsOf(elsewhere)[0].message).toMatch(/its webhook is elsewhere/);
+	});
+});
+
 describe('Send and Wait: Reply in the Chat, free text', () => {
 	it('any text answers; it is never re-asked', async () => {
 		const execution = await ask({ responseType: 'freeText' });
