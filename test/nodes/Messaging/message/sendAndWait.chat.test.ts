@@ -10,6 +10,8 @@ import { RECEIVED_NAME, sandboxCredential, singleNodeWorkflow } from '../../../h
 import { WaitingHarness } from '../../../harness/waitingEngine';
 import { TRIGGER_CUSTOMER, useTrigger } from '../../../harness/messagingTriggerNode';
 import { useSandbox } from '../../../harness/useSandbox';
+import { readChatWait } from '../../../../nodes/shared/chatWaits';
+import { parseCredentials } from '../../../../nodes/shared/transport';
 
 const sandbox = useSandbox();
 const trigger = useTrigger(sandbox);
@@ -237,6 +239,39 @@ describe('Send and Wait: Reply in the Chat, approval', () => {
 		const late = await reply('1');
 		expect(late.json.resumed).toBeUndefined();
 		expect(late.executions).toHaveLength(1);
+	});
+});
+
+describe("Send and Wait: Reply in the Chat, the trigger's resume link", () => {
+	it('takes only a JSON answer posted to it; a wrong one is refused and the wait goes on', async () => {
+		const execution = await ask();
+		const account = parseCredentials(sandboxCredential(sandbox.url).messagingRateApi);
+		const url = (await readChatWait(account, TRIGGER_CUSTOMER))?.url ?? '';
+		expect(new URL(url).searchParams.get('via')).toBe('chat');
+		const post = async (body: unknown) =>
+			await fetch(url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+			});
+		const at = new Date().toISOString();
+		for (const wrong of [{ approved: 'true', at }, { text: 'yes', at }, { approved: true }]) {
+			const refused = await post(wrong);
+			expect(refused.status).toBe(400);
+			expect(await refused.json()).toMatchObject({ resumed: false });
+		}
+		expect((await fetch(url)).status).toBe(400);
+		expect(waiting.execution(execution.id).status).toBe('waiting');
+
+		const taken = await post({ approved: false, at, from: TRIGGER_CUSTOMER, messageId: 'm-1' });
+		expect(taken.status).toBe(200);
+		expect(await taken.json()).toEqual({ resumed: true });
+		expect(await answerOf(execution.id)).toMatchObject({
+			approved: false,
+			answeredBy: 'chat',
+			replyMessageId: 'm-1',
+			respondedAt: at,
+		});
 	});
 });
 
