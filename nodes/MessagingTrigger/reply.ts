@@ -1,6 +1,6 @@
 import type { ChatWait } from '../shared/chatWaits';
 
-export const MAX_TEXT_REPLY = 4000;
+const MAX_TEXT_REPLY = 4000;
 const MAX_APPROVAL_REPLY = 200;
 
 export type ReplyAnswer = { approved: boolean } | { text: string };
