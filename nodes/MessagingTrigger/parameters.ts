@@ -173,6 +173,14 @@ export const triggerProperties: INodeProperties[] = [
 			description: 'How long a message ID is remembered for Skip Repeated Deliveries',
 		},
 		{
+			displayName: 'Start Workflow for Replies Too',
+			name: 'startWorkflowForReplies',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether a reply that answers a question of Send and Wait (Reply in the Chat) also starts this workflow; off: it only resumes the waiting execution',
+		},
+		{
 			displayName: 'Put File in Field',
 			name: 'binaryPropertyName',
 			type: 'string',
@@ -216,6 +224,7 @@ export function readTriggerSettings(ctx: {
 		maxBodyBytes: numberValue(options.maxBodySizeMb, DEFAULT_MAX_BODY_MB, MAX_BODY, fail) * 2 ** 20,
 		binaryPropertyName: optionText(options, 'binaryPropertyName', DEFAULT_BINARY_PROPERTY),
 		skipRepeatedDeliveries: options.skipRepeatedDeliveries !== false,
+		startWorkflowForReplies: options.startWorkflowForReplies === true,
 		repeatWindowMs:
 			numberValue(options.repeatWindowMinutes, REPEAT_MINUTES, REPEAT_WINDOW, fail) * 60_000,
 	};

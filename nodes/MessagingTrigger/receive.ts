@@ -2,13 +2,23 @@ import { timingSafeEqual } from 'crypto';
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { clock } from '../shared/clock';
-import { readCredential } from '../shared/credential';
+import { markReasked, readChatWait, takeChatWait } from '../shared/chatWaits';
+import { apiClientFor, readCredential } from '../shared/credential';
 import { messageOf, shown } from '../shared/errors';
 import { normalizePhone } from '../shared/phone';
 import { MemoryTable, sharedState, type RedisScript } from '../shared/store';
-import { boundedCopy, ignoreReason, isPlainObject, messageItem, readEvent } from './message';
+import { endpoints } from '../shared/transport';
+import {
+	boundedCopy,
+	ignoreReason,
+	isPlainObject,
+	messageItem,
+	readEvent,
+	type IncomingEvent,
+} from './message';
 import { readTriggerSettings, type TriggerSettings } from './parameters';
 import { generatedSecretFor, registrationOf, sha256 } from './registration';
+import { reaskText, replyAnswer } from './reply';
 
 // Every answer is JSON: `received: true` when accepted or deliberately ignored (200), `received:
 // false` with the error when refused (401, 400, 503).
@@ -53,6 +63,9 @@ async function receiveMessage(
 			return { webhookResponse: { received: true, ignored, messageId: event.messageId } };
 		}
 	}
+	const resumed = await resumeByReply(ctx, event, settings);
+	if (resumed !== undefined && !settings.startWorkflowForReplies)
+		return { webhookResponse: { received: true, resumed, messageId: event.messageId } };
 	// The claim is released if the item cannot be made: the gateway's retry must not be a repeat.
 	const item = await messageItem(ctx, event, settings.binaryPropertyName).catch(async (error) => {
 		await release?.();
@@ -62,6 +75,54 @@ async function receiveMessage(
 		webhookResponse: { received: true, messageId: event.messageId },
 		workflowData: [[item]],
 	};
+}
+
+/**
+ * A reply to a question of Send and Wait (Reply in the Chat) for this credential's account resumes
+ * its execution: the execution's id, else undefined and the message starts the workflow as any.
+ */
+async function resumeByReply(
+	ctx: IWebhookFunctions,
+	event: IncomingEvent,
+	settings: TriggerSettings,
+): Promise<string | undefined> {
+	if (event.type !== 'text' || event.isGroup || !/^\d{6,20}$/.test(event.sender)) return undefined;
+	const account = await readCredential(ctx).catch(() => undefined);
+	const wait = account && (await readChatWait(account, event.sender).catch(() => undefined));
+	if (!account || !wait) return undefined;
+	const answer = replyAnswer(wait, event.text);
+	if (!answer) {
+		if (wait.responseType === 'approval' && (await markReasked(account, event.sender, wait.waitId)))
+			await apiClientFor(ctx)
+				.then(async (client) => {
+					const params = { version: settings.version, phone: event.sender, body: reaskText(wait) };
+					await client.call(endpoints.sendMessage, params);
+				})
+				.catch((error) => ctx.logger.warn(`The reply could not be re-asked: ${messageOf(error)}`));
+		return undefined;
+	}
+	if (!(await takeChatWait(account, event.sender, wait.waitId).catch(() => false)))
+		return undefined;
+	const body = {
+		...answer,
+		messageId: event.messageId,
+		at: new Date().toISOString(),
+		from: event.sender,
+	};
+	// A finished execution answers n8n's "No action required" page: only the node's JSON counts.
+	const response = (await ctx.helpers
+		.httpRequest({
+			method: 'POST',
+			url: wait.url,
+			body,
+			json: true,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			timeout: 30_000,
+		})
+		.catch(() => undefined)) as { statusCode?: number; body?: { resumed?: unknown } } | undefined;
+	const ok = response && Number(response.statusCode) < 300 && response.body?.resumed === true;
+	return ok ? wait.executionId : undefined;
 }
 
 /** n8n loads a node type once per process: the message ids this process received live with it. */

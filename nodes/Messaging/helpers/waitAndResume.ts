@@ -9,7 +9,12 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { shown } from '../../shared/errors';
+import { saveChatWait } from '../../shared/chatWaits';
+import { readCredential } from '../../shared/credential';
+import { checkAccount, readAccountAnswer } from '../../shared/gateway';
+import { DEFAULT_MESSAGING_VERSION } from '../../shared/properties';
+import { ApiClient, sharedTokenCache, type ApiCredentials } from '../../shared/transport';
+import { hint, listInWords, shown } from '../../shared/errors';
 
 export type ResponseType = 'approval' | 'freeText';
 
@@ -39,6 +44,8 @@ export async function waitForAnswers(
 	waitTill: Date,
 ): Promise<INodeExecutionData[]> {
 	if (!items.some((item) => isQuestion(item.json))) return items;
+	if (ctx.getNodeParameter('responseBy', 0, 'links') === 'chatReply')
+		await rememberChatWaits(ctx, items, waitTill);
 	const timedOut = items.map((item) =>
 		isQuestion(item.json) ? { ...item, json: { ...item.json, timedOut: true } } : item,
 	);
@@ -46,6 +53,65 @@ export async function waitForAnswers(
 	if (typeof ctx.getExecuteData === 'function') ctx.getExecuteData().data = { main: [timedOut] };
 	await ctx.putExecutionToWait(waitTill);
 	return items;
+}
+
+/**
+ * For the account's Messaging Trigger: each sent question, by (account, person), with a signed link
+ * of its own that the person never sees. Unsaved, the links (if sent) and the limit still end it.
+ */
+async function rememberChatWaits(
+	ctx: IExecuteFunctions,
+	output: INodeExecutionData[],
+	waitTill: Date,
+): Promise<void> {
+	const responseType = ctx.getNodeParameter('responseType', 0, 'approval') as ResponseType;
+	const account = await readCredential(ctx);
+	const failed: number[] = [];
+	for (const [itemIndex, { json }] of output.entries()) {
+		if (json.sent !== true || typeof json.waitId !== 'string' || typeof json.phone !== 'string')
+			continue;
+		const options = ctx.getNodeParameter('approvalOptions', itemIndex, {}) as IDataObject;
+		const wait = {
+			...approvalLabels(options ?? {}),
+			url: ctx.getSignedResumeUrl({ item: String(itemIndex), w: json.waitId, via: 'chat' }),
+			waitId: json.waitId,
+			itemIndex,
+			responseType,
+			executionId: ctx.getExecutionId(),
+		};
+		await saveChatWait(account, json.phone, wait, waitTill).catch(() => failed.push(itemIndex));
+	}
+	if (failed.length > 0)
+		hint(
+			ctx,
+			`A reply in the chat cannot resume the question of item ${listInWords(failed.map(String))}: the shared state could not be written. The answer links (if sent) and the wait limit still end the wait.`,
+			'warning',
+		);
+	await warnWithoutTrigger(ctx, account);
+}
+
+/** The account's messages go elsewhere (Check Account): no trigger of this n8n reads the replies. */
+async function warnWithoutTrigger(ctx: IExecuteFunctions, account: ApiCredentials) {
+	const version = String(ctx.getNodeParameter('options.version', 0, DEFAULT_MESSAGING_VERSION));
+	const client = new ApiClient(account, sharedTokenCache);
+	const params = { whatsapp_number: '', whatsapp_webhook: '' };
+	const answer = await checkAccount(client, params, { version }).catch(() => null);
+	const webhook = answer === null ? undefined : readAccountAnswer(answer).webhookUrl;
+	if (webhook === undefined) return;
+	// Compared by host name: n8n serves its webhooks and its resume links under one address.
+	const host = (url: string) => (URL.canParse(url) ? new URL(url).hostname : '');
+	if (webhook && host(webhook) === host(ctx.getSignedResumeUrl({}))) return;
+	hint(
+		ctx,
+		`No active Messaging Trigger of this n8n receives this account's messages (its webhook is ${webhook ? 'elsewhere' : 'empty'}): a reply in the chat cannot resume this wait. The answer links (if sent) and the wait limit still end it.`,
+		'warning',
+	);
+}
+
+export function approvalLabels(options: IDataObject) {
+	const single = options.approvalType === 'single';
+	const approveLabel = labelOf(options.approveLabel, 'Approve');
+	return { single, approveLabel, declineLabel: labelOf(options.declineLabel, 'Decline') };
 }
 
 function isQuestion(json: IDataObject | undefined): boolean {
@@ -90,6 +156,7 @@ function pressed(ctx: IWebhookFunctions, value: string): boolean {
 export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const res = this.getResponseObject() as unknown as PageResponse;
 	const query = this.getQueryData() as Record<string, unknown>;
+	const viaChat = query.via === 'chat';
 	const itemIndex =
 		typeof query.item === 'string' && /^\d{1,6}$/.test(query.item) ? Number(query.item) : -1;
 	const stored = itemIndex >= 0 ? storedItems(this) : [];
@@ -97,31 +164,71 @@ export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	if (!question || !isStoredQuestion(question) || question.waitId !== query.w) {
 		const why =
 			'It belongs to a question that was answered, replaced or ended. Nothing was recorded.';
-		sendPage(res, 410, { title: 'This link is no longer valid', lines: [why] });
+		if (viaChat) sendJson(res, 410, { resumed: false, error: why });
+		else sendPage(res, 410, { title: 'This link is no longer valid', lines: [why] });
 		return { noWebhookResponse: true };
 	}
 	const responseType = this.getNodeParameter('responseType', 'approval') as ResponseType;
-	const answer =
-		responseType === 'freeText' ? freeTextAnswer(this, res) : approvalAnswer(this, res, query);
+	const answer = viaChat
+		? chatAnswer(this, res, responseType)
+		: responseType === 'freeText'
+			? freeTextAnswer(this, res)
+			: approvalAnswer(this, res, query);
 	if (!answer) return { noWebhookResponse: true };
-	const respondedAt = new Date().toISOString();
+	const linkAnswer = { respondedBy: question.phone ?? null, respondedAt: new Date().toISOString() };
+	const answered = { answeredBy: viaChat ? 'chat' : 'link', ...linkAnswer, ...answer };
 	const items = stored.map((json, index): INodeExecutionData => {
-		const answered = index === itemIndex;
+		const isAnswer = index === itemIndex;
 		return {
 			json: !isStoredQuestion(json)
 				? json
 				: {
 						...json,
-						...(answered ? answer : {}),
-						answered,
-						respondedBy: answered ? (json.phone ?? null) : null,
-						respondedAt: answered ? respondedAt : null,
+						...(isAnswer ? answered : { respondedBy: null, respondedAt: null }),
+						answered: isAnswer,
 						timedOut: false,
 					},
 			pairedItem: { item: index },
 		};
 	});
 	return { noWebhookResponse: true, workflowData: [items] };
+}
+
+/** The Messaging Trigger posts a reply it read in the chat: JSON in, JSON out. */
+function chatAnswer(
+	ctx: IWebhookFunctions,
+	res: PageResponse,
+	responseType: ResponseType,
+): IDataObject | undefined {
+	const body = (ctx.getBodyData() ?? {}) as IDataObject;
+	const text = typeof body.text === 'string' ? body.text.trim() : '';
+	const at = typeof body.at === 'string' && !Number.isNaN(Date.parse(body.at)) ? body.at : '';
+	const answer =
+		responseType === 'freeText'
+			? text && text.length <= MAX_TEXT_ANSWER && { text }
+			: typeof body.approved === 'boolean' && { approved: body.approved };
+	if (ctx.getRequestObject().method !== 'POST' || !answer || !at) {
+		sendJson(res, 400, { resumed: false, error: 'Not an answer: nothing was recorded' });
+		return undefined;
+	}
+	sendJson(res, 200, { resumed: true });
+	const text64 = (value: unknown) => (typeof value === 'string' ? value.slice(0, 64) : null);
+	return {
+		...answer,
+		respondedBy: text64(body.from),
+		respondedAt: new Date(at).toISOString(),
+		replyMessageId: text64(body.messageId),
+	};
+}
+
+function sendJson(res: PageResponse, status: number, body: IDataObject): void {
+	const json = JSON.stringify(body);
+	res.writeHead(status, {
+		'content-type': 'application/json; charset=utf-8',
+		'content-length': String(Buffer.byteLength(json)),
+		'cache-control': 'no-store',
+	});
+	res.end(json);
 }
 
 /** The page never shows the question: whoever only opens the link learns nothing more. */

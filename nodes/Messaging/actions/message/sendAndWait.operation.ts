@@ -14,7 +14,13 @@ import { textParameter } from '../../../shared/execution/operationRun';
 import { endpoints } from '../../../shared/transport';
 import type { MessagingRun } from '../../run';
 import { phoneProperty, recipientPhone } from '../../helpers/recipient';
-import { labelOf, waitForAnswers, waitLimit, type ResponseType } from '../../helpers/waitAndResume';
+import {
+	approvalLabels,
+	labelOf,
+	waitForAnswers,
+	waitLimit,
+	type ResponseType,
+} from '../../helpers/waitAndResume';
 
 // n8n checks the signature of the links of a node whose operation is SEND_AND_WAIT_OPERATION.
 const show = showFor('message', SEND_AND_WAIT_OPERATION);
@@ -40,7 +46,7 @@ export const description: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'Approve the broadcast of the March price list to 1,200 customers?',
-		description: 'The question; the answer links are added below it',
+		description: 'The question; the answer links (or how to reply in the chat) are added below it',
 		displayOptions: show,
 	},
 	{
@@ -64,6 +70,35 @@ export const description: INodeProperties[] = [
 		displayOptions: show,
 	},
 	{
+		displayName: 'Response By',
+		name: 'responseBy',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Answer Links',
+				value: 'links',
+				description: 'The message carries signed links to answer',
+			},
+			{
+				name: 'Reply in the Chat',
+				value: 'chatReply',
+				description:
+					"The person replies in WhatsApp (e.g. 1 or 2); the account's published (n8n 1.x: active) Messaging Trigger resumes the execution",
+			},
+		],
+		default: 'links',
+		displayOptions: show,
+	},
+	{
+		displayName: 'Also Send Answer Links',
+		name: 'alsoSendLinks',
+		type: 'boolean',
+		default: false,
+		description: 'Whether the answer links are sent too, under the line that says how to reply',
+		displayOptions: showFor2({ responseBy: ['chatReply'] }),
+	},
+	{
 		displayName: 'Approval Options',
 		name: 'approvalOptions',
 		type: 'collection',
@@ -83,14 +118,14 @@ export const description: INodeProperties[] = [
 				name: 'approveLabel',
 				type: 'string',
 				default: 'Approve',
-				description: 'Text before the approve link',
+				description: 'Text before the approve link; with Reply in the Chat also a word to reply',
 			},
 			{
 				displayName: 'Decline Label',
 				name: 'declineLabel',
 				type: 'string',
 				default: 'Decline',
-				description: 'Text before the decline link',
+				description: 'Text before the decline link; with Reply in the Chat also a word to reply',
 			},
 		],
 	},
@@ -198,14 +233,25 @@ export async function execute(
 	const responseType = run.parameter('responseType', 0, 'approval') as ResponseType;
 	// The links of this question only: an answer finds its question by it.
 	const waitId = randomBytes(6).toString('hex');
+	const chat = run.parameter('responseBy', 0, 'links') === 'chatReply';
+	const withLinks = !chat || run.parameter('alsoSendLinks', 0, false) === true;
 	const links = answerLinks(this, run, itemIndex, responseType, waitId);
-	const body = [question, '', ...links.map(({ label, url }) => `${label}: ${url}`)].join('\n');
+	const lines = [
+		...(chat ? [replyLine(run, itemIndex, responseType), ...(withLinks ? [''] : [])] : []),
+		...(withLinks ? links.map(({ label, url }) => `${label}: ${url}`) : []),
+	];
+	const body = [question, '', ...lines].join('\n');
 	const { version } = run.options(itemIndex);
 	// The links differ per run (signed, with the run's id): the question and its labels are the message.
 	await run.sender.identify(itemIndex, {
 		operation: SEND_AND_WAIT_OPERATION,
 		phone,
-		content: () => [question, responseType, ...links.map(({ label }) => label)],
+		content: () => [
+			question,
+			responseType,
+			...(chat ? ['chatReply', withLinks] : []),
+			...links.map(({ label }) => label),
+		],
 		repeatIsError: true,
 	});
 	return async () =>
@@ -234,6 +280,13 @@ export async function finish(
 	return await waitForAnswers(this, output, waitLimit(this));
 }
 
+function replyLine(run: MessagingRun, itemIndex: number, responseType: ResponseType): string {
+	if (responseType === 'freeText') return 'Reply to this message with your answer';
+	const options = (run.parameter('approvalOptions', itemIndex, {}) ?? {}) as IDataObject;
+	const { single, approveLabel, declineLabel } = approvalLabels(options);
+	return single ? `Reply 1 to ${approveLabel}` : `Reply 1 to ${approveLabel}, 2 to ${declineLabel}`;
+}
+
 function answerLinks(
 	ctx: IExecuteFunctions,
 	run: MessagingRun,
@@ -248,9 +301,10 @@ function answerLinks(
 		return [{ label: labelOf(options.linkLabel, 'Reply'), url: link({}) }];
 	}
 	const options = (run.parameter('approvalOptions', itemIndex, {}) ?? {}) as IDataObject;
+	const { single, approveLabel, declineLabel } = approvalLabels(options);
 	const links = [
-		{ label: labelOf(options.approveLabel, 'Approve'), url: link({ approved: 'true' }) },
-		{ label: labelOf(options.declineLabel, 'Decline'), url: link({ approved: 'false' }) },
+		{ label: approveLabel, url: link({ approved: 'true' }) },
+		{ label: declineLabel, url: link({ approved: 'false' }) },
 	];
-	return options.approvalType === 'single' ? links.slice(0, 1) : links;
+	return single ? links.slice(0, 1) : links;
 }

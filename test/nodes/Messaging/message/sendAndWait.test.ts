@@ -145,6 +145,7 @@ describe('Send and Wait: approval', () => {
 		expect(answer).toEqual({
 			approved: true,
 			answered: true,
+			answeredBy: 'link',
 			respondedBy: PHONE,
 			respondedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
 			timedOut: false,

@@ -1,0 +1,138 @@
+/**
+ * Send and Wait → Reply in the Chat in queue mode: the open question lives in n8n's queue Redis (a
+ * redis-server of this file's own), written by the Messaging node and taken by the Messaging
+ * Trigger through n8n's real engines, as a worker and a webhook process would.
+ */
+import type { IConnections, INodeParameters } from 'n8n-workflow';
+
+import { RECEIVED_NAME, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
+import { WaitingHarness } from '../../../harness/waitingEngine';
+import { TRIGGER_CUSTOMER, useTrigger } from '../../../harness/messagingTriggerNode';
+import { useQueueMode } from '../../../harness/redisServer';
+import { useSandbox } from '../../../harness/useSandbox';
+
+const sandbox = useSandbox();
+const queue = useQueueMode();
+const trigger = useTrigger(sandbox);
+let waiting: WaitingHarness;
+beforeAll(async () => {
+	waiting = await WaitingHarness.start(sandboxCredential(sandbox.url));
+});
+afterAll(async () => await waiting.close());
+beforeEach(async () => await trigger.activate());
+
+function chatWorkflow(parameters: INodeParameters = {}) {
+	const base = singleNodeWorkflow('messaging', {
+		resource: 'message',
+		operation: 'sendAndWait',
+		phone: `+${TRIGGER_CUSTOMER}`,
+		message: 'Send the March price list?',
+		responseBy: 'chatReply',
+		...parameters,
+	});
+	return {
+		nodes: [
+			...base.nodes,
+			{
+				id: '4',
+				name: RECEIVED_NAME,
+				type: 'test.received',
+				typeVersion: 1,
+				position: [600, 0] as [number, number],
+				parameters: {},
+			},
+		],
+		connections: {
+			...base.connections,
+			Node: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] },
+		} as IConnections,
+	};
+}
+
+const reply = async (message: string) =>
+	await trigger.deliver({ sender: TRIGGER_CUSTOMER, message });
+
+async function chatWaitKeys(): Promise<string[]> {
+	const keys = await queue.redis().cli('--scan', '--pattern', '*:chatWait:*');
+	return keys.split('\n').filter(Boolean);
+}
+
+const HOUR = 3_600_000;
+
+it('the question is kept in Redis until its limit, without the secret; the reply takes it', async () => {
+	const execution = await waiting.run(
+		chatWorkflow({ limitWaitTime: true, resumeAmount: 1, resumeUnit: 'hours' }),
+	);
+	expect(execution.status).toBe('waiting');
+	const keys = await chatWaitKeys();
+	expect(keys).toEqual([
+		expect.stringMatching(
+			new RegExp(`^n8n-nodes-messaging-rate:\\{[0-9a-f]{64}\\}:chatWait:${TRIGGER_CUSTOMER}$`),
+		),
+	]);
+	const ttl = Number(await queue.redis().cli('PTTL', keys[0]));
+	expect(ttl).toBeGreaterThan(HOUR - 60_000);
+	expect(ttl).toBeLessThanOrEqual(HOUR);
+	const value = await queue.redis().cli('GET', keys[0]);
+	expect(value).toContain('via=chat');
+	expect(value).not.toContain('demo-secret');
+
+	expect((await reply('1')).json.resumed).toBe(execution.id);
+	expect((await waiting.settled(execution.id)).output(RECEIVED_NAME)[0].json).toMatchObject({
+		approved: true,
+		answeredBy: 'chat',
+	});
+	expect(await chatWaitKeys()).toEqual([]);
+});
+
+it('an invalid reply is re-asked once; the record keeps its expiry; waiting indefinitely keeps it 30 days', async () => {
+	const execution = await waiting.run(chatWorkflow());
+	const [key] = await chatWaitKeys();
+	const ttl = Number(await queue.redis().cli('PTTL', key));
+	expect(ttl).toBeGreaterThan(30 * 24 * HOUR - 60_000);
+	expect(ttl).toBeLessThanOrEqual(30 * 24 * HOUR);
+
+	expect((await reply('maybe')).executions).toHaveLength(1);
+	expect((await reply('perhaps')).executions).toHaveLength(1);
+	const reasks = sandbox.ledger().filter((entry) => entry.text === 'Please reply 1 or 2');
+	expect(reasks).toHaveLength(1);
+	expect(JSON.parse(await queue.redis().cli('GET', key))).toMatchObject({ reasked: true });
+	const kept = Number(await queue.redis().cli('PTTL', key));
+	expect(kept).toBeGreaterThan(ttl - 60_000);
+	expect(kept).toBeLessThanOrEqual(ttl);
+
+	expect((await reply('no')).json.resumed).toBe(execution.id);
+	expect((await waiting.settled(execution.id)).output(RECEIVED_NAME)[0].json).toMatchObject({
+		approved: false,
+	});
+});
+
+it('Redis down when the question is recorded: the question waits, and a warning says a reply cannot resume it', async () => {
+	const redis = queue.redis();
+	await redis.stop();
+	const execution = await (async () => {
+		try {
+			// Skip Repeats off: the send itself needs no Redis.
+			return await waiting.run(
+				chatWorkflow({ alsoSendLinks: true, options: { skipRepeatsHours: 0 } }),
+			);
+		} finally {
+			await redis.start();
+		}
+	})();
+	expect(execution.status).toBe('waiting');
+	expect(sandbox.ledger()).toHaveLength(1);
+	expect(execution.run.data.resultData.runData.Node[0].hints).toEqual([
+		expect.objectContaining({
+			type: 'warning',
+			message: expect.stringMatching(/reply in the chat cannot resume the question of item 0/),
+		}),
+	]);
+	// The reply finds no question (it starts the trigger's workflow); the link still answers.
+	const late = await reply('1');
+	expect(late.json.resumed).toBeUndefined();
+	expect(late.executions).toHaveLength(1);
+	const approve = /^Approve: (\S+)$/m.exec(sandbox.ledger()[0].text ?? '')?.[1] ?? '';
+	expect((await waiting.press(approve)).resumed).toBe(true);
+	expect((await waiting.settled(execution.id)).status).toBe('success');
+});

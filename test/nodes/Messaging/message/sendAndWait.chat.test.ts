@@ -1,0 +1,327 @@
+/**
+ * Send and Wait with Response By → Reply in the Chat, through n8n's real engine: the question waits
+ * (`test/harness/waitingEngine.ts`), the sandbox posts the person's WhatsApp reply to the account's
+ * active Messaging Trigger (`test/harness/triggerEngine.ts`), and the trigger resumes the waiting
+ * execution over HTTP through n8n's signed waiting-webhook route.
+ */
+import type { IConnections, IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { RECEIVED_NAME, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
+import { WaitingHarness } from '../../../harness/waitingEngine';
+import { TRIGGER_CUSTOMER, useTrigger } from '../../../harness/messagingTriggerNode';
+import { useSandbox } from '../../../harness/useSandbox';
+import { readChatWait } from '../../../../nodes/shared/chatWaits';
+import { parseCredentials } from '../../../../nodes/shared/transport';
+
+const sandbox = useSandbox();
+const trigger = useTrigger(sandbox);
+let waiting: WaitingHarness;
+beforeAll(async () => {
+	waiting = await WaitingHarness.start(sandboxCredential(sandbox.url));
+});
+afterAll(async () => await waiting.close());
+beforeEach(async () => await trigger.activate());
+
+const QUESTION = 'Send the March price list to 1,200 customers?';
+const OTHER_PERSON = '6281300000003';
+
+/** Items → Messaging (Send and Wait, Reply in the Chat) → Received. */
+function chatWorkflow(parameters: INodeParameters = {}) {
+	const base = singleNodeWorkflow('messaging', {
+		resource: 'message',
+		operation: 'sendAndWait',
+		phone: `+${TRIGGER_CUSTOMER}`,
+		message: QUESTION,
+		responseBy: 'chatReply',
+		...parameters,
+	});
+	return {
+		nodes: [
+			...base.nodes,
+			{
+				id: '4',
+				name: RECEIVED_NAME,
+				type: 'test.received',
+				typeVersion: 1,
+				position: [600, 0] as [number, number],
+				parameters: {},
+			},
+		],
+		connections: {
+			...base.connections,
+			Node: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] },
+		} as IConnections,
+	};
+}
+
+const json = (items: INodeExecutionData[]) => items.map((item) => item.json);
+
+async function ask(parameters: INodeParameters = {}) {
+	const execution = await waiting.run(chatWorkflow(parameters));
+	expect(execution.status).toBe('waiting');
+	return execution;
+}
+
+async function reply(message: string, extra: { sender?: string; uuid?: string } = {}) {
+	return await trigger.deliver({ sender: TRIGGER_CUSTOMER, message, ...extra });
+}
+
+/** What the node after the question received, once the resumed execution ended. */
+async function answerOf(id: string): Promise<IDataObject> {
+	const done = await waiting.settled(id);
+	expect(done.status).toBe('success');
+	return json(done.output(RECEIVED_NAME))[0];
+}
+
+const reasks = () =>
+	sandbox
+		.ledger()
+		.filter((entry) => entry.phone === TRIGGER_CUSTOMER && /^Please/.test(entry.text ?? ''));
+
+describe('Send and Wait: Reply in the Chat, approval', () => {
+	it('asks with one reply line and no links; "1" resumes the execution, not the trigger\'s workflow', async () => {
+		const execution = await ask();
+		const [question] = sandbox.ledger();
+		expect(question).toMatchObject({ kind: 'text', phone: TRIGGER_CUSTOMER });
+		expect(question.text).toBe(`${QUESTION}\n\nReply 1 to Approve, 2 to Decline`);
+
+		const { json: answer, executions } = await reply('1', { uuid: 'reply-uuid-1' });
+		expect(answer).toEqual({ received: true, resumed: execution.id, messageId: 'reply-uuid-1' });
+		expect(executions).toHaveLength(0);
+		expect(await answerOf(execution.id)).toMatchObject({
+			approved: true,
+			answered: true,
+			answeredBy: 'chat',
+			respondedBy: TRIGGER_CUSTOMER,
+			respondedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+			replyMessageId: 'reply-uuid-1',
+			timedOut: false,
+			phone: TRIGGER_CUSTOMER,
+		});
+		// Nothing but the question was sent to the person.
+		expect(sandbox.ledger()).toHaveLength(1);
+	});
+
+	it.each([
+		['2', false],
+		['yes', true],
+		['No!', false],
+		['  YES. ', true],
+		['approve', true],
+		['Decline!', false],
+	])('the reply %j answers approved: %s', async (text, approved) => {
+		const execution = await ask();
+		expect((await reply(text)).json.resumed).toBe(execution.id);
+		expect(await answerOf(execution.id)).toMatchObject({ approved, answeredBy: 'chat' });
+	});
+
+	it('own labels are the words to reply; "Approve Only" offers 1 only and "2" does not decline', async () => {
+		let execution = await ask({ approvalOptions: { approveLabel: 'Send', declineLabel: 'Hold' } });
+		expect(sandbox.ledger()[0].text).toBe(`${QUESTION}\n\nReply 1 to Send, 2 to Hold`);
+		await reply('hold.');
+		expect(await answerOf(execution.id)).toMatchObject({ approved: false });
+
+		await trigger.activate();
+		execution = await ask({ approvalOptions: { approvalType: 'single', approveLabel: 'Send' } });
+		expect(sandbox.ledger()[0].text).toBe(`${QUESTION}\n\nReply 1 to Send`);
+		const declined = await reply('2');
+		expect(declined.json.resumed).toBeUndefined();
+		expect(reasks().map((entry) => entry.text)).toEqual(['Please reply 1']);
+		expect(waiting.execution(execution.id).status).toBe('waiting');
+		await reply('send');
+		expect(await answerOf(execution.id)).toMatchObject({ approved: true });
+	});
+
+	it("an invalid reply is asked again once, starts the trigger's workflow, and the wait goes on", async () => {
+		const execution = await ask();
+		const first = await reply('maybe later');
+		expect(first.json.resumed).toBeUndefined();
+		expect(first.executions).toHaveLength(1);
+		expect(json(first.executions[0].receivedItems)[0]).toMatchObject({ text: 'maybe later' });
+		expect(reasks().map((entry) => entry.text)).toEqual(['Please reply 1 or 2']);
+
+		const second = await reply('what?');
+		expect(second.executions).toHaveLength(1);
+		// Still exactly one re-ask.
+		expect(reasks()).toHaveLength(1);
+		expect(waiting.execution(execution.id).status).toBe('waiting');
+
+		expect((await reply('1')).json.resumed).toBe(execution.id);
+		expect(await answerOf(execution.id)).toMatchObject({ approved: true });
+	});
+
+	it("another person's message is no answer: it starts the trigger's workflow", async () => {
+		const execution = await ask();
+		const other = await reply('1', { sender: OTHER_PERSON });
+		expect(other.json.resumed).toBeUndefined();
+		expect(other.executions).toHaveLength(1);
+		expect(json(other.executions[0].receivedItems)[0]).toMatchObject({ sender: OTHER_PERSON });
+		expect(waiting.execution(execution.id).status).toBe('waiting');
+		expect(reasks()).toHaveLength(0);
+		expect((await reply('1')).json.resumed).toBe(execution.id);
+	});
+
+	it("the wait's limit passes without a reply; a later reply starts the trigger's workflow", async () => {
+		const execution = await ask({ limitWaitTime: true, resumeAmount: 1, resumeUnit: 'hours' });
+		const ended = await waiting.timeOut(execution.id);
+		expect(ended.status).toBe('success');
+		expect(json(ended.output(RECEIVED_NAME))[0]).toMatchObject({ approved: null, timedOut: true });
+
+		const late = await reply('1');
+		expect(late.json.resumed).toBeUndefined();
+		expect(late.executions).toHaveLength(1);
+		expect(json(late.executions[0].receivedItems)[0]).toMatchObject({ text: '1' });
+	});
+
+	it('two questions to one person: the newest is answered; the older waits for its limit', async () => {
+		const older = await ask({ message: 'First question?' });
+		const newer = await ask({ message: 'Second question?' });
+		expect((await reply('2')).json.resumed).toBe(newer.id);
+		expect(await answerOf(newer.id)).toMatchObject({
+			approved: false,
+			question: 'Second question?',
+		});
+
+		const again = await reply('1');
+		expect(again.json.resumed).toBeUndefined();
+		expect(again.executions).toHaveLength(1);
+		expect(waiting.execution(older.id).status).toBe('waiting');
+	});
+
+	it('a repeated delivery of the reply resumes nothing twice', async () => {
+		const first = await ask();
+		expect((await reply('1', { uuid: 'same-uuid' })).json.resumed).toBe(first.id);
+		await answerOf(first.id);
+
+		const second = await ask({ message: 'And the April list?' });
+		const repeated = await reply('1', { uuid: 'same-uuid' });
+		expect(repeated.json).toMatchObject({
+			ignored: 'repeated delivery of a message already received',
+		});
+		expect(repeated.executions).toHaveLength(0);
+		expect(waiting.execution(second.id).status).toBe('waiting');
+	});
+
+	it('with "Start Workflow for Replies Too" the reply resumes and starts the workflow', async () => {
+		await trigger.activate({ options: { startWorkflowForReplies: true } });
+		const execution = await ask();
+		const answered = await reply('yes');
+		expect(answered.json.received).toBe(true);
+		expect(answered.executions).toHaveLength(1);
+		expect(json(answered.executions[0].receivedItems)[0]).toMatchObject({ text: 'yes' });
+		expect(await answerOf(execution.id)).toMatchObject({ approved: true });
+	});
+
+	it('a forged delivery (no secret) is refused and resumes nothing', async () => {
+		const execution = await ask();
+		const forged = await fetch(trigger.harness.productionUrl, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ params: { sender: TRIGGER_CUSTOMER, message: '1', type: 'text' } }),
+		});
+		expect(forged.status).toBe(401);
+		expect(waiting.execution(execution.id).status).toBe('waiting');
+		expect((await reply('1')).json.resumed).toBe(execution.id);
+	});
+
+	it('with "Also Send Answer Links" a link answers; a reply afterwards starts the workflow', async () => {
+		const execution = await ask({ alsoSendLinks: true });
+		const text = sandbox.ledger()[0].text ?? '';
+		expect(text).toMatch(
+			/^Send the March price list to 1,200 customers\?\n\nReply 1 to Approve, 2 to Decline\n\nApprove: \S+\nDecline: \S+$/,
+		);
+		// The trigger's own link is none of the person's.
+		expect(text).not.toContain('via=chat');
+		const decline = /^Decline: (\S+)$/m.exec(text)?.[1] ?? '';
+		expect((await waiting.press(decline)).resumed).toBe(true);
+		expect(await answerOf(execution.id)).toMatchObject({ approved: false, answeredBy: 'link' });
+
+		const late = await reply('1');
+		expect(late.json.resumed).toBeUndefined();
+		expect(late.executions).toHaveLength(1);
+	});
+});
+
+describe("Send and Wait: Reply in the Chat, the trigger's resume link", () => {
+	it('takes only a JSON answer posted to it; a wrong one is refused and the wait goes on', async () => {
+		const execution = await ask();
+		const account = parseCredentials(sandboxCredential(sandbox.url).messagingRateApi);
+		const url = (await readChatWait(account, TRIGGER_CUSTOMER))?.url ?? '';
+		expect(new URL(url).searchParams.get('via')).toBe('chat');
+		const post = async (body: unknown) =>
+			await fetch(url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+			});
+		const at = new Date().toISOString();
+		for (const wrong of [{ approved: 'true', at }, { text: 'yes', at }, { approved: true }]) {
+			const refused = await post(wrong);
+			expect(refused.status).toBe(400);
+			expect(await refused.json()).toMatchObject({ resumed: false });
+		}
+		expect((await fetch(url)).status).toBe(400);
+		expect(waiting.execution(execution.id).status).toBe('waiting');
+
+		const taken = await post({ approved: false, at, from: TRIGGER_CUSTOMER, messageId: 'm-1' });
+		expect(taken.status).toBe(200);
+		expect(await taken.json()).toEqual({ resumed: true });
+		expect(await answerOf(execution.id)).toMatchObject({
+			approved: false,
+			answeredBy: 'chat',
+			replyMessageId: 'm-1',
+			respondedAt: at,
+		});
+	});
+});
+
+describe('Send and Wait: Reply in the Chat, no trigger of this n8n', () => {
+	const hintsOf = (execution: Awaited<ReturnType<typeof ask>>) =>
+		execution.run.data.resultData.runData.Node[0].hints ?? [];
+	const NO_TRIGGER = /^No active Messaging Trigger of this n8n receives this account's messages/;
+
+	it('with the trigger active: no warning', async () => {
+		expect(hintsOf(await ask())).toEqual([]);
+	});
+
+	it("the account's webhook empty or elsewhere: the question waits, with a warning", async () => {
+		await trigger.harness.deactivate();
+		expect(sandbox.accounts()[0].whatsappWebhook ?? '').toBe('');
+		const unregistered = await ask();
+		expect(hintsOf(unregistered)).toEqual([
+			expect.objectContaining({ type: 'warning', message: expect.stringMatching(NO_TRIGGER) }),
+		]);
+		expect(hintsOf(unregistered)[0].message).toContain('its webhook is empty');
+
+		sandbox.setWebhook(undefined, 'https://automation.example.com/webhook/abc/webhook');
+		const elsewhere = await ask({ message: 'Another question?' });
+		expect(hintsOf(elsewhere)[0].message).toMatch(/its webhook is elsewhere/);
+	});
+});
+
+describe('Send and Wait: Reply in the Chat, free text', () => {
+	it('any text answers; it is never re-asked', async () => {
+		const execution = await ask({ responseType: 'freeText' });
+		expect(sandbox.ledger()[0].text).toBe(`${QUESTION}\n\nReply to this message with your answer`);
+		const answered = await reply('  Only the wholesale list, please.  ');
+		expect(answered.json.resumed).toBe(execution.id);
+		expect(answered.executions).toHaveLength(0);
+		expect(await answerOf(execution.id)).toMatchObject({
+			text: 'Only the wholesale list, please.',
+			answered: true,
+			answeredBy: 'chat',
+			respondedBy: TRIGGER_CUSTOMER,
+		});
+		expect(reasks()).toHaveLength(0);
+	});
+
+	it('a reply longer than 4000 characters answers nothing and starts the workflow', async () => {
+		const execution = await ask({ responseType: 'freeText' });
+		const long = await reply('x'.repeat(4001));
+		expect(long.json.resumed).toBeUndefined();
+		expect(long.executions).toHaveLength(1);
+		expect(reasks()).toHaveLength(0);
+		expect((await reply('x'.repeat(4000))).json.resumed).toBe(execution.id);
+		expect(await answerOf(execution.id)).toMatchObject({ text: 'x'.repeat(4000) });
+	});
+});
