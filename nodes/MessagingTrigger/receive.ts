@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'crypto';
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { clock } from '../shared/clock';
-import { markReasked, readChatWait, takeChatWait } from '../shared/chatWaits';
+import { markReasked, noChatWaits, readChatWait, takeChatWait } from '../shared/chatWaits';
 import { apiClientFor, readCredential } from '../shared/credential';
 import { messageOf, shown } from '../shared/errors';
 import { normalizePhone } from '../shared/phone';
@@ -87,6 +87,7 @@ async function resumeByReply(
 	settings: TriggerSettings,
 ): Promise<string | undefined> {
 	if (event.type !== 'text' || event.isGroup || !/^\d{6,20}$/.test(event.sender)) return undefined;
+	if (noChatWaits()) return undefined;
 	const account = await readCredential(ctx).catch(() => undefined);
 	const wait = account && (await readChatWait(account, event.sender).catch(() => undefined));
 	if (!account || !wait) return undefined;

@@ -83,6 +83,9 @@ export async function saveChatWait(
 	await state.run(SAVE, [key], [value, Math.max(1, Math.round(expiresAt - clock.now()))]);
 }
 
+/** Cheap before reading a credential: regular mode with no question open has nothing to find. */
+export const noChatWaits = () => sharedState().kind === 'memory' && waits.size().entries === 0;
+
 export async function readChatWait(account: Account, phone: string): Promise<ChatWait | undefined> {
 	const { state, key } = keyOf(account, phone);
 	return parseWait(state.kind === 'memory' ? waits.get(key) : await state.run(READ, [key], []));
