@@ -1,8 +1,8 @@
 /**
  * `GET /__sandbox/phone`: the person on the other end of the chat. For each account: its login
  * (the QR code to scan, Log out), its usage limit, the chat as a phone shows it (what the account
- * sent: texts, files, Send and Wait questions with their answer links as buttons; what people
- * wrote to it, each with Deliver again) and a box to write to the account as any number, which the
+ * sent: texts, files, Send and Wait questions with their answer links as buttons, each with Reply
+ * as its recipient; what people wrote to it, each with Deliver again) and a box to write to the account as any number, which the
  * sandbox delivers to the account's webhook as the gateway would (what a Messaging Trigger
  * receives). Plain HTML; the buttons call the control API.
  */
@@ -58,7 +58,7 @@ function sentLine(entry: LedgerEntry): ChatLine {
 			: textHtml(entry.text ?? '', true);
 	return {
 		at: entry.at,
-		html: `<div class="msg sent" data-to="${escapeHtml(entry.phone)}"><small>to +${escapeHtml(entry.phone)} · ${escapeHtml(entry.at)}</small><br>${body}</div>`,
+		html: `<div class="msg sent" data-to="${escapeHtml(entry.phone)}"><small>to +${escapeHtml(entry.phone)} · ${escapeHtml(entry.at)}</small><br>${body}<br><button data-reply-as="${escapeHtml(entry.phone)}" data-client="${escapeHtml(entry.clientId)}">Reply as +${escapeHtml(entry.phone)}</button></div>`,
 	};
 }
 
@@ -133,7 +133,7 @@ export async function phonePage(sandbox: Sandbox): Promise<Answer> {
 .sent{background:#fff;align-self:flex-start}.received{background:#d9fdd3;align-self:flex-end}small{color:#667}
 a.answer{display:inline-block;margin:.3em .3em 0 0;padding:.3em .8em;border:1px solid #0a7;border-radius:1em;text-decoration:none;color:#075}.problem{color:#a00}.ignored{color:#667}</style>
 </head><body><h1>Sandbox phone</h1>
-<p>The phone of every sandbox account: scan its QR code (WhatsApp → Linked devices), read what it sent, tap a Send and Wait answer, write to it as any number, and deliver a message again as a gateway's retry does. <a href="">Reload</a></p>
+<p>The phone of every sandbox account: scan its QR code (WhatsApp → Linked devices), read what it sent, tap a Send and Wait answer or reply as the person asked, write to it as any number, and deliver a message again as a gateway's retry does. <a href="">Reload</a></p>
 ${cards.join('\n')}
 <script>
 const post = (call, body) => fetch('/__sandbox/' + call, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -152,6 +152,14 @@ for (const form of document.querySelectorAll('form.write')) {
 		const delivered = answer.ok && result.status < 300;
 		form.querySelector('.result').textContent = delivered ? 'delivered (the webhook answered ' + result.status + ')' : 'not delivered: the chat says why';
 		setTimeout(() => location.reload(), 600);
+	});
+}
+// A reply comes from the number the message went to: the box below is filled in with it.
+for (const button of document.querySelectorAll('button[data-reply-as]')) {
+	button.addEventListener('click', () => {
+		const form = document.querySelector('form.write[data-client="' + button.dataset.client + '"]');
+		form.elements.sender.value = '+' + button.dataset.replyAs;
+		form.elements.message.focus();
 	});
 }
 for (const button of document.querySelectorAll('button[data-redeliver]')) {

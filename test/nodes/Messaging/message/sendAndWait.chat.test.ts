@@ -325,3 +325,28 @@ describe('Send and Wait: Reply in the Chat, free text', () => {
 		expect(await answerOf(execution.id)).toMatchObject({ text: 'x'.repeat(4000) });
 	});
 });
+
+describe("Send and Wait: Reply in the Chat, on the sandbox's phone page", () => {
+	it('shows the question with Reply as the person asked; what its box posts then answers it', async () => {
+		const execution = await ask();
+		const page = await (await fetch(`${sandbox.url}/__sandbox/phone`)).text();
+		const line = /<div class="msg sent"[^>]*>.*?<\/div>/s.exec(page)?.[0] ?? '';
+		expect(line).toContain('Reply 1 to Approve, 2 to Decline');
+		expect(line).toContain(
+			`<button data-reply-as="${TRIGGER_CUSTOMER}" data-client="demo-client">`,
+		);
+
+		// The box, filled in by Reply as: the person's number as a phone shows it, and "1" typed.
+		const posted = await fetch(`${sandbox.url}/__sandbox/incoming`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({
+				clientId: 'demo-client',
+				sender: `+${TRIGGER_CUSTOMER}`,
+				message: '1',
+			}),
+		});
+		expect(posted.status).toBe(200);
+		expect(await answerOf(execution.id)).toMatchObject({ approved: true, answeredBy: 'chat' });
+	});
+});
