@@ -48,18 +48,18 @@ class Limits {
 		this.timer = { at, signal };
 	}
 
-	/** A Set visits what an `expire` adds while it is walked, so `next` counts that too. */
+	/** Several due at once (a busy event loop) expire earliest first. */
 	private readonly fire = (): void => {
 		this.timer = undefined;
 		const now = performance.now();
-		let next = Infinity;
-		for (const limit of this.pending) {
-			if (limit.at > now) next = Math.min(next, limit.at);
-			else {
-				this.pending.delete(limit);
-				limit.expire();
-			}
+		const due = [...this.pending].filter((limit) => limit.at <= now).sort((a, b) => a.at - b.at);
+		for (const limit of due) {
+			this.pending.delete(limit);
+			limit.expire();
 		}
+		// After the expiries: what they added counts too.
+		let next = Infinity;
+		for (const limit of this.pending) next = Math.min(next, limit.at);
 		if (next < this.armedAt()) this.arm(next);
 	};
 

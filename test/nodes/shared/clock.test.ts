@@ -46,4 +46,13 @@ describe('clock', () => {
 		never();
 		expect(order).toEqual(['5 ms', '30 ms', '80 ms']);
 	});
+
+	it('limit: several due at once (a busy event loop) expire earliest first', async () => {
+		const order: string[] = [];
+		for (const ms of [80, 30, 5]) clock.limit(ms, () => order.push(`${ms} ms`));
+		const busyUntil = performance.now() + 100;
+		while (performance.now() < busyUntil); // the event loop is blocked past all three
+		for (let waited = 0; order.length < 3 && waited < 2000; waited += 5) await clock.sleep(5);
+		expect(order).toEqual(['5 ms', '30 ms', '80 ms']);
+	});
 });

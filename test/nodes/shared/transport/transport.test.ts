@@ -168,9 +168,12 @@ describe('wire format', () => {
 	});
 });
 
+// Token counts, not timeouts: a loaded machine must not time a request out and retry it.
+const UNHURRIED = { timeoutSeconds: 60 };
+
 describe('token cache', () => {
 	test('1000 concurrent calls cause exactly 1 token request', async () => {
-		const client = newClient();
+		const client = newClient(UNHURRIED);
 		await Promise.all(
 			Array.from({ length: 1000 }, async () => await client.call(endpoints.status)),
 		);
@@ -182,7 +185,7 @@ describe('token cache', () => {
 	});
 
 	test('messaging and rate groups have their own tokens', async () => {
-		const client = newClient();
+		const client = newClient(UNHURRIED);
 		await client.call(endpoints.status);
 		await client.call(endpoints.getKurs, sampleParams.getKurs);
 		expect(sandbox.stats().tokensIssued).toEqual({ wa: 1, rate: 1 });
@@ -190,7 +193,7 @@ describe('token cache', () => {
 
 	test('an expired token causes exactly one refresh and the call succeeds', async () => {
 		const tokens = new TokenCache();
-		const client = newClient({}, tokens);
+		const client = newClient(UNHURRIED, tokens);
 		await client.call(endpoints.status);
 		sandbox.expireTokens();
 		await Promise.all(Array.from({ length: 50 }, async () => await client.call(endpoints.status)));
@@ -198,7 +201,7 @@ describe('token cache', () => {
 	});
 
 	test('a token refused twice is not refreshed a second time', async () => {
-		const client = newClient();
+		const client = newClient(UNHURRIED);
 		sandbox.addFaults([{ kind: 'expireToken', match: { path: '/api/wa/2.0/get' }, times: 5 }]);
 		const error = await client.call(endpoints.status).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(ApiError);
@@ -209,7 +212,7 @@ describe('token cache', () => {
 
 	test('the lifetime stated by the token answer is used when present', async () => {
 		await sandbox.restart({ tokenExpiresInField: true, tokenTtlMs: 3_000 });
-		const client = newClient();
+		const client = newClient(UNHURRIED);
 		await client.call(endpoints.status);
 		await new Promise((resolve) => setTimeout(resolve, 3_100));
 		await client.call(endpoints.status);
