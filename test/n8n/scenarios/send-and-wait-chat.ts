@@ -25,6 +25,8 @@ const DONE = 'Done';
 const PERSON = '6281300000021';
 const OTHER_PERSON = '6281300000022';
 const QUESTION = 'Send the March price list to 1,200 customers?';
+const ended = (e: ExecutionSummary) =>
+	['success', 'error', 'crashed', 'canceled'].includes(e.status);
 
 export async function sendAndWaitReplyInTheChat(t: ScenarioContext): Promise<void> {
 	const { report, server: srv, sandbox: sb } = t;
@@ -178,7 +180,7 @@ export async function sendAndWaitReplyInTheChat(t: ScenarioContext): Promise<voi
 				{ workflowId: WORKFLOW_ID },
 				{
 					timeoutMs: 60_000,
-					predicate: (e) => e.id === waiting.id && e.status !== 'waiting' && e.status !== 'running',
+					predicate: (e) => e.id === waiting.id && ended(e),
 				},
 			),
 		);
@@ -227,7 +229,7 @@ export async function sendAndWaitReplyInTheChat(t: ScenarioContext): Promise<voi
 				{ workflowId: WORKFLOW_ID },
 				{
 					timeoutMs: 60_000,
-					predicate: (e) => e.id === otherExecution.id && e.status !== 'waiting',
+					predicate: (e) => e.id === otherExecution.id && ended(e),
 				},
 			);
 			const out =
