@@ -1466,8 +1466,11 @@ async function chatReplyResumesAcrossProcesses({
 				body.resumed === String(waiting.id),
 			{ url: reply.url, status: reply.status, body: reply.body },
 		);
+		// Not resumed: a failed check below, and the later steps still run.
 		const done = await timed('chat reply: the resumed execution finished', () =>
-			waitForExecutionDone(srv, String(waiting.id), 60_000),
+			waitForExecutionDone(srv, String(waiting.id), 60_000).catch((e: Error) => ({
+				status: e.message,
+			})),
 		);
 		const runData = (await getExecution(srv, String(waiting.id))).data?.resultData.runData ?? {};
 		const answer = runData.Ask?.at(-1)?.data?.main?.[0]?.[0]?.json ?? {};
