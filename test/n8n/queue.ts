@@ -24,7 +24,10 @@
  *      50 messages each at once, on the workers: at every capped send the sandbox's ledger holds
  *      at most 60 capped sends in the minute before it, and each message once (the last 40 wait
  *      for the second minute);
- *   9. a worker killed while it sends 200 items: n8n's REST retry of the failed execution re-runs
+ *   9. Send and Wait, Reply in the Chat (Messaging Trigger → Send and Wait asking the sender): the
+ *      question asked on a worker, the person's "1" delivered to the `n8n webhook` process, whose
+ *      trigger reads the wait from n8n's queue Redis and resumes it: one execution, approved true;
+ *  10. a worker killed while it sends 200 items: n8n's REST retry of the failed execution re-runs
  *      nothing (n8n 2.40.7 drops a stalled job's run data), so the items are posted again, as the
  *      sender or a user re-runs them, on the other worker: no message twice, none lost.
  *
@@ -248,10 +251,10 @@ async function startWorker(
  */
 async function startWebhookProcess(
 	userFolder: string,
+	port: number,
 	extraEnv: Record<string, string>,
 ): Promise<{ url: string; log(): string; stop(): Promise<void> }> {
 	const inst = ensureInstall();
-	const port = await freePort();
 	const url = `http://127.0.0.1:${port}`;
 	const logFile = join(userFolder, 'n8n-webhook.log');
 	const stream = createWriteStream(logFile);
@@ -450,6 +453,7 @@ interface Cluster {
 	trigger: WorkflowJson;
 	idempotent: WorkflowJson;
 	capped: WorkflowJson;
+	chatReply: WorkflowJson;
 	/** The `n8n webhook` process's base URL. */
 	webhookUrl: string;
 	runTag: string;
@@ -552,13 +556,22 @@ async function startCluster(): Promise<Cluster> {
 		importWorkflow(mainFolder, capped),
 	);
 
+	const chatReply = chatReplyWorkflow();
+	await timed('n8n import:workflow (Send and Wait, Reply in the Chat)', () =>
+		importWorkflow(mainFolder, chatReply),
+	);
+
 	// --- main + workers ---
+	// The workers sign Send and Wait's resume links with WEBHOOK_URL: the webhook process's address
+	// (in production the load balancer's in front of the webhook processes).
+	const webhookPort = await freePort();
+	const workerEnv = { ...queueEnv, WEBHOOK_URL: `http://127.0.0.1:${webhookPort}/` };
 	main = await timed('n8n start (main, queue mode) → healthy', () =>
 		startN8n(mainFolder, { env: queueEnv, onSpawn: (c) => children.add(c) }),
 	);
 	const srv = main;
 	const ws = await timed('n8n worker ×2 → /healthz/readiness', () =>
-		Promise.all(workerFolders.map((f, i) => startWorker(`worker${i + 1}`, f, queueEnv))),
+		Promise.all(workerFolders.map((f, i) => startWorker(`worker${i + 1}`, f, workerEnv))),
 	);
 	workers.push(...ws);
 	timings['main startup (spawn → healthy)'] = srv.startupMs;
@@ -583,7 +596,7 @@ async function startCluster(): Promise<Cluster> {
 	);
 
 	const webhook = await timed('n8n webhook (a webhook process) → /healthz', () =>
-		startWebhookProcess(webhookFolder, queueEnv),
+		startWebhookProcess(webhookFolder, webhookPort, workerEnv),
 	);
 	webhookProcess = webhook;
 	check('the webhook process (n8n webhook) is up', true, webhook.url);
@@ -598,6 +611,7 @@ async function startCluster(): Promise<Cluster> {
 		trigger,
 		idempotent,
 		capped,
+		chatReply,
 		webhookUrl: webhook.url,
 		runTag,
 	};
@@ -1350,6 +1364,149 @@ async function cappedSendsAcrossWorkers({ sb, srv, ws, capped, runTag }: Cluster
 	}
 }
 
+const CHAT_PERSON = '6281300000031';
+const CHAT_QUESTION = 'Queue mode: send the March price list?';
+
+/** Messaging Trigger → Send and Wait (Reply in the Chat, approval, asks the sender). */
+function chatReplyWorkflow(): WorkflowJson {
+	const node = (name: string, type: string, x: number, parameters: object) => ({
+		id: randomUUID(),
+		name,
+		type,
+		typeVersion: 1,
+		position: [x, 0],
+		webhookId: randomUUID(),
+		parameters,
+		credentials: { messagingRateApi: { ...CREDENTIAL } },
+	});
+	return {
+		id: 'queueChatReply1',
+		name: 'Queue test: Send and Wait, Reply in the Chat',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			node('On Message', NODE_TYPES.messagingTrigger, 0, { accountNumber: PHONE }),
+			node('Ask', NODE_TYPES.messaging, 240, {
+				resource: 'message',
+				operation: 'sendAndWait',
+				phone: '={{ $json.sender }}',
+				message: CHAT_QUESTION,
+				responseBy: 'chatReply',
+			}),
+		],
+		connections: { 'On Message': { main: [[{ node: 'Ask', type: 'main', index: 0 }]] } },
+	} as unknown as WorkflowJson;
+}
+
+/**
+ * Send and Wait, Reply in the Chat, across processes: "hello" delivered to main starts one
+ * execution, which asks on a worker and waits (the worker writes the wait into n8n's queue Redis);
+ * "1" delivered to the `n8n webhook` process is read there as the answer: the trigger resumes the
+ * execution through the worker's signed link, starts no execution of its own, and the execution
+ * finishes on a worker with approved true.
+ */
+async function chatReplyResumesAcrossProcesses({
+	sb,
+	srv,
+	ws,
+	chatReply,
+	webhookUrl,
+}: Cluster): Promise<void> {
+	await timed('activate the Reply in the Chat workflow (on main)', () =>
+		srv.activateWorkflow(chatReply.id),
+	);
+	try {
+		const startedAt = new Date(Date.now() - 1000);
+		const ledgerBefore = sb.ledger().length;
+		const hello = await sb.deliverIncoming({
+			uuid: randomUUID(),
+			message: 'hello',
+			sender: CHAT_PERSON,
+		});
+		const waiting = await timed('chat reply: the question asked, the execution waiting', () =>
+			waitForExecution(
+				srv,
+				{ workflowId: chatReply.id },
+				{ after: startedAt, timeoutMs: 60_000, predicate: (e) => e.status === 'waiting' },
+			),
+		);
+		const askedOn = ws
+			.filter((w) => workerExecutions(w.log()).started.has(String(waiting.id)))
+			.map((w) => w.name);
+		const question = sb
+			.ledger()
+			.slice(ledgerBefore)
+			.filter((e) => e.phone === CHAT_PERSON);
+		check(
+			'chat reply: "hello" delivered to main started one execution, which asked on a worker ("Reply 1 to Approve, 2 to Decline") and waits',
+			hello.status === 200 &&
+				askedOn.length === 1 &&
+				question.length === 1 &&
+				question[0].text === `${CHAT_QUESTION}\n\nReply 1 to Approve, 2 to Decline`,
+			{ hello: hello.status, execution: waiting.id, askedOn, question },
+		);
+
+		const replyId = randomUUID();
+		const reply = await sb.deliverIncoming({
+			uuid: replyId,
+			message: '1',
+			sender: CHAT_PERSON,
+			origin: webhookUrl,
+		});
+		let body: Record<string, unknown> = {};
+		try {
+			body = JSON.parse(reply.body) as Record<string, unknown>;
+		} catch {
+			/* asserted below */
+		}
+		check(
+			'chat reply: "1" delivered to the webhook process: answered 200 with the resumed execution\'s id',
+			reply.status === 200 &&
+				new URL(reply.url).origin === webhookUrl &&
+				body.resumed === String(waiting.id),
+			{ url: reply.url, status: reply.status, body: reply.body },
+		);
+		// Not resumed: a failed check below, and the later steps still run.
+		const done = await timed('chat reply: the resumed execution finished', () =>
+			waitForExecutionDone(srv, String(waiting.id), 60_000).catch((e: Error) => ({
+				status: e.message,
+			})),
+		);
+		const runData = (await getExecution(srv, String(waiting.id))).data?.resultData.runData ?? {};
+		const answer = runData.Ask?.at(-1)?.data?.main?.[0]?.[0]?.json ?? {};
+		const finishedOn = ws
+			.filter((w) => workerExecutions(w.log()).finished.has(String(waiting.id)))
+			.map((w) => w.name);
+		check(
+			'chat reply: the execution finished on a worker with approved true, answered in the chat by the person',
+			done.status === 'success' &&
+				finishedOn.length > 0 &&
+				answer.approved === true &&
+				answer.answeredBy === 'chat' &&
+				answer.respondedBy === CHAT_PERSON &&
+				answer.replyMessageId === replyId,
+			{ status: done.status, finishedOn, answer },
+		);
+		await sleep(3000);
+		const executions = (await allExecutions(srv, chatReply.id)).filter(
+			(e) => new Date(e.startedAt) >= startedAt,
+		);
+		check(
+			'chat reply: one execution in all (the reply started none), one message to the person',
+			executions.length === 1 &&
+				sb
+					.ledger()
+					.slice(ledgerBefore)
+					.filter((e) => e.phone === CHAT_PERSON).length === 1,
+			{ executions: executions.map((e) => `${e.id}:${e.mode}:${e.status}`) },
+		);
+	} finally {
+		await timed('deactivate the Reply in the Chat workflow', () =>
+			srv.deactivateWorkflow(chatReply.id),
+		);
+	}
+}
+
 /** The JSON of a node's first output items in an execution read over REST. */
 function nodeOutputOf(
 	ex: Awaited<ReturnType<typeof getExecution>>,
@@ -1369,6 +1526,7 @@ async function run(): Promise<void> {
 	await repeatedDeliveryRunsOnce(cluster);
 	await sameItemsTwiceAtOnceSendOnce(cluster);
 	await cappedSendsAcrossWorkers(cluster);
+	await chatReplyResumesAcrossProcesses(cluster);
 	// Last: it kills a worker.
 	await killedWorkerRerunSendsNothingTwice(cluster);
 	const { srv, ws, bulk, inst } = cluster;
