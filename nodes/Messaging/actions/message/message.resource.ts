@@ -29,7 +29,8 @@ export const message: ResourceDefinition<MessagingRun> = {
 			name: 'Send and Wait for Response',
 			value: SEND_AND_WAIT_OPERATION,
 			action: 'Send a message and wait for response',
-			description: 'Send a question and wait until the person answers, by a link or by replying in the chat',
+			description:
+				'Send a question and wait until the person answers, by a link or by replying in the chat',
 			module: sendAndWait,
 		},
 		{
