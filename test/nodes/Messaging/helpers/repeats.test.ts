@@ -299,6 +299,17 @@ describe('a chatbot and an alert with the same words', () => {
 		expect(sent()).toBe(1);
 	});
 
+	it('a GET webhook that carries only its query: the same query again is skipped, another is sent', async () => {
+		const get = (query: object, requestId: string) =>
+			webhookCall({}, requestId).map((item) => ({ json: { ...item.json, query } }));
+		const ring = { ...alert, text: '=Order {{ $json.query.order }} is at the door' };
+		await runAfterEvent(sandbox, WEBHOOK, get({ order: '41' }, 'first'), ring);
+		const again = await runAfterEvent(sandbox, WEBHOOK, get({ order: '41' }, 'retried'), ring);
+		expect(outputOf(again)[0].json).toMatchObject({ skipped: true });
+		await runAfterEvent(sandbox, WEBHOOK, get({ order: '42' }, 'next'), ring);
+		expect(texts()).toEqual(['Order 41 is at the door', 'Order 42 is at the door']);
+	});
+
 	it('text that differs only in Unicode form or surrounding white space is the same message', async () => {
 		const typed = (text: string) => ({
 			resource: 'message',
