@@ -66,7 +66,8 @@ test.each([1, 3])('Delay Between Requests spaces the requests (parallel %i)', as
 test('without the delay, the same requests are not spaced out', async () => {
 	// Compared with the delay in the same test: a loaded machine stretches both runs.
 	const spreads: number[] = [];
-	for (const options of [{ parallel: 1 }, { parallel: 1, delayMs: 150 }]) {
+	const runs: Array<Record<string, number>> = [{ parallel: 1 }, { parallel: 1, delayMs: 150 }];
+	for (const options of runs) {
 		const before = checkTimes().length;
 		const run = await runWorkflow(
 			singleNodeWorkflow('messaging', checkNumbers(options), numbers(5)),
