@@ -15,7 +15,8 @@ module.exports = {
 	],
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 60000,
-	// Most of a test waits on HTTP or timers, not the CPU: more workers than cores shortens the run.
-	maxWorkers: '150%',
+	// Most of a test waits on HTTP or timers, not the CPU: a worker per core (jest's default leaves
+	// one core free).
+	maxWorkers: '100%',
 	setupFiles: ['<rootDir>/test/harness/env.ts'],
 };
