@@ -3,11 +3,11 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { clock } from '../shared/clock';
 import { markReasked, noChatWaits, readChatWait, takeChatWait } from '../shared/chatWaits';
-import { apiClientFor, readCredential } from '../shared/credential';
+import { readCredential } from '../shared/credential';
 import { messageOf, shown } from '../shared/errors';
 import { normalizePhone } from '../shared/phone';
 import { MemoryTable, sharedState, type RedisScript } from '../shared/store';
-import { endpoints } from '../shared/transport';
+import { ApiClient, endpoints } from '../shared/transport';
 import {
 	boundedCopy,
 	ignoreReason,
@@ -94,10 +94,11 @@ async function resumeByReply(
 	const answer = replyAnswer(wait, event.text);
 	if (!answer) {
 		if (wait.responseType === 'approval' && (await markReasked(account, event.sender, wait.waitId)))
-			await apiClientFor(ctx)
-				.then(async (client) => {
-					const params = { version: settings.version, phone: event.sender, body: reaskText(wait) };
-					await client.call(endpoints.sendMessage, params);
+			await new ApiClient(account)
+				.call(endpoints.sendMessage, {
+					version: settings.version,
+					phone: event.sender,
+					body: reaskText(wait),
 				})
 				.catch((error) => ctx.logger.warn(`The reply could not be re-asked: ${messageOf(error)}`));
 		return undefined;
@@ -107,7 +108,7 @@ async function resumeByReply(
 	const body = {
 		...answer,
 		messageId: event.messageId,
-		at: new Date().toISOString(),
+		at: new Date(clock.now()).toISOString(),
 		from: event.sender,
 	};
 	// A finished execution answers n8n's "No action required" page: only the node's JSON counts.

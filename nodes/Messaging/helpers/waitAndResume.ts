@@ -13,7 +13,7 @@ import { saveChatWait } from '../../shared/chatWaits';
 import { readCredential } from '../../shared/credential';
 import { checkAccount, readAccountAnswer } from '../../shared/gateway';
 import { DEFAULT_MESSAGING_VERSION } from '../../shared/properties';
-import { ApiClient, sharedTokenCache, type ApiCredentials } from '../../shared/transport';
+import { ApiClient, type ApiCredentials } from '../../shared/transport';
 import { hint, listInWords, shown } from '../../shared/errors';
 
 export type ResponseType = 'approval' | 'freeText';
@@ -93,7 +93,7 @@ async function rememberChatWaits(
 /** The account's messages go elsewhere (Check Account): no trigger of this n8n reads the replies. */
 async function warnWithoutTrigger(ctx: IExecuteFunctions, account: ApiCredentials) {
 	const version = String(ctx.getNodeParameter('options.version', 0, DEFAULT_MESSAGING_VERSION));
-	const client = new ApiClient(account, sharedTokenCache);
+	const client = new ApiClient(account);
 	const params = { whatsapp_number: '', whatsapp_webhook: '' };
 	const answer = await checkAccount(client, params, { version }).catch(() => null);
 	const webhook = answer === null ? undefined : readAccountAnswer(answer).webhookUrl;
