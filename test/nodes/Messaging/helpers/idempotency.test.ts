@@ -336,6 +336,32 @@ describe('what certainly was not sent goes out later', () => {
 		expect(Object.values(counts())).toEqual([1, 1, 1, 1]);
 	});
 
+	it('a message not sent whose claim the store cannot give back: the run warns that a Retry skips it, and it does', async () => {
+		sandbox.addFaults([
+			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
+		]);
+		const running = runMessaging(sandbox, mappedSendText(), orderItems(2), {
+			onError: 'continueRegularOutput',
+		});
+		// The record before the first send has been made; the store fails from here on.
+		while (sends().length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+		processedItems.failing = [new Error('database is locked'), new Error('database is locked')];
+		const first = await running;
+		expect(first.run.data.resultData.runData.Node[0].hints).toEqual(
+			expect.arrayContaining([
+				expect.objectContaining({
+					type: 'warning',
+					message:
+						'1 message not sent in this run could not be given back: a Retry within 8 h skips it as if sent.',
+				}),
+			]),
+		);
+		MemoryTable.forgetAll();
+		const retry = await runMessaging(sandbox, mappedSendText(), orderItems(2));
+		expect(json(retry.output('Node')).map((item) => item.skipped)).toEqual([true, true]);
+		expect(texts()).toEqual(['Order 0 is ready']);
+	});
+
 	it('with Continue (using error output): failures on the error output, skipped items on the success output in place', async () => {
 		await runMessaging(sandbox, mappedSendText(), orderItems(2));
 		sandbox.addFaults([{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, times: 1 }]);
@@ -457,6 +483,24 @@ describe('when memory knows the whole window (n8n has run two windows since it s
 		const afterRestart = await runMessaging(sandbox, mappedSendText(options), orderItems(1));
 		expect(afterRestart.output('Node')[0].json.skipped).toBe(true);
 		expect(texts()).toHaveLength(1);
+	});
+
+	it('two executions at once: both find nothing before their turn, and the claim taken first sends each message once', async () => {
+		time.set(later());
+		const runs = await Promise.all([
+			runMessaging(sandbox, mappedSendText(), orderItems(3)),
+			runMessaging(sandbox, mappedSendText(), orderItems(3)),
+		]);
+		expect(Object.values(counts())).toEqual([1, 1, 1]);
+		const outputs = runs.flatMap((run) => json(run.output('Node')));
+		expect(outputs.filter((item) => item.sent === true)).toHaveLength(3);
+		const skipped = outputs.filter((item) => item.skipped === true);
+		expect(skipped).toHaveLength(3);
+		// Found at the claim, not in the store: the other run's send has its time.
+		for (const item of skipped) {
+			expect(item.reason).toMatch(/by execution test-\d+/);
+			expect(item.earlierSend).toMatchObject({ at: expect.any(String) });
+		}
 	});
 
 	it('what was not sent is removed from the store again, so a later run sends it', async () => {
