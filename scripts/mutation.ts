@@ -63,7 +63,11 @@ export const MODULES: Record<string, { mutate: string[]; tests: string[] }> = {
 	},
 };
 
-const asked = process.argv.slice(2);
+const args = process.argv.slice(2);
+// Flags go to Stryker: `--force` tests every mutant again. An incremental run has reported as
+// surviving mutants that a fresh run kills, so scores for the record come from `--force`.
+const flags = args.filter((arg) => arg.startsWith('--'));
+const asked = args.filter((arg) => !arg.startsWith('--'));
 const unknown = asked.filter((name) => !(name in MODULES));
 if (unknown.length) {
 	console.error(
@@ -84,6 +88,7 @@ for (const name of asked.length ? asked : Object.keys(MODULES)) {
 			mutate.join(','),
 			'--incrementalFile',
 			`reports/stryker/${name}.json`,
+			...flags,
 		],
 		{
 			cwd: ROOT,
