@@ -8,10 +8,25 @@
 import { createHash } from 'crypto';
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import type { INodeExecutionData, INodeParameters, IRun } from 'n8n-workflow';
+import {
+	Workflow,
+	type INode,
+	type INodeExecutionData,
+	type INodeParameters,
+	type IRun,
+} from 'n8n-workflow';
 
 import { clock } from '../../../../nodes/shared/clock';
-import { PACKAGE, runWorkflow, sandboxCredential } from '../../../harness/engine';
+import {
+	PACKAGE,
+	TestCredentialsHelper,
+	baseAdditionalData,
+	nodeTypes,
+	runFromNode,
+	runWorkflow,
+	sandboxCredential,
+	singleNodeWorkflow,
+} from '../../../harness/engine';
 import {
 	PHONE,
 	loopWorkflow,
@@ -69,6 +84,36 @@ const webhookCall = (body: object, requestId: string): INodeExecutionData[] => [
 		} as never,
 	},
 ];
+
+/** An event → a node between (fixed items, paired to the event's) → the Messaging node. */
+async function runThrough(
+	eventType: string,
+	eventItems: INodeExecutionData[],
+	parameters: INodeParameters,
+): Promise<IRun> {
+	const { nodes, connections } = singleNodeWorkflow('messaging', parameters, [{}]);
+	const event: INode = { ...nodes[0], name: 'Event', type: eventType };
+	const workflow = new Workflow({
+		id: 'event-workflow',
+		nodes: [event, nodes[1], nodes[2]],
+		connections: { Event: connections.Start, Items: connections.Items },
+		active: true,
+		nodeTypes,
+		settings: {},
+	});
+	const additionalData = baseAdditionalData(
+		new TestCredentialsHelper(sandboxCredential(sandbox.url)),
+	);
+	return await runFromNode(
+		workflow,
+		event,
+		[eventItems],
+		'trigger',
+		additionalData,
+		`through-${++throughRuns}`,
+	);
+}
+let throughRuns = 0;
 
 /** The items the real Messaging Trigger emitted for one inbound message. */
 async function inbound(text: string): Promise<INodeExecutionData[]> {
@@ -308,6 +353,43 @@ describe('a chatbot and an alert with the same words', () => {
 		expect(outputOf(again)[0].json).toMatchObject({ skipped: true });
 		await runAfterEvent(sandbox, WEBHOOK, get({ order: '42' }, 'next'), ring);
 		expect(texts()).toEqual(['Order 41 is at the door', 'Order 42 is at the door']);
+	});
+
+	it('a webhook whose path names the order (/orders/:id): the same path again is skipped, another is sent', async () => {
+		const call = (params: object, requestId: string) =>
+			webhookCall({}, requestId).map((item) => ({ json: { ...item.json, params } }));
+		const ring = { ...alert, text: '=Order {{ $json.params.id }} is at the door' };
+		await runAfterEvent(sandbox, WEBHOOK, call({ id: '41' }, 'first'), ring);
+		const again = await runAfterEvent(sandbox, WEBHOOK, call({ id: '41' }, 'retried'), ring);
+		expect(outputOf(again)[0].json).toMatchObject({ skipped: true });
+		await runAfterEvent(sandbox, WEBHOOK, call({ id: '42' }, 'next'), ring);
+		expect(texts()).toEqual(['Order 41 is at the door', 'Order 42 is at the door']);
+	});
+
+	it('a bell: a webhook called with an empty text body or none at all sends on every call', async () => {
+		const ring = { ...alert, text: 'Someone rang the bell' };
+		for (const body of ['', null, '', null])
+			await runAfterEvent(sandbox, WEBHOOK, webhookCall(body as never, 'same'), ring);
+		expect(sent()).toBe(4);
+	});
+
+	it('rows with the same words to one number, from one manual run, are each sent: each row is its own event', async () => {
+		const rows = [1, 2].map((order) => ({ phone: PHONE, text: 'Your order shipped', order }));
+		const run = await runMessaging(sandbox, mappedSendText(), rows);
+		expect(run.output('Node').map((item) => item.json.sent)).toEqual([true, true]);
+		const again = await runMessaging(sandbox, mappedSendText(), rows);
+		expect(again.output('Node').map((item) => item.json.skipped)).toEqual([true, true]);
+	});
+
+	it('a schedule with a node between it and the send: each firing is its own event', async () => {
+		const remind = { ...alert, text: 'Time to take your pills' };
+		const start = Date.UTC(2026, 10, 23, 7);
+		jest.spyOn(clock, 'now').mockReturnValue(start);
+		await runThrough(SCHEDULE, [{ json: {} }], remind);
+		jest.spyOn(clock, 'now').mockReturnValue(start + 4 * HOUR);
+		const second = await runThrough(SCHEDULE, [{ json: {} }], remind);
+		expect(outputOf(second)[0].json.sent).toBe(true);
+		expect(sent()).toBe(2);
 	});
 
 	it('text that differs only in Unicode form or surrounding white space is the same message', async () => {
