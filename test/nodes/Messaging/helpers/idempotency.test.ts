@@ -92,7 +92,12 @@ describe("n8n's Retry of a stopped run", () => {
 		expect(again.output('Node')[0].json.reason).toMatch(
 			/the same message was sent by an earlier execution, not before .*n8n's database holds it/,
 		);
-		expect(again.output('Node')[0].json.earlierSend).toMatchObject({ at: null, executionId: null });
+		// The store keeps no time, only the window's slot: the earliest the send can have been.
+		expect(again.output('Node')[0].json.earlierSend).toEqual({
+			at: null,
+			executionId: null,
+			notBefore: expect.stringMatching(/^\d{4}-.*Z$/),
+		});
 		expect(texts()).toHaveLength(3);
 	});
 });
@@ -243,7 +248,11 @@ describe('what makes two messages the same', () => {
 	});
 
 	it('the execution hint warns of the repeats and names the execution that sent them', async () => {
-		await runMessaging(sandbox, mappedSendText(), orderItems(2));
+		const first = await runMessaging(sandbox, mappedSendText(), orderItems(2));
+		// Nothing repeated, nothing to say but the pause between messages.
+		expect(
+			first.run.data.resultData.runData.Node[0].hints?.map((hint) => hint.message.split(' ')[0]),
+		).toEqual(['This']);
 		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3));
 		expect(texts()).toHaveLength(3);
 		// A repeat of another execution may be a new event whose data looks the same: a warning.
@@ -623,6 +632,22 @@ describe('Send File', () => {
 			queries.map(() => false),
 		);
 		expect(sandbox.ledger()).toHaveLength(8);
+	});
+
+	it('from a URL whose download breaks off mid-send: the gateway got nothing, so the next run tries it again', async () => {
+		const broken = async () =>
+			await runMessaging(
+				sandbox,
+				sendFromUrl(`${sandbox.url}/files/short.bin?size=1000&declare=5000`),
+				[{}],
+				{ onError: 'continueRegularOutput' },
+			);
+		for (const run of [await broken(), await broken()])
+			expect(run.output('Node')[0].json).toEqual({
+				error: expect.stringContaining('Could not download the file from'),
+				details: expect.objectContaining({ deliveryUnknown: false }),
+			});
+		expect(sandbox.ledger()).toHaveLength(0);
 	});
 
 	it('from a URL: the same file under a link signed again (S3, Azure, a token) is the same message', async () => {
