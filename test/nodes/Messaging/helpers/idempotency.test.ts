@@ -98,6 +98,14 @@ describe("n8n's Retry of a stopped run", () => {
 			executionId: null,
 			notBefore: expect.stringMatching(/^\d{4}-.*Z$/),
 		});
+		expect(again.run.data.resultData.runData.Node[0].hints).toContainEqual(
+			expect.objectContaining({
+				type: 'warning',
+				message: expect.stringMatching(
+					/^Nothing was sent: all 3 messages are repeats of messages sent by an earlier execution, within 8 h .* so they were not sent again\./,
+				),
+			}),
+		);
 		expect(texts()).toHaveLength(3);
 	});
 });
@@ -236,6 +244,13 @@ describe('what makes two messages the same', () => {
 		expect(json(run.output('Node')).map((item) => item.sent ?? item.skipped)).toEqual([true, true]);
 		expect(run.output('Node')[1].json.skipped).toBe(true);
 		expect(texts()).toEqual(['Order 7 shipped']);
+		// A repeat within the run is the user's own data twice: said quietly.
+		expect(run.run.data.resultData.runData.Node[0].hints).toContainEqual({
+			type: 'info',
+			location: 'outputPane',
+			message:
+				'1 of 2 messages were not sent again: repeats of messages earlier in this run, within 8 h (Options → Skip Repeats Within). Each skipped item says when.',
+		});
 	});
 
 	it('the same text to another number, or another text, is another message', async () => {
