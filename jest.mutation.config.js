@@ -9,6 +9,10 @@ const given = (process.env.MUTATION_TESTS ?? '').split(',').filter(Boolean);
 
 module.exports = {
 	...base,
+	// A queue-mode test named here runs too: it starts its own redis-server (test:redis).
+	testPathIgnorePatterns: base.testPathIgnorePatterns.filter(
+		(pattern) => !pattern.includes('queue'),
+	),
 	testMatch: given.length
 		? given.map((path) =>
 				path.endsWith('/')

@@ -15,6 +15,7 @@ const REPEAT_TESTS = [
 	'test/nodes/Messaging/helpers/repeats.test.ts',
 	'test/nodes/Messaging/shapes.test.ts',
 	'test/nodes/Messaging/message/sendAndWait.test.ts',
+	'test/nodes/Messaging/helpers/idempotency.queue.test.ts',
 ];
 
 /** What each hold is, its files, and the tests that pin it. */
@@ -31,6 +32,7 @@ export const MODULES: Record<string, { mutate: string[]; tests: string[] }> = {
 		mutate: ['nodes/Messaging/helpers/sendClaims.ts'],
 		tests: [
 			'test/nodes/Messaging/helpers/idempotency.test.ts',
+			'test/nodes/Messaging/helpers/idempotency.queue.test.ts',
 			'test/nodes/Messaging/helpers/repeats.test.ts',
 		],
 	},
@@ -54,8 +56,8 @@ export const MODULES: Record<string, { mutate: string[]; tests: string[] }> = {
 		],
 	},
 	sendAndWait: {
-		mutate: ['nodes/Messaging/helpers/waitAndResume.ts'],
-		tests: ['test/nodes/Messaging/message/sendAndWait.test.ts'],
+		mutate: ['nodes/Messaging/helpers/waitAndResume.ts', 'nodes/shared/chatWaits.ts'],
+		tests: ['test/nodes/Messaging/message/sendAndWait'],
 	},
 	trigger: {
 		mutate: ['nodes/MessagingTrigger/receive.ts'],
