@@ -40,9 +40,12 @@ import {
 	SEND_AND_WAIT_OPERATION,
 	Workflow,
 	createRunExecutionData,
+	type IConnections,
 	type ICredentialDataDecryptedObject,
+	type IDataObject,
 	type IHttpRequestMethods,
 	type INode,
+	type INodeParameters,
 	type INodeExecutionData,
 	type IRun,
 	type IRunExecutionData,
@@ -54,13 +57,46 @@ import {
 } from 'n8n-workflow';
 
 import {
+	RECEIVED_NAME,
 	TestCredentialsHelper,
 	baseAdditionalData,
 	nodeTypes,
+	singleNodeWorkflow,
 	type RunHooks,
 	type WorkflowJson,
 } from './engine';
 import { captureAnswer } from './triggerEngine';
+
+/** Items → Messaging (Send and Wait for Response, these parameters) → Received. */
+export function askWorkflow(
+	parameters: INodeParameters,
+	items: IDataObject[] = [{}],
+	settings: Partial<INode> = {},
+): WorkflowJson {
+	const base = singleNodeWorkflow(
+		'messaging',
+		{ resource: 'message', operation: 'sendAndWait', ...parameters },
+		items,
+		settings,
+	);
+	return {
+		nodes: [
+			...base.nodes,
+			{
+				id: '4',
+				name: RECEIVED_NAME,
+				type: 'test.received',
+				typeVersion: 1,
+				position: [600, 0],
+				parameters: {},
+			},
+		],
+		connections: {
+			...base.connections,
+			Node: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] },
+		} as IConnections,
+	};
+}
 
 export interface SavedExecution {
 	id: string;

@@ -4,12 +4,11 @@
  * in odd shapes (repeated, other case, JSON, text). None of them may decide; the person's press
  * afterwards still does.
  */
-import type { IConnections } from 'n8n-workflow';
 
-import { RECEIVED_NAME, sandboxCredential, singleNodeWorkflow } from '../harness/engine';
+import { RECEIVED_NAME, sandboxCredential } from '../harness/engine';
 import { PHONE_PASTED } from '../harness/messagingNode';
 import { useSandbox } from '../harness/useSandbox';
-import { WaitingHarness, pageForm, type PageForm } from '../harness/waitingEngine';
+import { WaitingHarness, askWorkflow, pageForm, type PageForm } from '../harness/waitingEngine';
 
 const sandbox = useSandbox();
 let harness: WaitingHarness;
@@ -18,32 +17,12 @@ beforeAll(async () => {
 });
 afterAll(async () => await harness.close());
 
-function askWorkflow(responseType: 'approval' | 'freeText') {
-	const base = singleNodeWorkflow('messaging', {
-		resource: 'message',
-		operation: 'sendAndWait',
+const approvalWorkflow = (responseType: 'approval' | 'freeText') =>
+	askWorkflow({
 		phone: PHONE_PASTED,
 		message: 'Release the payroll of 48 people (Rp 612,000,000)?',
 		responseType,
 	});
-	return {
-		nodes: [
-			...base.nodes,
-			{
-				id: '4',
-				name: RECEIVED_NAME,
-				type: 'test.received',
-				typeVersion: 1,
-				position: [600, 0] as [number, number],
-				parameters: {},
-			},
-		],
-		connections: {
-			...base.connections,
-			Node: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] },
-		} as IConnections,
-	};
-}
 
 const links = () =>
 	[...(sandbox.ledger()[0]?.text ?? '').matchAll(/(http\S+)$/gm)].map((match) => match[1]);
@@ -97,7 +76,7 @@ function notAPress(link: string, form: PageForm): Array<[string, string]> {
 
 describe.each(['approval', 'freeText'] as const)('%s links', (responseType) => {
 	it('no GET, HEAD or post without the button decides, from any agent; the press then does', async () => {
-		const execution = await harness.run(askWorkflow(responseType));
+		const execution = await harness.run(approvalWorkflow(responseType));
 		expect(execution.status).toBe('waiting');
 		for (const link of links()) {
 			const form = pageForm((await harness.open(link)).text);

@@ -3,10 +3,10 @@
  * redis-server of this file's own), written by the Messaging node and taken by the Messaging
  * Trigger through n8n's real engines, as a worker and a webhook process would.
  */
-import type { IConnections, INodeParameters } from 'n8n-workflow';
+import type { INodeParameters } from 'n8n-workflow';
 
-import { RECEIVED_NAME, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
-import { WaitingHarness } from '../../../harness/waitingEngine';
+import { RECEIVED_NAME, sandboxCredential } from '../../../harness/engine';
+import { WaitingHarness, askWorkflow } from '../../../harness/waitingEngine';
 import { TRIGGER_CUSTOMER, useTrigger } from '../../../harness/messagingTriggerNode';
 import { useQueueMode } from '../../../harness/redisServer';
 import { useSandbox } from '../../../harness/useSandbox';
@@ -21,33 +21,13 @@ beforeAll(async () => {
 afterAll(async () => await waiting.close());
 beforeEach(async () => await trigger.activate());
 
-function chatWorkflow(parameters: INodeParameters = {}) {
-	const base = singleNodeWorkflow('messaging', {
-		resource: 'message',
-		operation: 'sendAndWait',
+const chatWorkflow = (parameters: INodeParameters = {}) =>
+	askWorkflow({
 		phone: `+${TRIGGER_CUSTOMER}`,
 		message: 'Send the March price list?',
 		responseBy: 'chatReply',
 		...parameters,
 	});
-	return {
-		nodes: [
-			...base.nodes,
-			{
-				id: '4',
-				name: RECEIVED_NAME,
-				type: 'test.received',
-				typeVersion: 1,
-				position: [600, 0] as [number, number],
-				parameters: {},
-			},
-		],
-		connections: {
-			...base.connections,
-			Node: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] },
-		} as IConnections,
-	};
-}
 
 const reply = async (message: string) =>
 	await trigger.deliver({ sender: TRIGGER_CUSTOMER, message });

@@ -4,10 +4,10 @@
  * active Messaging Trigger (`test/harness/triggerEngine.ts`), and the trigger resumes the waiting
  * execution over HTTP through n8n's signed waiting-webhook route.
  */
-import type { IConnections, IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { RECEIVED_NAME, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
-import { WaitingHarness } from '../../../harness/waitingEngine';
+import { RECEIVED_NAME, sandboxCredential } from '../../../harness/engine';
+import { WaitingHarness, askWorkflow } from '../../../harness/waitingEngine';
 import { TRIGGER_CUSTOMER, useTrigger } from '../../../harness/messagingTriggerNode';
 import { useSandbox } from '../../../harness/useSandbox';
 import { readChatWait } from '../../../../nodes/shared/chatWaits';
@@ -26,33 +26,13 @@ const QUESTION = 'Send the March price list to 1,200 customers?';
 const OTHER_PERSON = '6281300000003';
 
 /** Items → Messaging (Send and Wait, Reply in the Chat) → Received. */
-function chatWorkflow(parameters: INodeParameters = {}) {
-	const base = singleNodeWorkflow('messaging', {
-		resource: 'message',
-		operation: 'sendAndWait',
+const chatWorkflow = (parameters: INodeParameters = {}) =>
+	askWorkflow({
 		phone: `+${TRIGGER_CUSTOMER}`,
 		message: QUESTION,
 		responseBy: 'chatReply',
 		...parameters,
 	});
-	return {
-		nodes: [
-			...base.nodes,
-			{
-				id: '4',
-				name: RECEIVED_NAME,
-				type: 'test.received',
-				typeVersion: 1,
-				position: [600, 0] as [number, number],
-				parameters: {},
-			},
-		],
-		connections: {
-			...base.connections,
-			Node: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] },
-		} as IConnections,
-	};
-}
 
 const json = (items: INodeExecutionData[]) => items.map((item) => item.json);
 

@@ -13,20 +13,14 @@ import {
 } from 'n8n-core';
 import {
 	WAIT_INDEFINITELY,
-	type IConnections,
 	type IDataObject,
 	type INode,
 	type INodeExecutionData,
 	type INodeParameters,
 } from 'n8n-workflow';
 
-import {
-	RECEIVED_NAME,
-	sandboxCredential,
-	singleNodeWorkflow,
-	type WorkflowJson,
-} from '../../../harness/engine';
-import { WaitingHarness, pageForm } from '../../../harness/waitingEngine';
+import { RECEIVED_NAME, sandboxCredential, type WorkflowJson } from '../../../harness/engine';
+import { WaitingHarness, askWorkflow, pageForm } from '../../../harness/waitingEngine';
 import { PHONE, PHONE_PASTED } from '../../../harness/messagingNode';
 import { useSandbox } from '../../../harness/useSandbox';
 
@@ -45,11 +39,8 @@ function approvalWorkflow(
 	items: IDataObject[] = [{}],
 	settings: Partial<INode> = {},
 ): WorkflowJson {
-	const base = singleNodeWorkflow(
-		'messaging',
+	return askWorkflow(
 		{
-			resource: 'message',
-			operation: 'sendAndWait',
 			phone: PHONE_PASTED,
 			message: 'Send the March price list to 1,200 customers?',
 			...parameters,
@@ -57,23 +48,6 @@ function approvalWorkflow(
 		items,
 		settings,
 	);
-	return {
-		nodes: [
-			...base.nodes,
-			{
-				id: '4',
-				name: RECEIVED_NAME,
-				type: 'test.received',
-				typeVersion: 1,
-				position: [600, 0],
-				parameters: {},
-			},
-		],
-		connections: {
-			...base.connections,
-			Node: { main: [[{ node: RECEIVED_NAME, type: 'main', index: 0 }]] },
-		} as IConnections,
-	};
 }
 
 /** The links of the n-th message the sandbox recorded, by label. */
