@@ -142,15 +142,24 @@ export async function runAfterEvent(
 	eventItems: INodeExecutionData[],
 	parameters: INodeParameters,
 	settings: Partial<INode> = { typeVersion: 1 },
-	/** n8n's Retry of this failed execution of the same workflow. */
-	retryOf?: IRun,
+	{
+		retryOf,
+		between = false,
+	}: {
+		/** n8n's Retry of this failed execution of the same workflow. */
+		retryOf?: IRun;
+		/** A node between the event and the Messaging node: one item, paired to the event's. */
+		between?: boolean;
+	} = {},
 ): Promise<IRun> {
-	const { nodes, connections } = singleNodeWorkflow('messaging', parameters, [], settings);
+	const { nodes, connections } = singleNodeWorkflow('messaging', parameters, [{}], settings);
 	const event: INode = { ...nodes[0], name: 'Event', type: eventType, webhookId: 'event' };
 	const workflow = new Workflow({
 		id: 'event-workflow',
-		nodes: [event, nodes[2]],
-		connections: { Event: connections.Items },
+		nodes: between ? [event, nodes[1], nodes[2]] : [event, nodes[2]],
+		connections: between
+			? { Event: connections.Start, Items: connections.Items }
+			: { Event: connections.Items },
 		active: true,
 		nodeTypes,
 		settings: {},

@@ -8,25 +8,10 @@
 import { createHash } from 'crypto';
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import {
-	Workflow,
-	type INode,
-	type INodeExecutionData,
-	type INodeParameters,
-	type IRun,
-} from 'n8n-workflow';
+import type { INodeExecutionData, INodeParameters, IRun } from 'n8n-workflow';
 
 import { clock } from '../../../../nodes/shared/clock';
-import {
-	PACKAGE,
-	TestCredentialsHelper,
-	baseAdditionalData,
-	nodeTypes,
-	runFromNode,
-	runWorkflow,
-	sandboxCredential,
-	singleNodeWorkflow,
-} from '../../../harness/engine';
+import { PACKAGE, runWorkflow, sandboxCredential } from '../../../harness/engine';
 import {
 	PHONE,
 	loopWorkflow,
@@ -85,36 +70,6 @@ const webhookCall = (body: object, requestId: string): INodeExecutionData[] => [
 	},
 ];
 
-/** An event → a node between (fixed items, paired to the event's) → the Messaging node. */
-async function runThrough(
-	eventType: string,
-	eventItems: INodeExecutionData[],
-	parameters: INodeParameters,
-): Promise<IRun> {
-	const { nodes, connections } = singleNodeWorkflow('messaging', parameters, [{}]);
-	const event: INode = { ...nodes[0], name: 'Event', type: eventType };
-	const workflow = new Workflow({
-		id: 'event-workflow',
-		nodes: [event, nodes[1], nodes[2]],
-		connections: { Event: connections.Start, Items: connections.Items },
-		active: true,
-		nodeTypes,
-		settings: {},
-	});
-	const additionalData = baseAdditionalData(
-		new TestCredentialsHelper(sandboxCredential(sandbox.url)),
-	);
-	return await runFromNode(
-		workflow,
-		event,
-		[eventItems],
-		'trigger',
-		additionalData,
-		`through-${++throughRuns}`,
-	);
-}
-let throughRuns = 0;
-
 /** The items the real Messaging Trigger emitted for one inbound message. */
 async function inbound(text: string): Promise<INodeExecutionData[]> {
 	const { executions } = await trigger.deliver({ sender: TRIGGER_CUSTOMER, message: text });
@@ -134,7 +89,14 @@ const situations: Record<string, () => Promise<'yes' | 'no'>> = {
 		const first = await runAfterEvent(sandbox, SCHEDULE, scheduled(2), mappedSendText());
 		expect(first.data.resultData.error).toBeDefined();
 		sandbox.clearFaults();
-		const retry = await runAfterEvent(sandbox, SCHEDULE, [], mappedSendText(), {}, first);
+		const retry = await runAfterEvent(
+			sandbox,
+			SCHEDULE,
+			[],
+			mappedSendText(),
+			{},
+			{ retryOf: first },
+		);
 		expect(retry.data.resultData.error).toBeUndefined();
 		expect(texts()).toEqual(['Order 0 is ready', 'Order 1 is ready']);
 		return sandbox.ledger().filter((entry) => entry.text === 'Order 0 is ready').length > 1
@@ -385,9 +347,13 @@ describe('a chatbot and an alert with the same words', () => {
 		const remind = { ...alert, text: 'Time to take your pills' };
 		const start = Date.UTC(2026, 10, 23, 7);
 		jest.spyOn(clock, 'now').mockReturnValue(start);
-		await runThrough(SCHEDULE, [{ json: {} }], remind);
+		await runAfterEvent(sandbox, SCHEDULE, [{ json: {} }], remind, undefined, {
+			between: true,
+		});
 		jest.spyOn(clock, 'now').mockReturnValue(start + 4 * HOUR);
-		const second = await runThrough(SCHEDULE, [{ json: {} }], remind);
+		const second = await runAfterEvent(sandbox, SCHEDULE, [{ json: {} }], remind, undefined, {
+			between: true,
+		});
 		expect(outputOf(second)[0].json.sent).toBe(true);
 		expect(sent()).toBe(2);
 	});
