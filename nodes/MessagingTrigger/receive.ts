@@ -218,7 +218,8 @@ async function readJsonBody(
 	const charset = declared ?? 'utf-8';
 	let text: string;
 	try {
-		text = new TextDecoder(charset).decode(req.rawBody).replace(/^\uFEFF/, '');
+		// A byte-order mark is dropped by the decoder itself.
+		text = new TextDecoder(charset).decode(req.rawBody);
 	} catch {
 		return {
 			problem: `The body declares the charset ${shown(charset)}, which cannot be read; send UTF-8`,

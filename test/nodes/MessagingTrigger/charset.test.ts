@@ -43,6 +43,28 @@ describe('Messaging Trigger', () => {
 		});
 	});
 
+	it.each([
+		'application/octet-stream;charset=latin1',
+		'application/octet-stream; Charset = "latin1"',
+	])('the charset however the header spaces or quotes it (%s)', async (contentType) => {
+		const { executions } = await trigger.deliver({
+			sender: CUSTOMER,
+			message: 'Olá, São Paulo',
+			charset: 'latin1',
+			headers: { 'content-type': contentType },
+		});
+		expect(executions[0].receivedItems[0].json.text).toBe('Olá, São Paulo');
+	});
+
+	it('a UTF-8 body that begins with a byte-order mark is read, the mark dropped', async () => {
+		const { answer, executions } = await trigger.deliver({
+			rawBody: `\uFEFF${JSON.stringify({ params: { sender: CUSTOMER, message: 'Hi' } })}`,
+			headers: { 'content-type': 'application/octet-stream' },
+		});
+		expect(answer.status).toBe(200);
+		expect(executions[0].receivedItems[0].json).toMatchObject({ sender: CUSTOMER, text: 'Hi' });
+	});
+
 	it('a UTF-16 body', async () => {
 		const { executions } = await trigger.deliver({
 			sender: CUSTOMER,
