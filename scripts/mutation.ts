@@ -61,7 +61,8 @@ export const MODULES: Record<string, { mutate: string[]; tests: string[] }> = {
 	},
 	trigger: {
 		mutate: ['nodes/MessagingTrigger/receive.ts'],
-		tests: ['test/nodes/MessagingTrigger/'],
+		// The chat tests reach its resume of a waiting Send and Wait.
+		tests: ['test/nodes/MessagingTrigger/', 'test/nodes/Messaging/message/sendAndWait.chat'],
 	},
 };
 
