@@ -92,6 +92,36 @@ describe('a new trigger verifies with a generated secret, with no setup', () => 
 		expectNoSecret('static data', trigger.staticData(), [secret]);
 	});
 
+	it('with its kept hash lost, the secret is derived again: the gateway still gets in, a stranger does not', async () => {
+		const trigger = await harness();
+		await trigger.activate();
+		const secret = tokenOf(accountWebhook());
+		const registration = trigger.nodeStaticData().registration as Record<string, unknown>;
+		delete registration.secretSha256;
+		const deliver = async (message: string) =>
+			(await sandbox.deliverIncoming({ sender: CUSTOMER, message })).status;
+		expect(await deliver('hash lost')).toBe(200);
+		// The whole record lost: the number comes from the node's Account Number.
+		delete trigger.nodeStaticData().registration;
+		expect(await deliver('record lost')).toBe(200);
+		const wrong = await post(`${trigger.productionUrl}?token=${secret.slice(0, -1)}x`);
+		expect(wrong).toMatchObject({ status: 401 });
+		await trigger.settled();
+		expect(trigger.executions.map((run) => run.receivedItems[0].json.text)).toEqual([
+			'hash lost',
+			'record lost',
+		]);
+		// No number to derive it from either: refused, saying what to do (not a crash).
+		trigger.setParameters({ accountNumber: '' });
+		expect(await post(`${trigger.productionUrl}?token=${secret}`)).toEqual({
+			status: 401,
+			json: {
+				received: false,
+				error: expect.stringMatching(/does not hold the generated secret; publish/),
+			},
+		});
+	});
+
 	it('gives each trigger its own secret, and n8n restarting re-registers nothing', async () => {
 		const first = await harness();
 		await first.activate();
