@@ -141,6 +141,29 @@ describe('Send and Wait: Reply in the Chat, approval', () => {
 		expect((await reply('1')).json.resumed).toBe(execution.id);
 	});
 
+	it('"1" written by the person in a group, or as a picture\'s caption, is no answer', async () => {
+		const execution = await ask();
+		const inGroup = await trigger.deliver({
+			sender: '120363025246125486@g.us',
+			author: `${TRIGGER_CUSTOMER}@c.us`,
+			message: '1',
+		});
+		const picture = await trigger.deliver({
+			sender: TRIGGER_CUSTOMER,
+			type: 'image',
+			message: '1',
+			fileBase64: Buffer.from('not really a picture').toString('base64'),
+			mimeType: 'image/png',
+		});
+		for (const other of [inGroup, picture]) {
+			expect(other.json.resumed).toBeUndefined();
+			expect(other.executions).toHaveLength(1);
+		}
+		expect(waiting.execution(execution.id).status).toBe('waiting');
+		expect(reasks()).toHaveLength(0);
+		expect((await reply('1')).json.resumed).toBe(execution.id);
+	});
+
 	it("the wait's limit passes without a reply; a later reply starts the trigger's workflow", async () => {
 		const execution = await ask({ limitWaitTime: true, resumeAmount: 1, resumeUnit: 'hours' });
 		const ended = await waiting.timeOut(execution.id);
