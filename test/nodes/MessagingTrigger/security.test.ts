@@ -4,6 +4,7 @@
  * trigger, its defaults, putting back a previous webhook without
  * keeping its secret, and skipping repeated deliveries of one message.
  */
+import { BinaryDataService } from 'n8n-core';
 import { request } from 'undici';
 
 import { expectNoSecret } from '../../harness/hostile';
@@ -240,6 +241,26 @@ describe('Skip Repeated Deliveries', () => {
 			ignored: 'repeated delivery of a message already received',
 			messageId: uuid,
 		});
+		expect(trigger.executions).toHaveLength(1);
+	});
+
+	it("a message whose file n8n cannot store is not taken: the gateway's retry starts the workflow", async () => {
+		const trigger = await harness();
+		await trigger.activate();
+		const image = {
+			uuid,
+			type: 'image',
+			fileBase64: Buffer.from('a picture').toString('base64'),
+			mimeType: 'image/png',
+		};
+		jest
+			.spyOn(BinaryDataService.prototype, 'store')
+			.mockRejectedValueOnce(new Error('ENOSPC: no space left on device'));
+		const first = await sandbox.deliverIncoming(image);
+		expect(first.status).toBeGreaterThanOrEqual(500);
+		const retry = await sandbox.deliverIncoming(image);
+		await trigger.settled();
+		expect(JSON.parse(retry.body)).toEqual({ received: true, messageId: uuid });
 		expect(trigger.executions).toHaveLength(1);
 	});
 
