@@ -4,6 +4,7 @@
  * processes (main and an `n8n webhook` process behind a load balancer), a restart, and an
  * unreachable Redis.
  */
+import { BinaryDataService } from 'n8n-core';
 import { request } from 'undici';
 
 import { useTriggerHarnesses } from '../../harness/messagingTriggerNode';
@@ -87,6 +88,32 @@ it('with Redis unreachable a delivery is refused (503, the gateway tries again) 
 		await redis.start();
 	}
 	expect((await post(main.productionUrl, uuid)).json).toEqual({ received: true, messageId: uuid });
+	await main.settled();
+	expect(main.executions).toHaveLength(1);
+});
+
+it("a message whose file n8n cannot store gives its id back in Redis: the gateway's retry starts the workflow", async () => {
+	const { main } = await twoProcesses();
+	const image = {
+		params: {
+			uuid,
+			type: 'image',
+			sender: '6281300000002',
+			body: `data:image/png;base64,${Buffer.from('a picture').toString('base64')}`,
+		},
+	};
+	const deliver = async () =>
+		await request(main.productionUrl, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(image),
+		});
+	jest
+		.spyOn(BinaryDataService.prototype, 'store')
+		.mockRejectedValueOnce(new Error('ENOSPC: no space left on device'));
+	expect((await deliver()).statusCode).toBeGreaterThanOrEqual(500);
+	expect(await queue.redis().cli('--scan', '--pattern', '*')).toBe('');
+	expect((await deliver()).statusCode).toBe(200);
 	await main.settled();
 	expect(main.executions).toHaveLength(1);
 });
