@@ -8,13 +8,26 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 
 import { RECEIVED_NAME, sandboxCredential } from '../../../harness/engine';
 import { WaitingHarness, askWorkflow } from '../../../harness/waitingEngine';
-import { TRIGGER_CUSTOMER, useTrigger } from '../../../harness/messagingTriggerNode';
+import {
+	TRIGGER_CUSTOMER,
+	useTrigger,
+	useTriggerHarnesses,
+} from '../../../harness/messagingTriggerNode';
 import { useSandbox } from '../../../harness/useSandbox';
+import { DEFAULT_ACCOUNTS } from '../../../../sandbox/state';
 import { readChatWait } from '../../../../nodes/shared/chatWaits';
 import { parseCredentials } from '../../../../nodes/shared/transport';
 
-const sandbox = useSandbox();
+// A second account of the same gateway, with a trigger of its own in one test.
+const SECOND = { clientId: 'second-client', clientSecret: 'second-secret' };
+const sandbox = useSandbox({
+	accounts: [
+		...DEFAULT_ACCOUNTS,
+		{ ...SECOND, status: 'authenticated', whatsappNumber: '6281100000009' },
+	],
+});
 const trigger = useTrigger(sandbox);
+const otherTriggers = useTriggerHarnesses(sandbox);
 let waiting: WaitingHarness;
 beforeAll(async () => {
 	waiting = await WaitingHarness.start(sandboxCredential(sandbox.url));
@@ -161,6 +174,25 @@ describe('Send and Wait: Reply in the Chat, approval', () => {
 		}
 		expect(waiting.execution(execution.id).status).toBe('waiting');
 		expect(reasks()).toHaveLength(0);
+		expect((await reply('1')).json.resumed).toBe(execution.id);
+	});
+
+	it('the person\'s "1" to another account of the gateway answers nothing of this account', async () => {
+		const execution = await ask();
+		const second = await otherTriggers(
+			{ accountNumber: '6281100000009' },
+			{ credentials: sandboxCredential(sandbox.url, SECOND) },
+		);
+		await second.activate();
+		const toSecond = await trigger.deliver({
+			clientId: SECOND.clientId,
+			sender: TRIGGER_CUSTOMER,
+			message: '1',
+		});
+		await second.settled();
+		expect(toSecond.json.resumed).toBeUndefined();
+		expect(second.executions).toHaveLength(1);
+		expect(waiting.execution(execution.id).status).toBe('waiting');
 		expect((await reply('1')).json.resumed).toBe(execution.id);
 	});
 
