@@ -68,7 +68,8 @@ export const MODULES: Record<string, { mutate: string[]; tests: string[] }> = {
 
 const args = process.argv.slice(2);
 // Flags go to Stryker: `--force` tests every mutant again. An incremental run has reported as
-// surviving mutants that a fresh run kills, so scores for the record come from `--force`.
+// surviving mutants that a fresh run kills, so scores for the record come from `--force`. A flag
+// with a value is written as one word (`--concurrency=1`).
 const flags = args.filter((arg) => arg.startsWith('--'));
 const asked = args.filter((arg) => !arg.startsWith('--'));
 const unknown = asked.filter((name) => !(name in MODULES));
