@@ -22,6 +22,7 @@ import { useSandbox } from '../../../harness/useSandbox';
 import { sendOptions } from '../../../harness/sendOptions';
 import { useVirtualTime } from '../../../harness/virtualTime';
 import { MemoryTable } from '../../../../nodes/shared/store';
+import { ApiClient } from '../../../../nodes/shared/transport';
 
 const sandbox = useSandbox();
 // Version 2's pacing (2–6 s between messages) stays on: its waits take virtual time.
@@ -321,6 +322,31 @@ describe('the window', () => {
 		expect((await runAt(start + 7 * HOUR)).output('Node')[0].json.skipped).toBe(true);
 		MemoryTable.forgetAll();
 		expect((await runAt(start + 16 * HOUR)).output('Node')[0].json.sent).toBe(true);
+	});
+});
+
+describe('a failure the package does not know', () => {
+	afterEach(() => jest.restoreAllMocks());
+
+	it('after the request (a fault of ours): the message may have left, so the next run skips it', async () => {
+		const call = ApiClient.prototype.call;
+		jest.spyOn(ApiClient.prototype, 'call').mockImplementationOnce(async function (
+			this: ApiClient,
+			...args
+		) {
+			await call.apply(this, args);
+			throw new TypeError('a fault after the answer');
+		});
+		const first = await runMessaging(sandbox, mappedSendText(), orderItems(2), {
+			onError: 'continueRegularOutput',
+		});
+		expect(json(first.output('Node')).map((item) => item.error ?? 'sent')).toEqual([
+			expect.stringContaining('a fault after the answer'),
+			'sent',
+		]);
+		const second = await runMessaging(sandbox, mappedSendText(), orderItems(2));
+		expect(json(second.output('Node'))[0].reason).toContain('may have been delivered by execution');
+		expect(Object.values(counts())).toEqual([1, 1]);
 	});
 });
 
