@@ -4,6 +4,7 @@
  * that reads the body as n8n does, and accepted messages run the workflow in WorkflowExecute.
  */
 import { randomBytes } from 'crypto';
+import { Readable } from 'stream';
 import { request } from 'undici';
 
 import { startSandbox } from '../../../sandbox/server';
@@ -307,6 +308,39 @@ describe('bodies that start nothing', () => {
 		expect(executions).toHaveLength(0);
 	});
 
+	it('a body of white space only: 400, empty', async () => {
+		// Sent as text: n8n answers a JSON body it cannot parse itself (422).
+		const { answer, executions } = await deliver({
+			rawBody: ' \n\t ',
+			headers: { 'content-type': 'text/plain' },
+		});
+		expect(answer.status).toBe(400);
+		expect(JSON.parse(answer.body).error).toBe('The body is empty; a JSON object was expected');
+		expect(executions).toHaveLength(0);
+	});
+
+	it('a body over the node limit sent in chunks (no content-length): 400 once it is read', async () => {
+		await activate({
+			verification: 'querySecret',
+			sharedSecret: 'qu3ry-secret',
+			options: { maxBodySizeMb: 1 },
+		});
+		const body = JSON.stringify({ params: { message: 'x'.repeat(1_200_000) } });
+		const answer = await request(`${trigger.productionUrl}?token=qu3ry-secret`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: Readable.from([Buffer.from(body)]),
+		});
+		expect(answer.statusCode).toBe(400);
+		expect(await answer.body.json()).toEqual({
+			received: false,
+			error: expect.stringMatching(/larger than the limit of 1 MB/),
+		});
+		await trigger.settled();
+		expect(trigger.executions).toHaveLength(0);
+		await activate();
+	});
+
 	it('a body over the node limit: 400', async () => {
 		await activate({ options: { maxBodySizeMb: 1 } });
 		const { answer, json, executions } = await deliver({
@@ -437,7 +471,7 @@ describe('verification', () => {
 		).toBe(200);
 	});
 
-	it('shared secret in the query: the registered URL carries it; without it or wrong is 401', async () => {
+	it('shared secret in the query: the registered URL carries it; without it, wrong or twice is 401', async () => {
 		await activate({ verification: 'querySecret', sharedSecret: 'qu3ry-secret' });
 
 		const right = await deliver({ message: 'via registered URL' });
@@ -448,6 +482,17 @@ describe('verification', () => {
 		const wrong = await deliver({ message: 'x', query: { token: 'guess' } });
 		expect(wrong.answer.status).toBe(401);
 		expect(wrong.json.error).toBe('The query parameter "token" does not hold the shared secret');
+
+		const twice = await request(`${trigger.productionUrl}?token=qu3ry-secret&token=qu3ry-secret`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ params: { message: 'token twice' } }),
+		});
+		expect(twice.statusCode).toBe(401);
+		expect(await twice.body.json()).toEqual({
+			received: false,
+			error: 'The query parameter "token" must appear once',
+		});
 
 		const bare = await request(trigger.productionUrl, {
 			method: 'POST',
