@@ -295,7 +295,7 @@ export class Repeats {
 	/** The run's hints: where the claims are kept, what was skipped, what could not be given back. */
 	async finish(): Promise<void> {
 		const { ctx } = this.run;
-		await this.claims.finish().catch(() => this.notGivenBack++);
+		this.notGivenBack += await this.claims.finish();
 		const n = this.notGivenBack;
 		if (n > 0)
 			hint(

@@ -162,15 +162,21 @@ export class SendClaims {
 		else settleInMemory(this.memoryKey(key), this.owner, settlement, (at) => this.expiresAt(at));
 	}
 
-	/** At the end of the run: what it recorded in the store and did not send is removed again. */
-	async finish(): Promise<void> {
+	/**
+	 * At the end of the run: what it recorded in the store and did not send is removed again. The
+	 * number of messages the store could not give back, so that the run can warn of each.
+	 */
+	async finish(): Promise<number> {
 		const store = this.store;
 		await this.recording;
-		const unsent = [...this.recorded]
-			.filter(([key]) => !this.kept.has(key))
-			.flatMap(([, entries]) => entries);
+		const unsent = [...this.recorded].filter(([key]) => !this.kept.has(key));
 		for (const key of this.recorded.keys()) this.forget(key);
-		if (store && unsent.length) await withLock(this.scope, async () => await store.remove(unsent));
+		if (!store || unsent.length === 0) return 0;
+		const entries = unsent.flatMap(([, added]) => added);
+		return await withLock(this.scope, async () => await store.remove(entries)).then(
+			() => 0,
+			() => unsent.length,
+		);
 	}
 
 	private forget(key: string): void {

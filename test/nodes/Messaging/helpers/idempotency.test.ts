@@ -111,6 +111,91 @@ describe("n8n's Retry of a stopped run", () => {
 	});
 });
 
+describe('what a stopped run says a re-run does, and what the hints say', () => {
+	const rerun = (what: string) =>
+		`Running the same input again within 8 h (n8n's Retry, a re-run) ${what}: Skip Repeats Within.`;
+	const hintsOf = (run: Awaited<ReturnType<typeof runMessaging>>) =>
+		(run.run.data.resultData.runData.Node[0].hints ?? []).map((hint) => hint.message);
+	/** The executions the skipped items name, in item order. */
+	const earlierExecutions = (run: Awaited<ReturnType<typeof runMessaging>>) =>
+		json(run.output('Node'))
+			.filter((item) => item.skipped)
+			.map((item) => (item.earlierSend as { executionId: string }).executionId);
+
+	it('a last item that may have been delivered: the re-run sends nothing', async () => {
+		sandbox.addFaults([{ kind: 'dropAfterProcessing', match: { rpcMethod: 'sendMessage' } }]);
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(1));
+		expect(run.error?.description).toContain(
+			rerun('skips item 0 (may have been delivered: check the recipient), and sends nothing'),
+		);
+	});
+
+	it('a first item the gateway refused: the re-run skips nothing and sends every item', async () => {
+		sandbox.addFaults([{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, times: 1 }]);
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2));
+		expect(run.error?.description).toContain(rerun('skips nothing and sends items 0–1'));
+	});
+
+	it('a re-run that stops: what it skipped as sent before is skipped again', async () => {
+		await runMessaging(sandbox, mappedSendText(), orderItems(1));
+		sandbox.addFaults([{ kind: 'dropAfterProcessing', match: { rpcMethod: 'sendMessage' } }]);
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2));
+		expect(run.error?.description).toContain(
+			rerun(
+				'skips item 0 (sent before), item 1 (may have been delivered: check the recipient), and sends nothing',
+			),
+		);
+	});
+
+	it('two messages whose claims cannot be given back: the warning counts them', async () => {
+		sandbox.addFaults([
+			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 2 },
+		]);
+		const running = runMessaging(sandbox, mappedSendText(), orderItems(3), {
+			onError: 'continueRegularOutput',
+		});
+		while (sends().length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+		processedItems.failing = [new Error('database is locked'), new Error('database is locked')];
+		expect(hintsOf(await running)).toContain(
+			'2 messages not sent in this run could not be given back: a Retry within 8 h skips them as if sent.',
+		);
+	});
+
+	it('one message, a repeat: the hint speaks of it, not of all of them', async () => {
+		await runMessaging(sandbox, mappedSendText(), orderItems(1));
+		const again = await runMessaging(sandbox, mappedSendText(), orderItems(1));
+		const [first] = earlierExecutions(again);
+		expect(hintsOf(again)).toContain(
+			`Nothing was sent: the message is a repeat of messages sent by execution ${first}, within 8 h (Options → Skip Repeats Within), so it was not sent again. Each item says when it was sent. To send again on purpose, give each event its own Idempotency Key or set Skip Repeats Within to 0.`,
+		);
+	});
+
+	it('repeats of two executions: the hint names both', async () => {
+		await runMessaging(sandbox, mappedSendText(), orderItems(1));
+		await runMessaging(sandbox, mappedSendText(), orderItems(1, 1));
+		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3));
+		const [first, second] = earlierExecutions(again);
+		expect(first).not.toBe(second);
+		expect(hintsOf(again)).toContain(
+			`2 of 3 messages were not sent again: repeats of messages sent by executions ${first} and ${second}, within 8 h (Options → Skip Repeats Within). Each skipped item says when.`,
+		);
+	});
+
+	it("Retry On Fail: the hint names the execution's earlier try, not another execution", async () => {
+		sandbox.addFaults([
+			{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, skip: 1, times: 1 },
+		]);
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2), {
+			retryOnFail: true,
+			maxTries: 2,
+			waitBetweenTries: 0,
+		});
+		expect(hintsOf(run)).toContain(
+			'1 of 2 messages were not sent again: repeats of an earlier try of this execution (Retry On Fail), within 8 h (Options → Skip Repeats Within). Each skipped item says when.',
+		);
+	});
+});
+
 /** A schedule's firing split into items: every item comes from the one event. */
 async function runFromOneEvent(parameters: INodeParameters, items: object[]) {
 	const workflow = singleNodeWorkflow('messaging', parameters, items as INodeExecutionData[]);

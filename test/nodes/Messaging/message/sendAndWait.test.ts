@@ -526,6 +526,20 @@ describe('Send and Wait: Skip Repeats Within (version 2)', () => {
 		expect(run.run.data.resultData.error?.message).toBe(
 			'Not asked again: item 0 of this run asks the same (Skip Repeats Within 8 h) [item 1]',
 		);
+		expect(run.run.data.resultData.error?.description).toContain(
+			'Only one of two equal questions can be answered.',
+		);
+		expect(sandbox.ledger()).toEqual([]);
+	});
+
+	it('one Idempotency Key for two different questions is refused as the key, not as a repeat', async () => {
+		const question = { message: '={{ $json.question }}', options: { idempotencyKey: 'approval' } };
+		const rows = [{ question: 'Approve invoice 7?' }, { question: 'Approve invoice 8?' }];
+		const run = await harness.run(approvalWorkflow(question, rows, { typeVersion: 1 }));
+		expect(run.status).toBe('error');
+		expect(run.run.data.resultData.error?.message).toMatch(
+			/^Field "Options → Idempotency Key" is "approval" for every item, and item 0 sends another message to the same number.*\[item 1\]$/,
+		);
 		expect(sandbox.ledger()).toEqual([]);
 	});
 
