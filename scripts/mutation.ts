@@ -13,6 +13,7 @@ const ROOT = join(__dirname, '..');
 const REPEAT_TESTS = [
 	'test/nodes/Messaging/helpers/idempotency.test.ts',
 	'test/nodes/Messaging/helpers/repeats.test.ts',
+	'test/nodes/Messaging/helpers/sending.test.ts',
 	'test/nodes/Messaging/shapes.test.ts',
 	'test/nodes/Messaging/message/sendAndWait.test.ts',
 	'test/nodes/Messaging/helpers/idempotency.queue.test.ts',

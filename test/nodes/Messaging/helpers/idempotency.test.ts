@@ -6,10 +6,20 @@
  * sent is held back. Version 2's pacing is on in every test (a send that waits its turn is never
  * sent twice or lost), on a virtual clock.
  */
+import { randomBytes } from 'crypto';
+import { mkdtempSync, rmSync } from 'fs';
 import type { INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import { tmpdir } from 'os';
+import { join } from 'path';
 
 import { clock } from '../../../../nodes/shared/clock';
-import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
+import {
+	runWorkflow,
+	sandboxCredential,
+	setBinaryDataMode,
+	singleNodeWorkflow,
+	storeBinary,
+} from '../../../harness/engine';
 import {
 	PHONE,
 	apiRequests,
@@ -553,7 +563,13 @@ describe("when n8n's store cannot be used", () => {
 				error: expect.stringMatching(
 					/^Not sent: Skip Repeats Within could not check whether this message was already sent: n8n's processed-items store \(its database\) failed: database is locked \[item 0\]$/,
 				),
-				details: expect.objectContaining({ kind: 'not-attempted', notAttempted: true }),
+				details: expect.objectContaining({
+					kind: 'not-attempted',
+					notAttempted: true,
+					description: expect.stringMatching(
+						/^Check that n8n reaches its database \(and, in queue mode, its Redis\), or set Skip Repeats Within to 0 to send without this check\. /,
+					),
+				}),
 			},
 			expect.objectContaining({ error: expect.stringContaining('[item 1]') }),
 		]);
@@ -715,6 +731,36 @@ describe('Send File', () => {
 		);
 		expect(again.output('Node')[0].json.skipped).toBe(true);
 		expect(sandbox.ledger()).toHaveLength(1);
+	});
+
+	it('the same file from a base64 text and from a file n8n keeps on disk is the same message', async () => {
+		// Larger than one piece of the base64 digest: the pieces and the stream must hash alike.
+		const report = randomBytes(300 * 1024);
+		const storagePath = mkdtempSync(join(tmpdir(), 'messaging-repeats-'));
+		try {
+			await setBinaryDataMode('filesystem', storagePath);
+			const binary = await storeBinary(report, { fileName: 'report.pdf' });
+			expect(binary.id).toBeDefined();
+			const fromText = await runMessaging(sandbox, {
+				resource: 'message',
+				operation: 'sendFile',
+				phone: PHONE,
+				fileSource: 'base64',
+				fileContent: report.toString('base64'),
+				fileFields: { fileName: 'report.pdf' },
+			});
+			expect(fromText.output('Node')[0].json.sent).toBe(true);
+			const fromDisk = await runMessaging(
+				sandbox,
+				{ resource: 'message', operation: 'sendFile', phone: PHONE, fileSource: 'binary' },
+				[{ json: {}, binary: { data: binary } }],
+			);
+			expect(fromDisk.output('Node')[0].json.skipped).toBe(true);
+			expect(sandbox.ledger()).toHaveLength(1);
+		} finally {
+			await setBinaryDataMode('memory');
+			rmSync(storagePath, { recursive: true, force: true });
+		}
 	});
 
 	it('one event, two files to one number: both are sent', async () => {

@@ -82,7 +82,20 @@ describe('Stop at the Usage Limit', () => {
 		);
 		expect(run.error?.message).toContain('[item 2]');
 		expect(run.error?.description).toMatch(/Completed before the stop: (items )?0–1/);
+		expect(run.error?.description).toContain(
+			"Running the same input again within 8 h (n8n's Retry, a re-run) skips items 0–1 (sent) and sends items 2–3: Skip Repeats Within.",
+		);
 		expect(sandbox.ledger()).toHaveLength(2);
+		// Kept back without a request, its claim was given back: once the limit allows, it is sent.
+		sandbox.setUsage({ limit: 20, used: 10 });
+		const again = await runMessaging(sandbox, sendText(), items(4));
+		expect(again.error).toBeUndefined();
+		expect(sandbox.ledger().map((entry) => entry.text)).toEqual([
+			'Message 0',
+			'Message 1',
+			'Message 2',
+			'Message 3',
+		]);
 	});
 
 	it('with Parallel Requests the count holds: exactly the remaining number is sent', async () => {
