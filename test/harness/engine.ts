@@ -68,7 +68,8 @@ class ManualTrigger implements INodeType {
 
 /**
  * Emits the items given in its `items` parameter (JSON array), so a test can feed any input.
- * Binary items: `{ "json": {...}, "binary": {...} }` entries are passed through as they are.
+ * Binary items: `{ "json": {...}, "binary": {...} }` entries are passed through as they are, paired
+ * to the first input item unless they give `pairedItem` (null: none).
  */
 class TestItems implements INodeType {
 	description = {
@@ -91,11 +92,15 @@ class TestItems implements INodeType {
 			IDataObject | INodeExecutionData
 		>;
 		return [
-			list.map((entry) =>
-				'json' in entry && typeof entry.json === 'object'
-					? { ...(entry as INodeExecutionData), pairedItem: { item: 0 } }
-					: { json: entry as IDataObject, pairedItem: { item: 0 } },
-			),
+			list.map((entry) => {
+				if (!('json' in entry && typeof entry.json === 'object'))
+					return { json: entry as IDataObject, pairedItem: { item: 0 } };
+				// An entry that names its pairing keeps it; null stands for none (a node that drops it).
+				if (!('pairedItem' in entry))
+					return { ...(entry as INodeExecutionData), pairedItem: { item: 0 } };
+				const { pairedItem, ...rest } = entry as INodeExecutionData;
+				return pairedItem === null ? rest : { ...rest, pairedItem };
+			}),
 		];
 	}
 }

@@ -148,18 +148,28 @@ export async function runAfterEvent(
 	}: {
 		/** n8n's Retry of this failed execution of the same workflow. */
 		retryOf?: IRun;
-		/** A node between the event and the Messaging node: one item, paired to the event's. */
-		between?: boolean;
+		/**
+		 * A node between the event and the Messaging node: one item, paired to the event's; or the
+		 * items it emits, as `test.items` takes them.
+		 */
+		between?: boolean | INodeExecutionData[];
 	} = {},
 ): Promise<IRun> {
-	const { nodes, connections } = singleNodeWorkflow('messaging', parameters, [{}], settings);
+	const betweenItems = Array.isArray(between) ? between : [{}];
+	const { nodes, connections } = singleNodeWorkflow(
+		'messaging',
+		parameters,
+		betweenItems,
+		settings,
+	);
 	const event: INode = { ...nodes[0], name: 'Event', type: eventType, webhookId: 'event' };
 	const workflow = new Workflow({
 		id: 'event-workflow',
-		nodes: between ? [event, nodes[1], nodes[2]] : [event, nodes[2]],
-		connections: between
-			? { Event: connections.Start, Items: connections.Items }
-			: { Event: connections.Items },
+		nodes: between !== false ? [event, nodes[1], nodes[2]] : [event, nodes[2]],
+		connections:
+			between !== false
+				? { Event: connections.Start, Items: connections.Items }
+				: { Event: connections.Items },
 		active: true,
 		nodeTypes,
 		settings: {},

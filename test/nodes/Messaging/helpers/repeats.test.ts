@@ -350,6 +350,47 @@ describe('a chatbot and an alert with the same words', () => {
 		expect(sent()).toBe(2);
 	});
 
+	it('two webhook calls that differ only in a number are two events', async () => {
+		const ring = { ...alert, text: 'A new order came in' };
+		await runAfterEvent(sandbox, WEBHOOK, webhookCall({ orderId: 41 }, 'first'), ring);
+		await runAfterEvent(sandbox, WEBHOOK, webhookCall({ orderId: 42 }, 'next'), ring);
+		expect(sent()).toBe(2);
+	});
+
+	describe('a node between the schedule and the send, and what its items say of their pairing', () => {
+		const remind = { ...alert, text: '={{ $json.text }}' };
+		const start = Date.UTC(2026, 10, 23, 7);
+		/** Two firings, four hours apart, each read through a node that emits `emitted`. */
+		const fireTwice = async (emitted: object[]) => {
+			const runs = [];
+			for (const at of [start, start + 4 * HOUR]) {
+				jest.spyOn(clock, 'now').mockReturnValue(at);
+				const event = [{ json: { firing: 'a' } }, { json: { firing: 'b' } }];
+				const between = emitted as INodeExecutionData[];
+				runs.push(await runAfterEvent(sandbox, SCHEDULE, event, remind, undefined, { between }));
+			}
+			return runs.map((run) => outputOf(run).map((item) => item.json));
+		};
+		const pill = (text: string, pairedItem: unknown) => ({ json: { text }, pairedItem });
+
+		it('pairing written as a number is followed: each firing is its own event', async () => {
+			const [first, second] = await fireTwice([pill('Take your pills', 1)]);
+			expect([...first, ...second].map((json) => json.sent)).toEqual([true, true]);
+		});
+
+		it.each([
+			// Three items from two: n8n cannot pair them itself.
+			['no pairing', [null, null, null]],
+			['a pairing to an item that is not there', [{ item: 5 }]],
+		])('%s: the lineage is lost, so the words alone make the message', async (_shape, paired) => {
+			const emitted = paired.map((pairedItem, i) => pill(`Take pill ${i}`, pairedItem));
+			const [first, second] = await fireTwice(emitted);
+			expect(first.map((json) => json.sent)).toEqual(paired.map(() => true));
+			expect(second.map((json) => json.skipped)).toEqual(paired.map(() => true));
+			expect(sent()).toBe(paired.length);
+		});
+	});
+
 	it('text that differs only in Unicode form or surrounding white space is the same message', async () => {
 		const typed = (text: string) => ({
 			resource: 'message',
