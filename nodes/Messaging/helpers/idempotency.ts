@@ -85,7 +85,6 @@ export class Repeats {
 	private readonly causes: Causes;
 	private readonly claims: SendClaims;
 	private known: Promise<Map<number, Repeat>> | undefined;
-	private readonly taken = new Set<number>();
 	private readonly outcome = new Map<number, 'sent' | 'skipped' | 'maybe' | 'refused'>();
 	private readonly skippedFor = new Set<string>();
 	private notGivenBack = 0;
@@ -126,22 +125,20 @@ export class Repeats {
 
 	/** Just before the request: the output of a repeat found only now, else undefined. */
 	async take(itemIndex: number): Promise<INodeExecutionData | undefined> {
-		const send = this.sends.get(itemIndex);
-		if (!send) return undefined;
 		let holder: Holder | undefined;
 		try {
-			holder = await this.claims.take(send.key);
+			holder = await this.claims.take(this.sends.get(itemIndex)!.key);
 		} catch (error) {
 			throw notAttempted(this.run, itemIndex, error);
 		}
-		if (holder) return this.skip(itemIndex, { holder });
-		this.taken.add(itemIndex);
-		return undefined;
+		return holder && this.skip(itemIndex, { holder });
 	}
 
-	/** What was sent or may have been delivered stays claimed; the rest is given back. */
+	/**
+	 * Once `take` holds the claim: what was sent or may have been delivered stays claimed, the rest
+	 * is given back.
+	 */
 	async settle(itemIndex: number, failure?: { error: unknown }): Promise<void> {
-		if (!this.taken.delete(itemIndex)) return;
 		const settlement = !failure
 			? 'sent'
 			: mayHaveBeenDelivered(failure.error)
@@ -394,7 +391,6 @@ function notAttempted(
 	itemIndex: number,
 	error: unknown,
 ): NotAttemptedError {
-	if (error instanceof NotAttemptedError) return error;
 	const reason = error instanceof Error ? error.message : String(error);
 	return new NotAttemptedError(
 		run.node,

@@ -22,7 +22,9 @@ import {
 import { RECEIVED_NAME, sandboxCredential, type WorkflowJson } from '../../../harness/engine';
 import { WaitingHarness, askWorkflow, pageForm } from '../../../harness/waitingEngine';
 import { PHONE, PHONE_PASTED } from '../../../harness/messagingNode';
+import { processedItems } from '../../../harness/processedItems';
 import { useSandbox } from '../../../harness/useSandbox';
+import { MemoryTable } from '../../../../nodes/shared/store';
 
 const sandbox = useSandbox();
 let harness: WaitingHarness;
@@ -558,6 +560,42 @@ describe('Send and Wait: Skip Repeats Within (version 2)', () => {
 		expect(sandbox.ledger().map((entry) => entry.text?.split('\n')[0])).toEqual([
 			'Approve invoice 8?',
 		]);
+	});
+
+	it('after a restart, a repeated question names no execution: the store keeps none', async () => {
+		await harness.run(approvalWorkflow({}, [{}], { typeVersion: 1 }));
+		MemoryTable.forgetAll();
+		const again = await harness.run(approvalWorkflow({}, [{}], { typeVersion: 1 }));
+		const { message, description } = again.run.data.resultData.error as {
+			message: string;
+			description: string;
+		};
+		expect(message).toMatch(
+			/^Not asked again: the same question was sent by an earlier execution, not before \S+Z \(n8n's database holds it\)/,
+		);
+		expect(description).toContain(
+			"The person's answer (or the wait's time limit) resumes an earlier execution, the one that asked: see it for the answer.",
+		);
+		expect(sandbox.ledger()).toHaveLength(1);
+	});
+
+	it("when n8n's store cannot be used, no question is asked, and the error names every item", async () => {
+		processedItems.failing = [new Error('database is locked'), new Error('database is locked')];
+		const rows = [{ question: 'Approve invoice 11?' }, { question: 'Approve invoice 12?' }];
+		const run = await harness.run(
+			approvalWorkflow({ message: '={{ $json.question }}' }, rows, { typeVersion: 1 }),
+		);
+		expect(sandbox.ledger()).toEqual([]);
+		const { message, description } = run.run.data.resultData.error as {
+			message: string;
+			description: string;
+		};
+		expect(message).toMatch(
+			/^Not sent: Skip Repeats Within could not check whether this message was already sent: .*database is locked \[item 0\]$/,
+		);
+		expect(description).toContain(
+			"Failed: items 0–1. Nothing was sent: every item's input is checked before the first request.",
+		);
 	});
 
 	it('with On Error → Continue, only the repeated question fails; the new one is asked', async () => {
