@@ -16,7 +16,11 @@ import { processedItems } from '../../../harness/processedItems';
 import { useQueueMode } from '../../../harness/redisServer';
 import { useSandbox } from '../../../harness/useSandbox';
 import { useVirtualTime } from '../../../harness/virtualTime';
-import { MemoryTable } from '../../../../nodes/shared/store';
+import {
+	MemoryTable,
+	QueueRedisState,
+	SharedStateUnavailable,
+} from '../../../../nodes/shared/store';
 
 const sandbox = useSandbox();
 const queue = useQueueMode();
@@ -164,6 +168,62 @@ it('with Redis unreachable nothing is sent: every item "not attempted", naming R
 	}
 	const later = await runMessaging(sandbox, mappedSendText(), orderItems(2));
 	expect(json(later.output('Node')).map((item) => item.sent)).toEqual([true, true]);
+});
+
+describe('Redis failing at one step of a send', () => {
+	const SETTLE = 'messagingSettleSend';
+	const TAKE = 'messagingTakeSend';
+	/** Redis refuses the script `name` from now on; every other command goes through. */
+	const failScript = (name: string) => {
+		const run = QueueRedisState.prototype.run;
+		jest.spyOn(QueueRedisState.prototype, 'run').mockImplementation(async function (
+			this: QueueRedisState,
+			script,
+			keys,
+			args,
+		) {
+			if (script.name === name) throw new SharedStateUnavailable(`${this.where} did not answer`);
+			return await run.call(this, script, keys, args);
+		});
+	};
+
+	it('at the claim: that item is not sent, unprotected or otherwise', async () => {
+		failScript(TAKE);
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2), {
+			onError: 'continueRegularOutput',
+		});
+		expect(json(run.output('Node'))).toEqual(
+			[0, 1].map((item) =>
+				expect.objectContaining({
+					error: expect.stringMatching(
+						new RegExp(`^Not sent: Skip Repeats Within could not check .* \\[item ${item}\\]$`),
+					),
+				}),
+			),
+		);
+		expect(sends()).toEqual([]);
+	});
+
+	it('giving back a message the gateway refused: the run warns that a Retry skips it', async () => {
+		sandbox.addFaults([{ kind: 'sentFalse', match: { rpcMethod: 'sendMessage' }, times: 1 }]);
+		failScript(SETTLE);
+		const run = await runMessaging(sandbox, mappedSendText(), orderItems(2), {
+			onError: 'continueRegularOutput',
+		});
+		expect(json(run.output('Node')).map((item) => item.sent ?? false)).toEqual([false, true]);
+		const hints = run.run.data.resultData.runData.Node[0].hints ?? [];
+		// One warning, for the refused message only: the sent one keeps its claim either way.
+		expect(hints.filter((hint) => hint.message.includes('could not be given back'))).toEqual([
+			expect.objectContaining({
+				type: 'warning',
+				message:
+					'1 message not sent in this run could not be given back: a Retry within 8 h skips it as if sent.',
+			}),
+		]);
+		jest.restoreAllMocks();
+		const retry = await runMessaging(sandbox, mappedSendText(), orderItems(2));
+		expect(json(retry.output('Node')).map((item) => item.skipped)).toEqual([true, true]);
+	});
 });
 
 function escape(text: string): string {
