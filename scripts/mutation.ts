@@ -17,6 +17,7 @@ const REPEAT_TESTS = [
 	'test/nodes/Messaging/shapes.test.ts',
 	'test/nodes/Messaging/message/sendAndWait.test.ts',
 	'test/nodes/Messaging/helpers/idempotency.queue.test.ts',
+	'test/nodes/Messaging/message/sendAndWait.chat.queue.test.ts',
 ];
 
 /** What each hold is, its files, and the tests that pin it. */

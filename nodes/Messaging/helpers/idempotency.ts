@@ -271,8 +271,11 @@ export class Repeats {
 			refused: [] as number[],
 			none: [] as number[],
 		};
-		for (const itemIndex of [...this.sends.keys()].sort((a, b) => a - b))
-			by[this.outcome.get(itemIndex) ?? 'none'].push(itemIndex);
+		for (const [itemIndex, send] of [...this.sends].sort(([a], [b]) => a - b)) {
+			const outcome = this.outcome.get(itemIndex) ?? 'none';
+			// A question asked (or maybe asked) is refused by the next run, not skipped.
+			by[send.repeatIsError && outcome !== 'none' ? 'refused' : outcome].push(itemIndex);
+		}
 		const skips = [
 			by.sent.length ? `${itemList(by.sent)} (sent)` : '',
 			by.skipped.length ? `${itemList(by.skipped)} (sent before)` : '',

@@ -7,6 +7,7 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { RECEIVED_NAME, sandboxCredential } from '../../../harness/engine';
 import { WaitingHarness, askWorkflow } from '../../../harness/waitingEngine';
+import { PHONE } from '../../../harness/messagingNode';
 import { TRIGGER_CUSTOMER, useTrigger } from '../../../harness/messagingTriggerNode';
 import { useQueueMode } from '../../../harness/redisServer';
 import { useSandbox } from '../../../harness/useSandbox';
@@ -115,4 +116,45 @@ it('Redis down when the question is recorded: the question waits, and a warning 
 	const approve = /^Approve: (\S+)$/m.exec(sandbox.ledger()[0].text ?? '')?.[1] ?? '';
 	expect((await waiting.press(approve)).resumed).toBe(true);
 	expect((await waiting.settled(execution.id)).status).toBe('success');
+});
+
+it('a question another process takes the claim of while this one waits its turn is not asked, and fails', async () => {
+	const rows = [{ question: 'Approve invoice 21?' }, { question: 'Approve invoice 22?' }];
+	const ask = (options: INodeParameters = {}) =>
+		askWorkflow({ phone: PHONE, message: '={{ $json.question }}', options }, rows, {
+			typeVersion: 1,
+		});
+	const paced = (seconds: number) => ({
+		messageDelay: { range: { minSeconds: seconds, maxSeconds: seconds } },
+	});
+	// The two questions' claim keys, in the order they were taken (a claim ends in its time).
+	await waiting.run(ask(paced(0.1)));
+	const keys = (await queue.redis().cli('--scan', '--pattern', '*:send:*')).split('\n');
+	const takenAt = async (key: string) =>
+		Number((await queue.redis().cli('GET', key)).split('|')[3]);
+	const [first, second] = await Promise.all(keys.map(takenAt));
+	const secondKey = first < second ? keys[1] : keys[0];
+	await queue.redis().cli('FLUSHALL');
+	sandbox.reset();
+
+	const running = waiting.run(
+		ask({ messageDelay: { range: { minSeconds: 0.4, maxSeconds: 0.4 } } }),
+	);
+	while (sandbox.ledger().length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+	await queue.redis().cli('SET', secondKey, `d|other.1|79|${Date.now()}`, 'PX', '3600000');
+	const execution = await running;
+	expect(execution.status).toBe('error');
+	expect(execution.run.data.resultData.error?.message).toMatch(
+		/^Not asked again: the same question was being sent by execution 79 at \S+Z, with no answer yet: it may have been delivered \(Skip Repeats Within 8 h\) \[item 1\]$/,
+	);
+	expect(execution.run.data.resultData.error?.description).toContain(
+		"Running the same input again within 8 h (n8n's Retry, a re-run) refuses items 0–1 again (asked before), and sends nothing: Skip Repeats Within.",
+	);
+	expect(sandbox.ledger()).toHaveLength(1);
+	// What the note says: the same input again refuses both questions, and asks nothing.
+	const again = await waiting.run(ask(paced(0.4)));
+	expect(again.run.data.resultData.error?.description).toMatch(
+		/^.*Failed: items 0–1\. Nothing was sent/m,
+	);
+	expect(sandbox.ledger()).toHaveLength(1);
 });
