@@ -81,6 +81,7 @@ type Repeat = { duplicateOf: number } | { holder: Holder };
 
 /** Skip Repeats Within for one run: what its items found, took and left. */
 export class Repeats {
+	/** In item order: every item is checked, one after another, before the first send. */
 	private readonly sends = new Map<number, IdentifiedSend>();
 	private readonly causes: Causes;
 	private readonly claims: SendClaims;
@@ -159,7 +160,7 @@ export class Repeats {
 	 */
 	async refusals(): Promise<Map<number, NodeOperationError>> {
 		const refused = new Map<number, NodeOperationError>();
-		const sends = [...this.sends].sort(([a], [b]) => a - b);
+		const sends = [...this.sends];
 		const keys = new Set(sends.map(([, send]) => send.given?.key));
 		// One key for every item (an expression over a missing field, say) while messages to one
 		// number differ: all but the first would be skipped.
@@ -202,7 +203,7 @@ export class Repeats {
 	private async findKnown(): Promise<Map<number, Repeat>> {
 		const known = new Map<number, Repeat>();
 		const firstWithKey = new Map<string, number>();
-		for (const [itemIndex, { key }] of [...this.sends].sort(([a], [b]) => a - b)) {
+		for (const [itemIndex, { key }] of this.sends) {
 			const first = firstWithKey.get(key);
 			if (first === undefined) firstWithKey.set(key, itemIndex);
 			else known.set(itemIndex, { duplicateOf: first });
@@ -271,7 +272,7 @@ export class Repeats {
 			refused: [] as number[],
 			none: [] as number[],
 		};
-		for (const [itemIndex, send] of [...this.sends].sort(([a], [b]) => a - b)) {
+		for (const [itemIndex, send] of this.sends) {
 			const outcome = this.outcome.get(itemIndex) ?? 'none';
 			// A question asked (or maybe asked) is refused by the next run, not skipped.
 			by[send.repeatIsError && outcome !== 'none' ? 'refused' : outcome].push(itemIndex);
@@ -281,15 +282,13 @@ export class Repeats {
 			by.skipped.length ? `${itemList(by.skipped)} (sent before)` : '',
 			by.maybe.length ? `${itemList(by.maybe)} (may have been delivered: check the recipient)` : '',
 		].filter(Boolean);
-		if (skips.length === 0 && by.none.length === 0 && by.refused.length === 0) return '';
-		const skipText = [
-			skips.length ? `skips ${skips.join(', ')}` : by.refused.length ? '' : 'skips nothing',
-			by.refused.length ? `refuses ${itemList(by.refused)} again (asked before)` : '',
-		]
-			.filter(Boolean)
-			.join(', ');
-		const sendText = by.none.length ? ` and sends ${itemList(by.none)}` : ', and sends nothing';
-		return `Running the same input again within ${this.window} (n8n's Retry, a re-run) ${skipText}${sendText}: Skip Repeats Within.`;
+		const skipped = skips.length ? `skips ${skips.join(', ')}` : 'skips nothing';
+		const sent = by.none.length ? ` and sends ${itemList(by.none)}` : ', and sends nothing';
+		// A refusal stops the re-run before its first send.
+		const what = by.refused.length
+			? `refuses ${itemList(by.refused)} again (asked before), and sends nothing`
+			: skipped + sent;
+		return `Running the same input again within ${this.window} (n8n's Retry, a re-run) ${what}: Skip Repeats Within.`;
 	}
 
 	/** The run's hints: where the claims are kept, what was skipped, what could not be given back. */
