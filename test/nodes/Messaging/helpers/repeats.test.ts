@@ -293,6 +293,17 @@ describe('a chatbot and an alert with the same words', () => {
 		]);
 	});
 
+	it('two inbound messages the gateway gave no id: each is its own event, and each is answered', async () => {
+		const noId = async (message: string) => {
+			const { executions } = await trigger.deliver({ sender: TRIGGER_CUSTOMER, message, uuid: '' });
+			expect(executions[0].triggerItems[0].json.messageId).toBe('');
+			return executions[0].triggerItems;
+		};
+		await runAfterEvent(sandbox, MESSAGING_TRIGGER, await noId('Hi'), reply);
+		await runAfterEvent(sandbox, MESSAGING_TRIGGER, await noId('Hello?'), reply);
+		expect(sent()).toBe(2);
+	});
+
 	it("a webhook's redelivery (other headers, the same body) is skipped and says which execution sent it", async () => {
 		const call = { incident: 9, text: 'db1 is DOWN' };
 		await runAfterEvent(sandbox, WEBHOOK, webhookCall(call, 'first'), alert);
