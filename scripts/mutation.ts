@@ -36,6 +36,7 @@ export const MODULES: Record<string, { mutate: string[]; tests: string[] }> = {
 			'test/nodes/Messaging/helpers/idempotency.test.ts',
 			'test/nodes/Messaging/helpers/idempotency.queue.test.ts',
 			'test/nodes/Messaging/helpers/repeats.test.ts',
+			'test/nodes/Messaging/message/sendAndWait.chat.queue.test.ts',
 		],
 	},
 	answers: {

@@ -14,6 +14,7 @@ import {
 } from '../../../harness/messagingNode';
 import { processedItems } from '../../../harness/processedItems';
 import { useQueueMode } from '../../../harness/redisServer';
+import { sendOptions } from '../../../harness/sendOptions';
 import { useSandbox } from '../../../harness/useSandbox';
 import { useVirtualTime } from '../../../harness/virtualTime';
 import {
@@ -168,6 +169,19 @@ it('with Redis unreachable nothing is sent: every item "not attempted", naming R
 	}
 	const later = await runMessaging(sandbox, mappedSendText(), orderItems(2));
 	expect(json(later.output('Node')).map((item) => item.sent)).toEqual([true, true]);
+});
+
+it('2,000 messages, read from Redis in batches: each sent once, and the same run again sends none', async () => {
+	// A multiple of the batch: no empty batch is read after the last.
+	const items = orderItems(2000);
+	const options = sendOptions({ parallel: 8 });
+	const first = await runMessaging(sandbox, mappedSendText(options), items);
+	expect(first.error).toBeUndefined();
+	expect(sandbox.ledger()).toHaveLength(2000);
+	MemoryTable.forgetAll();
+	const again = await runMessaging(sandbox, mappedSendText(options), items);
+	expect(json(again.output('Node')).filter((item) => item.skipped === true)).toHaveLength(2000);
+	expect(sandbox.ledger()).toHaveLength(2000);
 });
 
 describe('Redis failing at one step of a send', () => {

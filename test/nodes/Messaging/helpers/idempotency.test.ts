@@ -96,7 +96,7 @@ describe("n8n's Retry of a stopped run", () => {
 	});
 
 	it("after a restart (memory gone) n8n's store still knows what was sent", async () => {
-		await runMessaging(sandbox, mappedSendText(), orderItems(3));
+		const first = await runMessaging(sandbox, mappedSendText(), orderItems(3));
 		MemoryTable.forgetAll();
 		const again = await runMessaging(sandbox, mappedSendText(), orderItems(3));
 		expect(json(again.output('Node')).map((item) => item.skipped)).toEqual([true, true, true]);
@@ -109,6 +109,13 @@ describe("n8n's Retry of a stopped run", () => {
 			executionId: null,
 			notBefore: expect.stringMatching(/^\d{4}-.*Z$/),
 		});
+		// The start of the window slot before the send's: at most two windows before it.
+		const sentAt = Date.parse(String(first.output('Node')[0].json.sentAt));
+		const notBefore = Date.parse(
+			String((again.output('Node')[0].json.earlierSend as { notBefore: string }).notBefore),
+		);
+		expect(notBefore).toBeLessThanOrEqual(sentAt);
+		expect(sentAt - notBefore).toBeLessThan(2 * 8 * HOUR);
 		expect(again.run.data.resultData.runData.Node[0].hints).toContainEqual(
 			expect.objectContaining({
 				type: 'warning',

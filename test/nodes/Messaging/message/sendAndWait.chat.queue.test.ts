@@ -11,6 +11,7 @@ import { PHONE } from '../../../harness/messagingNode';
 import { TRIGGER_CUSTOMER, useTrigger } from '../../../harness/messagingTriggerNode';
 import { useQueueMode } from '../../../harness/redisServer';
 import { useSandbox } from '../../../harness/useSandbox';
+import { MemoryTable } from '../../../../nodes/shared/store';
 
 const sandbox = useSandbox();
 const queue = useQueueMode();
@@ -155,6 +156,23 @@ it('a question another process takes the claim of while this one waits its turn 
 	const again = await waiting.run(ask(paced(0.4)));
 	expect(again.run.data.resultData.error?.description).toMatch(
 		/^.*Failed: items 0–1\. Nothing was sent/m,
+	);
+	expect(sandbox.ledger()).toHaveLength(1);
+});
+
+it('a question another worker asked is refused before anything is sent, whatever this one remembers', async () => {
+	const ask = () =>
+		askWorkflow({ phone: PHONE, message: 'Approve invoice 31?' }, [{}], { typeVersion: 1 });
+	expect((await waiting.run(ask())).status).toBe('waiting');
+	// Another worker: its memory knows nothing of the first question, Redis does.
+	MemoryTable.forgetAll();
+	const again = await waiting.run(ask());
+	expect(again.status).toBe('error');
+	expect(again.run.data.resultData.error?.message).toMatch(
+		/^Not asked again: the same question was sent by execution wait-\d+ at \S+Z \(Skip Repeats Within 8 h\) \[item 0\]$/,
+	);
+	expect(again.run.data.resultData.error?.description).toContain(
+		"Nothing was sent: every item's input is checked before the first request.",
 	);
 	expect(sandbox.ledger()).toHaveLength(1);
 });
