@@ -32,12 +32,7 @@ export const MODULES: Record<string, { mutate: string[]; tests: string[] }> = {
 	},
 	claims: {
 		mutate: ['nodes/Messaging/helpers/sendClaims.ts'],
-		tests: [
-			'test/nodes/Messaging/helpers/idempotency.test.ts',
-			'test/nodes/Messaging/helpers/idempotency.queue.test.ts',
-			'test/nodes/Messaging/helpers/repeats.test.ts',
-			'test/nodes/Messaging/message/sendAndWait.chat.queue.test.ts',
-		],
+		tests: REPEAT_TESTS,
 	},
 	answers: {
 		mutate: ['nodes/shared/transport/envelope.ts', 'nodes/shared/transport/index.ts'],
