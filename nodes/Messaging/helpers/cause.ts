@@ -53,14 +53,13 @@ export class Causes {
 		};
 		this.runData = internals.runExecutionData?.resultData?.runData;
 		this.pass = typeof internals.runIndex === 'number' ? internals.runIndex : 0;
-		this.source = ctx.getExecuteData?.()?.source?.main?.[0] ?? undefined;
+		this.source = ctx.getExecuteData().source?.main[0] ?? undefined;
 		this.input = ctx.getInputData();
 	}
 
 	/** undefined where the lineage is broken: the message is then the same by its words alone. */
 	of(itemIndex: number): string | undefined {
 		const item = this.input[itemIndex];
-		if (!item) return undefined;
 		// A start node ("Execute step" on a lone node, a run begun at it): its own items are the cause.
 		if (!this.source)
 			return this.digest(item.json, () => ({ item: canonical(item.json), pass: this.pass }));
@@ -145,7 +144,11 @@ const isEmpty = (value: unknown) =>
 function canonical(value: unknown): string {
 	return JSON.stringify(value, (_key, inner: unknown) =>
 		inner !== null && typeof inner === 'object' && !Array.isArray(inner)
-			? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+			? Object.fromEntries(
+					Object.keys(inner)
+						.sort()
+						.map((key) => [key, (inner as IDataObject)[key]]),
+				)
 			: inner,
 	);
 }

@@ -384,8 +384,17 @@ describe('a chatbot and an alert with the same words', () => {
 		};
 		const pill = (text: string, pairedItem: unknown) => ({ json: { text }, pairedItem });
 
-		it('pairing written as a number is followed: each firing is its own event', async () => {
-			const [first, second] = await fireTwice([pill('Take your pills', 1)]);
+		/** A pairing that names where its item came from (as n8n's Loop Over Items writes it). */
+		const from = (source: object) => ({
+			item: 0,
+			sourceOverwrite: { previousNode: 'Event', ...source },
+		});
+
+		it.each([
+			['written as a number', 1],
+			['naming the event node', from({ previousNodeRun: 0, previousNodeOutput: 0 })],
+		])('a pairing %s is followed: each firing is its own event', async (_shape, paired) => {
+			const [first, second] = await fireTwice([pill('Take your pills', paired)]);
 			expect([...first, ...second].map((json) => json.sent)).toEqual([true, true]);
 		});
 
@@ -393,6 +402,10 @@ describe('a chatbot and an alert with the same words', () => {
 			// Three items from two: n8n cannot pair them itself.
 			['no pairing', [null, null, null]],
 			['a pairing to an item that is not there', [{ item: 5 }]],
+			['a pairing to a node that did not run', [from({ previousNode: 'Nowhere' })]],
+			['a pairing to a run that is not there', [from({ previousNodeRun: 1 })]],
+			['a pairing to an output that is not there', [from({ previousNodeOutput: 3 })]],
+			['a pairing that leads back to itself', [from({ previousNode: 'Items' })]],
 		])('%s: the lineage is lost, so the words alone make the message', async (_shape, paired) => {
 			const emitted = paired.map((pairedItem, i) => pill(`Take pill ${i}`, pairedItem));
 			const [first, second] = await fireTwice(emitted);
