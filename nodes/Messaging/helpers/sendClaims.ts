@@ -173,10 +173,12 @@ export class SendClaims {
 		for (const key of this.recorded.keys()) this.forget(key);
 		if (!store || unsent.length === 0) return 0;
 		const entries = unsent.flatMap(([, added]) => added);
-		return await withLock(this.scope, async () => await store.remove(entries)).then(
-			() => 0,
-			() => unsent.length,
-		);
+		try {
+			await withLock(this.scope, async () => await store.remove(entries));
+			return 0;
+		} catch {
+			return unsent.length;
+		}
 	}
 
 	private forget(key: string): void {
