@@ -331,6 +331,16 @@ describe('a chatbot and an alert with the same words', () => {
 		expect(texts()).toEqual(['Order 41 is at the door', 'Order 42 is at the door']);
 	});
 
+	it.each([
+		['a field that is null', { incident: 9, resolvedAt: null }],
+		['a bare number', 9],
+	])("a webhook's redelivery of a body with %s is skipped", async (_shape, body) => {
+		const ring = { ...alert, text: 'Incident 9 changed' };
+		await runAfterEvent(sandbox, WEBHOOK, webhookCall(body as never, 'first'), ring);
+		await runAfterEvent(sandbox, WEBHOOK, webhookCall(body as never, 'retried'), ring);
+		expect(sent()).toBe(1);
+	});
+
 	it('a bell: a webhook called with an empty text body or none at all sends on every call', async () => {
 		const ring = { ...alert, text: 'Someone rang the bell' };
 		for (const body of ['', null, '', null])
