@@ -282,12 +282,12 @@ export class Repeats {
 			by.skipped.length ? `${itemList(by.skipped)} (sent before)` : '',
 			by.maybe.length ? `${itemList(by.maybe)} (may have been delivered: check the recipient)` : '',
 		].filter(Boolean);
-		const skipped = skips.length ? `skips ${skips.join(', ')}` : 'skips nothing';
-		const sent = by.none.length ? ` and sends ${itemList(by.none)}` : ', and sends nothing';
+		const skipText = skips.length ? `skips ${skips.join(', ')}` : 'skips nothing';
+		const sendText = by.none.length ? ` and sends ${itemList(by.none)}` : ', and sends nothing';
 		// A refusal stops the re-run before its first send.
 		const what = by.refused.length
 			? `refuses ${itemList(by.refused)} again (asked before), and sends nothing`
-			: skipped + sent;
+			: skipText + sendText;
 		return `Running the same input again within ${this.window} (n8n's Retry, a re-run) ${what}: Skip Repeats Within.`;
 	}
 
