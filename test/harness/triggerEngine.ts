@@ -26,8 +26,9 @@
  *
  * Not reproduced (n8n-core alone does not have them): express itself (the request is Node's
  * `IncomingMessage` with the fields n8n adds: `rawBody`, `readRawBody`, `contentType`,
- * `encoding`, `body`, `query`, `params`; the response is Node's `ServerResponse`), multipart
- * and XML body parsing, the webhook database and execution storage.
+ * `encoding`, `body`, `query`, `params`; the response is Node's `ServerResponse`), the fields of a
+ * multipart body (its stream is read, as n8n reads it), XML body parsing, the webhook database and
+ * execution storage.
  */
 import { randomUUID } from 'crypto';
 import http from 'http';
@@ -621,6 +622,10 @@ function rawBodyReader(req: N8nRequest, limit: number): void {
 	}
 	req.readRawBody = async () => {
 		if (req.rawBody) return;
+		// n8n 2.x's check; a multipart body was already read by n8n's form-data parser.
+		if (req.destroyed || !req.readable) {
+			throw new Error('Request body stream was aborted or is not readable');
+		}
 		let stream: Readable = req;
 		let declaredLength: number | undefined;
 		switch (req.headers['content-encoding']) {
@@ -660,8 +665,12 @@ function rawBodyReader(req: N8nRequest, limit: number): void {
  * "binaryData" option, and middlewares/body-parser.parseBody.
  */
 async function parseRequestBody(req: N8nRequest): Promise<void> {
-	if (req.contentType?.startsWith('multipart/')) {
-		throw new Error('The trigger harness does not parse multipart bodies');
+	if (req.contentType === 'multipart/form-data') {
+		// n8n's form-data parser (formidable) reads the stream; its fields are not needed here.
+		req.resume();
+		await new Promise((resolve) => req.once('end', resolve));
+		req.body = { data: {}, files: {} };
+		return;
 	}
 	await req.readRawBody();
 	const { rawBody, contentType, encoding } = req;

@@ -308,6 +308,19 @@ describe('bodies that start nothing', () => {
 		expect(executions).toHaveLength(0);
 	});
 
+	it('a multipart form (n8n has read it already): 400, the body could not be read', async () => {
+		const { answer, json, executions } = await deliver({
+			rawBody: '--b\r\ncontent-disposition: form-data; name="message"\r\n\r\nHalo\r\n--b--\r\n',
+			headers: { 'content-type': 'multipart/form-data; boundary=b' },
+		});
+		expect(answer.status).toBe(400);
+		expect(json).toEqual({
+			received: false,
+			error: 'The body could not be read: Request body stream was aborted or is not readable',
+		});
+		expect(executions).toHaveLength(0);
+	});
+
 	it('a body of white space only: 400, empty', async () => {
 		// Sent as text: n8n answers a JSON body it cannot parse itself (422).
 		const { answer, executions } = await deliver({
