@@ -162,6 +162,15 @@ export function pageForm(html: string): PageForm | undefined {
 	};
 }
 
+/** What a person reads on a page, piece by piece: its body's text, character references read. */
+export function pageText(html: string): string[] {
+	const body = /<body>([\s\S]*)<\/body>/.exec(html)?.[1] ?? '';
+	return body
+		.split(/<[^>]*>/)
+		.filter((piece) => piece !== '')
+		.map(unescapeHtml);
+}
+
 const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 /** Text as a browser shows it: character references (`&#60;`, `&#x3c;`, `&lt;`) read. */
@@ -291,16 +300,18 @@ export class WaitingHarness {
 		init: {
 			method?: 'GET' | 'HEAD' | 'POST';
 			form?: Record<string, string>;
+			/** A body other than a form, sent with the headers given. */
+			body?: string;
 			headers?: Record<string, string>;
 		} = {},
 	): Promise<ResumeCall> {
-		const body = init.form ? new URLSearchParams(init.form).toString() : undefined;
+		const body = init.form ? new URLSearchParams(init.form).toString() : init.body;
 		const response = await fetch(url, {
 			method: init.method ?? (body ? 'POST' : 'GET'),
 			headers: {
 				'user-agent':
 					'Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36',
-				...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+				...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
 				...init.headers,
 			},
 			body,
@@ -493,14 +504,13 @@ export class WaitingHarness {
 		);
 		request.params = {};
 		const raw = await readBody(req);
-		if (
-			(req.headers['content-type'] ?? '').split(';')[0].trim() ===
-			'application/x-www-form-urlencoded'
-		) {
+		// n8n's parseContentType: the type lowercased, not trimmed.
+		const type = (req.headers['content-type'] ?? '').split(';')[0].toLowerCase();
+		if (type === 'application/x-www-form-urlencoded') {
 			request.body = parseQueryString(raw.toString('utf8'), undefined, undefined, {
 				maxKeys: 1000,
 			});
-		} else if (raw.length && (req.headers['content-type'] ?? '').startsWith('application/json')) {
+		} else if (raw.length && type === 'application/json') {
 			request.body = JSON.parse(raw.toString('utf8')) as unknown;
 		} else {
 			request.body = {};

@@ -20,7 +20,7 @@ import {
 } from 'n8n-workflow';
 
 import { RECEIVED_NAME, sandboxCredential, type WorkflowJson } from '../../../harness/engine';
-import { WaitingHarness, askWorkflow, pageForm } from '../../../harness/waitingEngine';
+import { WaitingHarness, askWorkflow, pageForm, pageText } from '../../../harness/waitingEngine';
 import { PHONE, PHONE_PASTED } from '../../../harness/messagingNode';
 import { processedItems } from '../../../harness/processedItems';
 import { useSandbox } from '../../../harness/useSandbox';
@@ -101,7 +101,16 @@ describe('Send and Wait: approval', () => {
 			contentType: 'text/html; charset=utf-8',
 		});
 		// One button, with the link's label; nothing of the question (a preview shows the page).
-		expect(pageForm(page.text)?.button.label).toBe('Approve');
+		expect(pageForm(page.text)?.button).toEqual({
+			name: 'decision',
+			value: 'approve',
+			label: 'Approve',
+		});
+		expect(pageText(page.text)).toEqual([
+			'Approve',
+			'Press the button to record your answer. Opening this page records nothing.',
+			'Approve',
+		]);
 		expect(page.text).not.toMatch(/March|customers/);
 		expect(harness.execution(execution.id).status).toBe('waiting');
 
@@ -113,6 +122,10 @@ describe('Send and Wait: approval', () => {
 		});
 		// Recorded: nothing is left to press.
 		expect(pageForm(call.text)).toBeUndefined();
+		expect(pageText(call.text)).toEqual([
+			'Approved',
+			'Your approval was recorded. You can close this page.',
+		]);
 		expect(call.text).not.toMatch(/<script|https?:\/\/(?!127)/);
 
 		const resumed = await harness.settled(execution.id);
@@ -145,7 +158,30 @@ describe('Send and Wait: approval', () => {
 
 	it('decline: approved: false; "Approve Only" sends one link with its own label', async () => {
 		const execution = await harness.run(approvalWorkflow());
-		await harness.press(linksOf().Decline);
+		const page = (await harness.open(linksOf().Decline)).text;
+		expect(pageForm(page)?.button).toEqual({
+			name: 'decision',
+			value: 'decline',
+			label: 'Decline',
+		});
+		expect(pageText(page)[0]).toBe('Decline');
+		// A JSON body that names the button is no press: only a browser's form is.
+		const posted = await harness.open(linksOf().Decline, {
+			method: 'POST',
+			body: JSON.stringify({ decision: 'decline' }),
+			headers: { 'content-type': 'application/json' },
+		});
+		expect(posted).toMatchObject({ status: 400, resumed: false });
+		expect(pageText(posted.text)).toContain('Nothing was recorded: press the button to answer.');
+		// A browser's form, its type written in capitals by some client.
+		const pressed = await harness.open(linksOf().Decline, {
+			form: { decision: 'decline' },
+			headers: { 'content-type': 'Application/X-WWW-Form-URLEncoded; charset=UTF-8' },
+		});
+		expect(pageText(pressed.text)).toEqual([
+			'Declined',
+			'Your answer (declined) was recorded. You can close this page.',
+		]);
 		expect(json((await harness.settled(execution.id)).output(RECEIVED_NAME))[0]).toMatchObject({
 			approved: false,
 			answered: true,
@@ -249,7 +285,9 @@ describe('Send and Wait: approval', () => {
 		// Shown as the text typed, not as markup.
 		expect(pageForm(page.text)?.button.label).toBe('<img src=x onerror=alert(1)>"Yes"');
 		expect(page.text).not.toContain('<img');
+		expect(page.text).toContain('>&#60;img src=x onerror=alert(1)&#62;&#34;Yes&#34;</button>');
 		expect(page.headers).toMatchObject({
+			'x-content-type-options': 'nosniff',
 			'content-security-policy': expect.stringContaining("default-src 'none'"),
 			'referrer-policy': 'no-referrer',
 			'cache-control': 'no-store',
@@ -278,7 +316,26 @@ describe('Send and Wait: approval', () => {
 		);
 		const call = await harness.open(other.toString());
 		expect(call).toMatchObject({ status: 410, resumed: false });
-		expect(pageForm(call.text)).toBeUndefined();
+		expect(pageText(call.text)).toEqual([
+			'This link is no longer valid',
+			'It belongs to a question that was answered, replaced or ended. Nothing was recorded.',
+		]);
+		expect(harness.execution(execution.id).status).toBe('waiting');
+
+		// Signed, but with no decision in it: refused, and the wait goes on.
+		const undecided = new URL(linksOf().Approve);
+		undecided.searchParams.delete('signature');
+		undecided.searchParams.set('approved', 'maybe');
+		undecided.searchParams.set(
+			'signature',
+			generateUrlSignature(
+				prepareUrlForSigning(undecided),
+				Container.get(InstanceSettings).hmacSignatureSecret,
+			),
+		);
+		const refused = await harness.open(undecided.toString());
+		expect(refused).toMatchObject({ status: 400, resumed: false });
+		expect(pageText(refused.text)).toEqual(['This link is not valid', 'Nothing was recorded.']);
 		expect(harness.execution(execution.id).status).toBe('waiting');
 	});
 });
@@ -303,20 +360,27 @@ describe('Send and Wait: free text', () => {
 		const typed = (text: string) => ({ [field.name]: text });
 		// Whoever only opens the link learns nothing of the question (a preview, a scanner, a forward).
 		expect(page.text).not.toMatch(/date|delivery/i);
+		expect(pageText(page.text)).toEqual([
+			'Your answer',
+			'Type your answer to the question in your WhatsApp message.',
+			'Your answer',
+			'Send',
+		]);
 
-		expect(await harness.press(link, typed('   '))).toMatchObject({
-			status: 400,
-			resumed: false,
-		});
+		const empty = await harness.press(link, typed('   '));
+		expect(empty).toMatchObject({ status: 400, resumed: false });
+		expect(pageText(empty.text)).toContain('Please type an answer.');
 		// An answer posted without the button (a script, a scanner filling forms) records nothing.
 		expect(await harness.open(link, { form: typed('Friday') })).toMatchObject({
 			status: 400,
 			resumed: false,
 		});
-		expect(await harness.press(link, typed('Thursday <b>morning</b>'))).toMatchObject({
-			status: 200,
-			resumed: true,
-		});
+		const sent = await harness.press(link, typed('Thursday <b>morning</b>'));
+		expect(sent).toMatchObject({ status: 200, resumed: true });
+		expect(pageText(sent.text)).toEqual([
+			'Thank you',
+			'Your answer was sent. You can close this page.',
+		]);
 		const [answer] = json((await harness.settled(execution.id)).output(RECEIVED_NAME));
 		expect(answer).toMatchObject({
 			text: 'Thursday <b>morning</b>',
@@ -329,15 +393,25 @@ describe('Send and Wait: free text', () => {
 
 	it('an answer as long as the page lets one type is taken whole; one character more is refused', async () => {
 		const execution = await harness.run(
-			approvalWorkflow({ responseType: 'freeText', message: 'Which date suits you?' }),
+			approvalWorkflow({
+				responseType: 'freeText',
+				message: 'Which date suits you?',
+				freeTextOptions: { buttonLabel: 'Answer' },
+			}),
 		);
 		const [link] = Object.values(linksOf());
-		const [field] = pageForm((await harness.open(link)).text)?.fields ?? [];
+		const form = pageForm((await harness.open(link)).text);
+		expect(form?.button.label).toBe('Answer');
+		const [field] = form?.fields ?? [];
 		expect(field.maxLength).toBeGreaterThan(0);
 		const longest = 'y'.repeat(field.maxLength ?? 0);
 		const refused = await harness.press(link, { [field.name]: `${longest}y` });
 		expect(refused).toMatchObject({ status: 400, resumed: false });
 		expect(refused.text).not.toMatch(/date/i);
+		// What was typed comes back as far as the field takes it, with why it was refused.
+		expect(pageText(refused.text)).toEqual(
+			expect.arrayContaining([`The answer is longer than ${field.maxLength} characters.`, longest]),
+		);
 		expect(await harness.press(link, { [field.name]: longest })).toMatchObject({
 			status: 200,
 			resumed: true,
@@ -367,13 +441,35 @@ describe('Send and Wait: several items, limits, errors', () => {
 			phone: PHONE,
 			timedOut: false,
 		});
+		expect(out[0]).toMatchObject({ respondedBy: null, respondedAt: null });
+		// The failed send stays its error item: it was no question.
 		expect(out[1]).toMatchObject({ error: expect.stringContaining('Phone Number') });
+		expect(out[1]).not.toHaveProperty('answered');
+		expect(out[1]).not.toHaveProperty('timedOut');
 		expect(out[2]).toMatchObject({
 			approved: true,
 			answered: true,
 			respondedBy: OTHER_PHONE,
 			phone: OTHER_PHONE,
 		});
+	});
+
+	it("the eleventh item's link answers the eleventh question", async () => {
+		const items = Array.from({ length: 11 }, (_, n) => ({ n }));
+		const execution = await harness.run(
+			approvalWorkflow(
+				{
+					message: '={{ "Question " + $json.n }}',
+					options: { messageDelay: { range: { minSeconds: 0, maxSeconds: 0 } } },
+				},
+				items,
+			),
+		);
+		expect(sandbox.ledger()).toHaveLength(11);
+		await harness.press(linksOf(10).Approve);
+		const out = json((await harness.settled(execution.id)).output(RECEIVED_NAME));
+		expect(out.map((item) => item.answered)).toEqual([...Array(10).fill(false), true]);
+		expect(out[10]).toMatchObject({ approved: true, question: 'Question 10' });
 	});
 
 	it('nothing sent: nothing waits', async () => {
@@ -427,6 +523,17 @@ describe('Send and Wait: several items, limits, errors', () => {
 			}),
 		);
 		expect(execution.waitTill?.toISOString()).toBe('2031-05-01T10:00:00.000Z');
+		// Mapped as a number: milliseconds since 1970, as n8n's own date fields read it.
+		const mapped = await harness.run(
+			approvalWorkflow({
+				limitWaitTime: true,
+				limitType: 'atSpecifiedTime',
+				maxDateAndTime: "={{ new Date('2031-05-01T10:00:00.000Z').getTime() }}",
+				message: 'Another question, so not a repeat',
+			}),
+		);
+		expect(mapped.run.data.resultData.error).toBeUndefined();
+		expect(mapped.waitTill?.toISOString()).toBe('2031-05-01T10:00:00.000Z');
 		sandbox.reset();
 		const bad = await harness.run(
 			approvalWorkflow({
@@ -436,7 +543,32 @@ describe('Send and Wait: several items, limits, errors', () => {
 			}),
 		);
 		expect(bad.status).toBe('error');
-		expect(JSON.stringify(bad.run.data.resultData.error)).toContain('Max Date and Time');
+		expect(bad.run.data.resultData.error).toMatchObject({
+			message: expect.stringContaining('Field "Max Date and Time" is not a date'),
+			description: expect.stringContaining('Pick a date and time'),
+		});
+		expect(sandbox.ledger()).toHaveLength(0);
+	});
+
+	it('Limit Wait Time of 0 ends the wait at once; a negative amount is refused before anything is sent', async () => {
+		const limit = (resumeAmount: number) =>
+			approvalWorkflow({
+				limitWaitTime: true,
+				limitType: 'afterTimeInterval',
+				resumeAmount,
+				resumeUnit: 'minutes',
+			});
+		const before = Date.now();
+		const now = await harness.run(limit(0));
+		expect(now.status).toBe('waiting');
+		expect(now.waitTill!.getTime() - before).toBeLessThan(60_000);
+		expect(now.waitTill!.getTime()).toBeGreaterThanOrEqual(before);
+		sandbox.reset();
+		const bad = await harness.run(limit(-1));
+		expect(bad.status).toBe('error');
+		expect(bad.run.data.resultData.error?.message).toBe(
+			'Field "Amount" must be a number of minutes of at least 0, not -1',
+		);
 		expect(sandbox.ledger()).toHaveLength(0);
 	});
 
