@@ -433,8 +433,15 @@ describe('Send and Wait: several items, limits, errors', () => {
 		expect(execution.status).toBe('waiting');
 		expect(sandbox.ledger().map((entry) => entry.phone)).toEqual([PHONE, OTHER_PHONE]);
 		await harness.press(linksOf(1).Approve);
-		const out = json((await harness.settled(execution.id)).output(RECEIVED_NAME));
+		const resumed = await harness.settled(execution.id);
+		const out = json(resumed.output(RECEIVED_NAME));
 		expect(out).toHaveLength(3);
+		// Each item after the answer is paired with its own input item.
+		expect(resumed.output('Node').map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
 		expect(out[0]).toMatchObject({
 			approved: null,
 			answered: false,
