@@ -278,6 +278,12 @@ describe('Send and Wait: approval', () => {
 		);
 		const call = await harness.open(other.toString());
 		expect(call).toMatchObject({ status: 410, resumed: false });
+		// A page for the person (a chat link's refusal is JSON for the trigger).
+		expect(call.headers?.['content-type']).toBe('text/html; charset=utf-8');
+		expect(call.text).toContain('<h1>This link is no longer valid</h1>');
+		expect(call.text).toContain(
+			'<p>It belongs to a question that was answered, replaced or ended. Nothing was recorded.</p>',
+		);
 		expect(pageForm(call.text)).toBeUndefined();
 		expect(harness.execution(execution.id).status).toBe('waiting');
 	});
