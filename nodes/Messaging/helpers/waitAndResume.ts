@@ -95,8 +95,9 @@ async function warnWithoutTrigger(ctx: IExecuteFunctions, account: ApiCredential
 	const version = String(ctx.getNodeParameter('options.version', 0, DEFAULT_MESSAGING_VERSION));
 	const client = new ApiClient(account);
 	const params = { whatsapp_number: '', whatsapp_webhook: '' };
+	// A failed check reads as no answer: nothing is known, so nothing is said.
 	const answer = await checkAccount(client, params, { version }).catch(() => null);
-	const webhook = answer === null ? undefined : readAccountAnswer(answer).webhookUrl;
+	const webhook = readAccountAnswer(answer).webhookUrl;
 	if (webhook === undefined) return;
 	// Compared by host name: n8n serves its webhooks and its resume links under one address.
 	const host = (url: string) => (URL.canParse(url) ? new URL(url).hostname : '');

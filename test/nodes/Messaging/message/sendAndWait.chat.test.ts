@@ -4,6 +4,8 @@
  * active Messaging Trigger (`test/harness/triggerEngine.ts`), and the trigger resumes the waiting
  * execution over HTTP through n8n's signed waiting-webhook route.
  */
+import { Container } from '@n8n/di';
+import { InstanceSettings, generateUrlSignature, prepareUrlForSigning } from 'n8n-core';
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { RECEIVED_NAME, sandboxCredential } from '../../../harness/engine';
@@ -278,28 +280,59 @@ describe('Send and Wait: Reply in the Chat, approval', () => {
 });
 
 describe("Send and Wait: Reply in the Chat, the trigger's resume link", () => {
+	const chatWait = async () =>
+		await readChatWait(
+			parseCredentials(sandboxCredential(sandbox.url).messagingRateApi),
+			TRIGGER_CUSTOMER,
+		);
+	/** The link the account's trigger posts a reply to: never sent to the person. */
+	const chatLink = async () => (await chatWait())?.url ?? '';
+	const post = async (url: string, body: unknown) =>
+		await fetch(url, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+		});
+	const JSON_HEADERS = {
+		'content-type': 'application/json; charset=utf-8',
+		'cache-control': 'no-store',
+	};
+	const headersOf = (response: Response) => Object.fromEntries(response.headers);
+
+	/** Each body is refused with the same JSON, and the execution waits on. */
+	async function expectRefused(url: string, executionId: string, bodies: unknown[]) {
+		for (const body of bodies) {
+			const refused = await post(url, body);
+			expect({ body, status: refused.status }).toEqual({ body, status: 400 });
+			expect(headersOf(refused)).toMatchObject(JSON_HEADERS);
+			expect(await refused.json()).toEqual({
+				resumed: false,
+				error: 'Not an answer: nothing was recorded',
+			});
+		}
+		expect(waiting.execution(executionId).status).toBe('waiting');
+	}
+
 	it('takes only a JSON answer posted to it; a wrong one is refused and the wait goes on', async () => {
 		const execution = await ask();
-		const account = parseCredentials(sandboxCredential(sandbox.url).messagingRateApi);
-		const url = (await readChatWait(account, TRIGGER_CUSTOMER))?.url ?? '';
+		const url = await chatLink();
 		expect(new URL(url).searchParams.get('via')).toBe('chat');
-		const post = async (body: unknown) =>
-			await fetch(url, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify(body),
-			});
 		const at = new Date().toISOString();
-		for (const wrong of [{ approved: 'true', at }, { text: 'yes', at }, { approved: true }]) {
-			const refused = await post(wrong);
-			expect(refused.status).toBe(400);
-			expect(await refused.json()).toMatchObject({ resumed: false });
-		}
+		await expectRefused(url, execution.id, [
+			{ approved: 'true', at },
+			{ text: 'yes', at },
+			{ approved: true },
+			// The reply's time is a date in text, not a word or a number.
+			{ approved: true, at: 'soon' },
+			{ approved: true, at: 12345 },
+		]);
 		expect((await fetch(url)).status).toBe(400);
 		expect(waiting.execution(execution.id).status).toBe('waiting');
 
-		const taken = await post({ approved: false, at, from: TRIGGER_CUSTOMER, messageId: 'm-1' });
+		const answer = { approved: false, at, from: TRIGGER_CUSTOMER, messageId: 'm-1' };
+		const taken = await post(url, answer);
 		expect(taken.status).toBe(200);
+		expect(headersOf(taken)).toMatchObject(JSON_HEADERS);
 		expect(await taken.json()).toEqual({ resumed: true });
 		expect(await answerOf(execution.id)).toMatchObject({
 			approved: false,
@@ -307,6 +340,80 @@ describe("Send and Wait: Reply in the Chat, the trigger's resume link", () => {
 			replyMessageId: 'm-1',
 			respondedAt: at,
 		});
+		// Posted again: the execution has ended, and n8n answers for it without the node.
+		const again = await post(url, answer);
+		expect(again.headers.get('content-type')).toMatch(/^text\/html/);
+		expect(await again.text()).toContain('No action required');
+	});
+
+	it('free text: the text posted, trimmed, of at most 4000 characters; anything else is refused', async () => {
+		const execution = await ask({ responseType: 'freeText' });
+		const url = await chatLink();
+		const at = new Date().toISOString();
+		await expectRefused(url, execution.id, [
+			{ text: 5, at },
+			{ text: '   ', at },
+			{ text: 'x'.repeat(4001), at },
+		]);
+		expect((await post(url, { text: '  ok  ', at })).status).toBe(200);
+		expect(await answerOf(execution.id)).toMatchObject({ text: 'ok', answeredBy: 'chat' });
+	});
+
+	it("keeps the reply's sender and id only as text, at most 64 characters each", async () => {
+		const execution = await ask();
+		const messageId = `${'a'.repeat(64)}${'b'.repeat(36)}`;
+		const at = new Date().toISOString();
+		const taken = await post(await chatLink(), { approved: true, at, from: 12, messageId });
+		expect(taken.status).toBe(200);
+		expect(await answerOf(execution.id)).toMatchObject({
+			approved: true,
+			respondedBy: null,
+			replyMessageId: 'a'.repeat(64),
+		});
+	});
+
+	it("a link of the node's earlier question, signed for this execution, is refused with JSON", async () => {
+		// The same question twice on purpose: Skip Repeats Within off.
+		const again = { options: { skipRepeatsHours: 0 } };
+		await ask(again);
+		const earlier = new URL(await chatLink());
+		const execution = await ask(again);
+		// What n8n would sign for another wait of this node in this execution: this execution's
+		// address with the earlier wait's values.
+		const other = new URL(await chatLink());
+		expect(other.search).not.toBe(earlier.search);
+		other.search = earlier.search;
+		other.searchParams.delete('signature');
+		other.searchParams.set(
+			'signature',
+			generateUrlSignature(
+				prepareUrlForSigning(other),
+				Container.get(InstanceSettings).hmacSignatureSecret,
+			),
+		);
+		const refused = await post(other.toString(), {
+			approved: true,
+			at: new Date().toISOString(),
+		});
+		expect(refused.status).toBe(410);
+		expect(headersOf(refused)).toMatchObject(JSON_HEADERS);
+		expect(await refused.json()).toEqual({
+			resumed: false,
+			error: 'It belongs to a question that was answered, replaced or ended. Nothing was recorded.',
+		});
+		expect(waiting.execution(execution.id).status).toBe('waiting');
+	});
+
+	it('with Response By links, no chat wait is kept: a reply "1" starts the trigger\'s workflow', async () => {
+		const execution = await waiting.run(
+			askWorkflow({ phone: `+${TRIGGER_CUSTOMER}`, message: QUESTION }),
+		);
+		expect(execution.status).toBe('waiting');
+		expect(await chatWait()).toBeUndefined();
+		const late = await reply('1');
+		expect(late.json.resumed).toBeUndefined();
+		expect(late.executions).toHaveLength(1);
+		expect(waiting.execution(execution.id).status).toBe('waiting');
 	});
 });
 
@@ -331,6 +438,16 @@ describe('Send and Wait: Reply in the Chat, no trigger of this n8n', () => {
 		sandbox.setWebhook(undefined, 'https://automation.example.com/webhook/abc/webhook');
 		const elsewhere = await ask({ message: 'Another question?' });
 		expect(hintsOf(elsewhere)[0].message).toMatch(/its webhook is elsewhere/);
+	});
+
+	it('Check Account failing: the question is sent and waits, with no warning', async () => {
+		sandbox.addFaults([{ kind: 'rpcError', match: { rpcMethod: 'check' }, probability: 1 }]);
+		const execution = await ask();
+		const checks = sandbox.requests().filter((request) => request.params?.method === 'check');
+		expect(checks.length).toBeGreaterThan(0);
+		expect(sandbox.ledger()).toHaveLength(1);
+		expect(hintsOf(execution)).toEqual([]);
+		expect((await reply('1')).json.resumed).toBe(execution.id);
 	});
 });
 

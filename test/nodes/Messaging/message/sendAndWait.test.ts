@@ -316,6 +316,9 @@ describe('Send and Wait: approval', () => {
 		);
 		const call = await harness.open(other.toString());
 		expect(call).toMatchObject({ status: 410, resumed: false });
+		// A page for the person (a chat link's refusal is JSON for the trigger).
+		expect(call.headers?.['content-type']).toBe('text/html; charset=utf-8');
+		expect(pageForm(call.text)).toBeUndefined();
 		expect(pageText(call.text)).toEqual([
 			'This link is no longer valid',
 			'It belongs to a question that was answered, replaced or ended. Nothing was recorded.',
