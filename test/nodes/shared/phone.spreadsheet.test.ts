@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import examples from 'libphonenumber-js/examples.mobile.json';
 import { getCountryCallingCode, type CountryCode } from 'libphonenumber-js/max';
 
-import { normalizePhone } from '../../../nodes/shared/phone';
+import { nationalNumber, normalizePhone } from '../../../nodes/shared/phone';
 import { runMessaging } from '../../harness/messagingNode';
 import { useSandbox } from '../../harness/useSandbox';
 
@@ -240,5 +240,95 @@ describe('through the engine against the sandbox', () => {
 				.filter((request) => request.path === '/api/wa/2.0/check')
 				.map((request) => (request.params as { phone?: string }).phone),
 		).toEqual(Array(4).fill('6281288776713'));
+	});
+});
+
+describe('what each written form comes to', () => {
+	const noCountryCode = (written: string) =>
+		`has no country code: "${written}". Write it with its country code (e.g. +62…) or set the "Default Country" option`;
+	const ambiguity = (written: string, country: string, national: string, international: string) =>
+		`could be two different numbers: "${written}" reads as ${national} with the Default Country ${country}, or as ${international} if it starts with a country code. Write it with + and the country code, or as a national number with its leading 0`;
+	it.each<[string, string | undefined, { phone: string } | { problem: string }]>([
+		// Digits and the plus sign of other scripts, every digit from 0 to 9.
+		['+６２ ８１９ ０９０９ ０９０９', undefined, { phone: '6281909090909' }],
+		['\uff0b6281288776713', undefined, { phone: '6281288776713' }],
+		['62812\u200b88776713', undefined, { phone: '6281288776713' }],
+		['tel:+6281288776713', undefined, { phone: '6281288776713' }],
+		['TEL: +62 812 8877 6713', undefined, { phone: '6281288776713' }],
+		// A chat id carries its country code: never read with the Default Country.
+		['5016221234@c.us', 'US', { phone: '5016221234' }],
+		// Neither reading is a valid number, one is a possible one.
+		['223456', 'AC', { phone: '247223456' }],
+		['   ', undefined, { problem: 'is empty' }],
+		['+ ( )', undefined, { problem: 'is not a phone number: "+ ( )"' }],
+		['62abc', undefined, { problem: 'is not a phone number: "62abc"' }],
+		['#12', undefined, { problem: 'is not a phone number: "#12"' }],
+		[
+			'6281288776713x12',
+			undefined,
+			{
+				problem:
+					'ends with an extension (x12): "6281288776713x12". WhatsApp numbers have none; remove it so that the message goes to the number you mean',
+			},
+		],
+		[
+			'6281288776713.01',
+			undefined,
+			{
+				problem:
+					'looks like a decimal number, not a phone number: "6281288776713.01". If a spreadsheet wrote it, format the column as text',
+			},
+		],
+		[
+			'6.2812887767131E+12',
+			undefined,
+			{
+				problem:
+					'is in scientific notation, which has lost digits of the number: "6.2812887767131E+12". Format the spreadsheet column as text (or as a number without decimals) and export it again',
+			},
+		],
+		['1E+0', undefined, { problem: 'is too short to be a phone number: "1E+0"' }],
+		['0812 0088 7767', undefined, { problem: noCountryCode('0812 0088 7767') }],
+		[
+			'+4423456789',
+			undefined,
+			{ problem: 'is not a possible phone number (wrong length): "+4423456789"' },
+		],
+		[
+			'82345678',
+			'AD',
+			{
+				problem: ambiguity('82345678', 'AD', '+376 82345678 (Andorra)', '+82 345678 (South Korea)'),
+			},
+		],
+		[
+			'5016221234',
+			'US',
+			{
+				problem: ambiguity(
+					'5016221234',
+					'US',
+					'+1 501 622 1234 (United States, fixed line or mobile)',
+					'+501 622 1234 (Belize, mobile)',
+				),
+			},
+		],
+	])('%j (Default Country %s)', (written, country, expected) => {
+		expect(normalizePhone(written, country)).toEqual(expected);
+	});
+
+	it('a text longer than any phone number is refused with its length, before it is read', () => {
+		const digits = (count: number) => '1'.repeat(count);
+		expect(normalizePhone(digits(65))).toEqual({
+			problem: `is too long to be a phone number (65 characters): "${digits(60)}…"`,
+		});
+		expect(normalizePhone(digits(64))).toEqual({
+			problem: `is too long to be a phone number: "${digits(60)}…"`,
+		});
+	});
+
+	it('the national number of an international one, when its country is known', () => {
+		expect(nationalNumber('6281288776713')).toBe('81288776713');
+		expect(nationalNumber('99912345')).toBeUndefined();
 	});
 });
