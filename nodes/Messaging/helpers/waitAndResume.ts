@@ -234,7 +234,7 @@ function sendJson(res: PageResponse, status: number, body: IDataObject): void {
 
 /** The page never shows the question: whoever only opens the link learns nothing more. */
 function freeTextAnswer(ctx: IWebhookFunctions, res: PageResponse): IDataObject | undefined {
-	const buttonLabel = labelOf(ctx.getNodeParameter('freeTextOptions.buttonLabel', 'Send'), 'Send');
+	const buttonLabel = labelOf(ctx.getNodeParameter('freeTextOptions.buttonLabel', ''), 'Send');
 	const page = (error?: string, value?: string) => ({
 		title: 'Your answer',
 		lines: ['Type your answer to the question in your WhatsApp message.'],

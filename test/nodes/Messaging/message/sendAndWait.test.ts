@@ -190,10 +190,21 @@ describe('Send and Wait: approval', () => {
 		sandbox.reset();
 		await harness.run(
 			approvalWorkflow({
-				approvalOptions: { approvalType: 'single', approveLabel: 'Yes, send it' },
+				approvalOptions: { approvalType: 'single', approveLabel: ' Yes, send it ' },
 			}),
 		);
+		// A label as typed, without the spaces around it.
 		expect(Object.keys(linksOf())).toEqual(['Yes, send it']);
+		expect(pageForm((await harness.open(linksOf()['Yes, send it'])).text)?.button.label).toBe(
+			'Yes, send it',
+		);
+
+		// A label of spaces only is no label: the default is used.
+		sandbox.reset();
+		await harness.run(
+			approvalWorkflow({ message: 'Another question', approvalOptions: { declineLabel: '   ' } }),
+		);
+		expect(Object.keys(linksOf())).toEqual(['Approve', 'Decline']);
 	});
 
 	it('a tampered link is refused by the signature check and the execution keeps waiting', async () => {
@@ -373,6 +384,10 @@ describe('Send and Wait: free text', () => {
 		const empty = await harness.press(link, typed('   '));
 		expect(empty).toMatchObject({ status: 400, resumed: false });
 		expect(pageText(empty.text)).toContain('Please type an answer.');
+		// The button pressed without the field (a client that leaves it out): no answer either.
+		const without = await harness.press(link);
+		expect(without).toMatchObject({ status: 400, resumed: false });
+		expect(pageText(without.text)).toContain('Please type an answer.');
 		// An answer posted without the button (a script, a scanner filling forms) records nothing.
 		expect(await harness.open(link, { form: typed('Friday') })).toMatchObject({
 			status: 400,
