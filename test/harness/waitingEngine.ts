@@ -34,6 +34,8 @@ import {
 	WAITING_TOKEN_QUERY_PARAM,
 	WebhookContext,
 	WorkflowExecute,
+	generateUrlSignature,
+	prepareUrlForSigning,
 	validateUrlSignature,
 } from 'n8n-core';
 import {
@@ -580,6 +582,18 @@ export class WaitingHarness {
 		stackEntry.metadata = { ...stackEntry.metadata, forwardAllOutputs: true };
 		void this.execute(stored, data);
 	}
+}
+
+/** A link as n8n would sign it, with the query it now has: a link of another wait, for one. */
+export function signedAgain(url: URL): string {
+	const signed = new URL(url);
+	signed.searchParams.delete(WAITING_TOKEN_QUERY_PARAM);
+	const secret = Container.get(InstanceSettings).hmacSignatureSecret;
+	signed.searchParams.set(
+		WAITING_TOKEN_QUERY_PARAM,
+		generateUrlSignature(prepareUrlForSigning(signed), secret),
+	);
+	return signed.toString();
 }
 
 /** The check n8n makes on a send-and-wait link before the node sees it. */

@@ -4,12 +4,10 @@
  * active Messaging Trigger (`test/harness/triggerEngine.ts`), and the trigger resumes the waiting
  * execution over HTTP through n8n's signed waiting-webhook route.
  */
-import { Container } from '@n8n/di';
-import { InstanceSettings, generateUrlSignature, prepareUrlForSigning } from 'n8n-core';
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { RECEIVED_NAME, sandboxCredential } from '../../../harness/engine';
-import { WaitingHarness, askWorkflow } from '../../../harness/waitingEngine';
+import { WaitingHarness, askWorkflow, signedAgain } from '../../../harness/waitingEngine';
 import {
 	TRIGGER_CUSTOMER,
 	useTrigger,
@@ -383,15 +381,7 @@ describe("Send and Wait: Reply in the Chat, the trigger's resume link", () => {
 		const other = new URL(await chatLink());
 		expect(other.search).not.toBe(earlier.search);
 		other.search = earlier.search;
-		other.searchParams.delete('signature');
-		other.searchParams.set(
-			'signature',
-			generateUrlSignature(
-				prepareUrlForSigning(other),
-				Container.get(InstanceSettings).hmacSignatureSecret,
-			),
-		);
-		const refused = await post(other.toString(), {
+		const refused = await post(signedAgain(other), {
 			approved: true,
 			at: new Date().toISOString(),
 		});

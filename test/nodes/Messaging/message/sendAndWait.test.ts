@@ -4,13 +4,7 @@
  * that plays n8n's waiting-webhook route (`test/harness/waitingEngine.ts`: n8n's signature check, the
  * node's restart webhook, the resume), and the next node sees the answer.
  */
-import { Container } from '@n8n/di';
-import {
-	ExecuteContext,
-	InstanceSettings,
-	generateUrlSignature,
-	prepareUrlForSigning,
-} from 'n8n-core';
+import { ExecuteContext } from 'n8n-core';
 import {
 	WAIT_INDEFINITELY,
 	type IDataObject,
@@ -20,7 +14,13 @@ import {
 } from 'n8n-workflow';
 
 import { RECEIVED_NAME, sandboxCredential, type WorkflowJson } from '../../../harness/engine';
-import { WaitingHarness, askWorkflow, pageForm, pageText } from '../../../harness/waitingEngine';
+import {
+	WaitingHarness,
+	askWorkflow,
+	pageForm,
+	pageText,
+	signedAgain,
+} from '../../../harness/waitingEngine';
 import { PHONE, PHONE_PASTED } from '../../../harness/messagingNode';
 import { processedItems } from '../../../harness/processedItems';
 import { useSandbox } from '../../../harness/useSandbox';
@@ -317,15 +317,7 @@ describe('Send and Wait: approval', () => {
 		const other = new URL(linksOf().Approve);
 		expect(other.search).not.toBe(earlier.search);
 		other.search = earlier.search;
-		other.searchParams.delete('signature');
-		other.searchParams.set(
-			'signature',
-			generateUrlSignature(
-				prepareUrlForSigning(other),
-				Container.get(InstanceSettings).hmacSignatureSecret,
-			),
-		);
-		const call = await harness.open(other.toString());
+		const call = await harness.open(signedAgain(other));
 		expect(call).toMatchObject({ status: 410, resumed: false });
 		// A page for the person (a chat link's refusal is JSON for the trigger).
 		expect(call.headers?.['content-type']).toBe('text/html; charset=utf-8');
@@ -338,16 +330,8 @@ describe('Send and Wait: approval', () => {
 
 		// Signed, but with no decision in it: refused, and the wait goes on.
 		const undecided = new URL(linksOf().Approve);
-		undecided.searchParams.delete('signature');
 		undecided.searchParams.set('approved', 'maybe');
-		undecided.searchParams.set(
-			'signature',
-			generateUrlSignature(
-				prepareUrlForSigning(undecided),
-				Container.get(InstanceSettings).hmacSignatureSecret,
-			),
-		);
-		const refused = await harness.open(undecided.toString());
+		const refused = await harness.open(signedAgain(undecided));
 		expect(refused).toMatchObject({ status: 400, resumed: false });
 		expect(pageText(refused.text)).toEqual(['This link is not valid', 'Nothing was recorded.']);
 		expect(harness.execution(execution.id).status).toBe('waiting');
