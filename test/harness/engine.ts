@@ -399,8 +399,11 @@ export interface RunHooks {
 	 * store cannot hold anything for (what nodes see on an n8n without that store).
 	 */
 	workflowId?: string | null;
-	/** Called once the run has started, with n8n's Stop for it (what the editor's Stop button does). */
-	onRunning?: (stop: () => void) => void;
+	/**
+	 * n8n's Stop (what the editor's Stop button does) as soon as this is true, checked every few
+	 * milliseconds while the run lasts and no longer (a check left behind would outlive the test).
+	 */
+	stopWhen?: () => boolean;
 	/** n8n's Retry of this failed execution: a new execution that goes on from its failed node. */
 	retryOf?: IRun;
 }
@@ -481,8 +484,14 @@ export async function runWorkflow(
 		mode,
 		runExecutionData,
 	).processRunExecutionData(wf);
-	runHooks.onRunning?.(() => execution.cancel());
-	const run = await execution;
+	const stopCheck =
+		runHooks.stopWhen &&
+		setInterval(() => {
+			if (!runHooks.stopWhen?.()) return;
+			clearInterval(stopCheck);
+			execution.cancel();
+		}, 10);
+	const run = await execution.finally(() => clearInterval(stopCheck));
 	const result = finished ?? run;
 	const runData = result.data.resultData.runData;
 	return {

@@ -252,15 +252,7 @@ describe('Send File from a URL: the download', () => {
 				sendFromUrl('/files/slow.bin?delayMs=30000', { timeoutSeconds: 60 }),
 			),
 			sandboxCredential(sandbox.url),
-			{
-				onRunning: (stop) => {
-					const poll = setInterval(() => {
-						if (sandbox.fileRequests().length === 0) return;
-						clearInterval(poll);
-						stop();
-					}, 20);
-				},
-			},
+			{ stopWhen: () => sandbox.fileRequests().length > 0 },
 		);
 		await new Promise((resolve) => setTimeout(resolve, 100));
 		expect(sandbox.fileRequests()[0]).toMatchObject({ aborted: true });

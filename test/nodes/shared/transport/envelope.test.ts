@@ -94,13 +94,7 @@ describe('an answer after the gateway acted: the message may have been delivered
 		sandbox.addFaults([{ kind: 'slow', delayMs: 1_500, match: { rpcMethod: 'sendMessage' } }]);
 		const workflow = singleNodeWorkflow('messaging', mappedSendText(), orderItems(1));
 		const stopped = await runWorkflow(workflow, sandboxCredential(sandbox.url), {
-			onRunning: (stop) => {
-				const poll = setInterval(() => {
-					if (sandbox.ledger().length === 0) return;
-					clearInterval(poll);
-					stop();
-				}, 10);
-			},
+			stopWhen: () => sandbox.ledger().length > 0,
 		});
 		expect(stopped.run.status).toBe('canceled');
 		sandbox.clearFaults();
