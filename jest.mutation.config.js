@@ -9,9 +9,9 @@ const given = (process.env.MUTATION_TESTS ?? '').split(',').filter(Boolean);
 
 module.exports = {
 	...base,
-	// A queue-mode test named here runs too: it starts its own redis-server (test:redis).
+	// A queue-mode or hostile test named here runs too (a queue test starts its own redis-server).
 	testPathIgnorePatterns: base.testPathIgnorePatterns.filter(
-		(pattern) => !pattern.includes('queue'),
+		(pattern) => !pattern.includes('queue') && !pattern.includes('hostile'),
 	),
 	testMatch: given.length
 		? given.map((path) =>
