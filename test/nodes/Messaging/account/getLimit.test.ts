@@ -49,4 +49,57 @@ describe('account', () => {
 			await small.close();
 		}
 	});
+
+	// Other gateways' words for the same counts: nested under `message`, numbers as text, flags as
+	// words or 0/1. What is not given is null; with no flag, blocked once the count reaches the limit.
+	it.each([
+		[
+			'nested, numbers as text',
+			{ message: { block_limit: '100', limit_qty: ' 40 ' } },
+			{ blocked: false, limit: 100, used: 40, remaining: 60 },
+		],
+		[
+			'no flag, over the limit',
+			{ limit: 5, used: 7 },
+			{ blocked: true, limit: 5, used: 7, remaining: 0 },
+		],
+		[
+			'no flag, at the limit',
+			{ max: 10, usage: 10 },
+			{ blocked: true, limit: 10, used: 10, remaining: 0 },
+		],
+		[
+			'a flag as a word, a blank limit',
+			{ blocked: ' Yes ', quota: ' ', count: 3 },
+			{ blocked: true, limit: null, used: 3, remaining: null },
+		],
+		[
+			'a flag as 0 says not blocked, whatever the counts',
+			{ is_blocked: 0, blockLimit: 10, sent: 12 },
+			{ blocked: false, limit: 10, used: 12, remaining: 0 },
+		],
+		[
+			'a flag as 1, a count that is no number',
+			{ isBlocked: 1, block_limit: 'many', limit: 9, limit_qty: 'x' },
+			{ blocked: true, limit: 9, used: null, remaining: null },
+		],
+		[
+			'a flag as text "false", the first key given wins',
+			{ block: 'false', block_limit: 3, limit: 99, limit_qty: 1, used: 50 },
+			{ blocked: false, limit: 3, used: 1, remaining: 2 },
+		],
+		['a flag in an unknown word, no counts', { block: 'maybe' }, noCounts(false)],
+		['nothing it knows', { status: 'ok' }, noCounts(false)],
+		['no object', 'unlimited', noCounts(false)],
+	])('getLimit: %s', async (_case, result, expected) => {
+		sandbox.addFaults([{ kind: 'answer', match: { path: '/api/wa/2.0/limit' }, result }]);
+		const run = await runMessaging(sandbox, { resource: 'account', operation: 'getLimit' });
+		expect(run.error).toBeUndefined();
+		expect(run.output('Node')[0].json).toEqual({ ...expected, response: result });
+	});
 });
+
+function noCounts(blocked: boolean) {
+	return { blocked, limit: null, used: null, remaining: null };
+}
+
