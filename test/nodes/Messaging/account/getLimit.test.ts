@@ -102,4 +102,3 @@ describe('account', () => {
 function noCounts(blocked: boolean) {
 	return { blocked, limit: null, used: null, remaining: null };
 }
-
