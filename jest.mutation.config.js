@@ -9,6 +9,7 @@ const given = (process.env.MUTATION_TESTS ?? '').split(',').filter(Boolean);
 
 module.exports = {
 	...base,
+	testSequencer: '<rootDir>/scripts/fastestFirst.mjs',
 	// A queue-mode or hostile test named here runs too (a queue test starts its own redis-server).
 	testPathIgnorePatterns: base.testPathIgnorePatterns.filter(
 		(pattern) => !pattern.includes('queue') && !pattern.includes('hostile'),
