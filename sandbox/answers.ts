@@ -17,7 +17,7 @@ export interface Answer {
 export class ApiError extends Error {
 	constructor(
 		readonly httpStatus: number,
-		readonly code: number,
+		readonly code: number | string,
 		readonly rpcMessage: string,
 		readonly dataName: string,
 		message: string,

@@ -22,6 +22,7 @@ const FAULT_KINDS: readonly FaultKind[] = [
 	'hugeBody',
 	'redirect',
 	'answer',
+	'raw',
 	'http500AfterProcessing',
 	'http503AfterProcessing',
 	'rpcErrorAfterProcessing',

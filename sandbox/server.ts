@@ -272,11 +272,21 @@ function answerForFault(
 				(_, name: string) => String(given[name] ?? ''),
 			);
 			return answer(
-				errorAnswer(new ApiError(200, 200, message, 'odoo.exceptions.UserError', message)),
+				errorAnswer(
+					new ApiError(
+						200,
+						fired.rule.code ?? 200,
+						message,
+						fired.rule.name ?? 'odoo.exceptions.UserError',
+						message,
+					),
+				),
 			);
 		}
 		case 'answer':
 			return answer(resultAnswer(fired.rule.result ?? null));
+		case 'raw':
+			return answer({ ...rawJsonAnswer(fired.rule.body ?? ''), status: fired.rule.status ?? 200 });
 		default:
 			throw new Error(`Fault ${fired.kind} is applied during processing`);
 	}

@@ -77,6 +77,7 @@ export type FaultKind =
 	| 'hugeBody' // 200 with a JSON body of `bytes` bytes (default 100 MB), streamed; NOT processed
 	| 'redirect' // 302 to `location` with a JSON-RPC success envelope as its body; NOT processed
 	| 'answer' // 200 with the JSON-RPC envelope around the rule's `result` (an odd answer); NOT processed
+	| 'raw' // the rule's `body` as it is, with HTTP `status` (default 200) and a JSON content type; NOT processed
 	// Processed (the ledger records a send), then an error: the client cannot tell it was done.
 	| 'http500AfterProcessing' // HTTP 500 with a JSON-RPC error envelope (message)
 	| 'http503AfterProcessing' // HTTP 503, an error envelope: a router gave up, the app went on
@@ -111,6 +112,9 @@ export interface FaultRule {
 	 * Also the text of the *AfterProcessing errors.
 	 */
 	message?: string;
+	/** rpcError's JSON-RPC error code (default 200, as Odoo answers every error) and `data.name`. */
+	code?: number | string;
+	name?: string;
 	/** Size of a `hugeBody` answer in bytes. */
 	bytes?: number;
 	/** A `hugeBody` answer without Content-Length (chunked): a client learns its size only by reading it. */
@@ -119,6 +123,9 @@ export interface FaultRule {
 	location?: string;
 	/** Fault `answer`: the `result` to answer, e.g. `{"message": {"sent": "false"}}`. */
 	result?: unknown;
+	/** Fault `raw`: the body and its HTTP status. */
+	body?: string;
+	status?: number;
 }
 
 export interface LedgerEntry {

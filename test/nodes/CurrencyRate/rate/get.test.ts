@@ -379,4 +379,17 @@ describe('rate → get: reading the answer', () => {
 			'Get Rates (GET /api/rate/1.0/get function=getkurs) failed: the answer holds no list of rates ("response"): "{"success":true,"rates":"soon"}" [item 0]',
 		);
 	});
+
+	it.each([
+		['its words in `error`', { success: false, error: 'Provider offline' }, 'Provider offline'],
+		['no words', { success: false }, 'success: false'],
+		['blank words', { success: false, message: '', error: 'unused' }, 'success: false'],
+		['words that are no text', { success: false, message: 42 }, 'success: false'],
+	])('`success: false` with %s: refused, saying so', async (_case, result, words) => {
+		sandbox.addFaults([{ kind: 'answer', result, match: { rpcMethod: 'getkurs' }, times: 1 }]);
+		const { error } = await runCurrencyRate(sandbox, getAll);
+		expect(error?.message).toBe(
+			`Get Rates (GET /api/rate/1.0/get function=getkurs) failed: the server refused the request: "${words}" [item 0]`,
+		);
+	});
 });

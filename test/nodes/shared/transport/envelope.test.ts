@@ -18,6 +18,7 @@ import {
 	mappedSendText,
 	orderItems,
 	runMessaging,
+	tokenRequests,
 } from '../../../harness/messagingNode';
 import { runWorkflow, sandboxCredential, singleNodeWorkflow } from '../../../harness/engine';
 import { useSandbox } from '../../../harness/useSandbox';
@@ -185,5 +186,123 @@ describe('the table in docs/delivery-and-scale.md', () => {
 			.map((line) => line.split('|').map((cell) => cell.trim()))
 			.map((cells) => [cells[1], cells[2]]);
 		expect(rows).toEqual(Object.values(WRITE_ANSWERS));
+	});
+});
+
+describe("what an answer's words show the gateway did", () => {
+	const sendOne = () => runMessaging(sandbox, mappedSendText(), orderItems(1), CONTINUE);
+	const answerSend = (result: unknown) =>
+		sandbox.addFaults([{ kind: 'answer', match: { rpcMethod: 'sendMessage' }, result }]);
+
+	it.each([
+		['`sent` as a word with spaces and capitals', { message: { sent: ' True ' } }],
+		['`sent` as the number 1', { sent: 1 }],
+		['`sent: true` beside `error: null`', { message: { sent: true }, error: null }],
+		['`sent: true` beside `error: false`', { message: { sent: true }, error: false }],
+	])('%s: sent', async (_answer, result) => {
+		answerSend(result);
+		const run = await sendOne();
+		expect(run.output('Node')[0].json).toMatchObject({ sent: true });
+	});
+
+	it.each([
+		['an `error` alone', { error: 'Number is not on WhatsApp' }, 'Number is not on WhatsApp'],
+		[
+			'`sent: false`, its blank words passed over',
+			{ sent: false, message: '  ', error: 'Number is banned' },
+			'Number is banned',
+		],
+		['`sent: false` with no words', { message: { sent: false } }, '{"message":{"sent":false}}'],
+		['`success: false`', { success: false, message: 'Quota reached' }, 'Quota reached'],
+	])('%s: certainly not sent, said so, and a re-run sends it', async (_answer, result, words) => {
+		answerSend(result);
+		const first = await sendOne();
+		expect(first.output('Node')[0].json.error).toContain(`the message was not sent: "${words}"`);
+		expect(first.output('Node')[0].json.details).toMatchObject({ deliveryUnknown: false });
+		const again = await sendOne();
+		expect(again.output('Node')[0].json).toMatchObject({ sent: true });
+		expect(recorded()[0]).toBe(1);
+	});
+
+	const rpcErrorOnce = (rule: { message?: string; code?: number | string; name?: string }) =>
+		sandbox.addFaults([{ kind: 'rpcError', match: { rpcMethod: 'sendMessage' }, ...rule }]);
+
+	it.each([
+		['code 100', { code: 100 }],
+		['code 401', { code: 401 }],
+		['code 403', { code: 403 }],
+		['a SessionExpired error name', { name: 'odoo.http.SessionExpiredException' }],
+		['"unauthorised" in its words', { message: 'Unauthorised access.' }],
+		['"token" and "not valid" in one sentence', { message: 'Hello. The token is not valid.' }],
+	])('a JSON-RPC error with %s refuses the token: a new one, the send once', async (_, rule) => {
+		rpcErrorOnce(rule);
+		const run = await sendOne();
+		expect(run.output('Node')[0].json).toMatchObject({ sent: true });
+		expect(tokenRequests(sandbox)).toHaveLength(2);
+		expect(recorded()[0]).toBe(1);
+	});
+
+	it.each([
+		['"token" and "expired" in two sentences', { message: 'Token sent. Campaign expired.' }, ':'],
+		['code 42', { code: 42 }, ' (code 42):'],
+		['code 200 (how Odoo answers every error)', { code: 200 }, ':'],
+		['a code in text', { code: '42' }, ':'],
+	])('a JSON-RPC error with %s: may have been delivered, no new token', async (_, rule, code) => {
+		rpcErrorOnce(rule);
+		const run = await sendOne();
+		const error = run.output('Node')[0].json.error as string;
+		expect(error).toContain(`failed: the server answered an error${code} "`);
+		expect(error).toContain(MAYBE_DELIVERED);
+		expect(tokenRequests(sandbox)).toHaveLength(1);
+	});
+
+	it.each([
+		[
+			'a JSON-RPC error given as text',
+			{ body: '{"error":"Database locked"}' },
+			'failed: the server answered an error: "Database locked"',
+			'rpc',
+		],
+		[
+			'HTTP 500 with JSON that is no JSON-RPC error: its JSON, as it is',
+			{ status: 500, body: '{"detail":"boom <b>x</b>"}' },
+			'failed: HTTP 500 Internal Server Error: "{"detail":"boom <b>x</b>"}"',
+			'http',
+		],
+		[
+			'a redirect without a Location',
+			{ status: 302, body: '{}' },
+			'failed: HTTP 302: the server redirects, and redirects are not followed.',
+			'http',
+		],
+		[
+			'an answer that does not say "sent"',
+			{ body: '{"jsonrpc":"2.0","id":null,"result":{"message":{"id":"x1"}}}' },
+			'failed: the answer does not say the message was sent: "{"message":{"id":"x1"}}"',
+			'unexpected-answer',
+		],
+		[
+			'a body of white space',
+			{ body: ' \n ' },
+			'failed: HTTP 200 with an empty body',
+			'invalid-response',
+		],
+	])('%s: may have been delivered, in words', async (_answer, raw, words, kind) => {
+		sandbox.addFaults([{ kind: 'raw', match: { rpcMethod: 'sendMessage' }, ...raw }]);
+		const failed = (await sendOne()).output('Node')[0].json;
+		expect(failed.error).toContain(words);
+		expect(failed.error).toContain(MAYBE_DELIVERED);
+		expect(failed.details).toMatchObject({ kind, deliveryUnknown: true });
+	});
+
+	it("keeps the first 300 characters of the server's words, and says when it cut them", async () => {
+		rpcErrorOnce({ message: 'x'.repeat(301) });
+		const cut = (await sendOne()).output('Node')[0].json.error as string;
+		expect(cut).toContain(`"${'x'.repeat(300)}…"`);
+		rpcErrorOnce({ message: 'y'.repeat(300) });
+		// Another message: the first may have been delivered, so a re-run would skip it.
+		const other = await runMessaging(sandbox, mappedSendText(), orderItems(1, 1), CONTINUE);
+		const whole = other.output('Node')[0].json.error as string;
+		expect(whole).toContain(`"${'y'.repeat(300)}"`);
 	});
 });
