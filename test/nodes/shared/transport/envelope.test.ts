@@ -269,6 +269,13 @@ describe("what an answer's words show the gateway did", () => {
 			'failed: HTTP 500 Internal Server Error: "{"detail":"boom <b>x</b>"}"',
 			'http',
 		],
+		['HTTP 400', { status: 400, body: '{}' }, 'failed: HTTP 400 Bad Request: "{}"', 'http'],
+		[
+			'HTTP 300',
+			{ status: 300, body: '{}' },
+			'failed: HTTP 300: the server redirects, and redirects are not followed.',
+			'http',
+		],
 		[
 			'a redirect without a Location',
 			{ status: 302, body: '{}' },
@@ -293,6 +300,33 @@ describe("what an answer's words show the gateway did", () => {
 		expect(failed.error).toContain(words);
 		expect(failed.error).toContain(MAYBE_DELIVERED);
 		expect(failed.details).toMatchObject({ kind, deliveryUnknown: true });
+	});
+
+	it('HTTP 403 refuses the token: a new one, the send once', async () => {
+		sandbox.addFaults([
+			{ kind: 'raw', match: { rpcMethod: 'sendMessage' }, status: 403, body: '{}' },
+		]);
+		const run = await sendOne();
+		expect(run.output('Node')[0].json).toMatchObject({ sent: true });
+		expect(tokenRequests(sandbox)).toHaveLength(2);
+		expect(recorded()[0]).toBe(1);
+	});
+
+	it('a read that fails says nothing of delivery: Get Usage Limit answered HTTP 500', async () => {
+		sandbox.addFaults([
+			{ kind: 'raw', match: { path: '/api/wa/2.0/limit' }, status: 500, body: '{}' },
+		]);
+		const run = await runMessaging(
+			sandbox,
+			{ resource: 'account', operation: 'getLimit' },
+			[{}],
+			CONTINUE,
+		);
+		const failed = run.output('Node')[0].json;
+		expect(failed.error).toBe(
+			'Get Usage Limit (GET /api/wa/2.0/limit) failed: HTTP 500 Internal Server Error: "{}" [item 0]',
+		);
+		expect(failed.details).toMatchObject({ deliveryUnknown: false });
 	});
 
 	it("keeps the first 300 characters of the server's words, and says when it cut them", async () => {
