@@ -193,6 +193,8 @@ describe("what an answer's words show the gateway did", () => {
 	const sendOne = () => runMessaging(sandbox, mappedSendText(), orderItems(1), CONTINUE);
 	const answerSend = (result: unknown) =>
 		sandbox.addFaults([{ kind: 'answer', match: { rpcMethod: 'sendMessage' }, result }]);
+	const rawSend = (raw: { status?: number; body: string }) =>
+		sandbox.addFaults([{ kind: 'raw', match: { rpcMethod: 'sendMessage' }, ...raw }]);
 
 	it.each([
 		['`sent` as a word with spaces and capitals', { message: { sent: ' True ' } }],
@@ -295,7 +297,7 @@ describe("what an answer's words show the gateway did", () => {
 			'invalid-response',
 		],
 	])('%s: may have been delivered, in words', async (_answer, raw, words, kind) => {
-		sandbox.addFaults([{ kind: 'raw', match: { rpcMethod: 'sendMessage' }, ...raw }]);
+		rawSend(raw);
 		const failed = (await sendOne()).output('Node')[0].json;
 		expect(failed.error).toContain(words);
 		expect(failed.error).toContain(MAYBE_DELIVERED);
@@ -303,9 +305,7 @@ describe("what an answer's words show the gateway did", () => {
 	});
 
 	it('HTTP 403 refuses the token: a new one, the send once', async () => {
-		sandbox.addFaults([
-			{ kind: 'raw', match: { rpcMethod: 'sendMessage' }, status: 403, body: '{}' },
-		]);
+		rawSend({ status: 403, body: '{}' });
 		const run = await sendOne();
 		expect(run.output('Node')[0].json).toMatchObject({ sent: true });
 		expect(tokenRequests(sandbox)).toHaveLength(2);
