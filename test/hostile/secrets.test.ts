@@ -28,6 +28,11 @@ const ACCESS = 'AT-access-token-1234';
 const REFRESH = 'RT-refresh-token-5678';
 const PHONE = '6281288776713';
 
+/** Deeper than the transport checks an answer (its bound is an internal, not a promise). */
+const MAX_DEPTH_SEEN = 100;
+const nestedIn = (depth: number, value: unknown): unknown =>
+	depth === 0 ? value : { down: nestedIn(depth - 1, value) };
+
 const logged: string[] = [];
 const capture = (...args: unknown[]) =>
 	logged.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
@@ -52,6 +57,25 @@ const sandbox = useSandbox({
 		refresh_token: REFRESH,
 		client_secret: SECRET,
 		echoed: { deep: [`secret=${encodeURIComponent(SECRET)}`] },
+		keyed: {
+			'password': 'value-of-password',
+			'passwd': 'value-of-passwd',
+			'X-Api-Key': 'value-of-api-key',
+			'Authorization': 'value-of-authorization',
+			'Set-Cookie': 'value-of-cookie',
+			'session_id': 'value-of-session',
+			'userSecret': 'value-of-user-secret',
+			'id_token': { nested: 'value-of-id-token' },
+		},
+		unkeyed: {
+			token_type: 'bearer',
+			tokens_left: 3,
+			password: false,
+			secret: '',
+			token: null,
+			secretary: 'Ms Ada',
+		},
+		nested: nestedIn(MAX_DEPTH_SEEN + 20, 'value-at-the-bottom'),
 	},
 });
 
@@ -88,6 +112,48 @@ describe('Get Token, both nodes: redacted by key and by value', () => {
 		expect(response.refresh_token).toBe('[redacted]');
 		expect(response.client_secret).toBe('[redacted]');
 		expectClean(`Get Token (${node})`, run);
+	});
+});
+
+describe("an answer's values under a secret's key, that no secret list names", () => {
+	it('are redacted whatever the case or separators of the key; flags, blanks and other words stay', async () => {
+		const run = await runWorkflow(
+			singleNodeWorkflow('messaging', { resource: 'auth', operation: 'getToken' }),
+			credential(),
+		);
+		const response = run.output('Node')[0].json.response as IDataObject;
+		expect(response.keyed).toEqual({
+			'password': '[redacted]',
+			'passwd': '[redacted]',
+			'X-Api-Key': '[redacted]',
+			'Authorization': '[redacted]',
+			'Set-Cookie': '[redacted]',
+			'session_id': '[redacted]',
+			'userSecret': '[redacted]',
+			'id_token': '[redacted]',
+		});
+		expect(response.unkeyed).toEqual({
+			token_type: 'bearer',
+			tokens_left: 3,
+			password: false,
+			secret: '',
+			token: null,
+			secretary: 'Ms Ada',
+		});
+	});
+
+	it('an answer nested deeper than is checked is cut there, not passed on unchecked', async () => {
+		const run = await runWorkflow(
+			singleNodeWorkflow('messaging', { resource: 'auth', operation: 'getToken' }),
+			credential(),
+		);
+		const text = JSON.stringify(run.output('Node')[0].json.response);
+		expect(text).toContain('[nested too deep]');
+		expect(text).not.toContain('value-at-the-bottom');
+		// Ordinary nesting is kept whole.
+		expect((run.output('Node')[0].json.response as IDataObject).echoed).toEqual({
+			deep: ['secret=[redacted]'],
+		});
 	});
 });
 
