@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
 import { WRITE_ANSWERS } from '../../../../nodes/shared/transport/envelope';
 import type { FaultKind } from '../../../../sandbox/types';
@@ -338,5 +338,75 @@ describe("what an answer's words show the gateway did", () => {
 		const other = await runMessaging(sandbox, mappedSendText(), orderItems(1, 1), CONTINUE);
 		const whole = other.output('Node')[0].json.error as string;
 		expect(whole).toContain(`"${'y'.repeat(300)}"`);
+	});
+});
+
+describe('what a failed request tells the user to do', () => {
+	const usage = { resource: 'account', operation: 'getLimit' };
+	const check = {
+		resource: 'account',
+		operation: 'check',
+		whatsappNumber: PHONE,
+		webhookUrl: 'https://n8n.example.com/webhook/fix-hint',
+	};
+	const send = { resource: 'message', operation: 'sendText', phone: PHONE, text: 'Fix hint' };
+	afterEach(() => sandbox.clearFaults());
+	const always = (rule: Record<string, unknown>) => [{ times: 20, retryAfterSeconds: 0, ...rule }];
+	const cases: Array<[string, INodeParameters, IDataObject[], IDataObject, RegExp]> = [
+		[
+			'the server cannot be reached: check the Base URL',
+			usage,
+			[],
+			{ baseUrl: 'http://127.0.0.1:9' },
+			/could not be reached\. Check the Base URL/,
+		],
+		[
+			'no answer in time: raise Request Timeout',
+			usage,
+			always({ kind: 'slow', delayMs: 1_000, match: { path: '/api/wa/2.0/limit' } }),
+			{ timeoutSeconds: 0.2 },
+			/No answer within the credential's timeout\. Raise "Request Timeout"/,
+		],
+		[
+			'the token refused again after a new one: check the Client ID and Secret',
+			check,
+			always({ kind: 'expireToken', match: { rpcMethod: 'check' } }),
+			{},
+			/Authentication failed even with a new token\. Check the Client ID and Client Secret/,
+		],
+		[
+			'rate-limited: lower Parallel Requests',
+			usage,
+			always({ kind: 'http429', match: { path: '/api/wa/2.0/limit' } }),
+			{},
+			/rate-limiting this account\. Lower "Parallel Requests"/,
+		],
+		[
+			'not JSON: the Base URL may point at the wrong site',
+			usage,
+			always({
+				kind: 'raw',
+				match: { path: '/api/wa/2.0/limit' },
+				body: '<html><title>Welcome</title></html>',
+			}),
+			{},
+			/did not answer JSON\. The Base URL may point at the wrong site/,
+		],
+		[
+			'a send that may have been done: check the recipient before sending again',
+			send,
+			always({ kind: 'http500AfterProcessing', match: { rpcMethod: 'sendMessage' } }),
+			{},
+			/It was not retried, to never send it twice; check the recipient/,
+		],
+	];
+
+	it.each(cases)('%s', async (_case, parameters, faults, credential, fix) => {
+		sandbox.addFaults(faults as never);
+		const run = await runWorkflow(
+			singleNodeWorkflow('messaging', parameters),
+			sandboxCredential(sandbox.url, credential),
+		);
+		expect(run.error?.description).toMatch(fix);
 	});
 });
