@@ -410,3 +410,28 @@ describe('what a failed request tells the user to do', () => {
 		expect(run.error?.description).toMatch(fix);
 	});
 });
+
+describe("an HTML page's words in the error", () => {
+	afterEach(() => sandbox.clearFaults());
+	const pageAnswer = (body: string) =>
+		sandbox.addFaults([
+			{ kind: 'raw', match: { path: '/api/wa/2.0/limit' }, status: 200, body, times: 20 },
+		]);
+	const usageError = async () =>
+		(await runMessaging(sandbox, { resource: 'account', operation: 'getLimit' })).error?.message;
+
+	it('its title, when it has one', async () => {
+		pageAnswer(
+			'<html><head><TITLE class="x">Site\n  under   repair</TITLE></head><body>Other words</body></html>',
+		);
+		expect(await usageError()).toContain('"Site under repair"');
+	});
+
+	it('else the text a reader sees: no tags, scripts or styles, white space collapsed', async () => {
+		pageAnswer(
+			'<html><head><style>body { color: red }</style><SCRIPT>var tag = "<b>";</SCRIPT></head>' +
+				'<body><h1>Bad   gateway</h1>\n<p>Try <i>again</i> later</p><script src="x.js"></script>Bye <b',
+		);
+		expect(await usageError()).toContain('"Bad gateway Try again later Bye"');
+	});
+});
