@@ -32,6 +32,8 @@ const PHONE = '6281288776713';
 const MAX_DEPTH_SEEN = 100;
 const nestedIn = (depth: number, value: unknown): unknown =>
 	depth === 0 ? value : { down: nestedIn(depth - 1, value) };
+const listedIn = (depth: number, value: unknown): unknown =>
+	depth === 0 ? value : [listedIn(depth - 1, value)];
 
 const logged: string[] = [];
 const capture = (...args: unknown[]) =>
@@ -76,6 +78,7 @@ const sandbox = useSandbox({
 			secretary: 'Ms Ada',
 		},
 		nested: nestedIn(MAX_DEPTH_SEEN + 20, 'value-at-the-bottom'),
+		nestedLists: listedIn(MAX_DEPTH_SEEN + 20, 'value-at-the-bottom-of-lists'),
 	},
 });
 
@@ -150,6 +153,7 @@ describe("an answer's values under a secret's key, that no secret list names", (
 		const text = JSON.stringify(run.output('Node')[0].json.response);
 		expect(text).toContain('[nested too deep]');
 		expect(text).not.toContain('value-at-the-bottom');
+		expect(text.split('[nested too deep]')).toHaveLength(3);
 		// Ordinary nesting is kept whole.
 		expect((run.output('Node')[0].json.response as IDataObject).echoed).toEqual({
 			deep: ['secret=[redacted]'],

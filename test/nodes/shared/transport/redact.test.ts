@@ -184,6 +184,9 @@ describe('each form of the list', () => {
 			expect(redact(`Bearer ${huge}.`, [huge, 'client-secret'])).toBe(`Bearer ${REDACTED}.`);
 			const loneSurrogate = `${token}\ud800`;
 			expect(redact(`<${loneSurrogate}>`, [loneSurrogate])).toBe(`<${REDACTED}>`);
+			// URL-encoded as UTF-8 encoders write a lone surrogate: U+FFFD.
+			const urlForm = `${encodeURIComponent(token)}%EF%BF%BD`;
+			expect(redact(`<${urlForm}>`, [loneSurrogate])).toBe(`<${REDACTED}>`);
 		});
 	});
 
@@ -208,6 +211,17 @@ describe('what is replaced', () => {
 	it('does not touch a text that only resembles the secret, or a part of it', () => {
 		const parts = [secret.slice(0, 8), encodeURIComponent(secret.slice(1)), 'p%2Fa%26s%3Cs%3E'];
 		for (const part of parts) expect(redactor.text(part)).toBe(part);
+		// `+` stands for a space only, `\/` for a slash only.
+		const plusForA = secret.replace('a', '+');
+		const slashForW = JSON.stringify(secret).slice(1, -1).replace('w', '\\/');
+		for (const lookalike of [plusForA, slashForW]) expect(redactor.text(lookalike)).toBe(lookalike);
+	});
+
+	it('a blank or missing secret (a URL query without a value) replaces nothing', () => {
+		expect(redact('hook?a=&b=x-secret-1', ['', undefined, 'x-secret-1'])).toBe(
+			`hook?a=&b=${REDACTED}`,
+		);
+		expect(redact('nothing to hide, not even ""', [''])).toBe('nothing to hide, not even ""');
 	});
 
 	it('where two secrets start at one place, the longer one is replaced', () => {
@@ -218,5 +232,8 @@ describe('what is replaced', () => {
 		expect(redact('ab', ['ab'])).toBe(REDACTED);
 		expect(redact('\\u0061\\u0062', ['ab'])).toBe(REDACTED);
 		expect(redact('say "ab" and abc', ['ab'])).toBe(`say "${REDACTED}" and abc`);
+		// From four characters on, a secret is found inside a longer text too.
+		expect(redact('key=abcd;', ['abcd'])).toBe(`key=${REDACTED};`);
+		expect(redact('key=abc;', ['abc'])).toBe('key=abc;');
 	});
 });
