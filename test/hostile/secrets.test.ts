@@ -35,6 +35,16 @@ const nestedIn = (depth: number, value: unknown): unknown =>
 const listedIn = (depth: number, value: unknown): unknown =>
 	depth === 0 ? value : [listedIn(depth - 1, value)];
 
+/** Under keys that only resemble a secret's, or flags and blanks: kept as they are. */
+const UNKEYED = {
+	token_type: 'bearer',
+	tokens_left: 3,
+	password: false,
+	secret: '',
+	token: null,
+	secretary: 'Ms Ada',
+};
+
 const logged: string[] = [];
 const capture = (...args: unknown[]) =>
 	logged.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
@@ -69,14 +79,7 @@ const sandbox = useSandbox({
 			'userSecret': 'value-of-user-secret',
 			'id_token': { nested: 'value-of-id-token' },
 		},
-		unkeyed: {
-			token_type: 'bearer',
-			tokens_left: 3,
-			password: false,
-			secret: '',
-			token: null,
-			secretary: 'Ms Ada',
-		},
+		unkeyed: UNKEYED,
 		nested: nestedIn(MAX_DEPTH_SEEN + 20, 'value-at-the-bottom'),
 		nestedLists: listedIn(MAX_DEPTH_SEEN + 20, 'value-at-the-bottom-of-lists'),
 	},
@@ -119,12 +122,17 @@ describe('Get Token, both nodes: redacted by key and by value', () => {
 });
 
 describe("an answer's values under a secret's key, that no secret list names", () => {
-	it('are redacted whatever the case or separators of the key; flags, blanks and other words stay', async () => {
+	/** Get Token's output shows the token answer, after redaction. */
+	const tokenResponse = async () => {
 		const run = await runWorkflow(
 			singleNodeWorkflow('messaging', { resource: 'auth', operation: 'getToken' }),
 			credential(),
 		);
-		const response = run.output('Node')[0].json.response as IDataObject;
+		return run.output('Node')[0].json.response as IDataObject;
+	};
+
+	it('are redacted whatever the case or separators of the key; flags, blanks and other words stay', async () => {
+		const response = await tokenResponse();
 		expect(response.keyed).toEqual({
 			'password': '[redacted]',
 			'passwd': '[redacted]',
@@ -135,27 +143,17 @@ describe("an answer's values under a secret's key, that no secret list names", (
 			'userSecret': '[redacted]',
 			'id_token': '[redacted]',
 		});
-		expect(response.unkeyed).toEqual({
-			token_type: 'bearer',
-			tokens_left: 3,
-			password: false,
-			secret: '',
-			token: null,
-			secretary: 'Ms Ada',
-		});
+		expect(response.unkeyed).toEqual(UNKEYED);
 	});
 
 	it('an answer nested deeper than is checked is cut there, not passed on unchecked', async () => {
-		const run = await runWorkflow(
-			singleNodeWorkflow('messaging', { resource: 'auth', operation: 'getToken' }),
-			credential(),
-		);
-		const text = JSON.stringify(run.output('Node')[0].json.response);
+		const response = await tokenResponse();
+		const text = JSON.stringify(response);
 		expect(text).toContain('[nested too deep]');
 		expect(text).not.toContain('value-at-the-bottom');
 		expect(text.split('[nested too deep]')).toHaveLength(3);
 		// Ordinary nesting is kept whole.
-		expect((run.output('Node')[0].json.response as IDataObject).echoed).toEqual({
+		expect(response.echoed).toEqual({
 			deep: ['secret=[redacted]'],
 		});
 	});
