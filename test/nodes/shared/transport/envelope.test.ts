@@ -11,7 +11,7 @@ import { join } from 'path';
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
 import { WRITE_ANSWERS } from '../../../../nodes/shared/transport/envelope';
-import type { FaultKind } from '../../../../sandbox/types';
+import type { FaultKind, FaultRule } from '../../../../sandbox/types';
 import {
 	PHONE,
 	apiRequests,
@@ -351,8 +351,8 @@ describe('what a failed request tells the user to do', () => {
 	};
 	const send = { resource: 'message', operation: 'sendText', phone: PHONE, text: 'Fix hint' };
 	afterEach(() => sandbox.clearFaults());
-	const always = (rule: Record<string, unknown>) => [{ times: 20, retryAfterSeconds: 0, ...rule }];
-	const cases: Array<[string, INodeParameters, IDataObject[], IDataObject, RegExp]> = [
+	const always = (rule: FaultRule): FaultRule[] => [{ times: 20, retryAfterSeconds: 0, ...rule }];
+	const cases: Array<[string, INodeParameters, FaultRule[], IDataObject, RegExp]> = [
 		[
 			'the server cannot be reached: check the Base URL',
 			usage,
@@ -402,7 +402,7 @@ describe('what a failed request tells the user to do', () => {
 	];
 
 	it.each(cases)('%s', async (_case, parameters, faults, credential, fix) => {
-		sandbox.addFaults(faults as never);
+		sandbox.addFaults(faults);
 		const run = await runWorkflow(
 			singleNodeWorkflow('messaging', parameters),
 			sandboxCredential(sandbox.url, credential),
