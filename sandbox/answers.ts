@@ -90,14 +90,19 @@ export function methodNotAllowed(allowed: string[]): ApiError {
 	);
 }
 
-export function tooManyRequests(retryAfterSeconds: number): ApiError {
+/** Retry-After in seconds, or as the HTTP date that many seconds from now (RFC 9110 allows both). */
+export function retryAfter(seconds: number, asDate = false): string {
+	return asDate ? new Date(Date.now() + seconds * 1000).toUTCString() : String(seconds);
+}
+
+export function tooManyRequests(retryAfterValue: string): ApiError {
 	return new ApiError(
 		429,
 		429,
 		'Too Many Requests',
 		'werkzeug.exceptions.TooManyRequests',
 		'Too many requests: retry later',
-		{ 'Retry-After': String(retryAfterSeconds) },
+		{ 'Retry-After': retryAfterValue },
 	);
 }
 
@@ -151,10 +156,10 @@ const PROXY_STATUS_TEXT: Record<number, string> = {
 };
 
 /** The page nginx answers when the backend is down or slow. */
-export function proxyErrorPage(status: 502 | 503 | 504, retryAfterSeconds?: number): Answer {
+export function proxyErrorPage(status: 502 | 503 | 504, retryAfterValue?: string): Answer {
 	const title = `${status} ${PROXY_STATUS_TEXT[status]}`;
 	const headers: Record<string, string> = { 'Content-Type': 'text/html', 'Server': 'nginx' };
-	if (retryAfterSeconds !== undefined) headers['Retry-After'] = String(retryAfterSeconds);
+	if (retryAfterValue !== undefined) headers['Retry-After'] = retryAfterValue;
 	return {
 		status,
 		headers,

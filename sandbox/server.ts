@@ -18,6 +18,7 @@ import {
 	resultAnswer,
 	serverError,
 	sessionExpired,
+	retryAfter,
 	tooManyRequests,
 	unsupportedMediaType,
 	type Answer,
@@ -227,13 +228,23 @@ function answerForFault(
 	params: unknown,
 ): Outcome {
 	const answer = (a: Answer): Outcome => ({ kind: 'answer', answer: a });
+	const { retryAfterSeconds, retryAfterDate } = fired.rule;
 	switch (fired.kind) {
 		case 'http429':
-			return answer(errorAnswer(tooManyRequests(fired.rule.retryAfterSeconds ?? 1)));
+			return answer(
+				errorAnswer(tooManyRequests(retryAfter(retryAfterSeconds ?? 1, retryAfterDate))),
+			);
 		case 'html502':
 			return answer(proxyErrorPage(502));
 		case 'html503':
-			return answer(proxyErrorPage(503, fired.rule.retryAfterSeconds));
+			return answer(
+				proxyErrorPage(
+					503,
+					retryAfterSeconds === undefined
+						? undefined
+						: retryAfter(retryAfterSeconds, retryAfterDate),
+				),
+			);
 		case 'html504':
 			return answer(proxyErrorPage(504));
 		case 'dropBeforeProcessing':

@@ -106,6 +106,8 @@ export interface FaultRule {
 	/** Seed for the rule's random choices (probability and kind); default 1. */
 	seed?: number;
 	retryAfterSeconds?: number;
+	/** Write Retry-After as the HTTP date retryAfterSeconds from now, not as seconds. */
+	retryAfterDate?: boolean;
 	delayMs?: number;
 	/**
 	 * rpcError's text; `{name}` is replaced by the request's param `name` (e.g. `{whatsapp_webhook}`).

@@ -17,6 +17,7 @@ import {
 	type RetryPolicy,
 } from '../../../../nodes/shared/transport';
 import { callerParams, type ParamValue } from '../../../../nodes/shared/transport/endpoints';
+import { clock } from '../../../../nodes/shared/clock';
 import { useSandbox } from '../../../harness/useSandbox';
 
 const SECRET = 'demo-secret';
@@ -356,6 +357,68 @@ describe('retry matrix', () => {
 		expect(Date.now() - started).toBeGreaterThanOrEqual(950); // Retry-After: 1 honoured
 		expect(sandbox.ledger().filter((e) => e.text === 'retry-429')).toHaveLength(1);
 		expect(sendCalls()).toBe(2);
+	});
+
+	test('Retry-After as an HTTP date is waited for; one past the limit is not, nor retried', async () => {
+		// An HTTP date has whole seconds: two seconds ahead is more than one second from now.
+		sandbox.addFaults([
+			{
+				kind: 'http429',
+				match: { rpcMethod: 'sendMessage' },
+				retryAfterSeconds: 2,
+				retryAfterDate: true,
+			},
+		]);
+		const started = Date.now();
+		await expect(write('retry-date')).resolves.toBeDefined();
+		expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+		expect(sendCalls()).toBe(2);
+		sandbox.addFaults([
+			{
+				kind: 'http429',
+				match: { rpcMethod: 'sendMessage' },
+				retryAfterSeconds: 30,
+				retryAfterDate: true,
+			},
+		]);
+		const error = (await write('retry-date-far').catch((e) => e)) as ApiError;
+		expect(error.httpStatus).toBe(429);
+		expect(error.attempts).toBe(1);
+		expect(sandbox.ledger().map((e) => e.text)).toEqual(['retry-date']);
+	});
+
+	test('a Retry-After date already past is retried at once', async () => {
+		sandbox.addFaults([
+			{
+				kind: 'html503',
+				match: { path: '/api/wa/2.0/check' },
+				retryAfterSeconds: -60,
+				retryAfterDate: true,
+			},
+		]);
+		await expect(read()).resolves.toEqual({ result: 'exists' });
+		expect(checkCalls()).toBe(2);
+	});
+
+	test('retries without Retry-After wait half to all of a doubling delay, up to its ceiling', async () => {
+		sandbox.addFaults([{ kind: 'html503', match: { path: '/api/wa/2.0/check' }, times: 3 }]);
+		const policy = { maxRetries: 3, baseDelayMs: 200, maxDelayMs: 400, maxRetryAfterSeconds: 5 };
+		const client = new ApiClient(credentials(), new TokenCache(), policy);
+		const waits = jest.spyOn(clock, 'sleep').mockResolvedValue(undefined);
+		const random = jest.spyOn(Math, 'random').mockReturnValue(0.9);
+		try {
+			await expect(client.call(endpoints.checkNumber, { phone: '6281288776713' })).resolves.toEqual(
+				{ result: 'exists' },
+			);
+			// Ceilings 200, 400 (doubled), 400 (capped); a wait is half its ceiling plus a random half.
+			const ceilings = [200, 400, 400];
+			expect(waits.mock.calls.map(([ms]) => ms)).toEqual(
+				ceilings.map((c) => c / 2 + (0.9 * c) / 2),
+			);
+		} finally {
+			waits.mockRestore();
+			random.mockRestore();
+		}
 	});
 
 	// A 503 says nothing of what the application behind it did: a router may give up while it goes on.
