@@ -439,6 +439,8 @@ describe('a proxy that never answers', () => {
 			const started = Date.now();
 			const error = await call;
 			expect(error.kind).toBe('aborted');
+			expect(error.message).toMatch(/failed: the execution was cancelled/);
+			expect(error.deliveryUnknown).toBe(false);
 			expect(Date.now() - started).toBeLessThan(1_500);
 		} finally {
 			restore();

@@ -247,7 +247,7 @@ export class ApiClient {
 		const limitMs = timeoutMs + (uploadMiB > 1 ? uploadMiB * UPLOAD_ALLOWANCE_MS_PER_MIB : 0);
 		const stop = new Stop();
 		const cancel = () => stop.abort(signal ? abortReason(signal) : TIMED_OUT);
-		signal?.addEventListener('abort', cancel, { once: true });
+		signal?.addEventListener('abort', cancel);
 		if (signal?.aborted) cancel();
 		const endLimit = clock.limit(limitMs, () => stop.abort(TIMED_OUT));
 		let sent = false;
@@ -358,8 +358,7 @@ export class ApiClient {
 		const seconds = this.credentials.timeoutSeconds;
 		if (failure.timedOut) {
 			const reason = `no complete answer within ${seconds} s (Request Timeout)`;
-			const causeCode = 'REQUEST_TIMEOUT';
-			return new ApiError(endpoint, { kind: 'timeout', reason, causeCode, answer });
+			return new ApiError(endpoint, { kind: 'timeout', reason, answer });
 		}
 		if (code && TIMEOUT_CODES.has(code)) {
 			const reason = `no answer within ${seconds} s (${code})`;

@@ -3,6 +3,7 @@
  * refresh, error model, retry matrix and secrecy.
  */
 import { createHash } from 'crypto';
+import { getEventListeners } from 'events';
 import { createServer } from 'net';
 
 import { startSandbox, type Sandbox } from '../../../../sandbox/server';
@@ -482,6 +483,15 @@ describe('retry matrix', () => {
 		} finally {
 			await late?.close();
 		}
+	});
+
+	test("calls under one execution's signal leave no listener on it", async () => {
+		const signal = new AbortController().signal;
+		const client = newClient();
+		for (let i = 0; i < 3; i++)
+			await client.call(endpoints.checkNumber, { phone: '6281288776713' }, { signal });
+		// Each left behind would hold its attempt until the execution ends: a long run's leak.
+		expect(getEventListeners(signal, 'abort')).toHaveLength(0);
 	});
 
 	test('the retry budget is bounded', async () => {
