@@ -485,6 +485,32 @@ describe('retry matrix', () => {
 		}
 	});
 
+	test('an upload over a MiB gets a second a MiB beyond Request Timeout; a smaller one none', async () => {
+		const limits = jest.spyOn(clock, 'limit');
+		const file = (bytes: number) => ({
+			...sampleParams.sendFile,
+			body: {
+				kind: 'dataUri' as const,
+				mimeType: 'application/octet-stream',
+				base64: Buffer.alloc(bytes, 7).toString('base64'),
+			},
+		});
+		try {
+			const client = newClient();
+			await client.call(endpoints.sendMessage, { ...sampleParams.sendMessage, body: 'small' });
+			await client.call(endpoints.sendFile, file(512 * 1024));
+			await client.call(endpoints.sendFile, file(3 * 1024 * 1024));
+			const asked = limits.mock.calls.map(([ms]) => ms);
+			// The token's request, the text's and the smaller file's: Request Timeout alone.
+			expect(asked.slice(0, -1)).toEqual([5_000, 5_000, 5_000]);
+			// Base64 makes the larger file's three MiB four on the wire.
+			expect(asked.at(-1)).toBeGreaterThan(5_000 + 4_000);
+			expect(asked.at(-1)).toBeLessThan(5_000 + 4_100);
+		} finally {
+			limits.mockRestore();
+		}
+	});
+
 	test("calls under one execution's signal leave no listener on it", async () => {
 		const signal = new AbortController().signal;
 		const client = newClient();
