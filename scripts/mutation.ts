@@ -41,6 +41,8 @@ export const MODULES: Record<string, { mutate: string[]; tests: string[] }> = {
 			'test/nodes/Messaging/message/sendText.test.ts',
 			'test/nodes/Messaging/account/',
 			'test/nodes/CurrencyRate/rate/get.test.ts',
+			// Certificates refused, and taken with Ignore SSL Issues.
+			'test/nodes/shared/credentialTest.test.ts',
 			// A Stop pressed before a request leaves, and a file source that breaks off mid-request.
 			'test/nodes/Messaging/helpers/sending.test.ts',
 			'test/nodes/Messaging/helpers/download.test.ts',
