@@ -99,7 +99,7 @@ export class ApiError extends Error {
 			return 'The server could not be reached. Check the Base URL in the credential and that the service is up.';
 		if (this.kind === 'timeout')
 			return 'No answer within the credential\'s timeout. Raise "Request Timeout" in the credential if the service is slow.';
-		if (this.authFailure || this.httpStatus === 401 || this.httpStatus === 403)
+		if (this.authFailure)
 			return 'Authentication failed even with a new token. Check the Client ID and Client Secret in the credential.';
 		if (this.httpStatus === 429)
 			return 'The service is rate-limiting this account. Lower "Parallel Requests" or add a delay between requests.';

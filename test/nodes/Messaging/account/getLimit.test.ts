@@ -88,6 +88,28 @@ describe('account', () => {
 			{ block: 'false', block_limit: 3, limit: 99, limit_qty: 1, used: 50 },
 			{ blocked: false, limit: 3, used: 1, remaining: 2 },
 		],
+		[
+			'a flag that says blocked, though the counts do not',
+			{ block: true, block_limit: 10, limit_qty: 2 },
+			{ blocked: true, limit: 10, used: 2, remaining: 8 },
+		],
+		[
+			'a count without a limit, a limit without a count: not blocked',
+			{ quota: 50 },
+			{ blocked: false, limit: 50, used: null, remaining: null },
+		],
+		['a count alone', { usage: 3 }, { blocked: false, limit: null, used: 3, remaining: null }],
+		['a limit of 0 alone', { block_limit: 0 }, { ...noCounts(false), limit: 0 }],
+		[
+			'a null limit is none: the next key is read',
+			{ block_limit: null, limit: 9, used: 1 },
+			{ blocked: false, limit: 9, used: 1, remaining: 8 },
+		],
+		[
+			'flags in words that only contain one are not read',
+			{ block: 'maybe-no', blocked: 'yesterday', is_blocked: true },
+			noCounts(true),
+		],
 		['a flag in an unknown word, no counts', { block: 'maybe' }, noCounts(false)],
 		['nothing it knows', { status: 'ok' }, noCounts(false)],
 		['no object', 'unlimited', noCounts(false)],

@@ -399,6 +399,20 @@ describe('what a failed request tells the user to do', () => {
 			{},
 			/It was not retried, to never send it twice; check the recipient/,
 		],
+		[
+			'a login answer without a token: the gateway may have changed',
+			check,
+			always({ kind: 'answer', match: { path: '/api/wa/authentication' }, result: {} }),
+			{},
+			/not in a form this node can read \(its words are in the error\)\. If it persists/,
+		],
+		...[401, 403].map((status): (typeof cases)[number] => [
+			`the login refused with HTTP ${status}: check the Client ID and Secret`,
+			check,
+			always({ kind: 'raw', match: { path: '/api/wa/authentication' }, status, body: '{}' }),
+			{},
+			/Authentication failed even with a new token\. Check the Client ID and Client Secret/,
+		]),
 	];
 
 	it.each(cases)('%s', async (_case, parameters, faults, credential, fix) => {
@@ -408,6 +422,16 @@ describe('what a failed request tells the user to do', () => {
 			sandboxCredential(sandbox.url, credential),
 		);
 		expect(run.error?.description).toMatch(fix);
+	});
+
+	it("the gateway's own refusal, in its words, with no fix added", async () => {
+		sandbox.addFaults(
+			always({ kind: 'rpcError', match: { path: '/api/wa/2.0/limit' }, message: 'Quota closed' }),
+		);
+		const run = await runMessaging(sandbox, usage);
+		expect(run.error?.message).toContain('Quota closed');
+		// n8n shows the message again where no fix is given.
+		expect(run.error?.description ?? 'Quota closed').toContain('Quota closed');
 	});
 });
 
@@ -433,5 +457,20 @@ describe("an HTML page's words in the error", () => {
 				'<body><h1>Bad   gateway</h1>\n<p>Try <i>again</i> later</p><script src="x.js"></script>Bye <b',
 		);
 		expect(await usageError()).toContain('"Bad gateway Try again later Bye"');
+	});
+
+	it('the words after its last tag, and none after a script left open', async () => {
+		pageAnswer('<p>Service down</p>try later');
+		expect(await usageError()).toContain('"Service down try later"');
+		sandbox.clearFaults();
+		pageAnswer('<p>Down</p><script>var tag = "</b>";');
+		expect(await usageError()).toContain('"Down"');
+	});
+
+	it('a status without a name is said by its number alone', async () => {
+		sandbox.addFaults([
+			{ kind: 'raw', match: { path: '/api/wa/2.0/limit' }, status: 418, body: '{}', times: 20 },
+		]);
+		expect(await usageError()).toMatch(/HTTP 418[^ A-Za-z]/);
 	});
 });
