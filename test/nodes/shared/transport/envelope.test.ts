@@ -433,6 +433,17 @@ describe('what a failed request tells the user to do', () => {
 		// n8n shows the message again where no fix is given.
 		expect(run.error?.description ?? 'Quota closed').toContain('Quota closed');
 	});
+
+	it("a JSON-RPC error's detail left out when it is empty or not text", async () => {
+		for (const data of [{ message: '' }, { message: 42 }]) {
+			sandbox.clearFaults();
+			const error = { code: 200, message: 'Quota closed', data };
+			const body = JSON.stringify({ jsonrpc: '2.0', id: null, error });
+			sandbox.addFaults(always({ kind: 'raw', match: { path: '/api/wa/2.0/limit' }, body }));
+			const run = await runMessaging(sandbox, usage);
+			expect(run.error?.message).toContain('"Quota closed"');
+		}
+	});
 });
 
 describe("an HTML page's words in the error", () => {
