@@ -372,6 +372,8 @@ function newLogEntry(core: Core, req: HttpRequest, path: string, body: Buffer): 
 		status: 0,
 	};
 	if (req.headers['content-type'] !== undefined) entry.contentType = req.headers['content-type'];
+	if (req.headers['content-length'] !== undefined)
+		entry.contentLength = Number(req.headers['content-length']);
 	if (req.headers.authorization !== undefined) entry.authorization = req.headers.authorization;
 	const sessionCookie = cookieValue(req.headers.cookie, 'session_id');
 	if (sessionCookie !== undefined) entry.sessionCookie = sessionCookie;

@@ -154,6 +154,8 @@ export interface RequestLogEntry {
 	method: string;
 	path: string;
 	contentType?: string;
+	/** The Content-Length header, if any: the gateway's server reads no body without it. */
+	contentLength?: number;
 	/** Value of the Authorization header, if any (tests assert presence/absence). */
 	authorization?: string;
 	/** session_id cookie value sent, if any. */

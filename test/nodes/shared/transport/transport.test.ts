@@ -116,6 +116,7 @@ describe('wire format', () => {
 				expect(call.params?.client_secret).toBe(SECRET);
 			expect(call.authorization !== undefined).toBe(endpoint.bearer);
 			if (endpoint.bearer) expect(call.authorization).toMatch(/^Bearer \S+$/);
+			expect(call.contentType).toBe('application/json');
 		},
 	);
 
@@ -142,13 +143,25 @@ describe('wire format', () => {
 		await client.call(endpoints.checkNumber, { phone: '6281288776714' });
 		const [first, second] = sandbox.requests();
 		expect(first.sessionCookie).toBeUndefined();
-		expect(second.sessionCookie).toMatch(/\S+/);
+		// The whole value the sandbox set: forty hex digits.
+		expect(second.sessionCookie).toMatch(/^[0-9a-f]{40}$/);
 	});
 
-	test('callers cannot send params the spec does not list', async () => {
-		await expect(
-			newClient().call(endpoints.checkNumber, { phone: '1', client_secret: 'x' }),
-		).rejects.toThrow(/unexpected: client_secret/);
+	test('callers cannot send params the spec does not list, nor leave one out', async () => {
+		const refusal = (params: Record<string, ParamValue>) =>
+			newClient()
+				.call(endpoints.sendMessage, params)
+				.catch((error: ApiError) => [error.kind, error.message]);
+		const all = { ...sampleParams.sendMessage, client_secret: 'x', extra: '1' };
+		expect(await refusal(all)).toEqual([
+			'invalid-request',
+			expect.stringContaining('(missing: none; unexpected: client_secret, extra)'),
+		]);
+		const missing = callerParams(endpoints.sendMessage).join(', ');
+		expect(await refusal({})).toEqual([
+			'invalid-request',
+			expect.stringContaining(`(missing: ${missing}; unexpected: none)`),
+		]);
 		expect(sandbox.requests()).toHaveLength(0);
 	});
 
@@ -166,6 +179,8 @@ describe('wire format', () => {
 		});
 		const [entry] = sandbox.ledger();
 		expect(entry.file?.size).toBe(content.length);
+		const [sent] = sandbox.requests().filter((r) => r.params?.method === 'sendFile');
+		expect(sent.contentLength).toBe(sent.bodyBytes);
 		expect(entry.file?.sha256).toBe(createHash('sha256').update(content).digest('hex'));
 	});
 });
@@ -310,6 +325,30 @@ describe('error model', () => {
 		expect(JSON.stringify({ ...error, message: error.message, stack: error.stack })).not.toContain(
 			token,
 		);
+	});
+
+	test.each([
+		['no token', { expires_in: 3600 }, '{"expires_in":3600}'],
+		['an empty token', { token: '' }, '{"token":""}'],
+		['a token that is no text (redacted by its key)', { token: 42 }, '{"token":"[redacted]"}'],
+		['no object', 'welcome', '{}'],
+	])('a login answer with %s is refused, in its words', async (_case, result, said) => {
+		sandbox.addFaults([{ kind: 'answer', match: { path: '/api/wa/authentication' }, result }]);
+		const error = (await newClient()
+			.call(endpoints.status)
+			.catch((e) => e)) as ApiError;
+		expect(error.kind).toBe('unexpected-answer');
+		expect(error.message).toContain(`failed: the answer holds no token`);
+		expect(error.serverMessage).toBe(said);
+	});
+
+	test("a login answer's words are cut at 300 characters", async () => {
+		const result = { note: 'n'.repeat(400) };
+		sandbox.addFaults([{ kind: 'answer', match: { path: '/api/wa/authentication' }, result }]);
+		const error = (await newClient()
+			.call(endpoints.status)
+			.catch((e) => e)) as ApiError;
+		expect(error.serverMessage).toBe(`${JSON.stringify(result).slice(0, 300)}…`);
 	});
 
 	test('wrong credentials give Access Denied without the secret', async () => {
