@@ -217,6 +217,22 @@ describe('token cache', () => {
 		expect(sandbox.stats().tokensIssued.wa).toBe(2);
 	});
 
+	test("n8n's cancel ends a call waiting for its token", async () => {
+		sandbox.addFaults([
+			{ kind: 'slow', delayMs: 3_000, match: { path: '/api/wa/authentication' } },
+		]);
+		const cancel = new AbortController();
+		const call = newClient(UNHURRIED)
+			.call(endpoints.status, {}, { signal: cancel.signal })
+			.catch((e) => e as ApiError);
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		const cancelled = Date.now();
+		cancel.abort();
+		expect((await call).kind).toBe('aborted');
+		// Not after the token's answer, three seconds later.
+		expect(Date.now() - cancelled).toBeLessThan(1_500);
+	});
+
 	test('a token refused twice is not refreshed a second time', async () => {
 		const client = newClient(UNHURRIED);
 		sandbox.addFaults([{ kind: 'expireToken', match: { path: '/api/wa/2.0/get' }, times: 5 }]);
