@@ -125,6 +125,10 @@ describe('answers that are too large', () => {
 				/larger than 2 MB, the credential's "Max Response Size \(MB\)"; it was not read/,
 			);
 			expect(error.attempts).toBe(1);
+			expect(error.kind).toBe('invalid-response');
+			expect(error.hint).toMatch(
+				/larger than the credential's "Max Response Size \(MB\)"\. Raise it/,
+			);
 			// What the process took for the answer is a small multiple of the cap, not the 100 MB answer.
 			const grown = after.rss - before.rss;
 			expect(grown / (2 * 1024 * 1024)).toBeLessThan(10);
@@ -142,6 +146,20 @@ describe('answers that are too large', () => {
 		expect(error.attempts).toBe(1);
 		expect(error.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
 	});
+
+	it.each([false, true])(
+		'an answer of exactly the cap is read whole (chunked: %s)',
+		async (chunked) => {
+			const bytes = 1024 * 1024;
+			sandbox.addFaults([
+				{ kind: 'hugeBody', bytes, chunked, match: { path: '/api/wa/2.0/check' } },
+			]);
+			const answer = await client({ maxResponseMegabytes: 1 }).call(endpoints.checkNumber, {
+				phone: SEND.phone,
+			});
+			expect(JSON.stringify(answer).length).toBeGreaterThan(bytes - 100);
+		},
+	);
 
 	it('the default cap is 16 MB', () => {
 		expect(credentials().maxResponseMegabytes).toBe(16);

@@ -105,6 +105,8 @@ export class ApiError extends Error {
 			return 'The service is rate-limiting this account. Lower "Parallel Requests" or add a delay between requests.';
 		if (this.kind === 'unexpected-answer')
 			return "The gateway answered, but not in a form this node can read (its words are in the error). If it persists, the gateway's API may have changed: check its documentation or ask its provider.";
+		if (this.answer === 'tooLarge')
+			return 'The answer was larger than the credential\'s "Max Response Size (MB)". Raise it if the service\'s answers are expected to be this large.';
 		if (this.kind === 'invalid-response')
 			return 'The server did not answer JSON. The Base URL may point at the wrong site, or a proxy in front of the service is failing.';
 		return '';
