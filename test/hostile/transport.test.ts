@@ -315,9 +315,12 @@ describe('fan-out', () => {
 		sandbox.addFaults([
 			{ kind: 'slow', delayMs: 100, match: { path: '/api/wa/2.0/check' }, times: 1000 },
 		]);
-		const c = client();
+		// A client each, as each execution makes its own: the cap is the process's, not a client's.
+		const tokens = new TokenCache();
 		await Promise.all(
-			Array.from({ length: 300 }, () => c.call(endpoints.checkNumber, { phone: SEND.phone })),
+			Array.from({ length: 300 }, () =>
+				new ApiClient(credentials(), tokens).call(endpoints.checkNumber, { phone: SEND.phone }),
+			),
 		);
 		expect(sandbox.stats().peakConnections).toBeLessThanOrEqual(MAX_CONNECTIONS_PER_ORIGIN);
 		expect(sandbox.stats().peakConnections).toBeGreaterThan(MAX_CONNECTIONS_PER_ORIGIN / 2);
@@ -350,6 +353,15 @@ describe('proxies (HTTP_PROXY / NO_PROXY), with a CONNECT proxy on loopback', ()
 			result: 'exists',
 		});
 		expect(proxy.tunnels.length).toBe(direct);
+	});
+
+	it("a proxy that is not running: its own error code, said as the proxy's", async () => {
+		// Nothing listens on port 9 (discard) on loopback, as the Base URL test also takes.
+		restore = withProxyEnvironment({ HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: undefined });
+		const error = await failure(client().call(endpoints.checkNumber, { phone: SEND.phone }));
+		expect(error.kind).toBe('network');
+		expect(error.causeCode).toBe('ECONNREFUSED');
+		expect(error.message).toMatch(/through the proxy \(HTTP\(S\)_PROXY\)/);
 	});
 
 	it('a proxy that cannot reach the service: a network error, and a write is retried (it never left)', async () => {
