@@ -415,6 +415,25 @@ describe('retry matrix', () => {
 		expect(sendCalls()).toBe(2);
 	});
 
+	test("n8n's Stop during a retry's wait: no further attempt, nothing sent", async () => {
+		sandbox.addFaults([
+			{ kind: 'http429', match: { rpcMethod: 'sendMessage' }, retryAfterSeconds: 2 },
+		]);
+		const cancel = new AbortController();
+		const call = newClient()
+			.call(
+				endpoints.sendMessage,
+				{ ...sampleParams.sendMessage, body: 'stopped' },
+				{ signal: cancel.signal },
+			)
+			.catch((e) => e);
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		cancel.abort();
+		expect(((await call) as ApiError).kind).toBe('aborted');
+		expect(sendCalls()).toBe(1);
+		expect(sandbox.ledger()).toHaveLength(0);
+	});
+
 	test('Retry-After as an HTTP date is waited for; one past the limit is not, nor retried', async () => {
 		// An HTTP date has whole seconds: two seconds ahead is more than one second from now.
 		sandbox.addFaults([
