@@ -102,7 +102,11 @@ export class Report {
 				2,
 			),
 		);
-		for (const c of root.checks) console.log(`${c.ok ? 'PASS' : 'FAIL'}  ${c.check}`);
+		// A failure's detail is repeated here: CI's log may keep only the end.
+		for (const c of root.checks)
+			console.log(
+				`${c.ok ? 'PASS' : 'FAIL'}  ${c.check}${!c.ok && c.detail ? ` — ${c.detail.slice(0, 2000)}` : ''}`,
+			);
 		console.log(`timings (ms): ${JSON.stringify(root.timings)}`);
 		console.log(`${root.checks.length - failed.length} passed, ${failed.length} failed`);
 		return failed.length || root.checks.length === 0 ? 1 : 0;
