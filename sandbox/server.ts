@@ -229,22 +229,15 @@ function answerForFault(
 ): Outcome {
 	const answer = (a: Answer): Outcome => ({ kind: 'answer', answer: a });
 	const { retryAfterSeconds, retryAfterDate } = fired.rule;
+	const retryAfterValue =
+		retryAfterSeconds === undefined ? undefined : retryAfter(retryAfterSeconds, retryAfterDate);
 	switch (fired.kind) {
 		case 'http429':
-			return answer(
-				errorAnswer(tooManyRequests(retryAfter(retryAfterSeconds ?? 1, retryAfterDate))),
-			);
+			return answer(errorAnswer(tooManyRequests(retryAfterValue ?? '1')));
 		case 'html502':
 			return answer(proxyErrorPage(502));
 		case 'html503':
-			return answer(
-				proxyErrorPage(
-					503,
-					retryAfterSeconds === undefined
-						? undefined
-						: retryAfter(retryAfterSeconds, retryAfterDate),
-				),
-			);
+			return answer(proxyErrorPage(503, retryAfterValue));
 		case 'html504':
 			return answer(proxyErrorPage(504));
 		case 'dropBeforeProcessing':
